@@ -1,0 +1,115 @@
+import type { RequestHandler } from "express";
+import jwt, { type JwtHeader, type JwtPayload } from "jsonwebtoken";
+import { JwksClient } from "jwks-rsa";
+import { UnauthorizedError } from "../errors.js";
+
+/** The verified user behind a request. */
+export interface Caller {
+  userId: string;
+  email: string;
+  amr: string[];
+  tokenId: string;
+  expiresAt: number;
+  /** The raw bearer token, forwarded to other services when they must act as the caller. */
+  token: string;
+}
+
+export interface TokenVerifierOptions {
+  jwksUri: string;
+  issuer: string;
+  audience: string;
+  /** Pinned; anything else (none, HS256 with a public key, ...) is refused. */
+  algorithms?: jwt.Algorithm[];
+  /** Allowed clock skew in seconds. */
+  clockToleranceSeconds?: number;
+}
+
+const ALLOWED_ALGORITHMS: jwt.Algorithm[] = ["RS256", "ES256"];
+
+/**
+ * Verifies access tokens against the auth service's JWKS. Keys are cached; a token with an
+ * unknown `kid` triggers a refetch, rate limited so that forged kids cannot flood auth.
+ */
+export class TokenVerifier {
+  private readonly jwks: JwksClient;
+  private readonly algorithms: jwt.Algorithm[];
+
+  constructor(private readonly options: TokenVerifierOptions) {
+    this.algorithms = (options.algorithms ?? ALLOWED_ALGORITHMS).filter((alg) => ALLOWED_ALGORITHMS.includes(alg));
+    this.jwks = new JwksClient({
+      jwksUri: options.jwksUri,
+      cache: true,
+      cacheMaxEntries: 20,
+      cacheMaxAge: 10 * 60_000,
+      rateLimit: true,
+      jwksRequestsPerMinute: 30,
+      timeout: 3_000,
+    });
+  }
+
+  async verify(token: string): Promise<Caller> {
+    const decoded = jwt.decode(token, { complete: true });
+    if (!decoded || typeof decoded.payload === "string") throw new UnauthorizedError("The access token is malformed.", "invalid_token");
+    const header: JwtHeader = decoded.header;
+    if (!header.kid || !this.algorithms.includes(header.alg as jwt.Algorithm)) {
+      throw new UnauthorizedError("The access token is not signed with an accepted key.", "invalid_token");
+    }
+    let publicKey: string;
+    try {
+      publicKey = (await this.jwks.getSigningKey(header.kid)).getPublicKey();
+    } catch {
+      throw new UnauthorizedError("The access token is not signed with an accepted key.", "invalid_token");
+    }
+    let payload: JwtPayload;
+    try {
+      payload = jwt.verify(token, publicKey, {
+        algorithms: this.algorithms,
+        issuer: this.options.issuer,
+        audience: this.options.audience,
+        clockTolerance: this.options.clockToleranceSeconds ?? 5,
+      }) as JwtPayload;
+    } catch (error) {
+      const expired = error instanceof jwt.TokenExpiredError;
+      throw new UnauthorizedError(
+        expired ? "The access token has expired." : "The access token is invalid.",
+        expired ? "token_expired" : "invalid_token",
+      );
+    }
+    if (typeof payload.exp !== "number" || typeof payload.sub !== "string" || !payload.sub) {
+      throw new UnauthorizedError("The access token lacks required claims.", "invalid_token");
+    }
+    return {
+      userId: payload.sub,
+      email: typeof payload.email === "string" ? payload.email : "",
+      amr: Array.isArray(payload.amr) ? payload.amr.map(String) : [],
+      tokenId: typeof payload.jti === "string" ? payload.jti : "",
+      expiresAt: payload.exp,
+      token,
+    };
+  }
+}
+
+export function bearerTokenOf(header: string | undefined): string | undefined {
+  const match = /^Bearer\s+([A-Za-z0-9\-_=]+\.[A-Za-z0-9\-_=]+\.?[A-Za-z0-9\-_.+/=]*)\s*$/i.exec(header ?? "");
+  return match?.[1];
+}
+
+/** Express middleware: 401 problem+json unless the bearer token verifies; sets `req.caller`. */
+export function authenticate(verifier: TokenVerifier): RequestHandler {
+  return async (req, _res, next) => {
+    const token = bearerTokenOf(req.headers.authorization);
+    if (!token) return next(new UnauthorizedError("A bearer access token is required.", "missing_token"));
+    try {
+      req.caller = await verifier.verify(token);
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+/** The verified caller of a request that passed `authenticate`. */
+export function callerOf(req: { caller?: Caller }): Caller {
+  if (!req.caller) throw new UnauthorizedError();
+  return req.caller;
+}

@@ -1,0 +1,209 @@
+import {
+  AckPolicy,
+  type ConsumerMessages,
+  DeliverPolicy,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+  jetstream,
+  jetstreamManager,
+  StorageType,
+} from "@nats-io/jetstream";
+import { connect, type NatsConnection, headers as natsHeaders } from "@nats-io/transport-node";
+import type { Logger } from "../logger.js";
+import type { Metrics } from "../metrics.js";
+
+export const STREAM = "DOCEX";
+export const DEAD_LETTER_STREAM = "DOCEX_DLQ";
+const NANOS_PER_MS = 1_000_000;
+
+export interface PublishOptions {
+  /** JetStream drops a second message with the same id inside the duplicate window. */
+  msgId: string;
+  requestId?: string;
+}
+
+export interface DeliveredMessage {
+  subject: string;
+  msgId: string | undefined;
+  requestId: string | undefined;
+  deliveryCount: number;
+}
+
+export type EventHandler = (payload: unknown, message: DeliveredMessage) => Promise<void>;
+
+export interface SubscriptionOptions {
+  /** Durable consumer name, unique per service and purpose, e.g. `webhook__document_status_changed`. */
+  durable: string;
+  subject: string;
+  handler: EventHandler;
+  /** Deliveries before a message goes to the dead-letter stream. */
+  maxDeliver?: number;
+  ackWaitMs?: number;
+  /** Delay before redelivery after a failed attempt, by attempt number (the last one repeats). */
+  retryDelaysMs?: number[];
+  maxInFlight?: number;
+}
+
+/**
+ * NATS JetStream for docex: the stream `DOCEX` (subjects `docex.>`), publishing with a message
+ * id, and durable pull consumers with explicit ack, bounded redelivery and a dead-letter stream.
+ */
+export class EventBus {
+  private readonly consumers: Array<{ stop: () => Promise<void> }> = [];
+
+  private constructor(
+    readonly connection: NatsConnection,
+    private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
+    private readonly logger: Logger,
+    private readonly metrics?: Metrics,
+  ) {}
+
+  static async connect(options: { url: string; name: string; logger: Logger; metrics?: Metrics }): Promise<EventBus> {
+    const connection = await connect({
+      servers: options.url.split(","),
+      name: options.name,
+      reconnect: true,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 500,
+      timeout: 5_000,
+    });
+    (async () => {
+      for await (const status of connection.status()) {
+        if (status.type === "disconnect" || status.type === "reconnect")
+          options.logger.warn({ nats: status.type }, "NATS connection status");
+      }
+    })().catch(() => undefined);
+    const jsm = await jetstreamManager(connection, { timeout: 5_000 });
+    const bus = new EventBus(connection, jetstream(connection, { timeout: 5_000 }), jsm, options.logger, options.metrics);
+    await bus.ensureStreams();
+    return bus;
+  }
+
+  private async ensureStreams(): Promise<void> {
+    const streams = [
+      { name: STREAM, subjects: ["docex.>"], duplicate_window: 10 * 60_000 * NANOS_PER_MS },
+      { name: DEAD_LETTER_STREAM, subjects: ["dlq.>"], duplicate_window: 2 * 60_000 * NANOS_PER_MS },
+    ];
+    for (const stream of streams) {
+      try {
+        await this.jsm.streams.info(stream.name);
+      } catch {
+        try {
+          await this.jsm.streams.add({ ...stream, storage: StorageType.File });
+        } catch (error) {
+          // Another instance may have created it between our look and our add.
+          await this.jsm.streams.info(stream.name).catch(() => {
+            throw error;
+          });
+        }
+      }
+    }
+  }
+
+  async publish(subject: string, payload: unknown, options: PublishOptions): Promise<void> {
+    const headers = natsHeaders();
+    if (options.requestId) headers.set("x-request-id", options.requestId);
+    await this.js.publish(subject, JSON.stringify(payload), { msgID: options.msgId, headers });
+  }
+
+  /** Starts a durable consumer; messages published while it was down are delivered when it starts. */
+  async subscribe(options: SubscriptionOptions): Promise<void> {
+    const maxDeliver = options.maxDeliver ?? 10;
+    const retryDelays = options.retryDelaysMs ?? [200, 1_000, 5_000, 15_000, 30_000];
+    const config = {
+      durable_name: options.durable,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      filter_subject: options.subject,
+      max_deliver: maxDeliver,
+      ack_wait: (options.ackWaitMs ?? 30_000) * NANOS_PER_MS,
+      max_ack_pending: Math.max(options.maxInFlight ?? 256, 1),
+    };
+    try {
+      await this.jsm.consumers.add(STREAM, config);
+    } catch {
+      await this.jsm.consumers.update(STREAM, options.durable, {
+        max_deliver: config.max_deliver,
+        ack_wait: config.ack_wait,
+        max_ack_pending: config.max_ack_pending,
+      });
+    }
+    let stopped = false;
+    let messages: ConsumerMessages | undefined;
+    const loop = (async () => {
+      while (!stopped) {
+        try {
+          const consumer = await this.js.consumers.get(STREAM, options.durable);
+          messages = await consumer.consume({ max_messages: Math.min(config.max_ack_pending, 256) });
+          for await (const message of messages) {
+            await this.handle(message, options, maxDeliver, retryDelays);
+          }
+        } catch (error) {
+          if (stopped) break;
+          this.logger.warn({ err: error, durable: options.durable }, "consumer interrupted; resuming");
+          await sleep(500);
+        }
+      }
+    })();
+    this.consumers.push({
+      stop: async () => {
+        stopped = true;
+        await messages?.close();
+        await loop;
+      },
+    });
+  }
+
+  private async handle(message: JsMsg, options: SubscriptionOptions, maxDeliver: number, retryDelays: number[]): Promise<void> {
+    const delivered: DeliveredMessage = {
+      subject: message.subject,
+      msgId: message.headers?.get("Nats-Msg-Id") || undefined,
+      requestId: message.headers?.get("x-request-id") || undefined,
+      deliveryCount: message.info.deliveryCount,
+    };
+    const count = (outcome: string) => this.metrics?.eventsConsumed.inc({ consumer: options.durable, outcome });
+    try {
+      await options.handler(message.json(), delivered);
+      message.ack();
+      count("ok");
+    } catch (error) {
+      if (delivered.deliveryCount >= maxDeliver) {
+        this.logger.error({ err: error, durable: options.durable, subject: message.subject }, "event dead-lettered");
+        await this.deadLetter(message, options.durable, error);
+        message.term();
+        count("dead_letter");
+        return;
+      }
+      this.logger.warn({ err: error, durable: options.durable, attempt: delivered.deliveryCount }, "event handling failed; will retry");
+      message.nak(retryDelays[Math.min(delivered.deliveryCount - 1, retryDelays.length - 1)]);
+      count("retry");
+    }
+  }
+
+  private async deadLetter(message: JsMsg, durable: string, error: unknown): Promise<void> {
+    const headers = natsHeaders();
+    headers.set("x-original-subject", message.subject);
+    headers.set("x-error", (error instanceof Error ? error.message : String(error)).slice(0, 500));
+    const msgId = message.headers?.get("Nats-Msg-Id");
+    await this.js
+      .publish(`dlq.${durable}`, message.data, { headers, ...(msgId ? { msgID: `${durable}:${msgId}` } : {}) })
+      .catch((publishError: unknown) => this.logger.error({ err: publishError }, "dead-letter publish failed"));
+  }
+
+  /** Readiness: the connection is up and the server answers. */
+  async check(): Promise<void> {
+    if (this.connection.isClosed()) throw new Error("NATS connection closed");
+    await this.connection.flush();
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.consumers.map((consumer) => consumer.stop()));
+    if (!this.connection.isClosed()) await this.connection.drain();
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

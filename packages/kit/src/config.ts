@@ -1,0 +1,71 @@
+import { z } from "zod";
+
+/** Default ports of each process when it runs on one machine (`npm start`). */
+export const SERVICE_PORTS = {
+  gateway: { http: 8080, grpc: 0 },
+  auth: { http: 8081, grpc: 9081 },
+  membership: { http: 8082, grpc: 9082 },
+  document: { http: 8083, grpc: 9083 },
+  automation: { http: 8084, grpc: 9084 },
+  learning: { http: 8085, grpc: 9085 },
+  register: { http: 8086, grpc: 9086 },
+  webhook: { http: 8087, grpc: 9087 },
+} as const;
+
+export type ServiceName = Exclude<keyof typeof SERVICE_PORTS, "gateway">;
+export const SERVICE_NAMES = Object.keys(SERVICE_PORTS).filter((name) => name !== "gateway") as ServiceName[];
+
+export const port = z.coerce.number().int().min(0).max(65535);
+export const booleanFlag = z.enum(["true", "false", "1", "0"]).transform((value) => value === "true" || value === "1");
+
+/** Settings every service reads; a service extends this with its own. */
+export function serviceConfigSchema(service: ServiceName) {
+  const ports = SERVICE_PORTS[service];
+  const grpcAddress = (name: ServiceName) => z.string().min(1).default(`127.0.0.1:${SERVICE_PORTS[name].grpc}`);
+  return z.object({
+    HOST: z.string().default("127.0.0.1"),
+    PORT: port.default(ports.http),
+    GRPC_PORT: port.default(ports.grpc),
+    LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    DATABASE_URL: z.url().default("postgres://postgres@127.0.0.1:5432/postgres"),
+    DATABASE_NAME: z
+      .string()
+      .regex(/^[a-z_][a-z0-9_]*$/)
+      .default(`docex_${service}`),
+    DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
+    NATS_URL: z.string().min(1).default("nats://127.0.0.1:4222"),
+    JWT_ISSUER: z.string().min(1).default("docex"),
+    JWT_AUDIENCE: z.string().min(1).default("docex-api"),
+    AUTH_JWKS_URL: z.url().default(`http://127.0.0.1:${SERVICE_PORTS.auth.http}/api/v2/auth/.well-known/jwks.json`),
+    AUTH_GRPC_ADDR: grpcAddress("auth"),
+    MEMBERSHIP_GRPC_ADDR: grpcAddress("membership"),
+    DOCUMENT_GRPC_ADDR: grpcAddress("document"),
+    AUTOMATION_GRPC_ADDR: grpcAddress("automation"),
+    LEARNING_GRPC_ADDR: grpcAddress("learning"),
+    REGISTER_GRPC_ADDR: grpcAddress("register"),
+    WEBHOOK_GRPC_ADDR: grpcAddress("webhook"),
+    SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(20_000),
+  });
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  ${problems.join("\n  ")}`);
+    this.name = "ConfigError";
+  }
+}
+
+/**
+ * Reads the environment once through a schema. A bad or missing variable fails start-up
+ * with a message naming it; secrets have no defaults, so they must be given.
+ */
+export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const name = issue.path.join(".") || "(environment)";
+    const given = issue.path.length === 1 ? env[String(issue.path[0])] : undefined;
+    return given === undefined ? `${name}: ${issue.message} (not set)` : `${name}: ${issue.message}`;
+  });
+  throw new ConfigError(problems);
+}

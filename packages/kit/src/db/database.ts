@@ -1,0 +1,89 @@
+import pg from "pg";
+import { type QueryInterface, Sequelize } from "sequelize";
+import { SequelizeStorage, Umzug } from "umzug";
+import type { Logger } from "../logger.js";
+
+/** The URL of `database` on the server named by `serverUrl` (its own path is ignored). */
+export function databaseUrl(serverUrl: string, database: string): string {
+  const url = new URL(serverUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+/** Creates the service's database if it is missing; safe when several instances start at once. */
+export async function ensureDatabase(serverUrl: string, database: string): Promise<void> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(database)) throw new Error(`Refusing to create database with name ${JSON.stringify(database)}`);
+  const client = new pg.Client({ connectionString: databaseUrl(serverUrl, "postgres") });
+  await client.connect();
+  try {
+    const found = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [database]);
+    if (found.rowCount) return;
+    try {
+      await client.query(`CREATE DATABASE "${database}"`);
+    } catch (error) {
+      // 42P04: created meanwhile by another instance; 23505: the same race seen in pg_database's index.
+      const code = (error as { code?: string }).code;
+      if (code !== "42P04" && code !== "23505") throw error;
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+export interface DatabaseOptions {
+  serverUrl: string;
+  database: string;
+  poolMax?: number;
+  logger: Logger;
+}
+
+export async function connectDatabase(options: DatabaseOptions): Promise<Sequelize> {
+  await ensureDatabase(options.serverUrl, options.database);
+  const sequelize = new Sequelize(databaseUrl(options.serverUrl, options.database), {
+    dialect: "postgres",
+    logging: false,
+    pool: { max: options.poolMax ?? 10, min: 0, idle: 10_000, acquire: 10_000 },
+    define: { underscored: true, timestamps: false, freezeTableName: true },
+    dialectOptions: { application_name: options.database },
+  });
+  await sequelize.authenticate();
+  return sequelize;
+}
+
+export interface Migration {
+  name: string;
+  up: (context: { queryInterface: QueryInterface; sequelize: Sequelize }) => Promise<unknown>;
+  down?: (context: { queryInterface: QueryInterface; sequelize: Sequelize }) => Promise<unknown>;
+}
+
+/** A fixed advisory-lock key: one migrator at a time per database. */
+const MIGRATION_LOCK_KEY = 727_001;
+
+/**
+ * Runs pending migrations once, even when several instances start together: the first
+ * takes a session advisory lock, the others wait for it and then find nothing pending.
+ */
+export async function runMigrations(sequelize: Sequelize, migrations: Migration[], logger: Logger): Promise<string[]> {
+  const queryInterface = sequelize.getQueryInterface();
+  const { host, port, username, password, database } = sequelize.config;
+  const connection = new pg.Client({ host, port: Number(port), user: username, password: password ?? undefined, database });
+  await connection.connect();
+  try {
+    await connection.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
+    const umzug = new Umzug({
+      migrations: migrations.map((migration) => ({
+        name: migration.name,
+        up: () => migration.up({ queryInterface, sequelize }),
+        down: () => (migration.down ?? (async () => undefined))({ queryInterface, sequelize }),
+      })),
+      context: { queryInterface, sequelize },
+      storage: new SequelizeStorage({ sequelize, tableName: "schema_migrations" }),
+      logger: undefined,
+    });
+    const applied = await umzug.up();
+    if (applied.length) logger.info({ migrations: applied.map((m) => m.name) }, "migrations applied");
+    return applied.map((m) => m.name);
+  } finally {
+    await connection.end();
+  }
+}

@@ -1,0 +1,94 @@
+import * as grpc from "@grpc/grpc-js";
+import CircuitBreaker from "opossum";
+import { DomainError, domainErrorFromGrpc, UpstreamError } from "../errors.js";
+import type { Metrics } from "../metrics.js";
+
+export interface CallContext {
+  requestId?: string;
+  /** Overrides the client's default deadline for this call. */
+  deadlineMs?: number;
+}
+
+export interface GrpcClientOptions {
+  /** Deadline of every call unless the call sets its own. */
+  deadlineMs?: number;
+  metrics?: Metrics;
+  /** Wraps calls in an opossum breaker: a dependency that keeps failing is answered at once. */
+  breaker?: { errorThresholdPercentage?: number; resetTimeoutMs?: number; volumeThreshold?: number };
+}
+
+type UnaryMethod = (
+  request: unknown,
+  metadata: grpc.Metadata,
+  options: grpc.CallOptions,
+  callback: (error: grpc.ServiceError | null, response?: unknown) => void,
+) => grpc.ClientUnaryCall;
+
+/** A gRPC client made once per process: one channel per target, deadlines, metrics, breaker. */
+export class GrpcClient {
+  private readonly client: grpc.Client;
+  private readonly breaker?: CircuitBreaker<[string, unknown, CallContext], unknown>;
+  private readonly deadlineMs: number;
+
+  constructor(
+    ServiceClient: grpc.ServiceClientConstructor,
+    readonly target: string,
+    private readonly options: GrpcClientOptions = {},
+  ) {
+    this.deadlineMs = options.deadlineMs ?? 2_000;
+    this.client = new ServiceClient(target, grpc.credentials.createInsecure(), {
+      "grpc.keepalive_time_ms": 30_000,
+      "grpc.keepalive_timeout_ms": 10_000,
+      "grpc.keepalive_permit_without_calls": 1,
+    });
+    if (options.breaker) {
+      this.breaker = new CircuitBreaker((method: string, request: unknown, ctx: CallContext) => this.invoke(method, request, ctx), {
+        timeout: false,
+        errorThresholdPercentage: options.breaker.errorThresholdPercentage ?? 50,
+        resetTimeout: options.breaker.resetTimeoutMs ?? 5_000,
+        volumeThreshold: options.breaker.volumeThreshold ?? 5,
+        // Answers the caller gives on purpose (not found, invalid, forbidden) say nothing of the dependency's health.
+        errorFilter: (error: unknown) => error instanceof DomainError && !(error instanceof UpstreamError),
+      });
+      const gauge = options.metrics?.breakerState;
+      const label = { breaker: `grpc:${target}` };
+      this.breaker.on("open", () => gauge?.set(label, 2));
+      this.breaker.on("halfOpen", () => gauge?.set(label, 1));
+      this.breaker.on("close", () => gauge?.set(label, 0));
+    }
+  }
+
+  /** Calls a unary method; failures arrive as domain errors (gRPC status mapped back). */
+  async unary<Req, Res>(method: string, request: Req, ctx: CallContext = {}): Promise<Res> {
+    if (!this.breaker) return (await this.invoke(method, request, ctx)) as Res;
+    try {
+      return (await this.breaker.fire(method, request, ctx)) as Res;
+    } catch (error) {
+      if (error instanceof Error && (error as { code?: string }).code === "EOPENBREAKER") {
+        throw new UpstreamError(503, `${this.target} is unavailable (circuit open).`, "upstream_unavailable");
+      }
+      throw error;
+    }
+  }
+
+  private invoke(method: string, request: unknown, ctx: CallContext): Promise<unknown> {
+    const fn = (this.client as unknown as Record<string, UnaryMethod>)[method];
+    if (typeof fn !== "function") return Promise.reject(new Error(`gRPC method ${method} is not defined on ${this.target}`));
+    const metadata = new grpc.Metadata();
+    if (ctx.requestId) metadata.set("x-request-id", ctx.requestId);
+    const deadline = new Date(Date.now() + (ctx.deadlineMs ?? this.deadlineMs));
+    const stopTimer = this.options.metrics?.grpcClientDuration.startTimer({ target: this.target, method });
+    return new Promise((resolve, reject) => {
+      fn.call(this.client, request, metadata, { deadline }, (error, response) => {
+        stopTimer?.({ code: grpc.status[error?.code ?? grpc.status.OK] });
+        if (error) reject(domainErrorFromGrpc(error.code, error.details || error.message));
+        else resolve(response);
+      });
+    });
+  }
+
+  close(): void {
+    this.breaker?.shutdown();
+    this.client.close();
+  }
+}

@@ -1,0 +1,149 @@
+import express, { type ErrorRequestHandler, type Express as ExpressApp, type RequestHandler, type Router } from "express";
+import { pinoHttp } from "pino-http";
+import type { Caller } from "../auth/token-verifier.js";
+import { DomainError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from "../errors.js";
+import type { Logger } from "../logger.js";
+import type { Metrics } from "../metrics.js";
+import { sendProblem } from "./problem.js";
+import type { Readiness } from "./readiness.js";
+import { requestIdFrom } from "./request-id.js";
+
+declare global {
+  namespace Express {
+    interface Request {
+      requestId: string;
+      /** Set by the authentication middleware once the access token is verified. */
+      caller?: Caller;
+    }
+  }
+}
+
+export interface BodyLimitRule {
+  method: string;
+  path: RegExp;
+  limit: string;
+}
+
+export interface HttpAppOptions {
+  logger: Logger;
+  metrics: Metrics;
+  readiness: Readiness;
+  /** Mounts the service's routes. */
+  routes: (router: Router) => void;
+  /** JSON body limit; API.md: 1 MiB unless an endpoint says otherwise. */
+  bodyLimit?: string;
+  /** Endpoints with a different body limit, such as `POST /api/v2/registers` (50 MiB). */
+  bodyLimits?: BodyLimitRule[];
+}
+
+const METHODS_WITH_BODY = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/**
+ * The Express app every service and the gateway start from: request ids, JSON parsing with
+ * limits, problem+json errors, metrics, health. It does not listen.
+ */
+export function createHttpApp(options: HttpAppOptions): ExpressApp {
+  const { logger, metrics, readiness } = options;
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  app.set("trust proxy", "loopback, linklocal, uniquelocal");
+
+  app.use((req, res, next) => {
+    req.requestId = requestIdFrom(req.headers["x-request-id"]);
+    res.setHeader("x-request-id", req.requestId);
+    const stopTimer = metrics.httpDuration.startTimer();
+    res.on("finish", () => {
+      const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : "unmatched";
+      stopTimer({ route, method: req.method, status_code: String(res.statusCode) });
+    });
+    next();
+  });
+
+  app.get("/healthz", (_req, res) => {
+    res.json({ status: "ok" });
+  });
+  app.get("/readyz", async (_req, res) => {
+    const report = await readiness.report();
+    res.status(report.ready ? 200 : 503).json({ status: report.ready ? "ready" : "not_ready", checks: report.checks });
+  });
+  app.get("/metrics", async (_req, res) => {
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (req) => (req as express.Request).requestId,
+      customProps: (req) => ({ request_id: (req as express.Request).requestId }),
+      serializers: {
+        req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url.split("?")[0] }),
+        res: (res: { statusCode: number }) => ({ status_code: res.statusCode }),
+      },
+      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? "error" : res.statusCode >= 400 ? "info" : "debug"),
+    }),
+  );
+
+  app.use(requireJsonBodies);
+  const defaultParser = express.json({ limit: options.bodyLimit ?? "1mb" });
+  const specialParsers = (options.bodyLimits ?? []).map((rule) => ({ rule, parser: express.json({ limit: rule.limit }) }));
+  app.use((req, res, next) => {
+    const special = specialParsers.find(({ rule }) => rule.method === req.method && rule.path.test(req.path));
+    (special?.parser ?? defaultParser)(req, res, next);
+  });
+
+  const router = express.Router();
+  options.routes(router);
+  app.use(router);
+
+  app.use((req, _res, next) => {
+    next(new NotFoundError(`No route for ${req.method} ${req.path}.`, "route_not_found"));
+  });
+  app.use(problemErrorHandler(logger));
+  return app;
+}
+
+/** 415 for a body that is not JSON; bodies are JSON everywhere in this API. */
+const requireJsonBodies: RequestHandler = (req, _res, next) => {
+  if (!METHODS_WITH_BODY.has(req.method)) return next();
+  const hasBody = Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"] !== undefined;
+  if (!hasBody) return next();
+  const type = req.headers["content-type"] ?? "";
+  if (!/^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(type)) return next(new UnsupportedMediaTypeError());
+  next();
+};
+
+interface BodyParserError {
+  type?: string;
+  status?: number;
+}
+
+export function problemErrorHandler(logger: Logger): ErrorRequestHandler {
+  return (error, req, res, _next) => {
+    const requestId = req.requestId ?? requestIdFrom(undefined);
+    const parserError = error as BodyParserError;
+    let translated: unknown = error;
+    switch (parserError?.type) {
+      case "entity.parse.failed":
+        translated = new ValidationError("The request body is not valid JSON.", [], "malformed_json");
+        break;
+      case "entity.too.large":
+        translated = new PayloadTooLargeError();
+        break;
+      case "encoding.unsupported":
+      case "charset.unsupported":
+        translated = new UnsupportedMediaTypeError("The request body's encoding is not supported; send UTF-8 JSON.");
+        break;
+      case "request.aborted":
+        return;
+    }
+    if (!(translated instanceof DomainError) || translated.status >= 500) {
+      logger.error({ err: error, request_id: requestId }, "request failed");
+    }
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    sendProblem(res, translated, requestId);
+  };
+}

@@ -1,0 +1,63 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+
+/** One registry per process (or per in-process test instance), with the metrics the kit records. */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly httpDuration: Histogram<"route" | "method" | "status_code">;
+  readonly grpcServerDuration: Histogram<"service" | "method" | "code">;
+  readonly grpcClientDuration: Histogram<"target" | "method" | "code">;
+  readonly breakerState: Gauge<"breaker">;
+  readonly eventsPublished: Counter<"type">;
+  readonly eventsConsumed: Counter<"consumer" | "outcome">;
+  readonly outboxPending: Gauge;
+
+  constructor(service: string, options: { defaultMetrics?: boolean } = {}) {
+    this.registry.setDefaultLabels({ service });
+    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+    const registers = [this.registry];
+    this.httpDuration = new Histogram({
+      name: "http_request_duration_seconds",
+      help: "HTTP requests by route template, method and status code",
+      labelNames: ["route", "method", "status_code"],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.grpcServerDuration = new Histogram({
+      name: "grpc_server_handling_seconds",
+      help: "gRPC calls handled, by method and status code",
+      labelNames: ["service", "method", "code"],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
+      registers,
+    });
+    this.grpcClientDuration = new Histogram({
+      name: "grpc_client_handling_seconds",
+      help: "gRPC calls made, by target, method and status code",
+      labelNames: ["target", "method", "code"],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
+      registers,
+    });
+    this.breakerState = new Gauge({
+      name: "circuit_breaker_state",
+      help: "Circuit breaker state: 0 closed, 1 half-open, 2 open",
+      labelNames: ["breaker"],
+      registers,
+    });
+    this.eventsPublished = new Counter({
+      name: "events_published_total",
+      help: "Events published to JetStream by the outbox relay",
+      labelNames: ["type"],
+      registers,
+    });
+    this.eventsConsumed = new Counter({
+      name: "events_consumed_total",
+      help: "Events handled by durable consumers, by outcome (ok, duplicate, retry, dead_letter)",
+      labelNames: ["consumer", "outcome"],
+      registers,
+    });
+    this.outboxPending = new Gauge({
+      name: "outbox_pending_events",
+      help: "Events written to the outbox and not yet published",
+      registers,
+    });
+  }
+}
