@@ -69,3 +69,14 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEn
   });
   throw new ConfigError(problems);
 }
+
+/** `loadConfig` for a composition root: a bad environment prints what is wrong and exits 1. */
+export function loadConfigOrExit<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+  try {
+    return loadConfig(schema, env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+}

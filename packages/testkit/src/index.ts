@@ -1,0 +1,5 @@
+export * from "./infra.js";
+export * from "./issuer.js";
+export * from "./receiver.js";
+export * from "./wait.js";
+export * from "./probe.js";

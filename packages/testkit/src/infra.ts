@@ -1,0 +1,46 @@
+import { randomBytes } from "node:crypto";
+import { databaseUrl, type ServiceName, serviceConfigSchema } from "@docex/kit";
+import pg from "pg";
+
+/** The Postgres server tests use: `DATABASE_URL`, else the machine's server on 127.0.0.1. */
+export function testDatabaseServerUrl(): string {
+  return process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+}
+
+export function testNatsUrl(): string {
+  return process.env.NATS_URL ?? "nats://127.0.0.1:4222";
+}
+
+/** A database name no other run uses; tests drop it when they finish. */
+export function uniqueDatabaseName(label: string): string {
+  return `docex_test_${label}_${randomBytes(5).toString("hex")}`;
+}
+
+export async function dropDatabase(name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl(testDatabaseServerUrl(), "postgres") });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Configuration of a service for an in-process test: random ports, a fresh database, the
+ * test issuer's JWKS. `overrides` take precedence, like environment variables would.
+ */
+export function testServiceConfig(service: ServiceName, overrides: Record<string, string | number> = {}) {
+  const env: Record<string, string> = {
+    HOST: "127.0.0.1",
+    PORT: "0",
+    GRPC_PORT: "0",
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
+    DATABASE_URL: testDatabaseServerUrl(),
+    DATABASE_NAME: uniqueDatabaseName(service),
+    NATS_URL: testNatsUrl(),
+    SHUTDOWN_TIMEOUT_MS: "2000",
+  };
+  for (const [key, value] of Object.entries(overrides)) env[key] = String(value);
+  return serviceConfigSchema(service).parse(env);
+}

@@ -1,0 +1,20 @@
+import type { GrpcClientOptions } from "@docex/kit";
+import type { AuthDefinition } from "./generated/docex/auth/v1/Auth.js";
+import { createPromiseClient, type Handlers, loadService, type PromiseClient } from "./service-descriptor.js";
+
+export type { CreateInvitationRequest } from "./generated/docex/auth/v1/CreateInvitationRequest.js";
+export type { CreateInvitationResponse } from "./generated/docex/auth/v1/CreateInvitationResponse.js";
+export type { FindUserByEmailRequest } from "./generated/docex/auth/v1/FindUserByEmailRequest.js";
+export type { FindUserByEmailResponse } from "./generated/docex/auth/v1/FindUserByEmailResponse.js";
+export type { GetUserRequest } from "./generated/docex/auth/v1/GetUserRequest.js";
+export type { GetUserResponse } from "./generated/docex/auth/v1/GetUserResponse.js";
+export type { User } from "./generated/docex/auth/v1/User.js";
+
+export const authService = loadService<AuthDefinition>("auth.proto", "docex.auth.v1.Auth");
+
+export type AuthHandlers = Handlers<AuthDefinition>;
+export type AuthClient = PromiseClient<AuthDefinition>;
+
+export function createAuthClient(address: string, options?: GrpcClientOptions): AuthClient {
+  return createPromiseClient(authService, address, options);
+}

@@ -1,0 +1,16 @@
+// Original file: auth.proto
+
+
+export interface FindUserByEmailRequestInput {
+  /**
+   * Matched case-insensitively.
+   */
+  'email'?: (string);
+}
+
+export interface FindUserByEmailRequest {
+  /**
+   * Matched case-insensitively.
+   */
+  'email': (string);
+}

@@ -1,0 +1,19 @@
+// Original file: auth.proto
+
+import type { UserInput as _docex_auth_v1_UserInput, User as _docex_auth_v1_User } from '../../../docex/auth/v1/User.js';
+
+export interface FindUserByEmailResponseInput {
+  'found'?: (boolean);
+  /**
+   * Null when found is false.
+   */
+  'user'?: (_docex_auth_v1_UserInput | null);
+}
+
+export interface FindUserByEmailResponse {
+  'found': (boolean);
+  /**
+   * Null when found is false.
+   */
+  'user': (_docex_auth_v1_User | null);
+}

@@ -1,0 +1,42 @@
+// Original file: automation.proto
+
+import type * as grpc from '@grpc/grpc-js'
+import type { MethodDefinition } from '@grpc/proto-loader'
+import type { GetQueueAutomationRequestInput as _docex_automation_v1_GetQueueAutomationRequestInput, GetQueueAutomationRequest as _docex_automation_v1_GetQueueAutomationRequest } from '../../../docex/automation/v1/GetQueueAutomationRequest.js';
+import type { GetQueueAutomationResponseInput as _docex_automation_v1_GetQueueAutomationResponseInput, GetQueueAutomationResponse as _docex_automation_v1_GetQueueAutomationResponse } from '../../../docex/automation/v1/GetQueueAutomationResponse.js';
+
+/**
+ * Automation: per-queue switches, accounting and approval rules, extraction evaluation.
+ */
+export interface AutomationClient extends grpc.Client {
+  /**
+   * A queue automation has no settings for answers the defaults: everything disabled, no fields.
+   */
+  GetQueueAutomation(argument: _docex_automation_v1_GetQueueAutomationRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_automation_v1_GetQueueAutomationResponse>): grpc.ClientUnaryCall;
+  GetQueueAutomation(argument: _docex_automation_v1_GetQueueAutomationRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_automation_v1_GetQueueAutomationResponse>): grpc.ClientUnaryCall;
+  GetQueueAutomation(argument: _docex_automation_v1_GetQueueAutomationRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_automation_v1_GetQueueAutomationResponse>): grpc.ClientUnaryCall;
+  GetQueueAutomation(argument: _docex_automation_v1_GetQueueAutomationRequestInput, callback: grpc.requestCallback<_docex_automation_v1_GetQueueAutomationResponse>): grpc.ClientUnaryCall;
+  /**
+   * A queue automation has no settings for answers the defaults: everything disabled, no fields.
+   */
+  getQueueAutomation(argument: _docex_automation_v1_GetQueueAutomationRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_automation_v1_GetQueueAutomationResponse>): grpc.ClientUnaryCall;
+  getQueueAutomation(argument: _docex_automation_v1_GetQueueAutomationRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_automation_v1_GetQueueAutomationResponse>): grpc.ClientUnaryCall;
+  getQueueAutomation(argument: _docex_automation_v1_GetQueueAutomationRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_automation_v1_GetQueueAutomationResponse>): grpc.ClientUnaryCall;
+  getQueueAutomation(argument: _docex_automation_v1_GetQueueAutomationRequestInput, callback: grpc.requestCallback<_docex_automation_v1_GetQueueAutomationResponse>): grpc.ClientUnaryCall;
+  
+}
+
+/**
+ * Automation: per-queue switches, accounting and approval rules, extraction evaluation.
+ */
+export interface AutomationHandlers extends grpc.UntypedServiceImplementation {
+  /**
+   * A queue automation has no settings for answers the defaults: everything disabled, no fields.
+   */
+  GetQueueAutomation: grpc.handleUnaryCall<_docex_automation_v1_GetQueueAutomationRequest, _docex_automation_v1_GetQueueAutomationResponseInput>;
+  
+}
+
+export interface AutomationDefinition extends grpc.ServiceDefinition {
+  GetQueueAutomation: MethodDefinition<_docex_automation_v1_GetQueueAutomationRequestInput, _docex_automation_v1_GetQueueAutomationResponseInput, _docex_automation_v1_GetQueueAutomationRequest, _docex_automation_v1_GetQueueAutomationResponse>
+}

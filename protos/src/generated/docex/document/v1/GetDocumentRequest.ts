@@ -1,0 +1,10 @@
+// Original file: document.proto
+
+
+export interface GetDocumentRequestInput {
+  'document_id'?: (string);
+}
+
+export interface GetDocumentRequest {
+  'document_id': (string);
+}

@@ -1,0 +1,34 @@
+// Original file: document.proto
+
+
+export interface QueueInput {
+  'id'?: (string);
+  'humanized_id'?: (string);
+  'name'?: (string);
+  'workspace_id'?: (string);
+  'organization_id'?: (string);
+  /**
+   * JSON array of {key, label, type: "string"|"number"|"date"|"enum"|"table", multi_value?, columns?, register_id?}.
+   */
+  'annotation_schema_json'?: (string);
+  /**
+   * ISO 8601.
+   */
+  'created_at'?: (string);
+}
+
+export interface Queue {
+  'id': (string);
+  'humanized_id': (string);
+  'name': (string);
+  'workspace_id': (string);
+  'organization_id': (string);
+  /**
+   * JSON array of {key, label, type: "string"|"number"|"date"|"enum"|"table", multi_value?, columns?, register_id?}.
+   */
+  'annotation_schema_json': (string);
+  /**
+   * ISO 8601.
+   */
+  'created_at': (string);
+}

@@ -1,0 +1,13 @@
+// Original file: membership.proto
+
+import type { OrganizationInput as _docex_membership_v1_OrganizationInput, Organization as _docex_membership_v1_Organization } from '../../../docex/membership/v1/Organization.js';
+
+export interface CreateOrganizationResponseInput {
+  'organization'?: (_docex_membership_v1_OrganizationInput | null);
+  'created'?: (boolean);
+}
+
+export interface CreateOrganizationResponse {
+  'organization': (_docex_membership_v1_Organization | null);
+  'created': (boolean);
+}

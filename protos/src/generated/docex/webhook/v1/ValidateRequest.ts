@@ -1,0 +1,60 @@
+// Original file: webhook.proto
+
+
+export interface ValidateRequestInput {
+  /**
+   * "document_validation" | "initial_document_validation".
+   */
+  'type'?: (string);
+  'document_id'?: (string);
+  'queue_id'?: (string);
+  'workspace_id'?: (string);
+  'organization_id'?: (string);
+  /**
+   * The user whose edit triggered the call; absent for initial_document_validation.
+   */
+  'user_id'?: (string);
+  /**
+   * JSON array of Annotation (webhook form).
+   */
+  'previous_annotations_json'?: (string);
+  /**
+   * JSON array of Annotation (webhook form).
+   */
+  'annotations_json'?: (string);
+  /**
+   * Budget for the receiver; 0 takes the configured default of the type. The gRPC deadline of the call must be longer,
+   * because the server's handlers do not see it.
+   */
+  'timeout_ms'?: (number);
+  '_user_id'?: "user_id";
+}
+
+export interface ValidateRequest {
+  /**
+   * "document_validation" | "initial_document_validation".
+   */
+  'type': (string);
+  'document_id': (string);
+  'queue_id': (string);
+  'workspace_id': (string);
+  'organization_id': (string);
+  /**
+   * The user whose edit triggered the call; absent for initial_document_validation.
+   */
+  'user_id'?: (string);
+  /**
+   * JSON array of Annotation (webhook form).
+   */
+  'previous_annotations_json': (string);
+  /**
+   * JSON array of Annotation (webhook form).
+   */
+  'annotations_json': (string);
+  /**
+   * Budget for the receiver; 0 takes the configured default of the type. The gRPC deadline of the call must be longer,
+   * because the server's handlers do not see it.
+   */
+  'timeout_ms': (number);
+  '_user_id'?: "user_id";
+}

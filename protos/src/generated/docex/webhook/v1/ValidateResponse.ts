@@ -1,0 +1,54 @@
+// Original file: webhook.proto
+
+
+export interface ValidateResponseInput {
+  /**
+   * "ok": the receiver answered and answer_json holds its answer.
+   * "no_validator": no link or validation webhook applies to the document.
+   * "unavailable": timeout, connection failure, non-2xx status, or an open circuit breaker.
+   * "rejected": the answer was badly signed or not in either form of the spec.
+   */
+  'outcome'?: (string);
+  /**
+   * Why, for outcomes other than "ok"; safe to show to the user.
+   */
+  'reason'?: (string);
+  /**
+   * The answer normalised from either form of the spec, always complete (empty arrays when there is nothing):
+   * {"replacements": [{"key", "value"}],
+   * "messages": [{"key": string | null, "message", "severity": "error"|"warning"|"info"}],
+   * "cells": [{"key", "row_index", "value"}],
+   * "options": {"<field key>": [{"label", "value"}]}}
+   */
+  'answer_json'?: (string);
+  /**
+   * Time spent waiting for the receiver.
+   */
+  'duration_ms'?: (number);
+}
+
+export interface ValidateResponse {
+  /**
+   * "ok": the receiver answered and answer_json holds its answer.
+   * "no_validator": no link or validation webhook applies to the document.
+   * "unavailable": timeout, connection failure, non-2xx status, or an open circuit breaker.
+   * "rejected": the answer was badly signed or not in either form of the spec.
+   */
+  'outcome': (string);
+  /**
+   * Why, for outcomes other than "ok"; safe to show to the user.
+   */
+  'reason': (string);
+  /**
+   * The answer normalised from either form of the spec, always complete (empty arrays when there is nothing):
+   * {"replacements": [{"key", "value"}],
+   * "messages": [{"key": string | null, "message", "severity": "error"|"warning"|"info"}],
+   * "cells": [{"key", "row_index", "value"}],
+   * "options": {"<field key>": [{"label", "value"}]}}
+   */
+  'answer_json': (string);
+  /**
+   * Time spent waiting for the receiver.
+   */
+  'duration_ms': (number);
+}

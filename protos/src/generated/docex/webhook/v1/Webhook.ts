@@ -1,0 +1,45 @@
+// Original file: webhook.proto
+
+import type * as grpc from '@grpc/grpc-js'
+import type { MethodDefinition } from '@grpc/proto-loader'
+import type { ValidateRequestInput as _docex_webhook_v1_ValidateRequestInput, ValidateRequest as _docex_webhook_v1_ValidateRequest } from '../../../docex/webhook/v1/ValidateRequest.js';
+import type { ValidateResponseInput as _docex_webhook_v1_ValidateResponseInput, ValidateResponse as _docex_webhook_v1_ValidateResponse } from '../../../docex/webhook/v1/ValidateResponse.js';
+
+/**
+ * Integration: webhooks, signing keys, external validation links and deliveries.
+ */
+export interface WebhookClient extends grpc.Client {
+  /**
+   * Calls the queue's external validation link (or a deprecated validation webhook) and returns its answer.
+   * Failures of the receiver are outcomes, not errors, so the caller can save the edit and warn the user.
+   */
+  Validate(argument: _docex_webhook_v1_ValidateRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_webhook_v1_ValidateResponse>): grpc.ClientUnaryCall;
+  Validate(argument: _docex_webhook_v1_ValidateRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_webhook_v1_ValidateResponse>): grpc.ClientUnaryCall;
+  Validate(argument: _docex_webhook_v1_ValidateRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_webhook_v1_ValidateResponse>): grpc.ClientUnaryCall;
+  Validate(argument: _docex_webhook_v1_ValidateRequestInput, callback: grpc.requestCallback<_docex_webhook_v1_ValidateResponse>): grpc.ClientUnaryCall;
+  /**
+   * Calls the queue's external validation link (or a deprecated validation webhook) and returns its answer.
+   * Failures of the receiver are outcomes, not errors, so the caller can save the edit and warn the user.
+   */
+  validate(argument: _docex_webhook_v1_ValidateRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_webhook_v1_ValidateResponse>): grpc.ClientUnaryCall;
+  validate(argument: _docex_webhook_v1_ValidateRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_webhook_v1_ValidateResponse>): grpc.ClientUnaryCall;
+  validate(argument: _docex_webhook_v1_ValidateRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_webhook_v1_ValidateResponse>): grpc.ClientUnaryCall;
+  validate(argument: _docex_webhook_v1_ValidateRequestInput, callback: grpc.requestCallback<_docex_webhook_v1_ValidateResponse>): grpc.ClientUnaryCall;
+  
+}
+
+/**
+ * Integration: webhooks, signing keys, external validation links and deliveries.
+ */
+export interface WebhookHandlers extends grpc.UntypedServiceImplementation {
+  /**
+   * Calls the queue's external validation link (or a deprecated validation webhook) and returns its answer.
+   * Failures of the receiver are outcomes, not errors, so the caller can save the edit and warn the user.
+   */
+  Validate: grpc.handleUnaryCall<_docex_webhook_v1_ValidateRequest, _docex_webhook_v1_ValidateResponseInput>;
+  
+}
+
+export interface WebhookDefinition extends grpc.ServiceDefinition {
+  Validate: MethodDefinition<_docex_webhook_v1_ValidateRequestInput, _docex_webhook_v1_ValidateResponseInput, _docex_webhook_v1_ValidateRequest, _docex_webhook_v1_ValidateResponse>
+}

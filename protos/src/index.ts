@@ -1,0 +1,16 @@
+export * from "./auth.js";
+export * from "./automation.js";
+export * from "./document.js";
+export * from "./learning.js";
+export * from "./membership.js";
+export * from "./register.js";
+export {
+  type Handlers,
+  PROTO_DIR,
+  PROTO_LOADER_OPTIONS,
+  type PromiseClient,
+  type RequestOf,
+  type ResponseOf,
+  type ServiceDescriptor,
+} from "./service-descriptor.js";
+export * from "./webhook.js";

@@ -1,0 +1,72 @@
+import { fileURLToPath } from "node:url";
+import { type CallContext, GrpcClient, type GrpcClientOptions, type UnaryHandler } from "@docex/kit";
+import * as grpc from "@grpc/grpc-js";
+import * as protoLoader from "@grpc/proto-loader";
+
+/** Where the .proto files live: the package root, one level above both src/ and dist/. */
+export const PROTO_DIR = fileURLToPath(new URL("..", import.meta.url));
+
+/** The options the generated types in src/generated assume; loading with others breaks them. */
+export const PROTO_LOADER_OPTIONS = {
+  keepCase: true,
+  longs: String,
+  enums: String,
+  defaults: true,
+  oneofs: true,
+} satisfies protoLoader.Options;
+
+/** What a server needs to serve a service and a client needs to call it. */
+export interface ServiceDescriptor<D extends grpc.ServiceDefinition> {
+  /** Full name, e.g. "docex.membership.v1.Membership"; also the name its grpc.health.v1 status is kept under. */
+  readonly serviceName: string;
+  readonly definition: D;
+  readonly Client: grpc.ServiceClientConstructor;
+}
+
+type MethodName<D> = Extract<keyof { [K in keyof D as string extends K ? never : K]: D[K] }, string>;
+
+/** The request as the server receives it: every field present (proto3 defaults), except `optional` ones. */
+export type RequestOf<D, M extends MethodName<D>> = D[M] extends { requestDeserialize: (bytes: Buffer) => infer Req }
+  ? Req
+  : never;
+
+export type ResponseOf<D, M extends MethodName<D>> = D[M] extends { responseDeserialize: (bytes: Buffer) => infer Res }
+  ? Res
+  : never;
+
+/**
+ * The handler object a server passes to GrpcServer.addService, keyed by the method names of the .proto.
+ * Responses are the complete messages (not the permissive input form) so that a handler cannot forget a field.
+ */
+export type Handlers<D> = { [M in MethodName<D>]: UnaryHandler<RequestOf<D, M>, ResponseOf<D, M>> };
+
+/**
+ * A promise client: one camelCase method per rpc, plus close(). Requests are the complete messages too,
+ * so a caller cannot silently send an empty id; fields declared `optional` in the .proto may be left out.
+ */
+export type PromiseClient<D> = {
+  [M in MethodName<D> as Uncapitalize<M>]: (request: RequestOf<D, M>, ctx?: CallContext) => Promise<ResponseOf<D, M>>;
+} & { close(): void };
+
+export function loadService<D extends grpc.ServiceDefinition>(file: string, serviceName: string): ServiceDescriptor<D> {
+  const packageDefinition = protoLoader.loadSync(file, { ...PROTO_LOADER_OPTIONS, includeDirs: [PROTO_DIR] });
+  const definition = packageDefinition[serviceName];
+  if (!definition || "format" in definition) throw new Error(`${file} does not define the service ${serviceName}`);
+  // The generated type D comes from the same .proto file, so this is the one place the two are tied together.
+  const typed = definition as unknown as D;
+  return { serviceName, definition: typed, Client: grpc.makeGenericClientConstructor(typed, serviceName) };
+}
+
+/** Builds a promise client on kit's GrpcClient (deadline, request id, breaker, metrics, domain errors). */
+export function createPromiseClient<D extends grpc.ServiceDefinition>(
+  service: ServiceDescriptor<D>,
+  address: string,
+  options?: GrpcClientOptions,
+): PromiseClient<D> {
+  const client = new GrpcClient(service.Client, address, options);
+  const calls: Record<string, (request: unknown, ctx?: CallContext) => Promise<unknown>> = {};
+  for (const method of Object.keys(service.definition)) {
+    calls[method.charAt(0).toLowerCase() + method.slice(1)] = (request, ctx) => client.unary(method, request, ctx);
+  }
+  return { ...calls, close: () => client.close() } as unknown as PromiseClient<D>;
+}

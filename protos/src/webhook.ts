@@ -1,0 +1,15 @@
+import type { GrpcClientOptions } from "@docex/kit";
+import type { WebhookDefinition } from "./generated/docex/webhook/v1/Webhook.js";
+import { createPromiseClient, type Handlers, loadService, type PromiseClient } from "./service-descriptor.js";
+
+export type { ValidateRequest } from "./generated/docex/webhook/v1/ValidateRequest.js";
+export type { ValidateResponse } from "./generated/docex/webhook/v1/ValidateResponse.js";
+
+export const webhookService = loadService<WebhookDefinition>("webhook.proto", "docex.webhook.v1.Webhook");
+
+export type WebhookHandlers = Handlers<WebhookDefinition>;
+export type WebhookClient = PromiseClient<WebhookDefinition>;
+
+export function createWebhookClient(address: string, options?: GrpcClientOptions): WebhookClient {
+  return createPromiseClient(webhookService, address, options);
+}

@@ -1,0 +1,132 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { SERVICE_NAMES, SERVICE_PORTS } from "@docex/kit";
+import { startNats, startPostgres } from "./infrastructure.js";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const dataDir = path.join(root, ".data");
+const portOffset = Number(process.env.STACK_PORT_OFFSET ?? 0);
+const readyTimeoutMs = Number(process.env.STACK_READY_TIMEOUT_MS ?? 90_000);
+const say = (message: string) => process.stdout.write(`[stack] ${message}\n`);
+
+/** Secrets that have no defaults in the services; a local stack makes its own once and keeps them under .data/. */
+const LOCAL_SECRETS = ["AUTH_KEY_ENCRYPTION_KEY", "WEBHOOK_KEY_ENCRYPTION_KEY"] as const;
+
+function localSecrets(): Record<string, string> {
+  const file = path.join(dataDir, "local-secrets.json");
+  const saved: Record<string, string> = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {};
+  let changed = false;
+  for (const name of LOCAL_SECRETS) {
+    if (process.env[name]) saved[name] = process.env[name];
+    else if (!saved[name]) {
+      saved[name] = randomBytes(32).toString("base64");
+      changed = true;
+    }
+  }
+  if (changed) writeFileSync(file, JSON.stringify(saved, null, 2), { mode: 0o600 });
+  return saved;
+}
+
+interface Process {
+  name: string;
+  child: ChildProcess;
+  httpPort: number;
+}
+
+function startProcess(name: string, entry: string, env: NodeJS.ProcessEnv, httpPort: number): Process {
+  const child = spawn(process.execPath, [path.join(root, entry)], { env, stdio: ["ignore", "pipe", "pipe"] });
+  const label = `[${name}]`.padEnd(13);
+  for (const stream of [child.stdout, child.stderr]) {
+    createInterface({ input: stream! }).on("line", (line) => process.stdout.write(`${label}${line}\n`));
+  }
+  child.once("exit", (code, signal) => {
+    if (!stopping) say(`${name} exited (${signal ?? code}); stopping the stack`), void stopAll(1);
+  });
+  return { name, child, httpPort };
+}
+
+async function waitUntilReady(processes: Process[]): Promise<void> {
+  const deadline = Date.now() + readyTimeoutMs;
+  const pending = new Set(processes);
+  while (pending.size > 0) {
+    if (Date.now() > deadline) throw new Error(`not ready within ${readyTimeoutMs} ms: ${[...pending].map((p) => p.name).join(", ")}`);
+    await Promise.all(
+      [...pending].map(async (proc) => {
+        try {
+          const response = await fetch(`http://127.0.0.1:${proc.httpPort}/readyz`, { signal: AbortSignal.timeout(2_000) });
+          if (response.status === 200) pending.delete(proc);
+        } catch {}
+      }),
+    );
+    if (pending.size > 0) await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+let stopping = false;
+const processes: Process[] = [];
+const infrastructure: Array<{ stop(): Promise<void> }> = [];
+
+async function stopAll(exitCode: number): Promise<never> {
+  if (stopping) process.exit(exitCode);
+  stopping = true;
+  say("stopping");
+  await Promise.all(
+    processes.map(
+      ({ child }) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          const force = setTimeout(() => child.kill("SIGKILL"), 15_000);
+          child.once("exit", () => {
+            clearTimeout(force);
+            resolve();
+          });
+          child.kill("SIGTERM");
+        }),
+    ),
+  );
+  for (const part of infrastructure.reverse()) await part.stop().catch((error: unknown) => say(`stop failed: ${String(error)}`));
+  say("stopped");
+  process.exit(exitCode);
+}
+
+async function main(): Promise<void> {
+  process.on("SIGINT", () => void stopAll(0));
+  process.on("SIGTERM", () => void stopAll(0));
+  mkdirSync(dataDir, { recursive: true });
+  const postgres = await startPostgres(dataDir, say);
+  infrastructure.push(postgres);
+  const nats = await startNats(dataDir, say);
+  infrastructure.push(nats);
+
+  const portOf = (name: keyof typeof SERVICE_PORTS, kind: "http" | "grpc") => SERVICE_PORTS[name][kind] + portOffset;
+  const gatewayPort = Number(process.env.GATEWAY_PORT ?? SERVICE_PORTS.gateway.http + portOffset);
+  const shared: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...localSecrets(),
+    DATABASE_URL: postgres.url,
+    NATS_URL: nats.url,
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? "true",
+    AUTH_JWKS_URL: `http://127.0.0.1:${portOf("auth", "http")}/api/v2/auth/.well-known/jwks.json`,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
+  };
+  for (const name of SERVICE_NAMES) {
+    shared[`${name.toUpperCase()}_GRPC_ADDR`] = `127.0.0.1:${portOf(name, "grpc")}`;
+    shared[`${name.toUpperCase()}_URL`] = `http://127.0.0.1:${portOf(name, "http")}`;
+  }
+  for (const name of SERVICE_NAMES) {
+    const env = { ...shared, PORT: String(portOf(name, "http")), GRPC_PORT: String(portOf(name, "grpc")) };
+    processes.push(startProcess(name, `services/${name}/dist/main.js`, env, portOf(name, "http")));
+  }
+  processes.push(startProcess("gateway", "gateway/dist/main.js", { ...shared, GATEWAY_PORT: String(gatewayPort) }, gatewayPort));
+  await waitUntilReady(processes);
+  say(`docex is ready: http://127.0.0.1:${gatewayPort}/api/v2 (Ctrl-C stops everything)`);
+}
+
+main().catch((error: unknown) => {
+  say(`could not start: ${error instanceof Error ? error.message : String(error)}`);
+  void stopAll(1);
+});

@@ -1,0 +1,21 @@
+import { probeRunningService, dropDatabase, testServiceConfig } from "@docex/testkit";
+import { expect } from "chai";
+import { startDocumentService } from "../src/service.js";
+
+describe("document service lifecycle", () => {
+  it("starts against real Postgres and NATS, reports ready over HTTP and gRPC, and stops cleanly", async () => {
+    const config = testServiceConfig("document");
+    const running = await startDocumentService(config);
+    try {
+      const probe = await probeRunningService(running);
+      expect(probe.ready).to.equal(true);
+      expect(probe.grpcHealth).to.equal("SERVING");
+      expect(probe.metrics).to.include("http_request_duration_seconds");
+      expect(probe.unknownRoute.status).to.equal(404);
+      expect(probe.unknownRoute.contentType).to.match(/^application\/problem\+json/);
+    } finally {
+      await running.stop();
+      await dropDatabase(config.DATABASE_NAME);
+    }
+  });
+});
