@@ -2,7 +2,8 @@
 // The slim Node image has no curl or wget, so the probe is Node itself. It asks the
 // process in this container on loopback, on the port the process listens on.
 const path = process.argv[2] ?? "/healthz";
-const port = process.env.GATEWAY_PORT ?? process.env.PORT;
+const { GATEWAY_PORT, PORT } = process.env;
+const port = GATEWAY_PORT ?? PORT;
 
 if (!port) {
   console.error("healthcheck: neither GATEWAY_PORT nor PORT is set");

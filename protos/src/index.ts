@@ -9,8 +9,6 @@ export {
   PROTO_DIR,
   PROTO_LOADER_OPTIONS,
   type PromiseClient,
-  type RequestOf,
-  type ResponseOf,
   type ServiceDescriptor,
 } from "./service-descriptor.js";
 export * from "./webhook.js";

@@ -26,13 +26,9 @@ export interface ServiceDescriptor<D extends grpc.ServiceDefinition> {
 type MethodName<D> = Extract<keyof { [K in keyof D as string extends K ? never : K]: D[K] }, string>;
 
 /** The request as the server receives it: every field present (proto3 defaults), except `optional` ones. */
-export type RequestOf<D, M extends MethodName<D>> = D[M] extends { requestDeserialize: (bytes: Buffer) => infer Req }
-  ? Req
-  : never;
+export type RequestOf<D, M extends MethodName<D>> = D[M] extends { requestDeserialize: (bytes: Buffer) => infer Req } ? Req : never;
 
-export type ResponseOf<D, M extends MethodName<D>> = D[M] extends { responseDeserialize: (bytes: Buffer) => infer Res }
-  ? Res
-  : never;
+export type ResponseOf<D, M extends MethodName<D>> = D[M] extends { responseDeserialize: (bytes: Buffer) => infer Res } ? Res : never;
 
 /**
  * The handler object a server passes to GrpcServer.addService, keyed by the method names of the .proto.

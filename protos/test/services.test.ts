@@ -48,15 +48,16 @@ describe("protos", () => {
 
     it("fills absent fields with proto3 defaults but leaves `optional` fields out, so handlers can tell them apart", () => {
       const checkPermission = membershipService.definition.CheckPermission;
-      const decoded = checkPermission.requestDeserialize(
-        checkPermission.requestSerialize({ user_id: "u1", permission: "document.read" }),
-      );
+      const decoded = checkPermission.requestDeserialize(checkPermission.requestSerialize({ user_id: "u1", permission: "document.read" }));
       expect(decoded).to.deep.equal({ user_id: "u1", organization_id: "", permission: "document.read" });
     });
 
     it("keeps JSON string fields byte for byte", () => {
       const getDocument = documentService.definition.GetDocument;
-      const annotations = JSON.stringify([{ key: "total_due", value: "1 234,50", numericValue: 1234.5 }, { key: "poznámka", value: "€ ✓" }]);
+      const annotations = JSON.stringify([
+        { key: "total_due", value: "1 234,50", numericValue: 1234.5 },
+        { key: "poznámka", value: "€ ✓" },
+      ]);
       const decoded = getDocument.responseDeserialize(
         getDocument.responseSerialize({ document: { id: "d1", annotations_json: annotations, version: 7 } }),
       );
@@ -82,7 +83,12 @@ describe("protos", () => {
       },
       async CreateOrganization(request) {
         return {
-          organization: { id: "o1", humanized_id: request.humanized_id ?? "derived", name: request.name, created_at: "2025-01-01T00:00:00.000Z" },
+          organization: {
+            id: "o1",
+            humanized_id: request.humanized_id ?? "derived",
+            name: request.name,
+            created_at: "2025-01-01T00:00:00.000Z",
+          },
           created: true,
         };
       },
@@ -121,9 +127,10 @@ describe("protos", () => {
     });
 
     it("delivers a NotFoundError thrown by the handler as a NotFoundError to the caller", async () => {
-      const error = await client
-        .checkPermission({ user_id: "u1", organization_id: "o1", permission: "document.read" })
-        .then(() => undefined, (reason: unknown) => reason);
+      const error = await client.checkPermission({ user_id: "u1", organization_id: "o1", permission: "document.read" }).then(
+        () => undefined,
+        (reason: unknown) => reason,
+      );
       expect(error).to.be.instanceOf(NotFoundError);
       expect((error as NotFoundError).message).to.equal("No such organization.");
     });

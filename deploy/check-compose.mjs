@@ -1,0 +1,329 @@
+#!/usr/bin/env node
+// Keeps docker-compose.yml and deploy/Dockerfile true to the repository: every process
+// (the gateway and each folder of services/) is in both, on the same ports, and the
+// compose stack keeps its promises: only the gateway is published, everything has a
+// health check, start-up order waits for health, secrets are never given values.
+//
+//   node deploy/check-compose.mjs          prints one line per check and "N passed, N failed"
+//   import { checkCompose } from "./deploy/check-compose.mjs"   returns the results
+//
+// The compose file is read with the `yaml` or `js-yaml` package when one is installed,
+// else through `docker compose config --no-interpolate`. When the Docker Compose CLI is
+// there, `docker compose config` also validates the file against the Compose schema.
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const defaultRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const infrastructure = ["postgres", "nats"];
+const secrets = { AUTH_KEY_ENCRYPTION_KEY: "auth", WEBHOOK_KEY_ENCRYPTION_KEY: "webhook" };
+
+/** The processes docex runs: the gateway and every workspace folder under services/. */
+function expectedProcesses(root) {
+  const servicesDir = path.join(root, "services");
+  const services = readdirSync(servicesDir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(path.join(servicesDir, entry.name, "package.json")))
+    .map((entry) => entry.name)
+    .sort();
+  return { services, processes: ["gateway", ...services] };
+}
+
+async function yamlParser() {
+  try {
+    const { parse } = await import("yaml");
+    return { name: "yaml", parse: (text) => parse(text, { merge: true }) };
+  } catch {}
+  try {
+    const jsYaml = await import("js-yaml");
+    const load = jsYaml.load ?? jsYaml.default.load;
+    return { name: "js-yaml", parse: (text) => load(text) };
+  } catch {}
+  return undefined;
+}
+
+function dockerCompose(root, args, env = {}) {
+  const result = spawnSync("docker", ["compose", "--env-file", "/dev/null", "-f", path.join(root, "docker-compose.yml"), ...args], {
+    cwd: root,
+    encoding: "utf8",
+    env: { ...process.env, ...env },
+  });
+  return { ran: !result.error, status: result.status, stdout: result.stdout ?? "", stderr: result.stderr ?? "" };
+}
+
+function hasComposeCli(root) {
+  return dockerCompose(root, ["version"]).status === 0;
+}
+
+async function readCompose(root) {
+  const parser = await yamlParser();
+  if (parser) return { via: parser.name, model: parser.parse(readFileSync(path.join(root, "docker-compose.yml"), "utf8")) };
+  const result = dockerCompose(root, ["config", "--no-interpolate", "--format", "json"]);
+  if (result.status === 0) return { via: "docker compose config", model: JSON.parse(result.stdout) };
+  throw new Error("no YAML parser (`yaml` or `js-yaml`) is installed and `docker compose config` is not available");
+}
+
+/** Environment as a map, whether written as a map or as a list of KEY=VALUE. */
+function environmentOf(service) {
+  const env = service.environment ?? {};
+  if (!Array.isArray(env)) return env;
+  return Object.fromEntries(
+    env.map((entry) => {
+      const index = entry.indexOf("=");
+      return index === -1 ? [entry, null] : [entry.slice(0, index), entry.slice(index + 1)];
+    }),
+  );
+}
+
+/** depends_on as name → condition; the short list form means `service_started`. */
+function dependenciesOf(service) {
+  const dependsOn = service.depends_on ?? {};
+  if (Array.isArray(dependsOn)) return Object.fromEntries(dependsOn.map((name) => [name, "service_started"]));
+  return Object.fromEntries(Object.entries(dependsOn).map(([name, spec]) => [name, spec?.condition ?? "service_started"]));
+}
+
+function buildArgsOf(service) {
+  const args = service.build?.args ?? {};
+  if (!Array.isArray(args)) return args;
+  return Object.fromEntries(args.map((entry) => entry.split(/=(.*)/s, 2)));
+}
+
+/** Published ports as container ports; a port spec without a host part is still published. */
+function publishedPortsOf(service) {
+  return (service.ports ?? []).map((port) => {
+    if (typeof port === "object") return Number(port.target);
+    const spec = String(port).split("/")[0];
+    return Number(spec.split(":").at(-1).split("-")[0]);
+  });
+}
+
+/** Per `svc-<name>` stage of the Dockerfile: its ENV ports and its CMD. */
+function dockerfileStages(text) {
+  const stages = {};
+  let current;
+  for (const line of text.split("\n")) {
+    const from = line.match(/^FROM\s+\S+\s+AS\s+svc-([a-z0-9-]+)\s*$/i);
+    if (from) {
+      current = stages[from[1]] = { env: {}, cmd: undefined, expose: [] };
+      continue;
+    }
+    if (/^FROM\s/i.test(line)) {
+      current = undefined;
+      continue;
+    }
+    if (!current) continue;
+    const env = line.match(/^ENV\s+(.+)$/);
+    if (env) for (const [, key, value] of env[1].matchAll(/([A-Z_]+)=(\S+)/g)) current.env[key] = value;
+    const expose = line.match(/^EXPOSE\s+(.+)$/);
+    if (expose) current.expose = expose[1].trim().split(/\s+/).map(Number);
+    const cmd = line.match(/^CMD\s+(\[.*\])\s*$/);
+    if (cmd) current.cmd = JSON.parse(cmd[1]);
+  }
+  return stages;
+}
+
+/** The port table the kit defaults to (`npm start`), when its source can be read. */
+function kitPorts(root) {
+  const file = path.join(root, "packages", "kit", "src", "config.ts");
+  if (!existsSync(file)) return undefined;
+  const table = {};
+  for (const [, name, http, grpc] of readFileSync(file, "utf8").matchAll(/(\w+): \{ http: (\d+), grpc: (\d+) \}/g)) {
+    table[name] = { http: Number(http), grpc: Number(grpc) };
+  }
+  return Object.keys(table).length > 0 ? table : undefined;
+}
+
+export async function checkCompose({ root = defaultRoot } = {}) {
+  const results = [];
+  const check = (name, problems) => {
+    const list = (Array.isArray(problems) ? problems : [problems]).filter(Boolean);
+    results.push({ name, ok: list.length === 0, detail: list.join("; ") });
+  };
+
+  const { services: serviceNames, processes } = expectedProcesses(root);
+  let compose;
+  try {
+    compose = await readCompose(root);
+    check(`docker-compose.yml parses (via ${compose.via})`, []);
+  } catch (error) {
+    check("docker-compose.yml parses", error.message);
+    return results;
+  }
+  const services = compose.model?.services ?? {};
+  const stages = dockerfileStages(readFileSync(path.join(root, "deploy", "Dockerfile"), "utf8"));
+  const dirOf = (name) => (name === "gateway" ? "gateway" : `services/${name}`);
+  const upper = (name) => name.toUpperCase();
+
+  const expectedNames = [...infrastructure, ...processes].sort();
+  const actualNames = Object.keys(services).sort();
+  check("compose has exactly postgres, nats, the gateway and every service in services/", [
+    ...expectedNames.filter((name) => !actualNames.includes(name)).map((name) => `missing ${name}`),
+    ...actualNames.filter((name) => !expectedNames.includes(name)).map((name) => `unexpected ${name}`),
+  ]);
+
+  for (const name of processes) {
+    const service = services[name];
+    if (!service) continue;
+    const build = service.build ?? {};
+    const context = path.resolve(root, build.context ?? "");
+    check(`${name} is built from deploy/Dockerfile at the repository root with SERVICE=${name}`, [
+      context !== root && `context is ${build.context}`,
+      path.normalize(build.dockerfile ?? "") !== path.normalize("deploy/Dockerfile") && `dockerfile is ${build.dockerfile}`,
+      buildArgsOf(service).SERVICE !== name && `build arg SERVICE is ${buildArgsOf(service).SERVICE}`,
+    ]);
+  }
+
+  check(
+    "only the gateway publishes ports, and only 8080",
+    Object.entries(services).flatMap(([name, service]) => {
+      const ports = publishedPortsOf(service);
+      if (name === "gateway")
+        return ports.length === 1 && ports[0] === 8080 ? [] : [`gateway publishes ${JSON.stringify(service.ports ?? [])}`];
+      return [
+        ports.length > 0 && `${name} publishes ${JSON.stringify(service.ports)}`,
+        service.network_mode === "host" && `${name} uses the host network`,
+      ];
+    }),
+  );
+
+  check(
+    "every service has a health check",
+    Object.entries(services).map(([name, service]) => {
+      const test = service.healthcheck?.test;
+      const testList = Array.isArray(test) ? test : test ? [test] : [];
+      if (service.healthcheck?.disable || testList.length === 0 || testList[0] === "NONE") return `${name} has none`;
+      return undefined;
+    }),
+  );
+
+  check(
+    "every depends_on waits for service_healthy of a service that exists",
+    Object.entries(services).flatMap(([name, service]) =>
+      Object.entries(dependenciesOf(service)).map(([dependency, condition]) => {
+        if (!services[dependency]) return `${name} depends on unknown ${dependency}`;
+        return condition === "service_healthy" ? undefined : `${name} → ${dependency} waits for ${condition}`;
+      }),
+    ),
+  );
+
+  check("every service waits for postgres and nats; the gateway waits for every service", [
+    ...serviceNames
+      .filter((name) => services[name])
+      .flatMap((name) => {
+        const dependencies = Object.keys(dependenciesOf(services[name]));
+        return infrastructure
+          .filter((dependency) => !dependencies.includes(dependency))
+          .map((dependency) => `${name} does not wait for ${dependency}`);
+      }),
+    ...serviceNames
+      .filter((name) => !Object.keys(dependenciesOf(services.gateway ?? {})).includes(name))
+      .map((name) => `gateway does not wait for ${name}`),
+  ]);
+
+  for (const name of processes) {
+    const stage = stages[name];
+    if (!stage) {
+      check(`deploy/Dockerfile has a svc-${name} stage`, `no stage svc-${name}`);
+      continue;
+    }
+    const main = `${dirOf(name)}/dist/main.js`;
+    const manifest = path.join(root, dirOf(name), "package.json");
+    const packageName = existsSync(manifest) ? JSON.parse(readFileSync(manifest, "utf8")).name : undefined;
+    const portVar = name === "gateway" ? "GATEWAY_PORT" : "PORT";
+    const expose = name === "gateway" ? [stage.env.GATEWAY_PORT] : [stage.env.PORT, stage.env.GRPC_PORT];
+    check(`deploy/Dockerfile stage svc-${name} runs ${main} and exposes its ports`, [
+      JSON.stringify(stage.cmd) !== JSON.stringify(["node", main]) && `CMD is ${JSON.stringify(stage.cmd)}`,
+      packageName !== `@docex/${name}` && `${dirOf(name)}/package.json is named ${packageName}, the build filters on @docex/${name}`,
+      !stage.env[portVar] && `no ENV ${portVar}`,
+      name !== "gateway" && !stage.env.GRPC_PORT && "no ENV GRPC_PORT",
+      JSON.stringify(stage.expose) !== JSON.stringify(expose.map(Number)) && `EXPOSE ${stage.expose.join(" ")}`,
+    ]);
+  }
+
+  const gatewayEnv = environmentOf(services.gateway ?? {});
+  const kit = kitPorts(root);
+  for (const name of serviceNames) {
+    const stage = stages[name];
+    const service = services[name];
+    if (!stage || !service) continue;
+    const { PORT: http, GRPC_PORT: grpc } = stage.env;
+    const env = environmentOf(service);
+    const problems = [
+      env.PORT !== undefined && String(env.PORT) !== http && `compose PORT ${env.PORT} ≠ image ${http}`,
+      env.GRPC_PORT !== undefined && String(env.GRPC_PORT) !== grpc && `compose GRPC_PORT ${env.GRPC_PORT} ≠ image ${grpc}`,
+      String(gatewayEnv[`${upper(name)}_URL`]) !== `http://${name}:${http}` &&
+        `gateway ${upper(name)}_URL is ${gatewayEnv[`${upper(name)}_URL`]}`,
+      kit?.[name] &&
+        (kit[name].http !== Number(http) || kit[name].grpc !== Number(grpc)) &&
+        `kit SERVICE_PORTS has ${JSON.stringify(kit[name])}`,
+    ];
+    for (const caller of serviceNames.filter((other) => services[other])) {
+      const address = environmentOf(services[caller])[`${upper(name)}_GRPC_ADDR`];
+      if (String(address) !== `${name}:${grpc}`) problems.push(`${caller} has ${upper(name)}_GRPC_ADDR=${address}`);
+    }
+    check(`${name} is reached on http ${http} and grpc ${grpc} everywhere`, problems);
+  }
+
+  check(
+    "every process listens on all interfaces of its container and uses the compose Postgres and NATS",
+    processes
+      .filter((name) => services[name])
+      .flatMap((name) => {
+        const env = environmentOf(services[name]);
+        return [
+          env.HOST !== undefined && env.HOST !== "0.0.0.0" && `${name} sets HOST=${env.HOST}`,
+          name !== "gateway" &&
+            env.DATABASE_URL !== "postgres://postgres:postgres@postgres:5432/postgres" &&
+            `${name} DATABASE_URL=${env.DATABASE_URL}`,
+          name !== "gateway" && env.NATS_URL !== "nats://nats:4222" && `${name} NATS_URL=${env.NATS_URL}`,
+        ];
+      }),
+  );
+
+  check(
+    "encryption keys are required variables, given to their service only",
+    Object.entries(secrets).flatMap(([variable, owner]) =>
+      Object.entries(services).map(([name, service]) => {
+        const value = environmentOf(service)[variable];
+        if (name !== owner) return value === undefined ? undefined : `${name} receives ${variable}`;
+        const required = new RegExp(`^\\$\\{${variable}:\\?[^}]+\\}$`);
+        return typeof value === "string" && required.test(value)
+          ? undefined
+          : `${owner} ${variable} is ${JSON.stringify(value)}, not \${${variable}:?message}`;
+      }),
+    ),
+  );
+
+  const allowPrivate = environmentOf(services.webhook ?? {}).WEBHOOK_ALLOW_PRIVATE_TARGETS;
+  check(
+    "webhook refuses private targets (WEBHOOK_ALLOW_PRIVATE_TARGETS=false)",
+    String(allowPrivate) !== "false" && `it is ${allowPrivate}`,
+  );
+
+  if (hasComposeCli(root)) {
+    const dummies = Object.fromEntries(Object.keys(secrets).map((variable) => [variable, "ZHVtbXk="]));
+    const valid = dockerCompose(root, ["config", "--quiet"], dummies);
+    check("docker compose config accepts the file", valid.status === 0 ? [] : valid.stderr.trim());
+    const withoutKeys = dockerCompose(
+      root,
+      ["config", "--quiet"],
+      Object.fromEntries(Object.keys(secrets).map((variable) => [variable, ""])),
+    );
+    check(
+      "docker compose config refuses to run without the encryption keys",
+      withoutKeys.status !== 0 && /KEY_ENCRYPTION_KEY/.test(withoutKeys.stderr) ? [] : "it accepted a file without them",
+    );
+  } else {
+    results.push({ name: "docker compose config: skipped, the Docker Compose CLI is not installed", ok: true, skipped: true, detail: "" });
+  }
+  return results;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  const results = await checkCompose();
+  for (const result of results) console.log(`${result.ok ? "ok" : "not ok"} - ${result.name}${result.detail ? `: ${result.detail}` : ""}`);
+  const failed = results.filter((result) => !result.ok).length;
+  const skipped = results.filter((result) => result.skipped).length;
+  console.log(`${results.length - failed - skipped} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
+  process.exitCode = failed > 0 ? 1 : 0;
+}

@@ -1,0 +1,183 @@
+import {
+  bearerTokenOf,
+  type Caller,
+  type Logger,
+  MethodNotAllowedError,
+  type Metrics,
+  NotFoundError,
+  PayloadTooLargeError,
+  problemErrorHandler,
+  RateLimitedError,
+  type Readiness,
+  type ServiceName,
+  requestIdFrom,
+  sendProblem,
+  UnauthorizedError,
+} from "@docex/kit";
+import express, { type Express, type Request, type RequestHandler, type Response } from "express";
+import { type RateLimitInfo, rateLimit } from "express-rate-limit";
+import { RouteMatcher } from "./route-matcher.js";
+import { DEFAULT_BODY_LIMIT_BYTES, ROUTES, type RouteDefinition } from "./routes.js";
+import { createServiceProxy } from "./service-proxy.js";
+import type { UpstreamPool } from "./upstream-pool.js";
+
+export interface GatewayDeps {
+  logger: Logger;
+  metrics: Metrics;
+  readiness: Readiness;
+  /** Verifies access tokens; kit's `TokenVerifier` against the auth service's JWKS. */
+  verifier: { verify(token: string): Promise<Caller> };
+  upstreams: UpstreamPool;
+  /** Requests per client address and minute; 0 turns the limit off. */
+  rateLimitPerMinute: number;
+  /** Longest silence from a service before the gateway answers 504. */
+  upstreamTimeoutMs: number;
+  /** The route table; `ROUTES` unless a test narrows it. */
+  routes?: readonly RouteDefinition[];
+}
+
+interface GatewayLocals {
+  /** The route template, the label of metrics and access logs. */
+  routeTemplate?: string;
+  route?: RouteDefinition;
+}
+
+const localsOf = (res: Response) => res.locals as GatewayLocals;
+
+/**
+ * The gateway app: request ids, health and metrics, a rate limit per client address, the
+ * route table, body limits, the access-token check of non-public routes, and a streaming
+ * proxy to the owning service. It does not listen.
+ *
+ * Built from kit's pieces rather than `createHttpApp`, which parses JSON bodies: the gateway
+ * must stream them to the service untouched.
+ */
+export function createGateway(deps: GatewayDeps): Express {
+  const { logger, metrics, readiness } = deps;
+  const matcher = new RouteMatcher(deps.routes ?? ROUTES);
+  const proxies = new Map<ServiceName, RequestHandler>(
+    deps.upstreams.all().map((upstream) => [
+      upstream.service,
+      createServiceProxy({
+        upstream,
+        timeoutMs: deps.upstreamTimeoutMs,
+        logger,
+        bodyLimitOf: (req) => localsOf(req.res as Response).route?.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
+      }),
+    ]),
+  );
+
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  app.set("trust proxy", "loopback, linklocal, uniquelocal");
+
+  app.use(beginRequest(logger, metrics));
+
+  app.get("/healthz", (_req, res) => {
+    res.json({ status: "ok" });
+  });
+  app.get("/readyz", async (_req, res) => {
+    const report = await readiness.report();
+    res.status(report.ready ? 200 : 503).json({ status: report.ready ? "ready" : "not_ready", checks: report.checks });
+  });
+  app.get("/metrics", async (_req, res) => {
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+
+  if (deps.rateLimitPerMinute > 0) app.use(limitRatePerClient(deps.rateLimitPerMinute));
+  app.use(resolveRoute(matcher));
+  app.use(enforceBodyLimit);
+  app.use(authenticateUnlessPublic(deps.verifier));
+  app.use((req, res, next) => {
+    const route = localsOf(res).route!;
+    const proxy = proxies.get(route.service);
+    if (!proxy) return next(new Error(`No proxy for the ${route.service} service.`));
+    proxy(req, res, next);
+  });
+  app.use(problemErrorHandler(logger));
+  return app;
+}
+
+/**
+ * Request id (kept from the client when sane, else generated; echoed and forwarded), the
+ * removal of client-sent `x-user-*` headers, the duration metric and the access log line.
+ */
+function beginRequest(logger: Logger, metrics: Metrics): RequestHandler {
+  return (req, res, next) => {
+    req.requestId = requestIdFrom(req.headers["x-request-id"]);
+    req.headers["x-request-id"] = req.requestId;
+    res.setHeader("x-request-id", req.requestId);
+    for (const name of Object.keys(req.headers)) {
+      if (name.startsWith("x-user-")) delete req.headers[name];
+    }
+    const started = process.hrtime.bigint();
+    res.on("finish", () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const route = localsOf(res).routeTemplate ?? (req.route?.path ? String(req.route.path) : "unmatched");
+      const status = res.statusCode;
+      metrics.httpDuration.observe({ route, method: req.method, status_code: String(status) }, seconds);
+      const level = status >= 500 ? "error" : status >= 400 ? "info" : "debug";
+      if (logger.isLevelEnabled(level)) {
+        logger[level](
+          { request_id: req.requestId, method: req.method, route, status_code: status, duration_ms: Math.round(seconds * 1e4) / 10 },
+          "request completed",
+        );
+      }
+    });
+    next();
+  };
+}
+
+function limitRatePerClient(perMinute: number): RequestHandler {
+  return rateLimit({
+    windowMs: 60_000,
+    limit: perMinute,
+    standardHeaders: "draft-7",
+    legacyHeaders: false,
+    handler: (req, res) => {
+      const resetTime = (req as Request & { rateLimit?: RateLimitInfo }).rateLimit?.resetTime;
+      const seconds = resetTime ? Math.ceil((resetTime.getTime() - Date.now()) / 1000) : 60;
+      sendProblem(res, new RateLimitedError(Math.max(1, seconds)), req.requestId);
+    },
+  });
+}
+
+/** Unknown paths (and everything outside /api/v2) are 404, known paths with another method 405; neither is proxied. */
+function resolveRoute(matcher: RouteMatcher): RequestHandler {
+  return (req, res, next) => {
+    const match = matcher.match(req.method, req.path);
+    switch (match.kind) {
+      case "not_found":
+        return next(new NotFoundError(`No route for ${req.method} ${req.path}.`, "route_not_found"));
+      case "method_not_allowed":
+        localsOf(res).routeTemplate = match.template;
+        res.setHeader("allow", match.allow.join(", "));
+        return next(new MethodNotAllowedError(match.allow));
+      case "found":
+        localsOf(res).routeTemplate = match.template;
+        localsOf(res).route = match.route;
+        return next();
+    }
+  };
+}
+
+/** A declared body over the limit is refused before a byte goes upstream; a chunked one is counted while it streams. */
+const enforceBodyLimit: RequestHandler = (req, res, next) => {
+  const declared = req.headers["content-length"];
+  if (declared !== undefined && Number(declared) > localsOf(res).route!.bodyLimitBytes) return next(new PayloadTooLargeError());
+  next();
+};
+
+/** Non-public routes need a valid access token before anything reaches a service; services verify it again. */
+function authenticateUnlessPublic(verifier: GatewayDeps["verifier"]): RequestHandler {
+  return (req, res, next) => {
+    if (localsOf(res).route!.access === "public") return next();
+    const token = bearerTokenOf(req.headers.authorization);
+    if (!token) return next(new UnauthorizedError("A bearer access token is required.", "missing_token"));
+    verifier.verify(token).then((caller) => {
+      req.caller = caller;
+      next();
+    }, next);
+  };
+}

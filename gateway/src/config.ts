@@ -1,0 +1,40 @@
+import { port, SERVICE_NAMES, SERVICE_PORTS, type ServiceName } from "@docex/kit";
+import { z } from "zod";
+
+const serviceUrl = (name: ServiceName) => z.url().default(`http://127.0.0.1:${SERVICE_PORTS[name].http}`);
+
+export const gatewayConfigSchema = z
+  .object({
+    HOST: z.string().default("127.0.0.1"),
+    GATEWAY_PORT: port.default(SERVICE_PORTS.gateway.http),
+    LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    AUTH_URL: serviceUrl("auth"),
+    MEMBERSHIP_URL: serviceUrl("membership"),
+    DOCUMENT_URL: serviceUrl("document"),
+    AUTOMATION_URL: serviceUrl("automation"),
+    LEARNING_URL: serviceUrl("learning"),
+    REGISTER_URL: serviceUrl("register"),
+    WEBHOOK_URL: serviceUrl("webhook"),
+    /** Defaults to the auth service's own JWKS endpoint under AUTH_URL. */
+    AUTH_JWKS_URL: z.url().optional(),
+    JWT_ISSUER: z.string().min(1).default("docex"),
+    JWT_AUDIENCE: z.string().min(1).default("docex-api"),
+    /** Requests per client address and minute; 0 turns the limit off. */
+    GATEWAY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
+    GATEWAY_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
+    SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(20_000),
+  })
+  .transform((config) => ({
+    ...config,
+    AUTH_JWKS_URL: config.AUTH_JWKS_URL ?? `${config.AUTH_URL.replace(/\/+$/, "")}/api/v2/auth/.well-known/jwks.json`,
+  }));
+
+export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
+
+/** The base URL of each service, from its `<NAME>_URL` variable. */
+export function upstreamUrlsOf(config: GatewayConfig): Record<ServiceName, string> {
+  return Object.fromEntries(SERVICE_NAMES.map((name) => [name, config[`${name.toUpperCase() as Uppercase<ServiceName>}_URL`]])) as Record<
+    ServiceName,
+    string
+  >;
+}

@@ -1,0 +1,36 @@
+import type { AddressInfo } from "node:net";
+import { closeHttp, createLogger, listen, loadConfigOrExit, Metrics, Readiness, runUntilSignalled, TokenVerifier } from "@docex/kit";
+import { createGateway } from "./app.js";
+import { gatewayConfigSchema, upstreamUrlsOf } from "./config.js";
+import { jwksAnswers } from "./jwks-check.js";
+import { UpstreamPool } from "./upstream-pool.js";
+
+const config = loadConfigOrExit(gatewayConfigSchema);
+const logger = createLogger("gateway", config.LOG_LEVEL);
+
+await runUntilSignalled(async () => {
+  const metrics = new Metrics("gateway");
+  const readiness = new Readiness();
+  readiness.add("auth_jwks", () => jwksAnswers(config.AUTH_JWKS_URL));
+  const verifier = new TokenVerifier({ jwksUri: config.AUTH_JWKS_URL, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
+  const upstreams = new UpstreamPool(upstreamUrlsOf(config));
+  const app = createGateway({
+    logger,
+    metrics,
+    readiness,
+    verifier,
+    upstreams,
+    rateLimitPerMinute: config.GATEWAY_RATE_LIMIT_PER_MINUTE,
+    upstreamTimeoutMs: config.GATEWAY_UPSTREAM_TIMEOUT_MS,
+  });
+  const server = await listen(app, config.HOST, config.GATEWAY_PORT);
+  logger.info({ http_port: (server.address() as AddressInfo).port, upstreams: upstreamUrlsOf(config) }, "gateway started");
+  return {
+    async stop() {
+      readiness.drain();
+      await closeHttp(server, config.SHUTDOWN_TIMEOUT_MS);
+      upstreams.destroy();
+      logger.info("gateway stopped");
+    },
+  };
+}, logger);

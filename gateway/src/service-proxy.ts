@@ -1,0 +1,88 @@
+import type { ClientRequest } from "node:http";
+import { type DomainError, type Logger, PayloadTooLargeError, sendProblem, UpstreamError } from "@docex/kit";
+import type { Request, RequestHandler, Response } from "express";
+import { createProxyMiddleware } from "http-proxy-middleware";
+import type { Upstream } from "./upstream-pool.js";
+
+export interface ServiceProxyOptions {
+  upstream: Upstream;
+  /** Longest silence from the service before the gateway answers 504. */
+  timeoutMs: number;
+  logger: Logger;
+  /** Largest body of this request; enforced while streaming when no `content-length` says it up front. */
+  bodyLimitOf: (req: Request) => number;
+}
+
+/** Why a proxied request failed, when the gateway itself cut it short. */
+const cutShort = new WeakMap<Request, "timeout" | "too_large">();
+
+const UNREACHABLE = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "EADDRNOTAVAIL"]);
+const TIMED_OUT = new Set(["ETIMEDOUT", "ESOCKETTIMEDOUT"]);
+
+/**
+ * A streaming reverse proxy to one service: the body is piped, never parsed, and failures
+ * of the service become problem+json with the request id (503 unreachable, 504 too slow,
+ * 502 anything else).
+ */
+export function createServiceProxy(options: ServiceProxyOptions): RequestHandler {
+  const { upstream, logger } = options;
+  const proxy = createProxyMiddleware<Request, Response>({
+    target: upstream.url,
+    agent: upstream.agent,
+    changeOrigin: true,
+    xfwd: true,
+    proxyTimeout: options.timeoutMs,
+    on: {
+      proxyReq: (proxyReq, req) => {
+        proxyReq.once("timeout", () => cutShort.set(req, "timeout"));
+        if (req.headers["content-length"] === undefined) limitStreamedBody(req, proxyReq, options.bodyLimitOf(req));
+      },
+      error: (error, req, res) => {
+        const failure = upstreamFailureOf(error as NodeJS.ErrnoException, cutShort.get(req));
+        logger.warn({ err: error, request_id: req.requestId, service: upstream.service, status: failure.status }, "proxied request failed");
+        if (!isResponse(res)) return;
+        if (res.headersSent) {
+          res.destroy();
+          return;
+        }
+        if (cutShort.get(req) === "too_large") {
+          // The rest of the body is drained, not parsed, and the connection is not reused.
+          req.resume();
+          res.setHeader("connection", "close");
+        }
+        sendProblem(res, failure, req.requestId);
+      },
+    },
+  });
+  return (req, res, next) => {
+    proxy(req, res, next).catch(next);
+  };
+}
+
+export function upstreamFailureOf(error: NodeJS.ErrnoException, reason: "timeout" | "too_large" | undefined): DomainError {
+  if (reason === "too_large") return new PayloadTooLargeError();
+  if (reason === "timeout" || TIMED_OUT.has(error.code ?? "")) {
+    return new UpstreamError(504, "The service behind this endpoint did not answer in time.", "gateway_timeout");
+  }
+  if (UNREACHABLE.has(error.code ?? "")) {
+    return new UpstreamError(503, "The service behind this endpoint is unavailable; try again shortly.", "service_unavailable");
+  }
+  return new UpstreamError(502, "The service behind this endpoint failed to answer properly.", "bad_gateway");
+}
+
+/** A chunked body cannot be judged by its header; count it as it passes and cut it off past the limit. */
+function limitStreamedBody(req: Request, proxyReq: ClientRequest, limit: number): void {
+  let received = 0;
+  const count = (chunk: Buffer) => {
+    received += chunk.length;
+    if (received <= limit) return;
+    req.off("data", count);
+    cutShort.set(req, "too_large");
+    proxyReq.destroy(Object.assign(new Error("The request body exceeds the limit."), { code: "EBODYTOOLARGE" }));
+  };
+  req.on("data", count);
+}
+
+function isResponse(res: unknown): res is Response {
+  return typeof (res as Response | undefined)?.writeHead === "function";
+}

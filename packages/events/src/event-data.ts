@@ -1,0 +1,162 @@
+import { z } from "zod";
+import { annotationSchema } from "./annotation.js";
+
+// Postgres stores any 8-4-4-4-12 hex string as a uuid, so an event must not be stricter than the tables it reports on.
+export const uuidSchema = z.guid();
+
+export const ROLES = ["owner", "supervisor", "admin", "editor", "approver", "viewer"] as const;
+export type Role = (typeof ROLES)[number];
+
+export const DOCUMENT_STATUSES = [
+  "received",
+  "extracting",
+  "extraction_failed",
+  "to_validate",
+  "in_approval",
+  "ready_to_export",
+  "exporting",
+  "exported",
+  "export_failed",
+  "postponed",
+  "rejected",
+  "deleted",
+] as const;
+export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
+
+export const UI_LOCALES = ["cs_CZ", "en_GB", "cs", "en"] as const;
+export type UiLocale = (typeof UI_LOCALES)[number];
+
+export const MAIL_TEMPLATES = ["magic_link", "password_reset", "onboarding_pin", "invitation"] as const;
+export type MailTemplate = (typeof MAIL_TEMPLATES)[number];
+
+const role = z.enum(ROLES);
+const documentStatus = z.enum(DOCUMENT_STATUSES);
+const confidence = z.number().min(0).max(100);
+const version = z.number().int().nonnegative();
+const visibility = z.enum(["visible", "hidden"]);
+
+export const userOnboardedData = z.object({
+  user_id: uuidSchema,
+  email: z.email(),
+  company: z.string().nullable(),
+  vat_id: z.string().nullable(),
+  register_id: z.string().nullable(),
+  erp: z.string().nullable(),
+  invoice_count: z.number().nonnegative().nullable(),
+  ui_locale: z.enum(UI_LOCALES),
+});
+
+// Strict: a token, PIN or link added by mistake is rejected instead of travelling through the stream.
+export const mailRequestedData = z.strictObject({
+  recipient: z.email(),
+  template: z.enum(MAIL_TEMPLATES),
+  locale: z.string().min(1),
+  user_id: uuidSchema.optional(),
+});
+
+export const membershipChangedData = z.object({
+  organization_id: uuidSchema,
+  user_id: uuidSchema,
+  /** Null once the membership is removed. */
+  role: role.nullable(),
+  /** Null when the membership is new. */
+  previous_role: role.nullable(),
+  /** Null means every queue of the organization. */
+  queue_ids: z.array(uuidSchema).nullable(),
+  status: z.enum(["active", "invited", "deactivated", "removed"]),
+});
+
+export const organizationCreatedData = z.object({
+  organization_id: uuidSchema,
+  humanized_id: z.string().min(1),
+  name: z.string().min(1),
+  owner_user_id: uuidSchema,
+});
+
+export const queueCreatedData = z.object({
+  workspace_id: uuidSchema,
+  queue_id: uuidSchema,
+  organization_id: uuidSchema,
+});
+
+export const documentExtractedData = z.object({
+  document_id: uuidSchema,
+  queue_id: uuidSchema,
+  workspace_id: uuidSchema,
+  organization_id: uuidSchema,
+  annotations: z.array(annotationSchema),
+  confidence: confidence.nullable(),
+  version,
+});
+
+export const documentAnnotationsChangedData = z.object({
+  document_id: uuidSchema,
+  queue_id: uuidSchema,
+  workspace_id: uuidSchema,
+  /** Null when a service (automation, learning, validation) made the change. */
+  user_id: uuidSchema.nullable(),
+  previous_annotations: z.array(annotationSchema),
+  annotations: z.array(annotationSchema),
+  version,
+});
+
+export const documentStatusChangedData = z.object({
+  document_id: uuidSchema,
+  queue_id: uuidSchema,
+  workspace_id: uuidSchema,
+  status: documentStatus,
+  previous_status: documentStatus,
+  user_id: uuidSchema.nullable(),
+});
+
+export const automationAppliedData = z.object({
+  document_id: uuidSchema,
+  queue_id: uuidSchema,
+  applied_rules: z.array(uuidSchema),
+  /** The status automation moved the document to; null when it left the status alone. */
+  status: documentStatus.nullable(),
+});
+
+/** Identified by tax_id, else register_id, else name. */
+export const supplierSchema = z.object({
+  tax_id: z.string().nullable(),
+  register_id: z.string().nullable(),
+  name: z.string().nullable(),
+});
+
+const learningFeedbackCommon = {
+  queue_id: uuidSchema,
+  /** Null for POST /queues/{queue_id}/relearn. */
+  document_id: uuidSchema.nullable(),
+  supplier: supplierSchema,
+};
+
+export const learningFeedbackData = z.discriminatedUnion("kind", [
+  z.object({
+    ...learningFeedbackCommon,
+    kind: z.literal("learn"),
+    payload: z.object({
+      /** The annotation set of the learn request, as sent (snake_case value objects). */
+      annotations: z.record(z.string(), z.array(z.unknown())),
+      line_items_visibility: visibility.nullable(),
+      tax_detail_visibility: visibility.nullable(),
+    }),
+  }),
+  z.object({
+    ...learningFeedbackCommon,
+    kind: z.literal("relearn"),
+    payload: z.object({
+      field_key: z.string().min(1),
+      /** Null tells the queue to forget the field for this supplier. */
+      value: z.string().nullable(),
+    }),
+  }),
+]);
+
+export const registerUpdatedData = z.object({
+  register_id: uuidSchema,
+  queue_id: uuidSchema,
+  name: z.string().min(1),
+  method: z.enum(["replace", "append", "upsert"]),
+  item_count: z.number().int().nonnegative(),
+});

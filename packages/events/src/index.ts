@@ -1,0 +1,3 @@
+export * from "./annotation.js";
+export * from "./envelope.js";
+export * from "./event-data.js";

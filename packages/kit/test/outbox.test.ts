@@ -1,0 +1,192 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { expect } from "chai";
+import type { Sequelize } from "sequelize";
+import { DEAD_LETTER_STREAM, type DeliveredMessage, EventBus, STREAM } from "../src/bus/event-bus.js";
+import { kitMigrations, Outbox } from "../src/bus/outbox.js";
+import { connectDatabase, runMigrations } from "../src/db/database.js";
+import { dropDatabase, eventually, natsUrl, serverUrl, silentLogger, uniqueName } from "./support.js";
+
+describe("outbox and JetStream bus (real Postgres and NATS)", () => {
+  const database = uniqueName("outbox");
+  // A subject of this run only, so other runs' events never interfere.
+  const subject = `docex.test_${randomBytes(4).toString("hex")}.happened`;
+  const durables: string[] = [];
+  let sequelize: Sequelize;
+  let bus: EventBus;
+
+  before(async () => {
+    sequelize = await connectDatabase({ serverUrl, database, logger: silentLogger });
+    await runMigrations(sequelize, kitMigrations, silentLogger);
+    bus = await EventBus.connect({ url: natsUrl, name: "kit-test", logger: silentLogger });
+  });
+
+  after(async () => {
+    const jsm = await jetstreamManager(bus.connection);
+    for (const durable of durables) await jsm.consumers.delete(STREAM, durable).catch(() => undefined);
+    await bus.close();
+    await sequelize.close();
+    await dropDatabase(database);
+  });
+
+  async function collect(durable: string, subjectFilter = subject) {
+    durables.push(durable);
+    const received: Array<{ payload: unknown; message: DeliveredMessage }> = [];
+    const consumerBus = await EventBus.connect({ url: natsUrl, name: durable, logger: silentLogger });
+    await consumerBus.subscribe({
+      durable,
+      subject: subjectFilter,
+      handler: async (payload, message) => {
+        received.push({ payload, message });
+      },
+    });
+    return { received, close: () => consumerBus.close() };
+  }
+
+  it("never publishes an event whose transaction rolled back, and publishes a committed one once", async () => {
+    const durable = `kit_test_${randomBytes(4).toString("hex")}`;
+    const consumer = await collect(durable);
+    const outbox = new Outbox({ sequelize, bus, logger: silentLogger, pollIntervalMs: 50 });
+    outbox.start();
+    try {
+      const rolledBack = randomUUID();
+      const committed = randomUUID();
+      await sequelize
+        .transaction(async (transaction) => {
+          await outbox.add(transaction, { id: rolledBack, subject, payload: { n: "rolled back" } });
+          throw new Error("abort");
+        })
+        .catch(() => undefined);
+      await sequelize.transaction((transaction) => outbox.add(transaction, { id: committed, subject, payload: { n: "committed" } }));
+      await eventually(() => (consumer.received.length >= 1 ? true : undefined));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(consumer.received.map((event) => event.message.msgId)).to.deep.equal([committed]);
+      expect(consumer.received[0]?.payload).to.deep.equal({ n: "committed" });
+    } finally {
+      await outbox.stop();
+      await consumer.close();
+    }
+  });
+
+  it("publishes a committed event exactly once even when the relay died between publishing and marking it", async () => {
+    const durable = `kit_test_${randomBytes(4).toString("hex")}`;
+    const consumer = await collect(durable);
+    const eventId = randomUUID();
+    const outbox = new Outbox({ sequelize, bus, logger: silentLogger, pollIntervalMs: 50 });
+    await sequelize.transaction((transaction) => outbox.add(transaction, { id: eventId, subject, payload: { n: 1 } }));
+    // The relay that died: it published the row but never marked it published.
+    await bus.publish(subject, { n: 1 }, { msgId: eventId });
+    outbox.start();
+    try {
+      await eventually(async () => {
+        const [rows] = await sequelize.query("SELECT 1 FROM outbox WHERE id = $1 AND published_at IS NOT NULL", { bind: [eventId] });
+        return rows.length ? true : undefined;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(consumer.received.filter((event) => event.message.msgId === eventId)).to.have.length(1);
+    } finally {
+      await outbox.stop();
+      await consumer.close();
+    }
+  });
+
+  it("publishes in commit order and keeps order across batches", async () => {
+    const durable = `kit_test_${randomBytes(4).toString("hex")}`;
+    const consumer = await collect(durable);
+    const outbox = new Outbox({ sequelize, bus, logger: silentLogger, batchSize: 7, pollIntervalMs: 50 });
+    const ids = Array.from({ length: 30 }, () => randomUUID());
+    for (const [index, id] of ids.entries()) {
+      await sequelize.transaction((transaction) => outbox.add(transaction, { id, subject, payload: { index } }));
+    }
+    outbox.start();
+    try {
+      await eventually(() => (consumer.received.length >= ids.length ? true : undefined));
+      expect(consumer.received.map((event) => event.message.msgId)).to.deep.equal(ids);
+    } finally {
+      await outbox.stop();
+      await consumer.close();
+    }
+  });
+
+  it("delivers to a durable consumer what was published while it was down", async () => {
+    const durable = `kit_test_${randomBytes(4).toString("hex")}`;
+    const first = await collect(durable);
+    await first.close();
+    const ids = [randomUUID(), randomUUID(), randomUUID()];
+    for (const id of ids) await bus.publish(subject, { id }, { msgId: id });
+    const second = await collect(durable);
+    try {
+      await eventually(() => (second.received.length >= ids.length ? true : undefined));
+      expect(second.received.map((event) => event.message.msgId)).to.deep.equal(ids);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it("keeps an outbox row unpublished while NATS refuses it, and publishes it once NATS takes it", async () => {
+    const durable = `kit_test_${randomBytes(4).toString("hex")}`;
+    const consumer = await collect(durable);
+    let refusing = true;
+    const flakyBus = new Proxy(bus, {
+      get(target, property, receiver) {
+        if (property === "publish") {
+          return (...args: Parameters<EventBus["publish"]>) =>
+            refusing ? Promise.reject(new Error("NATS unavailable")) : target.publish(...args);
+        }
+        return Reflect.get(target, property, receiver);
+      },
+    });
+    const outbox = new Outbox({ sequelize, bus: flakyBus, logger: silentLogger, pollIntervalMs: 50 });
+    const eventId = randomUUID();
+    await sequelize.transaction((transaction) => outbox.add(transaction, { id: eventId, subject, payload: {} }));
+    outbox.start();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      const [pending] = await sequelize.query("SELECT 1 FROM outbox WHERE id = $1 AND published_at IS NULL", { bind: [eventId] });
+      expect(pending).to.have.length(1);
+      refusing = false;
+      outbox.kick();
+      await eventually(() => (consumer.received.some((event) => event.message.msgId === eventId) ? true : undefined));
+    } finally {
+      await outbox.stop();
+      await consumer.close();
+    }
+  });
+
+  it("retries a failing handler and dead-letters the event after the last delivery", async () => {
+    const durable = `kit_test_${randomBytes(4).toString("hex")}`;
+    durables.push(durable);
+    const failingSubject = `${subject}.failing`;
+    const consumerBus = await EventBus.connect({ url: natsUrl, name: durable, logger: silentLogger });
+    let attempts = 0;
+    await consumerBus.subscribe({
+      durable,
+      subject: failingSubject,
+      maxDeliver: 3,
+      retryDelaysMs: [20],
+      handler: async () => {
+        attempts += 1;
+        throw new Error("handler broken");
+      },
+    });
+    const eventId = randomUUID();
+    try {
+      await bus.publish(failingSubject, { doomed: true }, { msgId: eventId });
+      await eventually(() => (attempts >= 3 ? true : undefined));
+      const jsm = await jetstreamManager(bus.connection);
+      const dead = await eventually(async () => {
+        try {
+          return await jsm.streams.getMessage(DEAD_LETTER_STREAM, { last_by_subj: `dlq.${durable}` });
+        } catch {
+          return undefined;
+        }
+      });
+      expect(dead.json()).to.deep.equal({ doomed: true });
+      expect(dead.header.get("x-original-subject")).to.equal(failingSubject);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(attempts).to.equal(3);
+    } finally {
+      await consumerBus.close();
+    }
+  });
+});

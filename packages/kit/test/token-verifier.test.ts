@@ -1,0 +1,82 @@
+import { generateKeyPairSync, randomUUID } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import { expect } from "chai";
+import jwt from "jsonwebtoken";
+import { TokenVerifier } from "../src/auth/token-verifier.js";
+import { UnauthorizedError } from "../src/errors.js";
+import { baseUrlOf } from "./support.js";
+
+describe("TokenVerifier", () => {
+  const keys = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  const kid = randomUUID();
+  let jwksServer: Server;
+  let jwksRequests = 0;
+  let verifier: TokenVerifier;
+  const now = () => Math.floor(Date.now() / 1000);
+  const claims = () => ({ sub: "user-1", email: "a@example.test", amr: ["pwd"], jti: randomUUID(), iat: now(), exp: now() + 600 });
+  const sign = (payload: object, options: jwt.SignOptions = {}) =>
+    jwt.sign(payload, keys.privateKey, { algorithm: "RS256", keyid: kid, issuer: "docex", audience: "docex-api", ...options });
+
+  before(async () => {
+    jwksServer = createServer((_req, res) => {
+      jwksRequests += 1;
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ keys: [{ ...keys.publicKey.export({ format: "jwk" }), kid, alg: "RS256", use: "sig" }] }));
+    });
+    await new Promise<void>((resolve) => jwksServer.listen(0, "127.0.0.1", resolve));
+    verifier = new TokenVerifier({ jwksUri: `${baseUrlOf(jwksServer)}/jwks.json`, issuer: "docex", audience: "docex-api" });
+  });
+
+  after(() => new Promise<void>((resolve) => jwksServer.close(() => resolve())));
+
+  it("accepts a token signed by a published key and returns the caller", async () => {
+    const caller = await verifier.verify(sign(claims()));
+    expect(caller).to.include({ userId: "user-1", email: "a@example.test" });
+    expect(caller.amr).to.deep.equal(["pwd"]);
+  });
+
+  it("caches keys instead of fetching the JWKS for every token", async () => {
+    const before = jwksRequests;
+    for (let i = 0; i < 5; i++) await verifier.verify(sign(claims()));
+    expect(jwksRequests - before).to.equal(0);
+  });
+
+  const rejects = async (token: string, code = "invalid_token") => {
+    try {
+      await verifier.verify(token);
+    } catch (error) {
+      expect(error).to.be.instanceOf(UnauthorizedError);
+      expect((error as UnauthorizedError).code).to.equal(code);
+      return;
+    }
+    expect.fail("token was accepted");
+  };
+  const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString("base64url");
+
+  it("refuses alg none", () => rejects(`${b64({ alg: "none", kid })}.${b64({ ...claims(), iss: "docex", aud: "docex-api" })}.`));
+
+  it("refuses HS256 signed with the public key", () =>
+    rejects(
+      jwt.sign({ ...claims(), iss: "docex", aud: "docex-api" }, keys.publicKey.export({ format: "pem", type: "spki" }).toString(), {
+        algorithm: "HS256",
+        keyid: kid,
+      }),
+    ));
+
+  it("refuses a key that is not published", () => {
+    const other = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey;
+    return rejects(jwt.sign(claims(), other, { algorithm: "RS256", keyid: "unknown", issuer: "docex", audience: "docex-api" }));
+  });
+
+  it("refuses an expired token", () => rejects(sign({ ...claims(), exp: now() - 60 }), "token_expired"));
+  it("refuses a token without exp", () => {
+    const { exp: _exp, ...rest } = claims();
+    return rejects(sign(rest));
+  });
+  it("refuses a wrong audience", () => rejects(sign(claims(), { audience: "other" })));
+  it("refuses a wrong issuer", () => rejects(sign(claims(), { issuer: "other" })));
+  it("refuses a tampered payload", () => {
+    const [header, , signature] = sign(claims()).split(".");
+    return rejects(`${header}.${b64({ ...claims(), sub: "admin", iss: "docex", aud: "docex-api" })}.${signature}`);
+  });
+});

@@ -1,0 +1,77 @@
+import { serviceConfigSchema } from "@docex/kit";
+import { z } from "zod";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./domain/passwords.js";
+
+/** Compose passes `VAR:` through as an empty string when the shell leaves it unset; that means "not set". */
+const unsetWhenEmpty = (value: unknown) => (value === "" ? undefined : value);
+
+const encryptionKey = z
+  .string({ error: "is required: the base64 encoding of 32 random bytes (openssl rand -base64 32)" })
+  .refine((value) => /^[A-Za-z0-9+/]{43}=$/.test(value) && Buffer.from(value, "base64").length === 32, {
+    message: "must be the base64 encoding of exactly 32 bytes (openssl rand -base64 32)",
+  });
+
+export const socialIssuerSchema = z.object({
+  issuer: z.string().min(1),
+  audience: z.string().min(1),
+  jwks_uri: z.url(),
+});
+export type SocialIssuer = z.infer<typeof socialIssuerSchema>;
+
+const socialIssuers = z
+  .string()
+  .default("[]")
+  .transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: "custom", message: "must be a JSON array of {issuer, audience, jwks_uri}" });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.array(socialIssuerSchema));
+
+const count = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
+const seconds = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
+
+/** The kit's settings plus the auth service's own. Secrets have no defaults. */
+export const configSchema = serviceConfigSchema("auth")
+  .extend({
+    AUTH_KEY_ENCRYPTION_KEY: encryptionKey,
+    SMTP_URL: z.preprocess(unsetWhenEmpty, z.url().optional()),
+    MAIL_FROM: z.string().min(3).default("docex <no-reply@docex.invalid>"),
+    /** Base of the links in mails: the web application that calls magic-login and change-password. */
+    AUTH_APP_URL: z.url().default("http://127.0.0.1:8080"),
+    /** The name authenticator apps show next to the code. */
+    AUTH_TOTP_ISSUER: z.string().min(1).default("docex"),
+    SOCIAL_OIDC_ISSUERS: z.preprocess(unsetWhenEmpty, socialIssuers),
+    BOOTSTRAP_OWNER_EMAIL: z.preprocess(unsetWhenEmpty, z.email().optional()),
+    BOOTSTRAP_OWNER_PASSWORD: z.preprocess(unsetWhenEmpty, z.string().min(PASSWORD_MIN_LENGTH).max(PASSWORD_MAX_LENGTH).optional()),
+    /** Failed logins, PIN and TOTP tries per account before a lockout; the lockout doubles on repeat. */
+    AUTH_ACCOUNT_FAILURE_LIMIT: count(10),
+    AUTH_ACCOUNT_FAILURE_WINDOW_SECONDS: seconds(15 * 60),
+    /** The same per client address. */
+    AUTH_ADDRESS_FAILURE_LIMIT: count(100),
+    AUTH_ADDRESS_FAILURE_WINDOW_SECONDS: seconds(5 * 60),
+    /** Mails (magic link, reset, PIN) per recipient and window; more are dropped silently (the answer stays 202). */
+    AUTH_MAIL_LIMIT_PER_RECIPIENT: count(5),
+    /** Mail requests per client address and window; more answer 429. */
+    AUTH_MAIL_LIMIT_PER_ADDRESS: count(30),
+    AUTH_MAIL_WINDOW_SECONDS: seconds(15 * 60),
+    /** A rotated refresh token presented again within this many seconds is refused without revoking its family. */
+    AUTH_REFRESH_REUSE_GRACE_SECONDS: z.coerce.number().int().min(0).default(10),
+    AUTH_SIGNING_KEY_ROTATION_DAYS: z.coerce.number().min(1).default(30),
+  })
+  .superRefine((config, ctx) => {
+    const email = config.BOOTSTRAP_OWNER_EMAIL !== undefined;
+    const password = config.BOOTSTRAP_OWNER_PASSWORD !== undefined;
+    if (email !== password) {
+      ctx.addIssue({
+        code: "custom",
+        path: [email ? "BOOTSTRAP_OWNER_PASSWORD" : "BOOTSTRAP_OWNER_EMAIL"],
+        message: "BOOTSTRAP_OWNER_EMAIL and BOOTSTRAP_OWNER_PASSWORD are set together or not at all",
+      });
+    }
+  });
+
+export type AuthConfig = z.infer<typeof configSchema>;
