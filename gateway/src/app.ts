@@ -1,6 +1,5 @@
 import {
   bearerTokenOf,
-  type Caller,
   type Logger,
   MethodNotAllowedError,
   type Metrics,
@@ -9,13 +8,14 @@ import {
   problemErrorHandler,
   RateLimitedError,
   type Readiness,
-  type ServiceName,
   requestIdFrom,
+  type ServiceName,
   sendProblem,
   UnauthorizedError,
 } from "@docex/kit";
 import express, { type Express, type Request, type RequestHandler, type Response } from "express";
 import { type RateLimitInfo, rateLimit } from "express-rate-limit";
+import type { TokenVerification } from "./cached-token-verifier.js";
 import { RouteMatcher } from "./route-matcher.js";
 import { DEFAULT_BODY_LIMIT_BYTES, ROUTES, type RouteDefinition } from "./routes.js";
 import { createServiceProxy } from "./service-proxy.js";
@@ -25,8 +25,8 @@ export interface GatewayDeps {
   logger: Logger;
   metrics: Metrics;
   readiness: Readiness;
-  /** Verifies access tokens; kit's `TokenVerifier` against the auth service's JWKS. */
-  verifier: { verify(token: string): Promise<Caller> };
+  /** Verifies access tokens: kit's `TokenVerifier` against the auth service's JWKS, usually behind a `CachedTokenVerifier`. */
+  verifier: TokenVerification;
   upstreams: UpstreamPool;
   /** Requests per client address and minute; 0 turns the limit off. */
   rateLimitPerMinute: number;

@@ -1,4 +1,5 @@
 export * from "./app.js";
+export * from "./cached-token-verifier.js";
 export * from "./config.js";
 export * from "./jwks-check.js";
 export * from "./route-matcher.js";

@@ -1,6 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { closeHttp, createLogger, listen, loadConfigOrExit, Metrics, Readiness, runUntilSignalled, TokenVerifier } from "@docex/kit";
 import { createGateway } from "./app.js";
+import { CachedTokenVerifier } from "./cached-token-verifier.js";
 import { gatewayConfigSchema, upstreamUrlsOf } from "./config.js";
 import { jwksAnswers } from "./jwks-check.js";
 import { UpstreamPool } from "./upstream-pool.js";
@@ -12,7 +13,9 @@ await runUntilSignalled(async () => {
   const metrics = new Metrics("gateway");
   const readiness = new Readiness();
   readiness.add("auth_jwks", () => jwksAnswers(config.AUTH_JWKS_URL));
-  const verifier = new TokenVerifier({ jwksUri: config.AUTH_JWKS_URL, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
+  const verifier = new CachedTokenVerifier(
+    new TokenVerifier({ jwksUri: config.AUTH_JWKS_URL, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE }),
+  );
   const upstreams = new UpstreamPool(upstreamUrlsOf(config));
   const app = createGateway({
     logger,

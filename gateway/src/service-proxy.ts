@@ -35,7 +35,9 @@ export function createServiceProxy(options: ServiceProxyOptions): RequestHandler
     on: {
       proxyReq: (proxyReq, req) => {
         proxyReq.once("timeout", () => cutShort.set(req, "timeout"));
-        if (req.headers["content-length"] === undefined) limitStreamedBody(req, proxyReq, options.bodyLimitOf(req));
+        if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] !== undefined) {
+          limitStreamedBody(req, proxyReq, options.bodyLimitOf(req));
+        }
       },
       error: (error, req, res) => {
         const failure = upstreamFailureOf(error as NodeJS.ErrnoException, cutShort.get(req));

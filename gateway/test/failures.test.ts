@@ -81,7 +81,9 @@ describe("gateway when a service is down or slow, and under load", () => {
       const response = await fetch(`${gateway.url}/api/v2/queues/q1`, { headers: { authorization: `Bearer ${token}` } });
       expect(response.status).to.equal(200);
     }
-    const limited = await fetch(`${gateway.url}/api/v2/queues/q1`, { headers: { authorization: `Bearer ${token}`, "x-request-id": "req-429" } });
+    const limited = await fetch(`${gateway.url}/api/v2/queues/q1`, {
+      headers: { authorization: `Bearer ${token}`, "x-request-id": "req-429" },
+    });
     expect(limited.status).to.equal(429);
     expect(limited.headers.get("content-type")).to.match(/^application\/problem\+json/);
     const retryAfter = Number(limited.headers.get("retry-after"));

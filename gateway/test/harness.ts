@@ -14,6 +14,7 @@ import {
 } from "@docex/kit";
 import type { TestIssuer } from "@docex/testkit";
 import { createGateway, type GatewayDeps } from "../src/app.js";
+import { CachedTokenVerifier } from "../src/cached-token-verifier.js";
 import { UpstreamPool } from "../src/upstream-pool.js";
 
 export interface ReceivedRequest {
@@ -106,7 +107,9 @@ export async function startGateway(options: GatewayTestOptions): Promise<Running
     logger: createLogger("gateway", process.env.TEST_LOG_LEVEL ?? "silent"),
     metrics: new Metrics("gateway", { defaultMetrics: false }),
     readiness: new Readiness(),
-    verifier: new TokenVerifier({ jwksUri: options.issuer.jwksUri, issuer: options.issuer.issuer, audience: options.issuer.audience }),
+    verifier: new CachedTokenVerifier(
+      new TokenVerifier({ jwksUri: options.issuer.jwksUri, issuer: options.issuer.issuer, audience: options.issuer.audience }),
+    ),
     upstreams,
     rateLimitPerMinute: options.rateLimitPerMinute ?? 0,
     upstreamTimeoutMs: options.upstreamTimeoutMs ?? 5_000,

@@ -179,7 +179,9 @@ describe("gateway proxying", () => {
     await fetch(`${gateway.url}/api/v2/queues/q-metrics`, { headers: { authorization: `Bearer ${token}` } });
     const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
     expect(metrics).to.include("http_request_duration_seconds_bucket");
-    expect(metrics).to.match(/http_request_duration_seconds_count\{[^}]*route="\/api\/v2\/queues\/\{queue_id\}"[^}]*method="GET"[^}]*status_code="200"/);
+    expect(metrics).to.match(
+      /http_request_duration_seconds_count\{[^}]*route="\/api\/v2\/queues\/\{queue_id\}"[^}]*method="GET"[^}]*status_code="200"/,
+    );
     expect(metrics).not.to.include("q-metrics");
     expect(service.received.every((request) => request.url.startsWith("/api/v2/"))).to.equal(true);
   });

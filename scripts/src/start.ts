@@ -44,7 +44,9 @@ function startProcess(name: string, entry: string, env: NodeJS.ProcessEnv, httpP
     createInterface({ input: stream! }).on("line", (line) => process.stdout.write(`${label}${line}\n`));
   }
   child.once("exit", (code, signal) => {
-    if (!stopping) say(`${name} exited (${signal ?? code}); stopping the stack`), void stopAll(1);
+    if (stopping) return;
+    say(`${name} exited (${signal ?? code}); stopping the stack`);
+    void stopAll(1);
   });
   return { name, child, httpPort };
 }

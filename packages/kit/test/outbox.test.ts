@@ -9,8 +9,11 @@ import { dropDatabase, eventually, natsUrl, serverUrl, silentLogger, uniqueName 
 
 describe("outbox and JetStream bus (real Postgres and NATS)", () => {
   const database = uniqueName("outbox");
-  // A subject of this run only, so other runs' events never interfere.
-  const subject = `docex.test_${randomBytes(4).toString("hex")}.happened`;
+  // A subject of each test only, so other tests' and runs' events never interfere.
+  let subject = "";
+  beforeEach(() => {
+    subject = `docex.test_${randomBytes(4).toString("hex")}.happened`;
+  });
   const durables: string[] = [];
   let sequelize: Sequelize;
   let bus: EventBus;

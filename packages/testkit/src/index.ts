@@ -1,5 +1,5 @@
 export * from "./infra.js";
 export * from "./issuer.js";
+export * from "./probe.js";
 export * from "./receiver.js";
 export * from "./wait.js";
-export * from "./probe.js";

@@ -36,7 +36,14 @@ export class RecordingReceiver {
         try {
           body = rawBody ? JSON.parse(rawBody) : undefined;
         } catch {}
-        const recorded: RecordedRequest = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, rawBody, body, receivedAt: Date.now() };
+        const recorded: RecordedRequest = {
+          method: req.method ?? "",
+          path: req.url ?? "",
+          headers: req.headers,
+          rawBody,
+          body,
+          receivedAt: Date.now(),
+        };
         receiver!.requests.push(recorded);
         for (const wake of receiver!.waiters.splice(0)) wake();
         const answer = await receiver!.answer(recorded);

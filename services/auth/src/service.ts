@@ -1,28 +1,149 @@
-import {
-  connectInfrastructure,
-  createHttpApp,
-  GrpcServer,
-  type Logger,
-  type RunningService,
-  serve,
-  serviceConfigSchema,
-} from "@docex/kit";
-import type { z } from "zod";
+import { connectInfrastructure, createHttpApp, GrpcServer, type Infrastructure, type Logger, type RunningService, serve } from "@docex/kit";
+import { authService } from "@docex/protos";
+import { Counter } from "prom-client";
+import { type MembershipOrganizations, membershipOrganizations } from "./clients/membership.js";
+import type { AuthConfig } from "./config.js";
+import { ACCESS_TOKEN_TTL_SECONDS, AccessTokenIssuer } from "./domain/access-tokens.js";
+import type { AuthDomain } from "./domain/auth-domain.js";
+import { ensureBootstrapOwner } from "./domain/bootstrap-owner.js";
+import { addSeconds, type Clock, systemClock } from "./domain/clock.js";
+import { Login } from "./domain/login.js";
+import { MailedTokens } from "./domain/mailed-tokens.js";
+import { SelfOnboarding } from "./domain/onboarding.js";
+import { OneTimeSecrets } from "./domain/one-time-secrets.js";
+import { PasswordChange } from "./domain/password-change.js";
+import { PasswordHasher } from "./domain/passwords.js";
+import { SealingKey } from "./domain/secrets.js";
+import { Sessions } from "./domain/sessions.js";
+import { SigningKeys } from "./domain/signing-keys.js";
+import { SocialIdentityVerifier } from "./domain/social-identity.js";
+import { Throttle } from "./domain/throttle.js";
+import { TwoFactor } from "./domain/two-factor.js";
+import { UserDirectory } from "./domain/user-directory.js";
+import { authHandlers } from "./grpc/auth-handlers.js";
+import { authRoutes } from "./http/routes.js";
+import { MailDelivery } from "./mail/mail-delivery.js";
+import { Mailer } from "./mail/mailer.js";
+import { AuthStore } from "./store/auth-store.js";
+import { deleteExpired } from "./store/housekeeping.js";
 import { migrations } from "./store/migrations.js";
+import { OutboxEvents } from "./store/outbox-events.js";
 
-export const configSchema = serviceConfigSchema("auth");
-export type AuthConfig = z.infer<typeof configSchema>;
+export { type AuthConfig, configSchema } from "./config.js";
+
+export interface AuthServiceOptions {
+  logger?: Logger;
+  /** Tests move time forward instead of waiting (token expiry, TOTP steps, lockouts). */
+  clock?: Clock;
+  /** Replaces the gRPC client of membership. */
+  membership?: MembershipOrganizations;
+}
+
+const HOUSEKEEPING_INTERVAL_MS = 10 * 60_000;
 
 /** Builds the auth service from its configuration and starts it; the handle stops it gracefully. */
-export async function startAuthService(config: AuthConfig, options: { logger?: Logger } = {}): Promise<RunningService> {
+export async function startAuthService(config: AuthConfig, options: AuthServiceOptions = {}): Promise<RunningService> {
+  const clock = options.clock ?? systemClock;
   const infra = await connectInfrastructure("auth", config, { migrations, logger: options.logger });
-  const app = createHttpApp({
-    logger: infra.logger,
-    metrics: infra.metrics,
-    readiness: infra.readiness,
-    // The public endpoints of this context arrive with issue 3; until then it has none.
-    routes: () => undefined,
+  try {
+    const store = new AuthStore(infra.sequelize);
+    const membership = options.membership ?? membershipOrganizations(config.MEMBERSHIP_GRPC_ADDR, infra.metrics);
+    const mailDelivery = new MailDelivery(config.SMTP_URL, config.MAIL_FROM, infra.logger, mailCounter(infra));
+    const domain = await buildDomain(config, infra, store, membership, mailDelivery, clock);
+    // The first instance to start creates the signing key; doing it now keeps the first login fast.
+    await domain.signingKeys.active();
+    if (config.BOOTSTRAP_OWNER_EMAIL && config.BOOTSTRAP_OWNER_PASSWORD) {
+      const outcome = await ensureBootstrapOwner(
+        { sql: store.sql, users: store.users, hasher: domain.hasher, onboarding: domain.onboarding, clock },
+        { email: config.BOOTSTRAP_OWNER_EMAIL, password: config.BOOTSTRAP_OWNER_PASSWORD },
+      );
+      infra.logger.info({ outcome }, "bootstrap owner checked");
+    }
+
+    const app = createHttpApp({
+      logger: infra.logger,
+      metrics: infra.metrics,
+      readiness: infra.readiness,
+      routes: authRoutes(domain, infra.verifier),
+    });
+    const grpc = new GrpcServer(infra.logger, infra.metrics);
+    grpc.addService(authService.definition, authService.serviceName, authHandlers(domain.directory));
+
+    const housekeeping = setInterval(() => {
+      const now = clock.now();
+      deleteExpired(store.sql, now, addSeconds(now, -domain.signingKeys.publicationSeconds)).catch((error: unknown) =>
+        infra.logger.warn({ err: error }, "housekeeping failed; next round retries"),
+      );
+    }, HOUSEKEEPING_INTERVAL_MS);
+    housekeeping.unref();
+
+    return await serve(infra, {
+      app,
+      grpc,
+      onStop: async () => {
+        clearInterval(housekeeping);
+        await mailDelivery.close(Math.min(config.SHUTDOWN_TIMEOUT_MS, 5_000));
+        membership.close();
+      },
+    });
+  } catch (error) {
+    await infra.bus.close().catch(() => undefined);
+    await infra.sequelize.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function buildDomain(
+  config: AuthConfig,
+  infra: Infrastructure,
+  store: AuthStore,
+  membership: MembershipOrganizations,
+  mailDelivery: MailDelivery,
+  clock: Clock,
+): Promise<AuthDomain & { hasher: PasswordHasher }> {
+  const { sql, users } = store;
+  const sealing = SealingKey.fromBase64(config.AUTH_KEY_ENCRYPTION_KEY);
+  const hasher = await PasswordHasher.create();
+  const events = new OutboxEvents(infra.outbox);
+  const mail = new Mailer(events, mailDelivery, config.AUTH_APP_URL, clock);
+  const window = (limit: number, windowSeconds: number) => ({ limit, windowSeconds });
+  const throttle = new Throttle(store.throttles, clock, {
+    account: window(config.AUTH_ACCOUNT_FAILURE_LIMIT, config.AUTH_ACCOUNT_FAILURE_WINDOW_SECONDS),
+    address: window(config.AUTH_ADDRESS_FAILURE_LIMIT, config.AUTH_ADDRESS_FAILURE_WINDOW_SECONDS),
+    mail_recipient: window(config.AUTH_MAIL_LIMIT_PER_RECIPIENT, config.AUTH_MAIL_WINDOW_SECONDS),
+    mail_address: window(config.AUTH_MAIL_LIMIT_PER_ADDRESS, config.AUTH_MAIL_WINDOW_SECONDS),
   });
-  const grpc = new GrpcServer(infra.logger, infra.metrics);
-  return serve(infra, { app, grpc });
+  const signingKeys = new SigningKeys(store.signingKeys, sealing, clock, {
+    rotationIntervalSeconds: Math.round(config.AUTH_SIGNING_KEY_ROTATION_DAYS * 24 * 3600),
+    tokenTtlSeconds: ACCESS_TOKEN_TTL_SECONDS,
+  });
+  const accessTokens = new AccessTokenIssuer(signingKeys, clock, { issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
+  const sessions = new Sessions(sql, store.sessions, users, accessTokens, clock, config.AUTH_REFRESH_REUSE_GRACE_SECONDS);
+  const secrets = new OneTimeSecrets(store.secrets, sealing, clock);
+  const twoFactor = new TwoFactor(sql, users, store.sessions, sealing, throttle, clock, config.AUTH_TOTP_ISSUER);
+  const socialIdentity = new SocialIdentityVerifier(config.SOCIAL_OIDC_ISSUERS, clock);
+  const login = new Login(sql, users, hasher, secrets, twoFactor, sessions, socialIdentity, throttle);
+  const onboarding = new SelfOnboarding(sql, users, secrets, mail, events, throttle, membership, clock, infra.logger);
+  const passwordChange = new PasswordChange(users, store.sessions, hasher, secrets, sessions, onboarding, login, throttle, clock);
+  return {
+    login,
+    sessions,
+    mailedTokens: new MailedTokens(sql, users, secrets, mail, throttle),
+    passwordChange,
+    onboarding,
+    twoFactor,
+    directory: new UserDirectory(sql, users, secrets, mail, throttle, clock),
+    signingKeys,
+    throttle,
+    hasher,
+  };
+}
+
+function mailCounter(infra: Infrastructure): Counter<"template" | "outcome"> {
+  return new Counter({
+    name: "auth_mail_deliveries_total",
+    help: "Mail handed to SMTP, by template and outcome (sent, failed, skipped without SMTP_URL)",
+    labelNames: ["template", "outcome"],
+    registers: [infra.metrics.registry],
+  });
 }

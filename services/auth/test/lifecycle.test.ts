@@ -1,10 +1,11 @@
-import { probeRunningService, dropDatabase, testServiceConfig } from "@docex/testkit";
+import { dropDatabase, probeRunningService } from "@docex/testkit";
 import { expect } from "chai";
 import { startAuthService } from "../src/service.js";
+import { authTestConfig } from "./support/auth-harness.js";
 
 describe("auth service lifecycle", () => {
   it("starts against real Postgres and NATS, reports ready over HTTP and gRPC, and stops cleanly", async () => {
-    const config = testServiceConfig("auth");
+    const config = authTestConfig();
     const running = await startAuthService(config);
     try {
       const probe = await probeRunningService(running);

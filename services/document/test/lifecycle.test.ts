@@ -1,4 +1,4 @@
-import { probeRunningService, dropDatabase, testServiceConfig } from "@docex/testkit";
+import { dropDatabase, probeRunningService, testServiceConfig } from "@docex/testkit";
 import { expect } from "chai";
 import { startDocumentService } from "../src/service.js";
 

@@ -1,12 +1,4 @@
-import {
-  connectInfrastructure,
-  createHttpApp,
-  GrpcServer,
-  type Logger,
-  type RunningService,
-  serve,
-  serviceConfigSchema,
-} from "@docex/kit";
+import { connectInfrastructure, createHttpApp, GrpcServer, type Logger, type RunningService, serve, serviceConfigSchema } from "@docex/kit";
 import type { z } from "zod";
 import { migrations } from "./store/migrations.js";
 

@@ -132,12 +132,20 @@ export class EventBus {
     }
     let stopped = false;
     let messages: ConsumerMessages | undefined;
+    const open = async () => {
+      const consumer = await this.js.consumers.get(STREAM, options.durable);
+      // Short-lived pull requests: a request left behind by a consumer that died stops
+      // taking messages within seconds, so its successor gets them without waiting for ack_wait.
+      messages = await consumer.consume({ max_messages: Math.min(config.max_ack_pending, 256), expires: 5_000 });
+      return messages;
+    };
+    let current: ConsumerMessages | undefined = await open();
     const loop = (async () => {
       while (!stopped) {
         try {
-          const consumer = await this.js.consumers.get(STREAM, options.durable);
-          messages = await consumer.consume({ max_messages: Math.min(config.max_ack_pending, 256) });
-          for await (const message of messages) {
+          current ??= await open();
+          if (stopped) break;
+          for await (const message of current) {
             await this.handle(message, options, maxDeliver, retryDelays);
           }
         } catch (error) {
@@ -145,6 +153,7 @@ export class EventBus {
           this.logger.warn({ err: error, durable: options.durable }, "consumer interrupted; resuming");
           await sleep(500);
         }
+        current = undefined;
       }
     })();
     this.consumers.push({

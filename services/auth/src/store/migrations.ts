@@ -1,4 +1,107 @@
 import type { Migration } from "@docex/kit";
 
 /** Schema of the auth database, in order. The kit's outbox tables are added in front. */
-export const migrations: Migration[] = [];
+export const migrations: Migration[] = [
+  {
+    name: "0001-identity",
+    up: ({ sequelize }) =>
+      sequelize.query(`
+        CREATE TABLE users (
+          id                  uuid PRIMARY KEY,
+          email               text NOT NULL UNIQUE CHECK (email = lower(email)),
+          name                text NOT NULL DEFAULT '',
+          status              text NOT NULL CHECK (status IN ('invited', 'active', 'deactivated')),
+          password_hash       text,
+          password_changed_at timestamptz,
+          ui_locale           text,
+          totp_secret         text,
+          totp_pending_secret text,
+          totp_enabled_at     timestamptz,
+          totp_last_step      bigint,
+          created_at          timestamptz NOT NULL,
+          updated_at          timestamptz NOT NULL
+        );
+
+        -- A self-registration: what POST /auth/register said, until onboarding completes.
+        CREATE TABLE onboardings (
+          user_id         uuid PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+          phone           text NOT NULL,
+          ui_locale       text NOT NULL,
+          company         text,
+          register_id     text,
+          vat_id          text,
+          erp             text,
+          invoice_count   double precision,
+          registered_at   timestamptz NOT NULL,
+          completed_at    timestamptz,
+          organization_id uuid
+        );
+
+        -- Magic-login, password-reset and invitation tokens and onboarding PINs, stored as digests only.
+        CREATE TABLE one_time_secrets (
+          id          uuid PRIMARY KEY,
+          user_id     uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+          purpose     text NOT NULL CHECK (purpose IN ('magic_login', 'password_reset', 'invitation', 'onboarding_pin')),
+          digest      bytea NOT NULL,
+          attempts    integer NOT NULL DEFAULT 0,
+          created_at  timestamptz NOT NULL,
+          expires_at  timestamptz NOT NULL
+        );
+        CREATE UNIQUE INDEX one_time_secrets_digest ON one_time_secrets (digest) WHERE purpose <> 'onboarding_pin';
+        CREATE INDEX one_time_secrets_user ON one_time_secrets (user_id, purpose);
+        CREATE INDEX one_time_secrets_expiry ON one_time_secrets (expires_at);
+
+        -- One family per login; every refresh adds the next token of the family.
+        CREATE TABLE refresh_families (
+          id             uuid PRIMARY KEY,
+          user_id        uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+          amr            text[] NOT NULL,
+          created_at     timestamptz NOT NULL,
+          expires_at     timestamptz NOT NULL,
+          revoked_at     timestamptz,
+          revoked_reason text
+        );
+        CREATE INDEX refresh_families_user ON refresh_families (user_id) WHERE revoked_at IS NULL;
+        CREATE INDEX refresh_families_expiry ON refresh_families (expires_at);
+
+        CREATE TABLE refresh_tokens (
+          digest     bytea PRIMARY KEY,
+          family_id  uuid NOT NULL REFERENCES refresh_families (id) ON DELETE CASCADE,
+          issued_at  timestamptz NOT NULL,
+          rotated_at timestamptz
+        );
+        CREATE INDEX refresh_tokens_family ON refresh_tokens (family_id);
+
+        CREATE TABLE trusted_sources (
+          digest     bytea PRIMARY KEY,
+          user_id    uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+          created_at timestamptz NOT NULL,
+          expires_at timestamptz NOT NULL
+        );
+        CREATE INDEX trusted_sources_user ON trusted_sources (user_id);
+
+        -- Signing keys of access tokens; the private key is sealed with AUTH_KEY_ENCRYPTION_KEY.
+        CREATE TABLE signing_keys (
+          kid         text PRIMARY KEY,
+          alg         text NOT NULL,
+          public_jwk  jsonb NOT NULL,
+          private_key text NOT NULL,
+          created_at  timestamptz NOT NULL,
+          retired_at  timestamptz
+        );
+        CREATE UNIQUE INDEX signing_keys_one_active ON signing_keys ((true)) WHERE retired_at IS NULL;
+
+        -- Failure counters of the brute-force guard; subjects are digests (no emails or addresses kept).
+        CREATE TABLE throttles (
+          scope             text NOT NULL,
+          subject           bytea NOT NULL,
+          failures          integer NOT NULL,
+          window_started_at timestamptz NOT NULL,
+          blocked_until     timestamptz,
+          lockouts          integer NOT NULL,
+          updated_at        timestamptz NOT NULL,
+          PRIMARY KEY (scope, subject)
+        );
+      `),
+  },
+];

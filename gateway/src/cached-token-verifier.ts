@@ -1,0 +1,59 @@
+import type { Caller } from "@docex/kit";
+
+export interface TokenVerification {
+  verify(token: string): Promise<Caller>;
+}
+
+export interface CachedTokenVerifierOptions {
+  /** Longest time a verified token is trusted without checking it again. */
+  maxAgeMs?: number;
+  maxEntries?: number;
+  now?: () => number;
+}
+
+/**
+ * Remembers tokens that verified, keyed by the exact token text, until they expire or for
+ * `maxAgeMs`, whichever comes first. A client sends the same access token for its whole
+ * lifetime (15 min), and a full check costs far more than the proxying itself. Only
+ * successes are remembered: a bad token is checked (and refused) every time, and the
+ * services behind the gateway verify every token again anyway.
+ */
+export class CachedTokenVerifier implements TokenVerification {
+  private readonly verified = new Map<string, { caller: Caller; validUntil: number }>();
+  private readonly maxAgeMs: number;
+  private readonly maxEntries: number;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly inner: TokenVerification,
+    options: CachedTokenVerifierOptions = {},
+  ) {
+    this.maxAgeMs = options.maxAgeMs ?? 60_000;
+    this.maxEntries = options.maxEntries ?? 10_000;
+    this.now = options.now ?? Date.now;
+  }
+
+  async verify(token: string): Promise<Caller> {
+    const now = this.now();
+    const hit = this.verified.get(token);
+    if (hit && hit.validUntil > now) return hit.caller;
+    if (hit) this.verified.delete(token);
+    const caller = await this.inner.verify(token);
+    const validUntil = Math.min(caller.expiresAt * 1000, now + this.maxAgeMs);
+    if (validUntil > now) {
+      if (this.verified.size >= this.maxEntries) this.evictOldest();
+      this.verified.set(token, { caller, validUntil });
+    }
+    return caller;
+  }
+
+  get size(): number {
+    return this.verified.size;
+  }
+
+  /** Insertion order is close to expiry order, so the first entry is the one to drop. */
+  private evictOldest(): void {
+    const oldest = this.verified.keys().next();
+    if (!oldest.done) this.verified.delete(oldest.value);
+  }
+}

@@ -1,0 +1,73 @@
+import type { SessionStore } from "../store/session-store.js";
+import type { UserStore } from "../store/user-store.js";
+import { authErrors } from "./auth-errors.js";
+import type { Clock } from "./clock.js";
+import type { Login } from "./login.js";
+import type { SelfOnboarding } from "./onboarding.js";
+import type { OneTimeSecret, OneTimeSecrets } from "./one-time-secrets.js";
+import type { PasswordHasher } from "./passwords.js";
+import type { RequestContext } from "./request-context.js";
+import type { IssuedTokens, Sessions } from "./sessions.js";
+import { Throttle } from "./throttle.js";
+import type { User } from "./users.js";
+
+/** PasswordChangeDto at the HTTP edge. */
+export interface PasswordChangeToken {
+  email: string;
+  expiresAt: Date;
+  purpose: "reset" | "invitation";
+}
+
+/**
+ * Setting a password with a mailed reset token or an invitation token. It ends every session and
+ * trusted source of the user, completes a pending self-registration (the first password), and logs
+ * the user in. A user with TOTP on needs it here too: a mailbox alone must not get past it.
+ */
+export class PasswordChange {
+  constructor(
+    private readonly users: UserStore,
+    private readonly sessionStore: SessionStore,
+    private readonly hasher: PasswordHasher,
+    private readonly secrets: OneTimeSecrets,
+    private readonly sessions: Sessions,
+    private readonly onboarding: SelfOnboarding,
+    private readonly login: Login,
+    private readonly throttle: Throttle,
+    private readonly clock: Clock,
+  ) {}
+
+  /** What a token is for, without using it up. */
+  async inspect(token: string, ctx: RequestContext): Promise<PasswordChangeToken> {
+    const { secret, user } = await this.resolve(token, ctx);
+    return { email: user.email, expiresAt: secret.expiresAt, purpose: secret.purpose === "invitation" ? "invitation" : "reset" };
+  }
+
+  async change(token: string, password: string, ctx: RequestContext): Promise<IssuedTokens> {
+    const { secret, user } = await this.resolve(token, ctx);
+    const keys = [Throttle.key("account", user.email), Throttle.key("address", ctx.clientAddress)];
+    await this.throttle.assertAllowed(keys);
+    const passwordHash = await this.hasher.hash(password);
+    const tokens = await this.login.complete(user, secret.purpose === "invitation" ? "invite" : "pwd", ctx, keys, async (tx) => {
+      if (!(await this.secrets.consume(tx, secret))) throw authErrors.invalidToken();
+      await this.secrets.deleteOutstanding(tx, user.id, secret.purpose === "invitation" ? "password_reset" : "invitation");
+      await this.sessions.revokeAll(tx, user.id, "password_changed");
+      await this.sessionStore.revokeTrustedSourcesOf(tx, user.id);
+      await this.users.setPassword(tx, user.id, passwordHash, this.clock.now());
+      await this.onboarding.completeIn(tx, user, ctx.requestId);
+    });
+    await this.onboarding.ensureOrganization(user, ctx.requestId);
+    return tokens;
+  }
+
+  private async resolve(token: string, ctx: RequestContext): Promise<{ secret: OneTimeSecret; user: User }> {
+    const address = Throttle.key("address", ctx.clientAddress);
+    await this.throttle.assertAllowed([address]);
+    const secret = await this.secrets.find(token, ["password_reset", "invitation"]);
+    const user = secret && (await this.users.findById(secret.userId));
+    if (!secret || !user || user.status === "deactivated") {
+      await this.throttle.recordFailure([address]);
+      throw authErrors.invalidToken();
+    }
+    return { secret, user };
+  }
+}

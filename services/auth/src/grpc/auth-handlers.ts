@@ -1,0 +1,40 @@
+import type { AuthHandlers, User as UserMessage } from "@docex/protos";
+import type { UserDirectory } from "../domain/user-directory.js";
+import type { User } from "../domain/users.js";
+
+function userMessage(user: User): UserMessage {
+  return {
+    id: user.id,
+    email: user.email,
+    name: user.name,
+    status: user.status,
+    totp_enabled: user.totpEnabled,
+    created_at: user.createdAt.toISOString(),
+  };
+}
+
+/** docex.auth.v1.Auth: what other services may ask of identity. */
+export function authHandlers(directory: UserDirectory): AuthHandlers {
+  return {
+    async GetUser(request) {
+      return { user: userMessage(await directory.get(request.user_id)) };
+    },
+    async FindUserByEmail(request) {
+      const user = await directory.findByEmail(request.email);
+      return user ? { found: true, user: userMessage(user) } : { found: false, user: null };
+    },
+    async CreateInvitation(request, ctx) {
+      const invited = await directory.invite(
+        {
+          email: request.email,
+          organizationId: request.organization_id,
+          organizationName: request.organization_name,
+          invitedBy: request.invited_by,
+          locale: request.locale,
+        },
+        ctx.requestId,
+      );
+      return { user_id: invited.userId, created: invited.created };
+    },
+  };
+}

@@ -1,0 +1,26 @@
+import type { Sequelize } from "sequelize";
+import { SecretStore } from "./secret-store.js";
+import { SessionStore } from "./session-store.js";
+import { SigningKeyStore } from "./signing-key-store.js";
+import { Sql } from "./sql.js";
+import { ThrottleStore } from "./throttle-store.js";
+import { UserStore } from "./user-store.js";
+
+/** Every table of the auth database, behind one object the composition root hands out. */
+export class AuthStore {
+  readonly sql: Sql;
+  readonly users: UserStore;
+  readonly secrets: SecretStore;
+  readonly sessions: SessionStore;
+  readonly signingKeys: SigningKeyStore;
+  readonly throttles: ThrottleStore;
+
+  constructor(sequelize: Sequelize) {
+    this.sql = new Sql(sequelize);
+    this.users = new UserStore(this.sql);
+    this.secrets = new SecretStore(this.sql);
+    this.sessions = new SessionStore(this.sql);
+    this.signingKeys = new SigningKeyStore(this.sql);
+    this.throttles = new ThrottleStore(this.sql);
+  }
+}
