@@ -48,7 +48,9 @@ export class OidcProvider {
       exp: nowSeconds + 300,
       ...overrides,
     };
-    return jwt.sign(claims, this.privateKey, { algorithm: "RS256", keyid: this.kid });
+    // An override of `undefined` leaves the claim out.
+    const present = Object.fromEntries(Object.entries(claims).filter(([, value]) => value !== undefined));
+    return jwt.sign(present, this.privateKey, { algorithm: "RS256", keyid: this.kid });
   }
 
   async stop(): Promise<void> {
