@@ -2,6 +2,7 @@ import {
   bearerTokenOf,
   type Logger,
   MethodNotAllowedError,
+  mountOperationalRoutes,
   type Metrics,
   NotFoundError,
   PayloadTooLargeError,
@@ -74,16 +75,7 @@ export function createGateway(deps: GatewayDeps): Express {
 
   app.use(beginRequest(logger, metrics));
 
-  app.get("/healthz", (_req, res) => {
-    res.json({ status: "ok" });
-  });
-  app.get("/readyz", async (_req, res) => {
-    const report = await readiness.report();
-    res.status(report.ready ? 200 : 503).json({ status: report.ready ? "ready" : "not_ready", checks: report.checks });
-  });
-  app.get("/metrics", async (_req, res) => {
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
-  });
+  mountOperationalRoutes(app, readiness, metrics);
 
   if (deps.rateLimitPerMinute > 0) app.use(limitRatePerClient(deps.rateLimitPerMinute));
   app.use(resolveRoute(matcher));

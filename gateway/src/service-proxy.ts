@@ -41,7 +41,15 @@ export function createServiceProxy(options: ServiceProxyOptions): RequestHandler
       },
       error: (error, req, res) => {
         const failure = upstreamFailureOf(error as NodeJS.ErrnoException, cutShort.get(req));
-        logger.warn({ err: error, request_id: req.requestId, service: upstream.service, status: failure.status }, "proxied request failed");
+        logger.warn(
+          {
+            err: error,
+            request_id: req.requestId,
+            service: upstream.service,
+            status: failure.status,
+          },
+          "proxied request failed",
+        );
         if (!isResponse(res)) return;
         if (res.headersSent) {
           res.destroy();

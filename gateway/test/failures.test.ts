@@ -57,6 +57,15 @@ describe("gateway when a service is down or slow, and under load", () => {
     expect(webhooks.status).to.equal(503);
   });
 
+  it("answers 502 problem+json when the service drops the connection without an answer", async () => {
+    const gateway = await start();
+    const response = await fetch(`${gateway.url}/api/v2/workspaces/w1`, {
+      headers: { authorization: `Bearer ${token}`, "x-request-id": "req-reset" },
+    });
+    expect(response.status).to.equal(502);
+    expect(await response.json()).to.include({ status: 502, code: "bad_gateway", request_id: "req-reset" });
+  });
+
   it("answers 504 problem+json when the service is slower than the upstream timeout", async () => {
     const gateway = await start({ upstreamTimeoutMs: 200 });
     service.slowDelayMs = 2_000;

@@ -55,6 +55,9 @@ export class EchoService {
         router.post("/api/v2/auth/login", (req, res) => {
           res.json({ data: { body: req.body, authorization: req.headers.authorization ?? null } });
         });
+        router.get("/api/v2/workspaces/:workspace_id", (req) => {
+          req.socket.destroy();
+        });
         router.get("/api/v2/documents/:document_id", authenticate(verifier), async (req, res) => {
           await new Promise((resolve) => setTimeout(resolve, service?.slowDelayMs ?? 0));
           if (!res.destroyed) res.json({ data: { id: req.params.document_id } });

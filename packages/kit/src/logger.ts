@@ -17,7 +17,6 @@ export const REDACTED_PATHS = [
   "*.id_token",
   "*.otp_trusted_source",
   "*.pin",
-  "*.code",
   "*.secret",
   "*.key",
   "*.signing_key",

@@ -65,6 +65,23 @@ describe("password login, tokens, refresh and logout", () => {
     expect(wrongProblem.code).to.equal("invalid_credentials");
   });
 
+  it("takes as long for an unknown email as for a wrong password (both run argon2id)", async () => {
+    const timed = async (loginEmail: string) => {
+      const started = process.hrtime.bigint();
+      await login("not the password at all", loginEmail);
+      return Number(process.hrtime.bigint() - started) / 1e6;
+    };
+    const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+    const wrong: number[] = [];
+    const unknown: number[] = [];
+    for (let round = 0; round < 3; round += 1) {
+      wrong.push(await timed(email));
+      unknown.push(await timed(newEmail("nobody")));
+    }
+    expect(median(unknown)).to.be.greaterThan(median(wrong) * 0.6);
+    expect(median(unknown)).to.be.lessThan(median(wrong) * 1.6);
+  });
+
   it("names every bad field of a bad body in a 400", async () => {
     const answer = await auth.call("POST", "/auth/login", { body: { email: "not-an-email", password: "" }, address: newAddress() });
     expect(answer.status).to.equal(400);

@@ -1,3 +1,4 @@
+import { createPublicKey, type KeyObject } from "node:crypto";
 import type { RequestHandler } from "express";
 import jwt, { type JwtHeader, type JwtPayload } from "jsonwebtoken";
 import { JwksClient } from "jwks-rsa";
@@ -25,6 +26,7 @@ export interface TokenVerifierOptions {
 }
 
 const ALLOWED_ALGORITHMS: jwt.Algorithm[] = ["RS256", "ES256"];
+const KEY_CACHE_MS = 10 * 60_000;
 
 /**
  * Verifies access tokens against the auth service's JWKS. Keys are cached; a token with an
@@ -33,6 +35,8 @@ const ALLOWED_ALGORITHMS: jwt.Algorithm[] = ["RS256", "ES256"];
 export class TokenVerifier {
   private readonly jwks: JwksClient;
   private readonly algorithms: jwt.Algorithm[];
+  /** Parsed keys by kid, for as long as the JWKS cache keeps them: parsing a PEM costs more than verifying a signature. */
+  private readonly keys = new Map<string, { key: KeyObject; until: number }>();
 
   constructor(private readonly options: TokenVerifierOptions) {
     this.algorithms = (options.algorithms ?? ALLOWED_ALGORITHMS).filter((alg) => ALLOWED_ALGORITHMS.includes(alg));
@@ -40,11 +44,25 @@ export class TokenVerifier {
       jwksUri: options.jwksUri,
       cache: true,
       cacheMaxEntries: 20,
-      cacheMaxAge: 10 * 60_000,
+      cacheMaxAge: KEY_CACHE_MS,
       rateLimit: true,
       jwksRequestsPerMinute: 30,
       timeout: 3_000,
     });
+  }
+
+  private async publicKeyOf(kid: string): Promise<KeyObject> {
+    const cached = this.keys.get(kid);
+    if (cached && cached.until > Date.now()) return cached.key;
+    let key: KeyObject;
+    try {
+      key = createPublicKey((await this.jwks.getSigningKey(kid)).getPublicKey());
+    } catch {
+      throw new UnauthorizedError("The access token is not signed with an accepted key.", "invalid_token");
+    }
+    if (this.keys.size >= 50) this.keys.clear();
+    this.keys.set(kid, { key, until: Date.now() + KEY_CACHE_MS });
+    return key;
   }
 
   async verify(token: string): Promise<Caller> {
@@ -54,12 +72,7 @@ export class TokenVerifier {
     if (!header.kid || !this.algorithms.includes(header.alg as jwt.Algorithm)) {
       throw new UnauthorizedError("The access token is not signed with an accepted key.", "invalid_token");
     }
-    let publicKey: string;
-    try {
-      publicKey = (await this.jwks.getSigningKey(header.kid)).getPublicKey();
-    } catch {
-      throw new UnauthorizedError("The access token is not signed with an accepted key.", "invalid_token");
-    }
+    const publicKey = await this.publicKeyOf(header.kid);
     let payload: JwtPayload;
     try {
       payload = jwt.verify(token, publicKey, {

@@ -60,16 +60,7 @@ export function createHttpApp(options: HttpAppOptions): ExpressApp {
     next();
   });
 
-  app.get("/healthz", (_req, res) => {
-    res.json({ status: "ok" });
-  });
-  app.get("/readyz", async (_req, res) => {
-    const report = await readiness.report();
-    res.status(report.ready ? 200 : 503).json({ status: report.ready ? "ready" : "not_ready", checks: report.checks });
-  });
-  app.get("/metrics", async (_req, res) => {
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
-  });
+  mountOperationalRoutes(app, readiness, metrics);
 
   app.use(
     pinoHttp({
@@ -101,6 +92,20 @@ export function createHttpApp(options: HttpAppOptions): ExpressApp {
   });
   app.use(problemErrorHandler(logger));
   return app;
+}
+
+/** `/healthz` (the process runs), `/readyz` (its dependencies answer) and `/metrics`, outside `/api/v2`. */
+export function mountOperationalRoutes(app: ExpressApp, readiness: Readiness, metrics: Metrics): void {
+  app.get("/healthz", (_req, res) => {
+    res.json({ status: "ok" });
+  });
+  app.get("/readyz", async (_req, res) => {
+    const report = await readiness.report();
+    res.status(report.ready ? 200 : 503).json({ status: report.ready ? "ready" : "not_ready", checks: report.checks });
+  });
+  app.get("/metrics", async (_req, res) => {
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
 }
 
 /** 415 for a body that is not JSON; bodies are JSON everywhere in this API. */

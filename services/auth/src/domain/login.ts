@@ -33,7 +33,9 @@ export class Login {
     await this.throttle.assertAllowed(keys);
     const user = await this.users.findByEmail(email);
     const hash = user?.status === "active" ? user.passwordHash : null;
-    if (!user || !(await this.hasher.verify(hash, password))) {
+    // verify() runs even without a user or hash, so an unknown email takes as long as a wrong password.
+    const matches = await this.hasher.verify(hash, password);
+    if (!user || !matches) {
       await this.throttle.recordFailure(keys);
       throw authErrors.invalidCredentials();
     }

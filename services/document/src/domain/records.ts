@@ -1,0 +1,74 @@
+import type { Annotation, DocumentStatus } from "@docex/events";
+import type { FieldDefinition } from "./annotation-schema.js";
+
+export type { Annotation, DocumentStatus };
+
+export interface OrganizationRef {
+  id: string;
+  humanizedId: string;
+  name: string;
+}
+
+export interface Workspace {
+  id: string;
+  humanizedId: string;
+  organizationId: string;
+  name: string;
+  createdAt: Date;
+}
+
+export interface Queue {
+  id: string;
+  humanizedId: string;
+  workspaceId: string;
+  organizationId: string;
+  name: string;
+  annotationSchema: FieldDefinition[];
+  createdAt: Date;
+}
+
+export const MESSAGE_SEVERITIES = ["error", "warning", "info"] as const;
+export type MessageSeverity = (typeof MESSAGE_SEVERITIES)[number];
+
+/** Who changed a document: a user through the API, the extraction engine, or another context over gRPC. */
+export const CHANGE_SOURCES = ["user", "ai", "automation", "learning", "validation"] as const;
+export type ChangeSource = (typeof CHANGE_SOURCES)[number];
+export const SERVICE_SOURCES = ["automation", "learning", "validation"] as const satisfies readonly ChangeSource[];
+export type ServiceSource = (typeof SERVICE_SOURCES)[number];
+
+export interface DocumentMessage {
+  key: string | null;
+  message: string;
+  severity: MessageSeverity;
+  /** Kept so that a new validation answer replaces only what the previous one added; never shown. */
+  source: ChangeSource;
+}
+
+export interface RegisterOption {
+  label: string;
+  value: string;
+}
+
+export interface StoredDocument {
+  id: string;
+  queueId: string;
+  workspaceId: string;
+  organizationId: string;
+  fileName: string;
+  status: DocumentStatus;
+  annotations: Annotation[];
+  messages: DocumentMessage[];
+  options: Record<string, RegisterOption[]>;
+  approvers: string[];
+  confidence: number | null;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface Page<T> {
+  items: T[];
+  page: number;
+  pageSize: number;
+  total: number;
+}
