@@ -34,6 +34,14 @@ export function serviceConfigSchema(service: ServiceName) {
       .default(`docex_${service}`),
     DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
     NATS_URL: z.string().min(1).default("nats://127.0.0.1:4222"),
+    NATS_STREAM: z
+      .string()
+      .regex(/^[A-Z][A-Z0-9_]*$/)
+      .default("DOCEX"),
+    NATS_SUBJECT_PREFIX: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]*$/)
+      .default("docex"),
     JWT_ISSUER: z.string().min(1).default("docex"),
     JWT_AUDIENCE: z.string().min(1).default("docex-api"),
     AUTH_JWKS_URL: z.url().default(`http://127.0.0.1:${SERVICE_PORTS.auth.http}/api/v2/auth/.well-known/jwks.json`),

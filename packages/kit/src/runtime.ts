@@ -51,7 +51,13 @@ export async function connectInfrastructure(
   });
   try {
     await runMigrations(sequelize, [...kitMigrations, ...options.migrations], logger);
-    const bus = await EventBus.connect({ url: config.NATS_URL, name, logger, metrics });
+    const bus = await EventBus.connect({
+      url: config.NATS_URL,
+      name,
+      logger,
+      metrics,
+      namespace: { stream: config.NATS_STREAM, subjectPrefix: config.NATS_SUBJECT_PREFIX },
+    });
     const outbox = new Outbox({ sequelize, bus, logger, metrics, pollIntervalMs: options.outboxPollIntervalMs });
     readiness.add("postgres", () => sequelize.query("SELECT 1"));
     readiness.add("nats", () => bus.check());

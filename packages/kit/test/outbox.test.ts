@@ -2,40 +2,41 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { expect } from "chai";
 import type { Sequelize } from "sequelize";
-import { DEAD_LETTER_STREAM, type DeliveredMessage, EventBus, STREAM } from "../src/bus/event-bus.js";
+import { type DeliveredMessage, EventBus } from "../src/bus/event-bus.js";
 import { kitMigrations, Outbox } from "../src/bus/outbox.js";
 import { connectDatabase, runMigrations } from "../src/db/database.js";
 import { dropDatabase, eventually, natsUrl, serverUrl, silentLogger, uniqueName } from "./support.js";
 
 describe("outbox and JetStream bus (real Postgres and NATS)", () => {
   const database = uniqueName("outbox");
+  // A stream of this run only; removed at the end.
+  const runId = randomBytes(4).toString("hex");
+  const namespace = { stream: `DOCEX_KIT_${runId.toUpperCase()}`, subjectPrefix: `docex_kit_${runId}` };
   // A subject of each test only, so other tests' and runs' events never interfere.
   let subject = "";
   beforeEach(() => {
     subject = `docex.test_${randomBytes(4).toString("hex")}.happened`;
   });
-  const durables: string[] = [];
   let sequelize: Sequelize;
   let bus: EventBus;
 
   before(async () => {
     sequelize = await connectDatabase({ serverUrl, database, logger: silentLogger });
     await runMigrations(sequelize, kitMigrations, silentLogger);
-    bus = await EventBus.connect({ url: natsUrl, name: "kit-test", logger: silentLogger });
+    bus = await EventBus.connect({ url: natsUrl, name: "kit-test", logger: silentLogger, namespace });
   });
 
   after(async () => {
     const jsm = await jetstreamManager(bus.connection);
-    for (const durable of durables) await jsm.consumers.delete(STREAM, durable).catch(() => undefined);
+    for (const stream of [namespace.stream, bus.deadLetterStream]) await jsm.streams.delete(stream).catch(() => undefined);
     await bus.close();
     await sequelize.close();
     await dropDatabase(database);
   });
 
   async function collect(durable: string, subjectFilter = subject) {
-    durables.push(durable);
     const received: Array<{ payload: unknown; message: DeliveredMessage }> = [];
-    const consumerBus = await EventBus.connect({ url: natsUrl, name: durable, logger: silentLogger });
+    const consumerBus = await EventBus.connect({ url: natsUrl, name: durable, logger: silentLogger, namespace });
     await consumerBus.subscribe({
       durable,
       subject: subjectFilter,
@@ -158,9 +159,8 @@ describe("outbox and JetStream bus (real Postgres and NATS)", () => {
 
   it("retries a failing handler and dead-letters the event after the last delivery", async () => {
     const durable = `kit_test_${randomBytes(4).toString("hex")}`;
-    durables.push(durable);
     const failingSubject = `${subject}.failing`;
-    const consumerBus = await EventBus.connect({ url: natsUrl, name: durable, logger: silentLogger });
+    const consumerBus = await EventBus.connect({ url: natsUrl, name: durable, logger: silentLogger, namespace });
     let attempts = 0;
     await consumerBus.subscribe({
       durable,
@@ -179,7 +179,7 @@ describe("outbox and JetStream bus (real Postgres and NATS)", () => {
       const jsm = await jetstreamManager(bus.connection);
       const dead = await eventually(async () => {
         try {
-          return await jsm.streams.getMessage(DEAD_LETTER_STREAM, { last_by_subj: `dlq.${durable}` });
+          return await jsm.streams.getMessage(bus.deadLetterStream, { last_by_subj: `${bus.deadLetterPrefix}.${durable}` });
         } catch {
           return undefined;
         }
@@ -190,6 +190,27 @@ describe("outbox and JetStream bus (real Postgres and NATS)", () => {
       expect(attempts).to.equal(3);
     } finally {
       await consumerBus.close();
+    }
+  });
+
+  it("broadcasts an event to every listening instance in the namespace, under its canonical subject", async () => {
+    const received: Array<{ payload: unknown; subject: string }> = [];
+    const other = await EventBus.connect({ url: natsUrl, name: "kit-test-other", logger: silentLogger, namespace });
+    const first = bus.broadcast("docex.membership.changed", (payload, subject) => received.push({ payload, subject }));
+    const second = other.broadcast("docex.membership.changed", (payload, subject) => received.push({ payload, subject }));
+    try {
+      await bus.connection.flush();
+      await other.connection.flush();
+      await bus.publish("docex.membership.changed", { user_id: "u" }, { msgId: randomUUID() });
+      await eventually(() => (received.length >= 2 ? true : undefined));
+      expect(received).to.deep.equal([
+        { payload: { user_id: "u" }, subject: "docex.membership.changed" },
+        { payload: { user_id: "u" }, subject: "docex.membership.changed" },
+      ]);
+    } finally {
+      first.stop();
+      second.stop();
+      await other.close();
     }
   });
 });

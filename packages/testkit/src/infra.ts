@@ -11,6 +11,17 @@ export function testNatsUrl(): string {
   return process.env.NATS_URL ?? "nats://127.0.0.1:4222";
 }
 
+const runId = randomBytes(4).toString("hex");
+
+/**
+ * The JetStream namespace of this test process: its own stream and subject prefix, so test
+ * runs (and a developer's stack) never consume each other's events. Removed after the run
+ * by the root hook in `@docex/testkit/mocha-hooks`.
+ */
+export function testEventNamespace(): { stream: string; subjectPrefix: string } {
+  return { stream: `DOCEX_T${runId.toUpperCase()}`, subjectPrefix: `docex_t${runId}` };
+}
+
 /** A database name no other run uses; tests drop it when they finish. */
 export function uniqueDatabaseName(label: string): string {
   return `docex_test_${label}_${randomBytes(5).toString("hex")}`;
@@ -39,6 +50,8 @@ export function testServiceConfig(service: ServiceName, overrides: Record<string
     DATABASE_URL: testDatabaseServerUrl(),
     DATABASE_NAME: uniqueDatabaseName(service),
     NATS_URL: testNatsUrl(),
+    NATS_STREAM: testEventNamespace().stream,
+    NATS_SUBJECT_PREFIX: testEventNamespace().subjectPrefix,
     SHUTDOWN_TIMEOUT_MS: "2000",
   };
   for (const [key, value] of Object.entries(overrides)) env[key] = String(value);

@@ -15,6 +15,8 @@ import type { Metrics } from "../metrics.js";
 
 export const STREAM = "DOCEX";
 export const DEAD_LETTER_STREAM = "DOCEX_DLQ";
+/** Subjects are written `docex.<type>` everywhere in the code; a namespace maps them on the wire. */
+const CANONICAL_PREFIX = "docex";
 const NANOS_PER_MS = 1_000_000;
 
 export interface PublishOptions {
@@ -32,8 +34,20 @@ export interface DeliveredMessage {
 
 export type EventHandler = (payload: unknown, message: DeliveredMessage) => Promise<void>;
 
+export interface EventNamespace {
+  /** The JetStream stream; `DOCEX` in production. */
+  stream: string;
+  /** What replaces `docex` in subjects on the wire; `docex` in production. */
+  subjectPrefix: string;
+}
+
+export const PRODUCTION_NAMESPACE: EventNamespace = { stream: STREAM, subjectPrefix: CANONICAL_PREFIX };
+
 export interface SubscriptionOptions {
-  /** Durable consumer name, unique per service and purpose, e.g. `webhook__document_status_changed`. */
+  /**
+   * Durable consumer name, unique per service and purpose, e.g. `webhook__document_status_changed`:
+   * instances of a service share it, so each event is handled by one of them.
+   */
   durable: string;
   subject: string;
   handler: EventHandler;
@@ -44,6 +58,8 @@ export interface SubscriptionOptions {
   retryDelaysMs?: number[];
   maxInFlight?: number;
 }
+
+export type BroadcastHandler = (payload: unknown, subject: string) => void;
 
 /**
  * NATS JetStream for docex: the stream `DOCEX` (subjects `docex.>`), publishing with a message
@@ -57,10 +73,18 @@ export class EventBus {
     private readonly js: JetStreamClient,
     private readonly jsm: JetStreamManager,
     private readonly logger: Logger,
+    readonly namespace: EventNamespace,
     private readonly metrics?: Metrics,
   ) {}
 
-  static async connect(options: { url: string; name: string; logger: Logger; metrics?: Metrics }): Promise<EventBus> {
+  static async connect(options: {
+    url: string;
+    name: string;
+    logger: Logger;
+    metrics?: Metrics;
+    /** Tests run in a namespace of their own, so runs never see each other's events. */
+    namespace?: EventNamespace;
+  }): Promise<EventBus> {
     const connection = await connect({
       servers: options.url.split(","),
       name: options.name,
@@ -76,15 +100,17 @@ export class EventBus {
       }
     })().catch(() => undefined);
     const jsm = await jetstreamManager(connection, { timeout: 5_000 });
-    const bus = new EventBus(connection, jetstream(connection, { timeout: 5_000 }), jsm, options.logger, options.metrics);
+    const namespace = options.namespace ?? PRODUCTION_NAMESPACE;
+    const bus = new EventBus(connection, jetstream(connection, { timeout: 5_000 }), jsm, options.logger, namespace, options.metrics);
     await bus.ensureStreams();
     return bus;
   }
 
   private async ensureStreams(): Promise<void> {
+    const { stream, subjectPrefix } = this.namespace;
     const streams = [
-      { name: STREAM, subjects: ["docex.>"], duplicate_window: 10 * 60_000 * NANOS_PER_MS },
-      { name: DEAD_LETTER_STREAM, subjects: ["dlq.>"], duplicate_window: 2 * 60_000 * NANOS_PER_MS },
+      { name: stream, subjects: [`${subjectPrefix}.>`], duplicate_window: 10 * 60_000 * NANOS_PER_MS },
+      { name: `${stream}_DLQ`, subjects: [`${this.deadLetterPrefix}.>`], duplicate_window: 2 * 60_000 * NANOS_PER_MS },
     ];
     for (const stream of streams) {
       try {
@@ -102,10 +128,72 @@ export class EventBus {
     }
   }
 
+  /** `dlq` in production: dead letters of durable `d` go to `dlq.d` in stream `DOCEX_DLQ`. */
+  get deadLetterPrefix(): string {
+    return this.namespace.subjectPrefix === CANONICAL_PREFIX ? "dlq" : `${this.namespace.subjectPrefix}_dlq`;
+  }
+
+  get deadLetterStream(): string {
+    return `${this.namespace.stream}_DLQ`;
+  }
+
+  /** The subject on the wire for a canonical `docex.…` subject. */
+  wireSubject(subject: string): string {
+    if (subject === CANONICAL_PREFIX || subject.startsWith(`${CANONICAL_PREFIX}.`)) {
+      return `${this.namespace.subjectPrefix}${subject.slice(CANONICAL_PREFIX.length)}`;
+    }
+    return subject;
+  }
+
+  private canonicalSubject(subject: string): string {
+    const prefix = this.namespace.subjectPrefix;
+    return subject.startsWith(`${prefix}.`) ? `${CANONICAL_PREFIX}${subject.slice(prefix.length)}` : subject;
+  }
+
   async publish(subject: string, payload: unknown, options: PublishOptions): Promise<void> {
     const headers = natsHeaders();
     if (options.requestId) headers.set("x-request-id", options.requestId);
-    await this.js.publish(subject, JSON.stringify(payload), { msgID: options.msgId, headers });
+    await this.js.publish(this.wireSubject(subject), JSON.stringify(payload), { msgID: options.msgId, headers });
+  }
+
+  /**
+   * Every instance receives every event on `subject` from now on (a core NATS subscription;
+   * JetStream publishes reach it too). For caches that each instance keeps; events sent while
+   * disconnected are missed, so `onReconnect` lets the caller drop what it cached.
+   */
+  broadcast(subject: string, handler: BroadcastHandler, onReconnect?: () => void): { stop(): void } {
+    let stopped = false;
+    const subscription = this.connection.subscribe(this.wireSubject(subject), {
+      callback: (error, message) => {
+        if (stopped) return;
+        if (error) {
+          this.logger.warn({ err: error, subject }, "broadcast subscription failed");
+          onReconnect?.();
+          return;
+        }
+        let payload: unknown;
+        try {
+          payload = message.json();
+        } catch {
+          payload = undefined;
+        }
+        handler(payload, this.canonicalSubject(message.subject));
+      },
+    });
+    if (onReconnect) {
+      (async () => {
+        for await (const status of this.connection.status()) {
+          if (stopped) break;
+          if (status.type === "reconnect") onReconnect();
+        }
+      })().catch(() => undefined);
+    }
+    return {
+      stop: () => {
+        stopped = true;
+        if (!subscription.isClosed()) subscription.unsubscribe();
+      },
+    };
   }
 
   /** Starts a durable consumer; messages published while it was down are delivered when it starts. */
@@ -116,15 +204,15 @@ export class EventBus {
       durable_name: options.durable,
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
-      filter_subject: options.subject,
+      filter_subject: this.wireSubject(options.subject),
       max_deliver: maxDeliver,
       ack_wait: (options.ackWaitMs ?? 30_000) * NANOS_PER_MS,
       max_ack_pending: Math.max(options.maxInFlight ?? 256, 1),
     };
     try {
-      await this.jsm.consumers.add(STREAM, config);
+      await this.jsm.consumers.add(this.namespace.stream, config);
     } catch {
-      await this.jsm.consumers.update(STREAM, options.durable, {
+      await this.jsm.consumers.update(this.namespace.stream, options.durable, {
         max_deliver: config.max_deliver,
         ack_wait: config.ack_wait,
         max_ack_pending: config.max_ack_pending,
@@ -133,7 +221,7 @@ export class EventBus {
     let stopped = false;
     let messages: ConsumerMessages | undefined;
     const open = async () => {
-      const consumer = await this.js.consumers.get(STREAM, options.durable);
+      const consumer = await this.js.consumers.get(this.namespace.stream, options.durable);
       // Short-lived pull requests: a request left behind by a consumer that died stops
       // taking messages within seconds, so its successor gets them without waiting for ack_wait.
       messages = await consumer.consume({ max_messages: Math.min(config.max_ack_pending, 256), expires: 5_000 });
@@ -167,7 +255,7 @@ export class EventBus {
 
   private async handle(message: JsMsg, options: SubscriptionOptions, maxDeliver: number, retryDelays: number[]): Promise<void> {
     const delivered: DeliveredMessage = {
-      subject: message.subject,
+      subject: this.canonicalSubject(message.subject),
       msgId: message.headers?.get("Nats-Msg-Id") || undefined,
       requestId: message.headers?.get("x-request-id") || undefined,
       deliveryCount: message.info.deliveryCount,
@@ -193,11 +281,11 @@ export class EventBus {
 
   private async deadLetter(message: JsMsg, durable: string, error: unknown): Promise<void> {
     const headers = natsHeaders();
-    headers.set("x-original-subject", message.subject);
+    headers.set("x-original-subject", this.canonicalSubject(message.subject));
     headers.set("x-error", (error instanceof Error ? error.message : String(error)).slice(0, 500));
     const msgId = message.headers?.get("Nats-Msg-Id");
     await this.js
-      .publish(`dlq.${durable}`, message.data, { headers, ...(msgId ? { msgID: `${durable}:${msgId}` } : {}) })
+      .publish(`${this.deadLetterPrefix}.${durable}`, message.data, { headers, ...(msgId ? { msgID: `${durable}:${msgId}` } : {}) })
       .catch((publishError: unknown) => this.logger.error({ err: publishError }, "dead-letter publish failed"));
   }
 

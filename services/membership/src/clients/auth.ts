@@ -1,0 +1,84 @@
+import { type Metrics, NotFoundError } from "@docex/kit";
+import { type AuthClient, createAuthClient, type User } from "@docex/protos";
+
+export type AuthUserStatus = "active" | "invited" | "deactivated";
+
+export interface AuthUser {
+  id: string;
+  email: string;
+  /** Null when the user has not given one. */
+  name: string | null;
+  status: AuthUserStatus;
+}
+
+export interface InvitationRequest {
+  email: string;
+  organizationId: string;
+  organizationName: string;
+  invitedBy: string;
+}
+
+export interface CallContext {
+  requestId?: string;
+}
+
+/** What membership needs of identity: who a user is, and invitations that create users. */
+export interface UserDirectory {
+  /** Undefined when no user has this email. */
+  findByEmail(email: string, ctx: CallContext): Promise<AuthUser | undefined>;
+  /** Undefined when no user has this id. */
+  get(userId: string, ctx: CallContext): Promise<AuthUser | undefined>;
+  /** Creates the user (status invited) when the email is unknown and mails an invitation token to one without a password. */
+  invite(invitation: InvitationRequest, ctx: CallContext): Promise<{ userId: string; created: boolean }>;
+  close(): void;
+}
+
+function authUserOf(user: User): AuthUser {
+  const status: AuthUserStatus = user.status === "invited" || user.status === "deactivated" ? user.status : "active";
+  return { id: user.id, email: user.email, name: user.name || null, status };
+}
+
+function context(ctx: CallContext) {
+  return ctx.requestId ? { requestId: ctx.requestId } : {};
+}
+
+/**
+ * auth over gRPC: one client per process, a short deadline (an invitation is sent while a request
+ * waits) and a circuit breaker, so a failing auth answers at once instead of holding requests.
+ */
+export function authUserDirectory(address: string, metrics?: Metrics): UserDirectory {
+  const client: AuthClient = createAuthClient(address, {
+    deadlineMs: 3_000,
+    ...(metrics ? { metrics } : {}),
+    breaker: { resetTimeoutMs: 10_000 },
+  });
+  return {
+    async findByEmail(email, ctx) {
+      const answer = await client.findUserByEmail({ email }, context(ctx));
+      return answer.found && answer.user ? authUserOf(answer.user) : undefined;
+    },
+    async get(userId, ctx) {
+      try {
+        const answer = await client.getUser({ user_id: userId }, context(ctx));
+        return answer.user ? authUserOf(answer.user) : undefined;
+      } catch (error) {
+        if (error instanceof NotFoundError) return undefined;
+        throw error;
+      }
+    },
+    async invite(invitation, ctx) {
+      const answer = await client.createInvitation(
+        {
+          email: invitation.email,
+          organization_id: invitation.organizationId,
+          organization_name: invitation.organizationName,
+          invited_by: invitation.invitedBy,
+          locale: "",
+        },
+        context(ctx),
+      );
+      return { userId: answer.user_id, created: answer.created };
+    },
+    close: () => client.close(),
+  };
+}

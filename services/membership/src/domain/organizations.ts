@@ -1,0 +1,87 @@
+import { randomUUID } from "node:crypto";
+import type { MembershipStore, Organization, Tx } from "../store/membership-store.js";
+import { slugFromName, withSuffix } from "./humanized-id.js";
+import { humanizedIdTaken, organizationNotFound } from "./membership-errors.js";
+import { membershipChanged, organizationCreated } from "./membership-events.js";
+import { type Grant, isEffective } from "./roles.js";
+
+export interface NewOrganization {
+  name: string;
+  /** Already checked by the edge; absent derives one from the name. */
+  humanizedId?: string;
+  ownerUserId: string;
+  /** What the caller knows of the owner's email (token, event), kept as the member's profile. */
+  ownerEmail?: string;
+  /** A repeated key answers the organization created the first time. */
+  idempotencyKey?: string;
+}
+
+export interface RequestContext {
+  requestId?: string;
+}
+
+/** Suffixes tried after the humanized id derived from a name is taken, before a random one. */
+const SUFFIX_ATTEMPTS = 5;
+
+/** Organizations and who may see them: a member whose membership is not deactivated. */
+export class Organizations {
+  constructor(private readonly store: MembershipStore) {}
+
+  create(input: NewOrganization, ctx: RequestContext): Promise<{ organization: Organization; created: boolean }> {
+    return this.store.transaction((tx) => this.createIn(tx, input, ctx));
+  }
+
+  /** Creates the organization with its owner in `tx`, publishing `organization.created` and `membership.changed`. */
+  async createIn(tx: Tx, input: NewOrganization, ctx: RequestContext): Promise<{ organization: Organization; created: boolean }> {
+    if (input.idempotencyKey) {
+      await this.store.lockKey(tx, `create-organization:${input.idempotencyKey}`);
+      const existing = await this.store.findOrganizationByIdempotencyKey(input.idempotencyKey, tx);
+      if (existing) return { organization: existing, created: false };
+    }
+    const organization = await this.insert(tx, input);
+    const owner: Grant = { userId: input.ownerUserId, role: "owner", queueIds: null, status: "active" };
+    await this.store.insertMembership(tx, organization.id, owner);
+    if (input.ownerEmail) await this.store.saveProfile(tx, { userId: owner.userId, email: input.ownerEmail, refreshed: false });
+    await this.store.addEvents(tx, [
+      organizationCreated(organization, owner.userId, ctx.requestId),
+      membershipChanged({ organizationId: organization.id, userId: owner.userId, before: undefined, after: owner }, ctx.requestId),
+    ]);
+    return { organization, created: true };
+  }
+
+  private async insert(tx: Tx, input: NewOrganization): Promise<Organization> {
+    const row = { id: randomUUID(), name: input.name, idempotencyKey: input.idempotencyKey ?? null };
+    if (input.humanizedId) {
+      const inserted = await this.store.insertOrganization(tx, { ...row, humanizedId: input.humanizedId });
+      if (!inserted) throw humanizedIdTaken(input.humanizedId);
+      return inserted;
+    }
+    const base = slugFromName(input.name);
+    for (let attempt = 0; attempt < SUFFIX_ATTEMPTS; attempt += 1) {
+      const taken = new Set(await this.store.humanizedIdsLike(base, tx));
+      let n = 1;
+      while (taken.has(withSuffix(base, n))) n += 1;
+      // Another instance may take the same one between our look and our insert; look again then.
+      const inserted = await this.store.insertOrganization(tx, { ...row, humanizedId: withSuffix(base, n) });
+      if (inserted) return inserted;
+    }
+    const inserted = await this.store.insertOrganization(tx, {
+      ...row,
+      humanizedId: withSuffix(base, 1_000 + Math.floor(Math.random() * 9_000_000)),
+    });
+    if (!inserted) throw new Error(`could not find a free humanized id for ${base}`);
+    return inserted;
+  }
+
+  /** The organization named by `ref` (UUID or humanized id) with the caller's membership; 404 for a non-member. */
+  async visibleTo(ref: string, userId: string): Promise<{ organization: Organization; caller: Grant }> {
+    const organization = await this.store.findOrganization(ref);
+    const caller = organization && (await this.store.findGrant(organization.id, userId));
+    if (!organization || !caller || !isEffective(caller)) throw organizationNotFound();
+    return { organization, caller };
+  }
+
+  ofUser(userId: string, page?: { offset: number; limit: number }): Promise<{ organizations: Organization[]; total: number }> {
+    return this.store.organizationsOfUser(userId, page);
+  }
+}

@@ -1,0 +1,49 @@
+import { ForbiddenError, ValidationError } from "@docex/kit";
+import type { MembershipStore, Organization, UserSchemaField } from "../store/membership-store.js";
+import { decidePermission, type Grant, mayManage } from "./roles.js";
+
+export type { UserSchemaField };
+
+export interface UserSchemaChange {
+  userId: string;
+  /** Null: the organization-wide schema of the member. */
+  queueId: string | null;
+  fields: UserSchemaField[];
+}
+
+/**
+ * Which annotation fields a member sees or may edit, organization-wide and per queue. A change replaces
+ * the fields of that (member, queue) pair; an empty list clears them. The document service reads the
+ * effective schema over gRPC: the queue's entries over the organization-wide ones, key by key.
+ */
+export class UserSchemas {
+  constructor(private readonly store: MembershipStore) {}
+
+  async manage(organization: Organization, caller: Grant, change: UserSchemaChange): Promise<UserSchemaChange> {
+    const target = await this.store.findGrant(organization.id, change.userId);
+    if (!target)
+      throw new ValidationError("The request body is invalid.", [
+        { path: "user_id", message: "This user is not a member of the organization." },
+      ]);
+    if (!decidePermission(caller, "user.manage") || !mayManage(caller, target)) {
+      throw new ForbiddenError(
+        caller.userId === target.userId
+          ? "Nobody manages their own user schema."
+          : `Your role may not manage a member who is ${target.role}.`,
+      );
+    }
+    if (change.queueId !== null && caller.queueIds !== null && !caller.queueIds.includes(change.queueId)) {
+      throw new ForbiddenError("This queue is outside the queues you manage.");
+    }
+    await this.store.transaction((tx) => this.store.saveUserSchema(tx, organization.id, change.userId, change.queueId, change.fields));
+    return change;
+  }
+
+  /** Only keys with a rule (hidden or read-only) after the queue's entries are laid over the organization's. */
+  async effective(organizationId: string, userId: string, queueId: string | null): Promise<UserSchemaField[]> {
+    const layers = await this.store.userSchemaLayers(organizationId, userId, queueId);
+    const merged = new Map<string, UserSchemaField>();
+    for (const field of [...layers.organization, ...layers.queue]) merged.set(field.key, field);
+    return [...merged.values()].filter((field) => field.hidden || field.readonly);
+  }
+}

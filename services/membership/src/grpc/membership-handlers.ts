@@ -1,0 +1,88 @@
+import { type FieldError, ValidationError } from "@docex/kit";
+import type { MembershipHandlers, Organization as OrganizationMessage } from "@docex/protos";
+import { humanizedIdProblem } from "../domain/humanized-id.js";
+import type { Organizations } from "../domain/organizations.js";
+import { decidePermission, isEffective, isPermission, PERMISSIONS } from "../domain/roles.js";
+import type { UserSchemas } from "../domain/user-schemas.js";
+import type { MembershipStore, Organization } from "../store/membership-store.js";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function organizationMessage(organization: Organization): OrganizationMessage {
+  return {
+    id: organization.id,
+    humanized_id: organization.humanizedId,
+    name: organization.name,
+    created_at: organization.createdAt.toISOString(),
+  };
+}
+
+/** INVALID_ARGUMENT naming every field that is not a UUID. */
+function requireUuids(fields: Record<string, string | undefined>): void {
+  const errors: FieldError[] = Object.entries(fields)
+    .filter(([, value]) => value !== undefined && !UUID.test(value))
+    .map(([path]) => ({ path, message: "Must be a UUID." }));
+  if (errors.length) throw new ValidationError(`Invalid ${errors.map((error) => error.path).join(", ")}: must be a UUID.`, errors);
+}
+
+/** docex.membership.v1.Membership: the one place other services learn roles and permissions from. */
+export function membershipHandlers(deps: {
+  store: MembershipStore;
+  organizations: Organizations;
+  userSchemas: UserSchemas;
+}): MembershipHandlers {
+  const { store, organizations, userSchemas } = deps;
+  return {
+    async GetRoles(request) {
+      requireUuids({ user_id: request.user_id, organization_id: request.organization_id });
+      const grant = await store.findGrant(request.organization_id, request.user_id);
+      if (!grant) return { role: "", queue_ids: [], all_queues: false, status: "" };
+      return { role: grant.role, queue_ids: grant.queueIds ?? [], all_queues: grant.queueIds === null, status: grant.status };
+    },
+
+    async CheckPermission(request) {
+      requireUuids({ user_id: request.user_id, organization_id: request.organization_id, queue_id: request.queue_id });
+      if (!isPermission(request.permission)) {
+        throw new ValidationError(`Unknown permission ${JSON.stringify(request.permission)}; one of ${PERMISSIONS.join(", ")}.`, [
+          { path: "permission", message: "Unknown permission." },
+        ]);
+      }
+      const grant = await store.findGrant(request.organization_id, request.user_id);
+      if (!grant || !isEffective(grant)) return { allowed: false, is_member: false, role: "" };
+      return { allowed: decidePermission(grant, request.permission, request.queue_id), is_member: true, role: grant.role };
+    },
+
+    async CreateOrganization(request, ctx) {
+      const errors: FieldError[] = [];
+      const name = request.name.trim();
+      if (!name || name.length > 200) errors.push({ path: "name", message: "Between 1 and 200 characters." });
+      if (!request.idempotency_key) errors.push({ path: "idempotency_key", message: "Required." });
+      if (!UUID.test(request.owner_user_id)) errors.push({ path: "owner_user_id", message: "Must be a UUID." });
+      const humanizedIssue = request.humanized_id === undefined ? undefined : humanizedIdProblem(request.humanized_id);
+      if (humanizedIssue) errors.push({ path: "humanized_id", message: humanizedIssue });
+      if (errors.length) throw new ValidationError("The CreateOrganization request is invalid.", errors);
+      const { organization, created } = await organizations.create(
+        {
+          name,
+          ownerUserId: request.owner_user_id,
+          idempotencyKey: request.idempotency_key,
+          ...(request.humanized_id === undefined ? {} : { humanizedId: request.humanized_id }),
+        },
+        { requestId: ctx.requestId },
+      );
+      return { organization: organizationMessage(organization), created };
+    },
+
+    async GetUserSchema(request) {
+      const queueId = request.queue_id || null;
+      requireUuids({ user_id: request.user_id, organization_id: request.organization_id, queue_id: queueId ?? undefined });
+      return { fields: await userSchemas.effective(request.organization_id, request.user_id, queueId) };
+    },
+
+    async ListOrganizationsOfUser(request) {
+      requireUuids({ user_id: request.user_id });
+      const { organizations: found } = await organizations.ofUser(request.user_id);
+      return { organizations: found.map(organizationMessage) };
+    },
+  };
+}
