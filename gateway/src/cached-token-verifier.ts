@@ -1,8 +1,6 @@
-import type { Caller } from "@docex/kit";
+import type { AccessTokenVerifier, Caller } from "@docex/kit";
 
-export interface TokenVerification {
-  verify(token: string): Promise<Caller>;
-}
+export type TokenVerification = AccessTokenVerifier;
 
 export interface CachedTokenVerifierOptions {
   /** Longest time a verified token is trusted without checking it again. */

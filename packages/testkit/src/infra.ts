@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { databaseUrl, type ServiceName, serviceConfigSchema } from "@docex/kit";
 import pg from "pg";
+import type { z } from "zod";
 
 /** The Postgres server tests use: `DATABASE_URL`, else the machine's server on 127.0.0.1. */
 export function testDatabaseServerUrl(): string {
@@ -38,10 +39,15 @@ export async function dropDatabase(name: string): Promise<void> {
 }
 
 /**
- * Configuration of a service for an in-process test: random ports, a fresh database, the
- * test issuer's JWKS. `overrides` take precedence, like environment variables would.
+ * Configuration of a service for an in-process test: random ports, a fresh database, this
+ * process's event namespace. `overrides` take precedence, like environment variables would;
+ * a service with settings of its own passes its schema so they survive parsing.
  */
-export function testServiceConfig(service: ServiceName, overrides: Record<string, string | number> = {}) {
+export function testServiceConfig<S extends z.ZodType = ReturnType<typeof serviceConfigSchema>>(
+  service: ServiceName,
+  overrides: Record<string, string | number> = {},
+  schema?: S,
+): z.output<S> {
   const env: Record<string, string> = {
     HOST: "127.0.0.1",
     PORT: "0",
@@ -55,5 +61,5 @@ export function testServiceConfig(service: ServiceName, overrides: Record<string
     SHUTDOWN_TIMEOUT_MS: "2000",
   };
   for (const [key, value] of Object.entries(overrides)) env[key] = String(value);
-  return serviceConfigSchema(service).parse(env);
+  return (schema ?? serviceConfigSchema(service)).parse(env) as z.output<S>;
 }

@@ -5,6 +5,7 @@ import { type MembershipOrganizations, membershipOrganizations } from "./clients
 import type { AuthConfig } from "./config.js";
 import { ACCESS_TOKEN_TTL_SECONDS, AccessTokenIssuer } from "./domain/access-tokens.js";
 import type { AuthDomain } from "./domain/auth-domain.js";
+import { BackgroundWork } from "./domain/background-work.js";
 import { ensureBootstrapOwner } from "./domain/bootstrap-owner.js";
 import { addSeconds, type Clock, systemClock } from "./domain/clock.js";
 import { Login } from "./domain/login.js";
@@ -30,6 +31,7 @@ import { migrations } from "./store/migrations.js";
 import { OutboxEvents } from "./store/outbox-events.js";
 
 export { type AuthConfig, configSchema } from "./config.js";
+export { ARGON2_PARAMETERS } from "./domain/passwords.js";
 
 export interface AuthServiceOptions {
   logger?: Logger;
@@ -49,7 +51,8 @@ export async function startAuthService(config: AuthConfig, options: AuthServiceO
     const store = new AuthStore(infra.sequelize);
     const membership = options.membership ?? membershipOrganizations(config.MEMBERSHIP_GRPC_ADDR, infra.metrics);
     const mailDelivery = new MailDelivery(config.SMTP_URL, config.MAIL_FROM, infra.logger, mailCounter(infra));
-    const domain = await buildDomain(config, infra, store, membership, mailDelivery, clock);
+    const background = new BackgroundWork(infra.logger);
+    const domain = await buildDomain(config, infra, store, membership, mailDelivery, background, clock);
     // The first instance to start creates the signing key; doing it now keeps the first login fast.
     await domain.signingKeys.active();
     if (config.BOOTSTRAP_OWNER_EMAIL && config.BOOTSTRAP_OWNER_PASSWORD) {
@@ -82,6 +85,7 @@ export async function startAuthService(config: AuthConfig, options: AuthServiceO
       grpc,
       onStop: async () => {
         clearInterval(housekeeping);
+        await background.drain(Math.min(config.SHUTDOWN_TIMEOUT_MS, 5_000));
         await mailDelivery.close(Math.min(config.SHUTDOWN_TIMEOUT_MS, 5_000));
         membership.close();
       },
@@ -99,6 +103,7 @@ async function buildDomain(
   store: AuthStore,
   membership: MembershipOrganizations,
   mailDelivery: MailDelivery,
+  background: BackgroundWork,
   clock: Clock,
 ): Promise<AuthDomain & { hasher: PasswordHasher }> {
   const { sql, users } = store;
@@ -123,12 +128,12 @@ async function buildDomain(
   const twoFactor = new TwoFactor(sql, users, store.sessions, sealing, throttle, clock, config.AUTH_TOTP_ISSUER);
   const socialIdentity = new SocialIdentityVerifier(config.SOCIAL_OIDC_ISSUERS, clock);
   const login = new Login(sql, users, hasher, secrets, twoFactor, sessions, socialIdentity, throttle);
-  const onboarding = new SelfOnboarding(sql, users, secrets, mail, events, throttle, membership, clock, infra.logger);
+  const onboarding = new SelfOnboarding(sql, users, secrets, mail, events, throttle, membership, clock, infra.logger, background);
   const passwordChange = new PasswordChange(users, store.sessions, hasher, secrets, sessions, onboarding, login, throttle, clock);
   return {
     login,
     sessions,
-    mailedTokens: new MailedTokens(sql, users, secrets, mail, throttle),
+    mailedTokens: new MailedTokens(sql, users, secrets, mail, throttle, background),
     passwordChange,
     onboarding,
     twoFactor,

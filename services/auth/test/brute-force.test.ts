@@ -95,7 +95,10 @@ describe("brute-force limits per account and per client address", () => {
     const accessToken = (await auth.onboard(email, PASSWORD)).tokens.body.data.access_token;
     const { secret } = (await auth.call("POST", "/auth/totp", { bearer: accessToken })).body.data;
     auth.clock.advance(30);
-    await auth.call("POST", "/auth/totp/confirm", { bearer: accessToken, body: { code: await generate({ secret, epoch: auth.clock.nowSeconds() }) } });
+    await auth.call("POST", "/auth/totp/confirm", {
+      bearer: accessToken,
+      body: { code: await generate({ secret, epoch: auth.clock.nowSeconds() }) },
+    });
     auth.clock.advance(30);
     const code = await generate({ secret, epoch: auth.clock.nowSeconds() });
     const wrong = code === "000000" ? "111111" : "000000";

@@ -58,7 +58,10 @@ describe("gRPC docex.auth.v1.Auth", () => {
     const token = tokenIn(mail);
     const inspected = await auth.call("GET", `/auth/password-change-token?token=${token}`);
     expect(inspected.body.data).to.include({ email: invitee, purpose: "invitation" });
-    const changed = await auth.call("POST", "/auth/change-password", { body: { token, password: "invited person pw" }, address: newAddress() });
+    const changed = await auth.call("POST", "/auth/change-password", {
+      body: { token, password: "invited person pw" },
+      address: newAddress(),
+    });
     expect(changed.status).to.equal(200);
     expect((await auth.verifier().verify(changed.body.data.access_token)).amr).to.deep.equal(["invite"]);
     expect((await client.getUser({ user_id: answer.user_id })).user?.status).to.equal("active");
@@ -68,14 +71,22 @@ describe("gRPC docex.auth.v1.Auth", () => {
     expect(event.event.data).to.include({ template: "invitation", locale: "cs" });
     // An invitee joins the inviting organization; they did not onboard a company of their own.
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(auth.events.events.some((recorded) => recorded.event.type === "auth.user_onboarded" && recorded.event.data.user_id === answer.user_id)).to.equal(
-      false,
-    );
+    expect(
+      auth.events.events.some(
+        (recorded) => recorded.event.type === "auth.user_onboarded" && recorded.event.data.user_id === answer.user_id,
+      ),
+    ).to.equal(false);
   });
 
   it("CreateInvitation of a user who has a password only answers their id, and mails nothing", async () => {
     const before = auth.smtp.mailsTo(email).length;
-    const answer = await client.createInvitation({ email, organization_id: ORGANIZATION_ID, invited_by: userId, locale: "", organization_name: "" });
+    const answer = await client.createInvitation({
+      email,
+      organization_id: ORGANIZATION_ID,
+      invited_by: userId,
+      locale: "",
+      organization_name: "",
+    });
     expect(answer).to.deep.equal({ user_id: userId, created: false });
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(auth.smtp.mailsTo(email).length).to.equal(before);

@@ -62,7 +62,7 @@ describe("self-registration: register, PIN, invitation token, first password", (
     const onboarded = await auth.events.waitFor(
       (event) => event.event.type === "auth.user_onboarded" && event.event.data.user_id === caller.userId,
     );
-    expect(onboarded.subject).to.equal("docex.auth.user_onboarded");
+    expect(onboarded.subject).to.equal(`${auth.subjectPrefix}.auth.user_onboarded`);
     expect(onboarded.msgId).to.equal(onboarded.event.id);
     expect(onboarded.event.data).to.deep.equal({
       user_id: caller.userId,
@@ -199,5 +199,17 @@ describe("self-registration: register, PIN, invitation token, first password", (
     expect(expired.body.code).to.equal("invalid_token");
     const inspect = await auth.call("GET", `/auth/password-change-token?token=${token}`, { address });
     expect(inspect.status).to.equal(401);
+  });
+
+  it("never writes a mailed token, PIN or password into its logs", () => {
+    const logs = auth.logs.join("\n");
+    expect(logs).to.include('"service":"auth"');
+    expect(logs).to.not.include(PASSWORD);
+    for (const mail of auth.smtp.mails) {
+      const token = /token=([A-Za-z0-9_-]+)/.exec(mail.text)?.[1];
+      if (token) expect(logs).to.not.include(token);
+      const pin = /(?:code is|kód je) (\d{6})/.exec(mail.text)?.[1];
+      if (pin) expect(logs).to.not.match(new RegExp(`"[a-z_]*":"?${pin}"?[,}]`));
+    }
   });
 });

@@ -24,7 +24,8 @@ describe("social login with an OIDC id_token", () => {
 
   const socialLogin = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
     auth.call("POST", "/auth/social-login", { body, headers, address: newAddress() });
-  const idToken = (overrides: Record<string, unknown> = {}, forEmail = email) => auth.oidc.idToken(forEmail, auth.clock.nowSeconds(), overrides);
+  const idToken = (overrides: Record<string, unknown> = {}, forEmail = email) =>
+    auth.oidc.idToken(forEmail, auth.clock.nowSeconds(), overrides);
 
   it("logs in an existing user whose id_token verifies against the issuer's JWKS", async () => {
     const answer = await socialLogin({ email, id_token: idToken() });
@@ -37,7 +38,10 @@ describe("social login with an OIDC id_token", () => {
   const refusals: Array<[string, () => Record<string, unknown>]> = [
     ["a wrong audience", () => ({ email, id_token: idToken({ aud: "someone-else" }) })],
     ["an issuer that is not configured", () => ({ email, id_token: stranger.idToken(email, auth.clock.nowSeconds()) })],
-    ["a configured issuer's name on a token signed by another key", () => ({ email, id_token: stranger.idToken(email, auth.clock.nowSeconds(), { iss: auth.oidc.issuer }) })],
+    [
+      "a configured issuer's name on a token signed by another key",
+      () => ({ email, id_token: stranger.idToken(email, auth.clock.nowSeconds(), { iss: auth.oidc.issuer }) }),
+    ],
     ["an unverified email", () => ({ email, id_token: idToken({ email_verified: false }) })],
     ["an email other than the body's", () => ({ email, id_token: idToken({}, newEmail("other")) })],
     ["an expired token", () => ({ email, id_token: idToken({ exp: auth.clock.nowSeconds() - 120 }) })],
@@ -69,7 +73,10 @@ describe("social login with an OIDC id_token", () => {
     const accessToken = (await auth.onboard(totpEmail, PASSWORD)).tokens.body.data.access_token;
     const { secret } = (await auth.call("POST", "/auth/totp", { bearer: accessToken })).body.data;
     auth.clock.advance(30);
-    await auth.call("POST", "/auth/totp/confirm", { bearer: accessToken, body: { code: await generate({ secret, epoch: auth.clock.nowSeconds() }) } });
+    await auth.call("POST", "/auth/totp/confirm", {
+      bearer: accessToken,
+      body: { code: await generate({ secret, epoch: auth.clock.nowSeconds() }) },
+    });
     const noCode = await socialLogin({ email: totpEmail, id_token: idToken({}, totpEmail) });
     expect(noCode.status).to.equal(401);
     expect(noCode.body.code).to.equal("totp_required");

@@ -91,7 +91,10 @@ describe("TOTP and trusted sources", () => {
     expect((await login(email)).status).to.equal(200);
 
     const setup = await auth.call("POST", "/auth/totp", { bearer: withCode.access_token });
-    await auth.call("POST", "/auth/totp/confirm", { bearer: withCode.access_token, body: { code: await nextCode(setup.body.data.secret) } });
+    await auth.call("POST", "/auth/totp/confirm", {
+      bearer: withCode.access_token,
+      body: { code: await nextCode(setup.body.data.secret) },
+    });
     const stale = await login(email, { "x-otp-trusted-source": trusted });
     expect(stale.status).to.equal(401);
     expect(stale.body.code).to.equal("totp_required");
@@ -128,6 +131,8 @@ describe("TOTP and trusted sources", () => {
     });
     expect(withCode.status).to.equal(200);
     expect((await auth.verifier().verify(withCode.body.data.access_token)).amr).to.deep.equal(["magic", "otp"]);
+    const trusted = withCode.body.data.otp_trusted_source;
+    expect((await login(email, { "x-otp-trusted-source": trusted })).status).to.equal(200);
 
     await auth.call("POST", "/auth/password-reset", { body: { email }, address: newAddress() });
     const reset = tokenIn(await auth.smtp.waitForMail(email, before + 2));
@@ -139,6 +144,10 @@ describe("TOTP and trusted sources", () => {
       headers: { "x-totp": await nextCode(secret) },
     });
     expect(resetWithCode.status).to.equal(200);
+    // A new password revokes the trusted sources handed out before it.
+    const stale = await login(email, { "x-otp-trusted-source": trusted }, "a new password!");
+    expect(stale.status).to.equal(401);
+    expect(stale.body.code).to.equal("totp_required");
   });
 
   it("refuses a wrong confirmation code, a second setup, and calls without an access token", async () => {
@@ -151,7 +160,10 @@ describe("TOTP and trusted sources", () => {
     );
     const { secret } = (await auth.call("POST", "/auth/totp", { bearer: accessToken })).body.data;
     const code = await nextCode(secret);
-    const wrong = await auth.call("POST", "/auth/totp/confirm", { bearer: accessToken, body: { code: code === "000000" ? "111111" : "000000" } });
+    const wrong = await auth.call("POST", "/auth/totp/confirm", {
+      bearer: accessToken,
+      body: { code: code === "000000" ? "111111" : "000000" },
+    });
     expect(wrong.status).to.equal(400);
     expect(wrong.body.code).to.equal("invalid_totp_code");
     const malformed = await auth.call("POST", "/auth/totp/confirm", { bearer: accessToken, body: { code: "12ab" } });

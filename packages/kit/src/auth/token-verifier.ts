@@ -15,6 +15,11 @@ export interface Caller {
   token: string;
 }
 
+/** What checks an access token: the JWKS-backed `TokenVerifier`, a cache in front of it, or the auth service's own key store. */
+export interface AccessTokenVerifier {
+  verify(token: string): Promise<Caller>;
+}
+
 export interface TokenVerifierOptions {
   jwksUri: string;
   issuer: string;
@@ -32,7 +37,7 @@ const KEY_CACHE_MS = 10 * 60_000;
  * Verifies access tokens against the auth service's JWKS. Keys are cached; a token with an
  * unknown `kid` triggers a refetch, rate limited so that forged kids cannot flood auth.
  */
-export class TokenVerifier {
+export class TokenVerifier implements AccessTokenVerifier {
   private readonly jwks: JwksClient;
   private readonly algorithms: jwt.Algorithm[];
   /** Parsed keys by kid, for as long as the JWKS cache keeps them: parsing a PEM costs more than verifying a signature. */
@@ -108,7 +113,7 @@ export function bearerTokenOf(header: string | undefined): string | undefined {
 }
 
 /** Express middleware: 401 problem+json unless the bearer token verifies; sets `req.caller`. */
-export function authenticate(verifier: TokenVerifier): RequestHandler {
+export function authenticate(verifier: AccessTokenVerifier): RequestHandler {
   return async (req, _res, next) => {
     const token = bearerTokenOf(req.headers.authorization);
     if (!token) return next(new UnauthorizedError("A bearer access token is required.", "missing_token"));

@@ -93,7 +93,8 @@ export class Login {
       return this.sessions.start(tx, user, amr);
     });
     if (factor === "totp") tokens.otpTrustedSource = await this.twoFactor.issueTrustedSource(user.id);
-    if (keys[0]?.scope === "account") await this.throttle.recordSuccess(keys[0]);
+    const account = keys.find((key) => key.scope === "account");
+    if (account) await this.throttle.recordSuccess(account);
     return tokens;
   }
 }

@@ -1,5 +1,6 @@
 import type { Sql } from "../store/sql.js";
 import type { UserStore } from "../store/user-store.js";
+import type { BackgroundWork } from "./background-work.js";
 import type { MailRequests } from "./mail-requests.js";
 import type { OneTimeSecrets, TokenPurpose } from "./one-time-secrets.js";
 import type { RequestContext } from "./request-context.js";
@@ -27,6 +28,7 @@ export class MailedTokens {
     private readonly secrets: OneTimeSecrets,
     private readonly mail: MailRequests,
     private readonly throttle: Throttle,
+    private readonly background: BackgroundWork,
   ) {}
 
   requestMagicLink(email: string, ctx: RequestContext): Promise<void> {
@@ -37,9 +39,13 @@ export class MailedTokens {
     return this.send(PASSWORD_RESET, email, ctx);
   }
 
-  private async send(kind: MailedTokenKind, emailGiven: string, ctx: RequestContext): Promise<void> {
+  /** Answers once the address's quota allows the request; whether a mail goes out is decided afterwards. */
+  private async send(kind: MailedTokenKind, email: string, ctx: RequestContext): Promise<void> {
     await this.throttle.admitMailRequest(ctx.clientAddress);
-    const email = normalizeEmail(emailGiven);
+    this.background.run(kind.template, ctx.requestId, () => this.mailIfAllowed(kind, normalizeEmail(email), ctx));
+  }
+
+  private async mailIfAllowed(kind: MailedTokenKind, email: string, ctx: RequestContext): Promise<void> {
     const user = await this.users.findByEmail(email);
     if (!user || !kind.statuses.includes(user.status)) return;
     if (!(await this.throttle.admitMailTo(kind.purpose, email))) return;

@@ -6,6 +6,7 @@ import type { OutboxEvents } from "../store/outbox-events.js";
 import type { Sql, Tx } from "../store/sql.js";
 import type { UserStore } from "../store/user-store.js";
 import { authErrors } from "./auth-errors.js";
+import type { BackgroundWork } from "./background-work.js";
 import type { Clock } from "./clock.js";
 import type { MailRequests } from "./mail-requests.js";
 import type { OneTimeSecrets } from "./one-time-secrets.js";
@@ -33,14 +34,20 @@ export class SelfOnboarding {
     private readonly membership: MembershipOrganizations,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    private readonly background: BackgroundWork,
   ) {}
 
   /**
    * Mails a PIN to a new address (or one only invited so far). An address with a password already
-   * gets nothing; the answer is the same, so it tells nobody whether the email is registered.
+   * gets nothing; the answer is the same and comes before that is looked up, so neither its content
+   * nor its timing tells whether the email is registered.
    */
   async register(registration: Registration, ctx: RequestContext): Promise<void> {
     await this.throttle.admitMailRequest(ctx.clientAddress);
+    this.background.run("register", ctx.requestId, () => this.mailPin(registration, ctx));
+  }
+
+  private async mailPin(registration: Registration, ctx: RequestContext): Promise<void> {
     const email = normalizeEmail(registration.email);
     const existing = await this.users.findByEmail(email);
     if (existing && existing.status !== "invited") return;

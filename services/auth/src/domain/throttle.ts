@@ -97,9 +97,14 @@ export class Throttle {
   /** Whether one more mail of this kind may go to this recipient; past the quota it is dropped without a word. */
   async admitMailTo(kind: string, recipient: string): Promise<boolean> {
     const key = Throttle.key("mail_recipient", `${kind}:${recipient}`);
-    if ((await this.blockedFor([key])) > 0) return false;
-    await this.recordFailure([key]);
-    return true;
+    const now = this.clock.now();
+    let admitted = false;
+    // Decided under the row lock, so concurrent requests cannot all slip through below the quota.
+    await this.store.update(key, (state) => {
+      admitted = blockedForSeconds(state, now) === 0;
+      return admitted || !state ? afterFailure(state, this.rules.mail_recipient, now) : state;
+    });
+    return admitted;
   }
 
   /** A success clears the account's failures (never an address's: an attacker would log into their own account to reset it). */

@@ -8,7 +8,7 @@ export const migrations: Migration[] = [
       sequelize.query(`
         CREATE TABLE users (
           id                  uuid PRIMARY KEY,
-          email               text NOT NULL UNIQUE CHECK (email = lower(email)),
+          email               text NOT NULL UNIQUE, -- trimmed and lowercased by the domain
           name                text NOT NULL DEFAULT '',
           status              text NOT NULL CHECK (status IN ('invited', 'active', 'deactivated')),
           password_hash       text,

@@ -3,7 +3,7 @@ import { createServer } from "node:net";
 import { createLogger, type RunningService, TokenVerifier } from "@docex/kit";
 import { dropDatabase, testServiceConfig } from "@docex/testkit";
 import { type AuthConfig, configSchema, startAuthService } from "../../src/service.js";
-import { EventRecorder } from "./event-recorder.js";
+import { EventRecorder, eventNamespaceOf } from "./event-recorder.js";
 import { MembershipStub } from "./membership-stub.js";
 import { OidcProvider } from "./oidc-provider.js";
 import { pinIn, SmtpSink } from "./smtp-sink.js";
@@ -22,8 +22,7 @@ export async function freePort(): Promise<number> {
 
 /** testServiceConfig knows only the kit's settings; the auth ones are laid over it here. */
 export function authTestConfig(overrides: Overrides = {}): AuthConfig {
-  const base: Record<string, unknown> = { ...testServiceConfig("auth", overrides) };
-  return configSchema.parse({ ...base, AUTH_KEY_ENCRYPTION_KEY: randomBytes(32).toString("base64"), ...overrides });
+  return testServiceConfig("auth", { AUTH_KEY_ENCRYPTION_KEY: randomBytes(32).toString("base64"), ...overrides }, configSchema);
 }
 
 export interface CallOptions {
@@ -56,8 +55,6 @@ export function newEmail(label: string): string {
 
 /** The auth service in-process with everything it talks to on 127.0.0.1: SMTP, OIDC, membership, JetStream. */
 export class AuthHarness {
-  readonly logs: string[] = [];
-
   private constructor(
     readonly config: AuthConfig,
     readonly running: RunningService,
@@ -66,15 +63,13 @@ export class AuthHarness {
     readonly events: EventRecorder,
     readonly membership: MembershipStub,
     readonly oidc: OidcProvider,
-    logs: string[],
-  ) {
-    this.logs = logs;
-  }
+    /** Every line the service logged, to check that no secret is among them. */
+    readonly logs: string[],
+  ) {}
 
   static async start(overrides: Overrides = {}): Promise<AuthHarness> {
-    const [smtp, events, membership, oidc] = await Promise.all([
+    const [smtp, membership, oidc] = await Promise.all([
       SmtpSink.start(),
-      EventRecorder.start(),
       MembershipStub.start(),
       OidcProvider.start("https://accounts.example.test", "docex-web"),
     ]);
@@ -90,8 +85,15 @@ export class AuthHarness {
     const logs: string[] = [];
     const logger = createLogger("auth", "debug", { write: (line: string) => logs.push(line) });
     const clock = new TestClock();
+    const startedAt = new Date();
     const running = await startAuthService(config, { logger, clock });
+    const events = await EventRecorder.start(config, startedAt);
     return new AuthHarness(config, running, clock, smtp, events, membership, oidc, logs);
+  }
+
+  /** `docex` on the wire in production; the test process's own prefix when the kit gives it one. */
+  get subjectPrefix(): string {
+    return eventNamespaceOf(this.config).subjectPrefix;
   }
 
   get baseUrl(): string {

@@ -9,7 +9,16 @@ export interface RecordedEvent {
   event: { id: string; type: string; data: Record<string, unknown>; organization_id: string | null; request_id?: string };
 }
 
-/** Reads what reaches the JetStream stream DOCEX from now on, through an ordered (self-cleaning) consumer. */
+/** Where a service publishes: the kit's production stream, or the test process's own namespace when the config names one. */
+export function eventNamespaceOf(config: object): { stream: string; subjectPrefix: string } {
+  const named = config as { NATS_STREAM?: string; NATS_SUBJECT_PREFIX?: string };
+  return { stream: named.NATS_STREAM ?? "DOCEX", subjectPrefix: named.NATS_SUBJECT_PREFIX ?? "docex" };
+}
+
+/**
+ * Reads the auth events that reach the service's stream from `since` on, through an ordered
+ * (self-cleaning) consumer. Start it after the service, which creates the stream.
+ */
 export class EventRecorder {
   readonly events: RecordedEvent[] = [];
 
@@ -18,12 +27,13 @@ export class EventRecorder {
     private readonly messages: ConsumerMessages,
   ) {}
 
-  static async start(subjects = "docex.auth.>"): Promise<EventRecorder> {
+  static async start(config: object, since: Date): Promise<EventRecorder> {
+    const { stream, subjectPrefix } = eventNamespaceOf(config);
     const connection = await connect({ servers: testNatsUrl() });
-    const consumer = await jetstream(connection).consumers.get("DOCEX", {
-      filter_subjects: subjects,
+    const consumer = await jetstream(connection).consumers.get(stream, {
+      filter_subjects: `${subjectPrefix}.auth.>`,
       deliver_policy: DeliverPolicy.StartTime,
-      opt_start_time: new Date().toISOString(),
+      opt_start_time: since.toISOString(),
     });
     const messages = await consumer.consume();
     const recorder = new EventRecorder(connection, messages);
