@@ -1,5 +1,6 @@
 import { createLogger, loadConfigOrExit, runUntilSignalled } from "@docex/kit";
-import { configSchema, startDocumentService } from "./service.js";
+import { configSchema } from "./config.js";
+import { startDocumentService } from "./service.js";
 
 const config = loadConfigOrExit(configSchema);
 const logger = createLogger("document", config.LOG_LEVEL);

@@ -1,20 +1,101 @@
-import { connectInfrastructure, createHttpApp, GrpcServer, type Logger, type RunningService, serve, serviceConfigSchema } from "@docex/kit";
-import type { z } from "zod";
+import { connectInfrastructure, createHttpApp, GrpcServer, type Logger, type RunningService, serve } from "@docex/kit";
+import { documentService } from "@docex/protos";
+import { queueAutomationSource } from "./clients/automation.js";
+import { membershipAccess } from "./clients/membership.js";
+import type { DocumentConfig } from "./config.js";
+import { AccessControl } from "./domain/access.js";
+import { DocumentChanges } from "./domain/document-changes.js";
+import { DocumentWriter } from "./domain/document-writer.js";
+import { Documents } from "./domain/documents.js";
+import { EntityResolver } from "./domain/entity-resolution.js";
+import { Hierarchy } from "./domain/hierarchy.js";
+import { type DocumentValidator, withoutValidation } from "./domain/validation.js";
+import { organizationProjection } from "./events/organization-projection.js";
+import { documentHandlers } from "./grpc/document-handlers.js";
+import { documentRoutes } from "./http/routes.js";
+import { DocumentStore } from "./store/document-store.js";
+import { HierarchyStore } from "./store/hierarchy-store.js";
 import { migrations } from "./store/migrations.js";
+import { OutboxEvents } from "./store/outbox-events.js";
+import { Sql } from "./store/sql.js";
 
-export const configSchema = serviceConfigSchema("document");
-export type DocumentConfig = z.infer<typeof configSchema>;
+export { configSchema, type DocumentConfig } from "./config.js";
+export type { DocumentValidator, SavedEdit } from "./domain/validation.js";
+
+export interface DocumentServiceOptions {
+  logger?: Logger;
+  /** document_validation after a user's edit (issue 7); none by default. */
+  validator?: DocumentValidator;
+}
 
 /** Builds the document service from its configuration and starts it; the handle stops it gracefully. */
-export async function startDocumentService(config: DocumentConfig, options: { logger?: Logger } = {}): Promise<RunningService> {
+export async function startDocumentService(config: DocumentConfig, options: DocumentServiceOptions = {}): Promise<RunningService> {
   const infra = await connectInfrastructure("document", config, { migrations, logger: options.logger });
-  const app = createHttpApp({
+  const membership = membershipAccess(config.MEMBERSHIP_GRPC_ADDR, {
+    deadlineMs: config.DOCUMENT_MEMBERSHIP_DEADLINE_MS,
+    permissionCacheMs: config.DOCUMENT_PERMISSION_CACHE_MS,
+    userSchemaCacheMs: config.DOCUMENT_USER_SCHEMA_CACHE_MS,
+    bus: infra.bus,
     logger: infra.logger,
     metrics: infra.metrics,
-    readiness: infra.readiness,
-    // The public endpoints of this context arrive with issue 5; until then it has none.
-    routes: () => undefined,
   });
-  const grpc = new GrpcServer(infra.logger, infra.metrics);
-  return serve(infra, { app, grpc });
+  const automation = queueAutomationSource(config.AUTOMATION_GRPC_ADDR, {
+    logger: infra.logger,
+    metrics: infra.metrics,
+    deadlineMs: config.DOCUMENT_AUTOMATION_DEADLINE_MS,
+  });
+  try {
+    const sql = new Sql(infra.sequelize);
+    const hierarchyStore = new HierarchyStore(sql);
+    const documentStore = new DocumentStore(sql);
+    const events = new OutboxEvents(infra.outbox);
+    const access = new AccessControl(membership);
+    const writer = new DocumentWriter(documentStore, events);
+    const changes = new DocumentChanges(sql, documentStore, hierarchyStore, writer);
+    const hierarchy = new Hierarchy({ sql, store: hierarchyStore, events, access, membership, automation });
+    const documents = new Documents({
+      sql,
+      documents: documentStore,
+      hierarchy: hierarchyStore,
+      writer,
+      changes,
+      access,
+      membership,
+      validator: options.validator ?? withoutValidation,
+    });
+
+    const app = createHttpApp({
+      logger: infra.logger,
+      metrics: infra.metrics,
+      readiness: infra.readiness,
+      routes: documentRoutes({ hierarchy, documents }, infra.verifier),
+    });
+    const grpc = new GrpcServer(infra.logger, infra.metrics);
+    grpc.addService(
+      documentService.definition,
+      documentService.serviceName,
+      documentHandlers({
+        resolver: new EntityResolver(hierarchyStore, documentStore),
+        hierarchy: hierarchyStore,
+        documents: documentStore,
+        changes,
+      }),
+    );
+
+    return await serve(infra, {
+      app,
+      grpc,
+      subscriptions: [organizationProjection(hierarchyStore)],
+      onStop: async () => {
+        await membership.close();
+        automation.close();
+      },
+    });
+  } catch (error) {
+    await membership.close();
+    automation.close();
+    await infra.bus.close().catch(() => undefined);
+    await infra.sequelize.close().catch(() => undefined);
+    throw error;
+  }
 }

@@ -1,10 +1,10 @@
 import { dropDatabase, probeRunningService, testServiceConfig } from "@docex/testkit";
 import { expect } from "chai";
-import { startDocumentService } from "../src/service.js";
+import { configSchema, startDocumentService } from "../src/service.js";
 
 describe("document service lifecycle", () => {
   it("starts against real Postgres and NATS, reports ready over HTTP and gRPC, and stops cleanly", async () => {
-    const config = testServiceConfig("document");
+    const config = testServiceConfig("document", {}, configSchema);
     const running = await startDocumentService(config);
     try {
       const probe = await probeRunningService(running);

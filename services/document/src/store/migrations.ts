@@ -1,4 +1,81 @@
 import type { Migration } from "@docex/kit";
 
 /** Schema of the document database, in order. The kit's outbox tables are added in front. */
-export const migrations: Migration[] = [];
+export const migrations: Migration[] = [
+  {
+    name: "0001-hierarchy-and-documents",
+    up: ({ sequelize }) =>
+      sequelize.query(`
+        -- Organizations belong to membership; this is the projection of organization.created (and of
+        -- membership's answers) that lets ResolveEntity find them by humanized id.
+        CREATE TABLE organizations (
+          id            uuid PRIMARY KEY,
+          humanized_id  text NOT NULL UNIQUE,
+          name          text NOT NULL,
+          seen_at       timestamptz NOT NULL DEFAULT now()
+        );
+
+        CREATE TABLE workspaces (
+          id               uuid PRIMARY KEY,
+          humanized_id     text NOT NULL UNIQUE,
+          organization_id  uuid NOT NULL,
+          name             text NOT NULL,
+          created_at       timestamptz NOT NULL DEFAULT now()
+        );
+        CREATE INDEX workspaces_by_organization ON workspaces (organization_id);
+
+        CREATE TABLE queues (
+          id                 uuid PRIMARY KEY,
+          humanized_id       text NOT NULL UNIQUE,
+          workspace_id       uuid NOT NULL REFERENCES workspaces (id),
+          organization_id    uuid NOT NULL,
+          name               text NOT NULL,
+          annotation_schema  jsonb NOT NULL,
+          created_at         timestamptz NOT NULL DEFAULT now()
+        );
+        CREATE INDEX queues_by_workspace ON queues (workspace_id);
+
+        CREATE TABLE documents (
+          id               uuid PRIMARY KEY,
+          queue_id         uuid NOT NULL REFERENCES queues (id),
+          workspace_id     uuid NOT NULL,
+          organization_id  uuid NOT NULL,
+          file_name        text NOT NULL,
+          status           text NOT NULL CHECK (status IN ('received', 'extracting', 'extraction_failed', 'to_validate',
+                             'in_approval', 'ready_to_export', 'exporting', 'exported', 'export_failed', 'postponed',
+                             'rejected', 'deleted')),
+          annotations      jsonb NOT NULL DEFAULT '[]',
+          messages         jsonb NOT NULL DEFAULT '[]',
+          options          jsonb NOT NULL DEFAULT '{}',
+          approvers        uuid[] NOT NULL DEFAULT '{}',
+          confidence       double precision CHECK (confidence BETWEEN 0 AND 100),
+          -- Grows by one with every change: the base of optimistic concurrency for other contexts' changes.
+          version          integer NOT NULL DEFAULT 1,
+          created_at       timestamptz NOT NULL DEFAULT now(),
+          updated_at       timestamptz NOT NULL DEFAULT now()
+        );
+        CREATE INDEX documents_by_queue ON documents (queue_id, created_at, id);
+        CREATE INDEX documents_by_queue_and_status ON documents (queue_id, status, created_at, id);
+        CREATE INDEX documents_by_approver ON documents USING gin (approvers);
+
+        -- Every change of a document, and every refused change another context asked for: the audit trail,
+        -- and the memory of idempotency keys.
+        CREATE TABLE document_changes (
+          seq              bigserial PRIMARY KEY,
+          document_id      uuid NOT NULL REFERENCES documents (id),
+          source           text NOT NULL,
+          user_id          uuid,
+          idempotency_key  text,
+          applied          boolean NOT NULL,
+          reason           text NOT NULL DEFAULT '',
+          version          integer NOT NULL,
+          changed          text[] NOT NULL DEFAULT '{}',
+          applied_rules    uuid[] NOT NULL DEFAULT '{}',
+          created_at       timestamptz NOT NULL DEFAULT now()
+        );
+        CREATE INDEX document_changes_by_document ON document_changes (document_id, seq);
+        CREATE UNIQUE INDEX document_changes_idempotency ON document_changes (document_id, source, idempotency_key)
+          WHERE idempotency_key IS NOT NULL;
+      `),
+  },
+];

@@ -1,0 +1,106 @@
+import { z } from "zod";
+
+/** A queue's declaration of the fields its documents carry (not to be confused with an Annotation, a field's value). */
+export const FIELD_TYPES = ["string", "number", "date", "enum", "table"] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+export const COLUMN_TYPES = ["string", "number", "date", "enum"] as const;
+export type ValueType = (typeof COLUMN_TYPES)[number];
+
+export const FIELD_KEY_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
+const fieldKey = z
+  .string()
+  .regex(FIELD_KEY_PATTERN, "must be a lowercase key of letters, digits and _ starting with a letter (at most 64)");
+const label = z.string().trim().min(1).max(200);
+const registerId = z.string().min(1).max(200);
+
+export const columnDefinitionSchema = z.strictObject({
+  key: fieldKey,
+  label,
+  type: z.enum(COLUMN_TYPES),
+  register_id: registerId.optional(),
+});
+
+export const fieldDefinitionSchema = z.strictObject({
+  key: fieldKey,
+  label,
+  type: z.enum(FIELD_TYPES),
+  multi_value: z.boolean().optional(),
+  columns: z.array(columnDefinitionSchema).min(1).max(100).optional(),
+  register_id: registerId.optional(),
+});
+
+export type ColumnDefinition = z.infer<typeof columnDefinitionSchema>;
+export type FieldDefinition = z.infer<typeof fieldDefinitionSchema>;
+
+/**
+ * A queue's annotation schema as accepted at creation. Keys are unique across fields and table columns
+ * together, so a key names one thing wherever it appears (user schemas, cell replacements, evaluation fields).
+ */
+export const annotationSchemaInput = z
+  .array(fieldDefinitionSchema)
+  .min(1)
+  .max(200)
+  .superRefine(
+    (fields, ctx) => {
+      const seen = new Map<string, string>();
+      const claim = (key: unknown, path: (string | number)[]) => {
+        if (typeof key !== "string") return;
+        const first = seen.get(key);
+        if (first) ctx.addIssue({ code: "custom", path, message: `key "${key}" is already used by ${first}` });
+        else seen.set(key, path.join("."));
+      };
+      // Runs even when some entries failed their own schema, so one answer lists every problem: look before touching.
+      (fields as unknown[]).forEach((entry, index) => {
+        if (typeof entry !== "object" || entry === null) return;
+        const field = entry as Partial<FieldDefinition>;
+        claim(field.key, [index, "key"]);
+        if (field.type === "table") {
+          if (!field.columns) ctx.addIssue({ code: "custom", path: [index, "columns"], message: "a table field needs columns" });
+          if (field.multi_value)
+            ctx.addIssue({ code: "custom", path: [index, "multi_value"], message: "a table field cannot be multi-value" });
+        } else if (field.columns !== undefined) {
+          ctx.addIssue({ code: "custom", path: [index, "columns"], message: "only a table field has columns" });
+        }
+        if (Array.isArray(field.columns)) {
+          field.columns.forEach((column, columnIndex) => {
+            if (typeof column === "object" && column !== null) claim(column.key, [index, "columns", columnIndex, "key"]);
+          });
+        }
+      });
+    },
+    { when: (payload) => Array.isArray(payload.value) },
+  );
+
+/** API.md: the spec's keys plus the supplier fields learning identifies suppliers by. */
+export const DEFAULT_ANNOTATION_SCHEMA: readonly FieldDefinition[] = [
+  { key: "invoice_id", label: "Invoice number", type: "string" },
+  { key: "supplier_name", label: "Supplier name", type: "string" },
+  { key: "supplier_tax_id", label: "Supplier tax ID", type: "string" },
+  { key: "supplier_register_id", label: "Supplier register ID", type: "string" },
+  { key: "iban", label: "IBAN", type: "string" },
+  { key: "bank_account", label: "Bank account", type: "string", multi_value: true },
+  { key: "total_due", label: "Total due", type: "number" },
+  { key: "due_date", label: "Due date", type: "date" },
+  { key: "contract", label: "Contract", type: "string" },
+  {
+    key: "line_items",
+    label: "Line items",
+    type: "table",
+    columns: [
+      { key: "activity", label: "Activity", type: "string" },
+      { key: "total_incl_tax", label: "Total incl. tax", type: "number" },
+    ],
+  },
+];
+
+/** Where a key lives in a schema: a field, or a column of a table field. */
+export type KeyLocation = { kind: "field"; field: FieldDefinition } | { kind: "column"; table: FieldDefinition; column: ColumnDefinition };
+
+export function locateKey(schema: readonly FieldDefinition[], key: string): KeyLocation | undefined {
+  for (const field of schema) {
+    if (field.key === key) return { kind: "field", field };
+    const column = field.columns?.find((candidate) => candidate.key === key);
+    if (column) return { kind: "column", table: field, column };
+  }
+  return undefined;
+}

@@ -1,0 +1,125 @@
+import { type FieldError, NotFoundError, ValidationError } from "@docex/kit";
+import type { DocumentStore } from "../store/document-store.js";
+import type { HierarchyStore } from "../store/hierarchy-store.js";
+import type { Sql } from "../store/sql.js";
+import { locateKey } from "./annotation-schema.js";
+import { type AnnotationFields, type CellReplacement, checkAnnotations, mergeAnnotations, replaceCells } from "./annotations.js";
+import type { DocumentWriter } from "./document-writer.js";
+import type { DocumentMessage, DocumentStatus, RegisterOption, ServiceSource, StoredDocument } from "./records.js";
+import { isFrozen, refuseMove } from "./status-machine.js";
+
+/** A change another context asks for (gRPC ApplyDocumentChanges), in domain terms. */
+export interface ServiceChange {
+  documentId: string;
+  /** The version the change was based on; 0 applies to whatever is current. */
+  expectedVersion: number;
+  source: ServiceSource;
+  annotations: AnnotationFields[];
+  cells: CellReplacement[];
+  messages: Omit<DocumentMessage, "source">[];
+  /** True: the messages replace those this source added before. False: they are added. */
+  replaceMessages: boolean;
+  options: Record<string, RegisterOption[]>;
+  status?: DocumentStatus;
+  /** Non-empty: they become the document's approvers. */
+  approvers: string[];
+  appliedRules: string[];
+  idempotencyKey?: string;
+}
+
+export const REFUSAL_REASONS = [
+  "version_conflict",
+  "status_move_not_allowed",
+  "blocked_by_error_messages",
+  "document_not_editable",
+] as const;
+export type RefusalReason = (typeof REFUSAL_REASONS)[number];
+
+export interface ChangeOutcome {
+  applied: boolean;
+  reason: RefusalReason | "";
+  /** The document after the call, whether or not the change was applied. */
+  document: StoredDocument;
+}
+
+/**
+ * Changes from automation, learning and validation. They are based on a version of the document; when a
+ * user changed it since, the change is refused (version_conflict) rather than overwriting the newer edit.
+ * The whole change applies or none of it does.
+ */
+export class DocumentChanges {
+  constructor(
+    private readonly sql: Sql,
+    private readonly documents: DocumentStore,
+    private readonly hierarchy: HierarchyStore,
+    private readonly writer: DocumentWriter,
+  ) {}
+
+  async apply(change: ServiceChange, requestId?: string): Promise<ChangeOutcome> {
+    const notFound = () => new NotFoundError(`Document ${change.documentId} does not exist.`, "document_not_found");
+    const existing = await this.documents.find(change.documentId);
+    if (!existing) throw notFound();
+    const queue = await this.hierarchy.findQueue({ id: existing.queueId });
+    if (!queue) throw notFound();
+    const schema = queue.annotationSchema;
+    const meta = {
+      source: change.source,
+      userId: null,
+      ...(requestId ? { requestId } : {}),
+      ...(change.idempotencyKey ? { idempotencyKey: change.idempotencyKey } : {}),
+      appliedRules: change.appliedRules,
+    };
+
+    return this.sql.transaction(async (tx): Promise<ChangeOutcome> => {
+      const current = await this.documents.find(change.documentId, tx, true);
+      if (!current) throw notFound();
+      if (change.idempotencyKey) {
+        const earlier = await this.documents.findChange(tx, current.id, change.source, change.idempotencyKey);
+        if (earlier) return { applied: earlier.applied, reason: earlier.reason as ChangeOutcome["reason"], document: current };
+      }
+      const refuse = async (reason: RefusalReason): Promise<ChangeOutcome> => {
+        await this.writer.refuse(tx, current, meta, reason);
+        return { applied: false, reason, document: current };
+      };
+      if (change.expectedVersion !== 0 && change.expectedVersion !== current.version) return refuse("version_conflict");
+      const touchesAnnotations = change.annotations.length > 0 || change.cells.length > 0;
+      if (touchesAnnotations && isFrozen(current.status)) return refuse("document_not_editable");
+
+      let annotations = current.annotations;
+      if (change.annotations.length) {
+        const checked = checkAnnotations(schema, change.annotations, "annotations_json");
+        annotations = mergeAnnotations(schema, annotations, checked, (changed) => ({
+          ...changed,
+          source: changed.source ?? change.source,
+        }));
+      }
+      if (change.cells.length) annotations = replaceCells(schema, annotations, change.cells, change.source, "cells_json");
+
+      const optionErrors: FieldError[] = Object.keys(change.options)
+        .filter((key) => !locateKey(schema, key))
+        .map((key) => ({ path: `options_json.${key}`, message: `unknown field key "${key}"` }));
+      if (optionErrors.length)
+        throw new ValidationError("The options name fields the queue does not have.", optionErrors, "invalid_options");
+
+      const kept = change.replaceMessages ? current.messages.filter((message) => message.source !== change.source) : current.messages;
+      const messages = [...kept, ...change.messages.map((message) => ({ ...message, source: change.source }))];
+      const approvers = change.approvers.length ? [...new Set(change.approvers)] : current.approvers;
+
+      let status = current.status;
+      if (change.status !== undefined && change.status !== current.status) {
+        const refusal = refuseMove(current.status, change.status, messages);
+        if (refusal) return refuse(refusal.reason);
+        status = change.status;
+      }
+      const next: StoredDocument = {
+        ...current,
+        annotations,
+        messages,
+        options: { ...current.options, ...change.options },
+        approvers,
+        status,
+      };
+      return { applied: true, reason: "", document: await this.writer.write(tx, current, next, meta) };
+    });
+  }
+}

@@ -1,0 +1,247 @@
+import { randomUUID } from "node:crypto";
+import { DOCUMENT_STATUSES } from "@docex/events";
+import { NotFoundError } from "@docex/kit";
+import type { MembershipAccess } from "../clients/membership.js";
+import type { DocumentStore } from "../store/document-store.js";
+import type { HierarchyStore } from "../store/hierarchy-store.js";
+import type { Sql, Tx } from "../store/sql.js";
+import { type AccessControl, type Actor, forbidden, isApproverOnly } from "./access.js";
+import { type AnnotationFields, checkAnnotations, mergeAnnotations, sameContent } from "./annotations.js";
+import type { DocumentChanges } from "./document-changes.js";
+import type { DocumentWriter } from "./document-writer.js";
+import { entityRefOf, isUuid } from "./humanized-id.js";
+import type { Annotation, DocumentStatus, Page, Queue, StoredDocument } from "./records.js";
+import { extractionTarget, frozenConflict, isApprovalMove, isFrozen, moveConflict, refuseMove } from "./status-machine.js";
+import { UserFieldRules } from "./user-schema.js";
+import type { DocumentValidator } from "./validation.js";
+
+export interface DocumentsDependencies {
+  sql: Sql;
+  documents: DocumentStore;
+  hierarchy: HierarchyStore;
+  writer: DocumentWriter;
+  changes: DocumentChanges;
+  access: AccessControl;
+  membership: MembershipAccess;
+  validator: DocumentValidator;
+}
+
+export interface DocumentListQuery {
+  /** Absent: every status but `deleted`. */
+  statuses?: DocumentStatus[];
+  page: number;
+  pageSize: number;
+}
+
+/** Unless asked for, deleted documents stay out of lists; they can still be read by id. */
+const LISTED_BY_DEFAULT = DOCUMENT_STATUSES.filter((status) => status !== "deleted");
+
+const documentNotFound = (id: string) => () => new NotFoundError(`Document ${id} does not exist.`, "document_not_found");
+const queueNotFound = (ref: string) => () => new NotFoundError(`Queue ${ref} does not exist.`, "queue_not_found");
+
+/** What users do with documents through the API. Every answer is the document as that user may see it. */
+export class Documents {
+  constructor(private readonly deps: DocumentsDependencies) {}
+
+  private async readableQueue(actor: Actor, ref: string) {
+    const notFound = queueNotFound(ref);
+    const queue = await this.deps.hierarchy.findQueue(entityRefOf(ref));
+    if (!queue) throw notFound();
+    const grant = await this.deps.access.requireReadable(actor, { organizationId: queue.organizationId, queueId: queue.id }, notFound);
+    return { queue, grant, notFound };
+  }
+
+  private async readableDocument(actor: Actor, id: string) {
+    const notFound = documentNotFound(id);
+    const document = isUuid(id) ? await this.deps.documents.find(id.toLowerCase()) : undefined;
+    if (!document) throw notFound();
+    const grant = await this.deps.access.requireDocumentReadable(actor, document, notFound);
+    return { document, grant, notFound };
+  }
+
+  private async queueOf(document: StoredDocument): Promise<Queue> {
+    const queue = await this.deps.hierarchy.findQueue({ id: document.queueId });
+    if (!queue) throw new Error(`queue ${document.queueId} of document ${document.id} is missing`);
+    return queue;
+  }
+
+  private async fieldRules(actor: Actor, organizationId: string, queueId: string): Promise<UserFieldRules> {
+    const rules = await this.deps.membership.fieldRulesOf(
+      { userId: actor.userId, organizationId, queueId },
+      { requestId: actor.requestId },
+    );
+    return rules.length ? new UserFieldRules(rules) : UserFieldRules.none;
+  }
+
+  private async lockedDocument(tx: Tx, id: string, notFound: () => NotFoundError): Promise<StoredDocument> {
+    const document = await this.deps.documents.find(id, tx, true);
+    if (!document) throw notFound();
+    return document;
+  }
+
+  async upload(actor: Actor, queueRef: string, input: { fileName: string; annotations: AnnotationFields[]; confidence: number | null }) {
+    const { queue, notFound } = await this.readableQueue(actor, queueRef);
+    const scope = { organizationId: queue.organizationId, queueId: queue.id };
+    await this.deps.access.require(actor, "document.edit", scope, notFound);
+    const rules = await this.fieldRules(actor, queue.organizationId, queue.id);
+    const annotations = checkAnnotations(queue.annotationSchema, input.annotations);
+    rules.assertMayWrite([], annotations);
+    const document = await this.deps.sql.transaction((tx) =>
+      this.deps.documents.insert(tx, {
+        id: randomUUID(),
+        queueId: queue.id,
+        workspaceId: queue.workspaceId,
+        organizationId: queue.organizationId,
+        fileName: input.fileName,
+        status: "received",
+        annotations: mergeAnnotations(queue.annotationSchema, [], annotations),
+        messages: [],
+        options: {},
+        approvers: [],
+        confidence: input.confidence,
+      }),
+    );
+    return rules.visibleDocument(document);
+  }
+
+  /**
+   * The extraction engine's result: the AI's annotations replace those of the keys they name (values given at
+   * upload for other keys stay), and the document moves on to validation. The user schema does not restrict
+   * the engine; what it answers with is filtered for the caller like any read.
+   */
+  async recordExtraction(actor: Actor, documentId: string, input: { annotations: AnnotationFields[]; confidence: number | null }) {
+    const { document, notFound } = await this.readableDocument(actor, documentId);
+    await this.deps.access.require(
+      actor,
+      "document.edit",
+      { organizationId: document.organizationId, queueId: document.queueId },
+      notFound,
+    );
+    const queue = await this.queueOf(document);
+    const extracted = checkAnnotations(queue.annotationSchema, input.annotations).map((annotation) => ({
+      ...annotation,
+      source: annotation.source ?? "ai",
+    }));
+    const saved = await this.deps.sql.transaction(async (tx) => {
+      const current = await this.lockedDocument(tx, document.id, notFound);
+      const status = extractionTarget(current.status);
+      const annotations = mergeAnnotations(queue.annotationSchema, current.annotations, extracted);
+      return this.deps.writer.write(
+        tx,
+        current,
+        { ...current, annotations, confidence: input.confidence, status },
+        { source: "ai", userId: actor.userId, requestId: actor.requestId, extraction: true },
+      );
+    });
+    return (await this.fieldRules(actor, saved.organizationId, saved.queueId)).visibleDocument(saved);
+  }
+
+  async get(actor: Actor, documentId: string): Promise<StoredDocument> {
+    const { document } = await this.readableDocument(actor, documentId);
+    return (await this.fieldRules(actor, document.organizationId, document.queueId)).visibleDocument(document);
+  }
+
+  async list(actor: Actor, queueRef: string, query: DocumentListQuery): Promise<Page<StoredDocument>> {
+    const { queue, grant } = await this.readableQueue(actor, queueRef);
+    const { items, total } = await this.deps.documents.list({
+      queueId: queue.id,
+      statuses: query.statuses?.length ? query.statuses : LISTED_BY_DEFAULT,
+      ...(isApproverOnly(grant) ? { approverId: actor.userId } : {}),
+      offset: (query.page - 1) * query.pageSize,
+      limit: query.pageSize,
+    });
+    const rules = await this.fieldRules(actor, queue.organizationId, queue.id);
+    return { items: items.map((document) => rules.visibleDocument(document)), page: query.page, pageSize: query.pageSize, total };
+  }
+
+  /**
+   * A user's edit: the annotations sent replace those of their keys; keys not sent stay as they are. A changed
+   * value becomes `source: "user"` and loses the AI's confidence; a value sent back unchanged keeps both.
+   * Then document_validation (the validator seam) may answer with changes, applied on top of this edit.
+   */
+  async editAnnotations(actor: Actor, documentId: string, input: AnnotationFields[]): Promise<StoredDocument> {
+    const { document, notFound } = await this.readableDocument(actor, documentId);
+    await this.deps.access.require(
+      actor,
+      "document.edit",
+      { organizationId: document.organizationId, queueId: document.queueId },
+      notFound,
+    );
+    const rules = await this.fieldRules(actor, document.organizationId, document.queueId);
+    const queue = await this.queueOf(document);
+    const changes = checkAnnotations(queue.annotationSchema, input);
+
+    const { saved, previousAnnotations, changed } = await this.deps.sql.transaction(async (tx) => {
+      const current = await this.lockedDocument(tx, document.id, notFound);
+      if (isFrozen(current.status)) throw frozenConflict(current.status);
+      rules.assertMayWrite(current.annotations, changes);
+      const complete = rules.keepHiddenCells(current.annotations, changes);
+      const annotations = mergeAnnotations(queue.annotationSchema, current.annotations, complete, userStamp);
+      const saved = await this.deps.writer.write(
+        tx,
+        current,
+        { ...current, annotations },
+        {
+          source: "user",
+          userId: actor.userId,
+          requestId: actor.requestId,
+        },
+      );
+      return { saved, previousAnnotations: current.annotations, changed: saved.version !== current.version };
+    });
+    if (!changed) return rules.visibleDocument(saved);
+
+    let result = saved;
+    const answer = await this.deps.validator.validateEdit({
+      document: saved,
+      previousAnnotations,
+      userId: actor.userId,
+      requestId: actor.requestId,
+    });
+    if (answer) {
+      const outcome = await this.deps.changes.apply(
+        { ...answer, documentId: saved.id, expectedVersion: answer.expectedVersion || saved.version },
+        actor.requestId,
+      );
+      result = outcome.document;
+    }
+    return rules.visibleDocument(result);
+  }
+
+  /**
+   * A move of the status table. Who may edit the document may make any move; an approver may approve
+   * (→ ready_to_export) or reject a document assigned to them while it is in approval.
+   */
+  async changeStatus(actor: Actor, documentId: string, target: DocumentStatus): Promise<StoredDocument> {
+    const { document, grant, notFound } = await this.readableDocument(actor, documentId);
+    const scope = { organizationId: document.organizationId, queueId: document.queueId };
+    const mayEdit = await this.deps.access.allows(actor, "document.edit", scope);
+    const mayApprove =
+      !mayEdit && document.approvers.includes(actor.userId) && (await this.deps.access.allows(actor, "document.approve", scope));
+    if (!mayEdit && !(mayApprove && isApprovalMove(document.status, target))) throw forbidden("document.edit", grant.role);
+
+    const saved = await this.deps.sql.transaction(async (tx) => {
+      const current = await this.lockedDocument(tx, document.id, notFound);
+      if (!mayEdit && !isApprovalMove(current.status, target)) throw forbidden("document.edit", grant.role);
+      const refusal = refuseMove(current.status, target, current.messages);
+      if (refusal) throw moveConflict(refusal);
+      return this.deps.writer.write(
+        tx,
+        current,
+        { ...current, status: target },
+        {
+          source: "user",
+          userId: actor.userId,
+          requestId: actor.requestId,
+        },
+      );
+    });
+    return (await this.fieldRules(actor, saved.organizationId, saved.queueId)).visibleDocument(saved);
+  }
+}
+
+function userStamp(changed: Annotation, previous: Annotation | undefined): Annotation {
+  if (previous && sameContent(changed, previous)) return previous;
+  const { confidence: _aiConfidence, ...rest } = changed;
+  return { ...rest, source: "user" };
+}

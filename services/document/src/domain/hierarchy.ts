@@ -1,0 +1,119 @@
+import { randomUUID } from "node:crypto";
+import { ConflictError, NotFoundError } from "@docex/kit";
+import type { QueueAutomation, QueueAutomationSource } from "../clients/automation.js";
+import type { MembershipAccess } from "../clients/membership.js";
+import type { HierarchyStore } from "../store/hierarchy-store.js";
+import type { OutboxEvents } from "../store/outbox-events.js";
+import type { Sql } from "../store/sql.js";
+import type { AccessControl, Actor } from "./access.js";
+import { DEFAULT_ANNOTATION_SCHEMA, type FieldDefinition } from "./annotation-schema.js";
+import { queueCreated } from "./document-events.js";
+import { entityRefOf, slugOf, suffixed } from "./humanized-id.js";
+import type { Queue, Workspace } from "./records.js";
+
+export interface HierarchyDependencies {
+  sql: Sql;
+  store: HierarchyStore;
+  events: OutboxEvents;
+  access: AccessControl;
+  membership: MembershipAccess;
+  automation: QueueAutomationSource;
+}
+
+/** A queue with the automation settings its DTO shows. */
+export interface QueueView {
+  queue: Queue;
+  automation: QueueAutomation;
+}
+
+const GENERATED_ID_ATTEMPTS = 5;
+
+/**
+ * Picks the humanized id: the one asked for (taken → 409), or a slug of the name with a random suffix
+ * when the plain slug is taken.
+ */
+async function withHumanizedId<T>(
+  kind: "workspace" | "queue",
+  requested: string | undefined,
+  name: string,
+  insert: (humanizedId: string) => Promise<T | undefined>,
+): Promise<T> {
+  if (requested) {
+    const inserted = await insert(requested);
+    if (inserted) return inserted;
+    throw new ConflictError(`The humanized id ${requested} is already used by another ${kind}.`, "humanized_id_taken", [
+      { path: "humanized_id", message: "already taken" },
+    ]);
+  }
+  const slug = slugOf(name, kind);
+  for (let attempt = 0; attempt < GENERATED_ID_ATTEMPTS; attempt += 1) {
+    const inserted = await insert(attempt === 0 ? slug : suffixed(slug));
+    if (inserted) return inserted;
+  }
+  throw new ConflictError(`Could not find a free humanized id for this ${kind}; send one.`, "humanized_id_taken");
+}
+
+/** Workspaces and queues: the levels between an organization (membership's) and its documents. */
+export class Hierarchy {
+  constructor(private readonly deps: HierarchyDependencies) {}
+
+  /**
+   * The organization is found among the caller's own (membership's ListOrganizationsOfUser), by UUID or
+   * humanized id, so an organization the caller is not in answers 404 like one that does not exist.
+   */
+  async createWorkspace(actor: Actor, input: { organizationRef: string; name: string; humanizedId?: string }): Promise<Workspace> {
+    const notFound = () => new NotFoundError(`Organization ${input.organizationRef} does not exist.`, "organization_not_found");
+    const ref = entityRefOf(input.organizationRef);
+    const organizations = await this.deps.membership.organizationsOf(actor.userId, { requestId: actor.requestId });
+    const organization = organizations.find((candidate) =>
+      "id" in ref ? candidate.id === ref.id : candidate.humanizedId === ref.humanizedId,
+    );
+    if (!organization) throw notFound();
+    await this.deps.store.rememberOrganization(organization);
+    await this.deps.access.require(actor, "workspace.create", { organizationId: organization.id }, notFound);
+    return withHumanizedId("workspace", input.humanizedId, input.name, (humanizedId) =>
+      this.deps.store.insertWorkspace({ id: randomUUID(), humanizedId, organizationId: organization.id, name: input.name }),
+    );
+  }
+
+  async workspace(actor: Actor, ref: string): Promise<Workspace> {
+    const notFound = () => new NotFoundError(`Workspace ${ref} does not exist.`, "workspace_not_found");
+    const workspace = await this.deps.store.findWorkspace(entityRefOf(ref));
+    if (!workspace) throw notFound();
+    await this.deps.access.requireReadable(actor, { organizationId: workspace.organizationId }, notFound);
+    return workspace;
+  }
+
+  /** Creates the queue and announces `queue.created` in the same transaction. */
+  async createQueue(
+    actor: Actor,
+    input: { workspaceRef: string; name: string; humanizedId?: string; annotationSchema?: FieldDefinition[] },
+  ): Promise<QueueView> {
+    const workspace = await this.workspace(actor, input.workspaceRef);
+    const notFound = () => new NotFoundError(`Workspace ${input.workspaceRef} does not exist.`, "workspace_not_found");
+    await this.deps.access.require(actor, "queue.manage", { organizationId: workspace.organizationId }, notFound);
+    const queue = await this.deps.sql.transaction(async (tx) => {
+      const created = await withHumanizedId("queue", input.humanizedId, input.name, (humanizedId) =>
+        this.deps.store.insertQueue(tx, {
+          id: randomUUID(),
+          humanizedId,
+          workspaceId: workspace.id,
+          organizationId: workspace.organizationId,
+          name: input.name,
+          annotationSchema: input.annotationSchema ?? [...DEFAULT_ANNOTATION_SCHEMA],
+        }),
+      );
+      await this.deps.events.add(tx, queueCreated(created, actor.requestId));
+      return created;
+    });
+    return { queue, automation: await this.deps.automation.settingsOf(queue.id, { requestId: actor.requestId }) };
+  }
+
+  async queue(actor: Actor, ref: string): Promise<QueueView> {
+    const notFound = () => new NotFoundError(`Queue ${ref} does not exist.`, "queue_not_found");
+    const queue = await this.deps.store.findQueue(entityRefOf(ref));
+    if (!queue) throw notFound();
+    await this.deps.access.requireReadable(actor, { organizationId: queue.organizationId, queueId: queue.id }, notFound);
+    return { queue, automation: await this.deps.automation.settingsOf(queue.id, { requestId: actor.requestId }) };
+  }
+}

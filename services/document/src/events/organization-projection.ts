@@ -1,0 +1,20 @@
+import { eventSubject, parseEvent } from "@docex/events";
+import type { SubscriptionOptions } from "@docex/kit";
+import type { HierarchyStore } from "../store/hierarchy-store.js";
+
+export const ORGANIZATION_PROJECTION_CONSUMER = "document__organization_created";
+
+/**
+ * Keeps the projection of membership's organizations (id, humanized id, name) that ResolveEntity answers
+ * from. An upsert, so a redelivered event changes nothing.
+ */
+export function organizationProjection(store: HierarchyStore): SubscriptionOptions {
+  return {
+    durable: ORGANIZATION_PROJECTION_CONSUMER,
+    subject: eventSubject("organization.created"),
+    handler: async (payload) => {
+      const event = parseEvent(payload, "organization.created");
+      await store.rememberOrganization({ id: event.data.organization_id, humanizedId: event.data.humanized_id, name: event.data.name });
+    },
+  };
+}

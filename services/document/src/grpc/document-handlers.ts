@@ -1,0 +1,154 @@
+import { DOCUMENT_STATUSES } from "@docex/events";
+import { NotFoundError, parseInput, ValidationError } from "@docex/kit";
+import type { DocumentHandlers, DocumentRecord, Queue as QueueMessage, ApplyDocumentChangesRequest as RawChange } from "@docex/protos";
+import { z } from "zod";
+import { annotationsInput } from "../domain/annotations.js";
+import type { DocumentChanges, ServiceChange } from "../domain/document-changes.js";
+import type { EntityResolver } from "../domain/entity-resolution.js";
+import { isUuid } from "../domain/humanized-id.js";
+import { MESSAGE_SEVERITIES, type Queue, SERVICE_SOURCES, type StoredDocument } from "../domain/records.js";
+import type { DocumentStore } from "../store/document-store.js";
+import type { HierarchyStore } from "../store/hierarchy-store.js";
+
+function queueMessage(queue: Queue): QueueMessage {
+  return {
+    id: queue.id,
+    humanized_id: queue.humanizedId,
+    name: queue.name,
+    workspace_id: queue.workspaceId,
+    organization_id: queue.organizationId,
+    annotation_schema_json: JSON.stringify(queue.annotationSchema),
+    created_at: queue.createdAt.toISOString(),
+  };
+}
+
+/** The whole document as other contexts need it: every field (no user schema applies), with its version. */
+export function documentRecord(document: StoredDocument): DocumentRecord {
+  return {
+    id: document.id,
+    queue_id: document.queueId,
+    workspace_id: document.workspaceId,
+    organization_id: document.organizationId,
+    file_name: document.fileName,
+    status: document.status,
+    annotations_json: JSON.stringify(document.annotations),
+    messages_json: JSON.stringify(document.messages.map(({ key, message, severity }) => ({ key, message, severity }))),
+    options_json: JSON.stringify(document.options),
+    approvers: document.approvers,
+    ...(document.confidence === null ? {} : { confidence: document.confidence }),
+    version: document.version,
+    created_at: document.createdAt.toISOString(),
+    updated_at: document.updatedAt.toISOString(),
+  };
+}
+
+/** A `*_json` field: empty means the default, anything else must be JSON of the given shape. */
+function jsonField<S extends z.ZodType>(schema: S, empty: z.input<S>) {
+  return z
+    .string()
+    .transform((text, ctx) => {
+      if (text.trim() === "") return empty;
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: "custom", message: "is not valid JSON" });
+        return z.NEVER;
+      }
+    })
+    .pipe(schema);
+}
+
+const uuid = z.guid();
+
+const applyChangesRequest = z.object({
+  document_id: z.string(),
+  expected_version: z.number().int().min(0),
+  source: z.enum(SERVICE_SOURCES),
+  annotations_json: jsonField(annotationsInput, []),
+  messages_json: jsonField(
+    z
+      .array(
+        z.strictObject({ key: z.string().min(1).nullable(), message: z.string().min(1).max(2_000), severity: z.enum(MESSAGE_SEVERITIES) }),
+      )
+      .max(500),
+    [],
+  ),
+  options_json: jsonField(z.record(z.string(), z.array(z.strictObject({ label: z.string(), value: z.string() })).max(10_000)), {}),
+  status: z.enum(DOCUMENT_STATUSES).optional(),
+  approvers: z.array(uuid).max(100),
+  applied_rules: z.array(uuid).max(1_000),
+  replace_messages: z.boolean(),
+  idempotency_key: z.string().max(200),
+  cells_json: jsonField(
+    z.array(z.strictObject({ key: z.string().min(1), row_index: z.number().int().min(0), value: z.string() })).max(10_000),
+    [],
+  ),
+});
+
+function serviceChange(raw: RawChange): ServiceChange {
+  const request = parseInput(applyChangesRequest, raw, "ApplyDocumentChanges request");
+  return {
+    documentId: request.document_id.toLowerCase(),
+    expectedVersion: request.expected_version,
+    source: request.source,
+    annotations: request.annotations_json,
+    cells: request.cells_json.map((cell) => ({ key: cell.key, rowIndex: cell.row_index, value: cell.value })),
+    messages: request.messages_json,
+    replaceMessages: request.replace_messages,
+    options: request.options_json,
+    ...(request.status ? { status: request.status } : {}),
+    approvers: request.approvers.map((id) => id.toLowerCase()),
+    appliedRules: request.applied_rules,
+    ...(request.idempotency_key ? { idempotencyKey: request.idempotency_key } : {}),
+  };
+}
+
+/** gRPC carries one message per status: a caller learns which fields were wrong from it. */
+function withFieldDetails(error: unknown): unknown {
+  if (!(error instanceof ValidationError) || error.errors.length === 0) return error;
+  const details = error.errors.map((field) => `${field.path}: ${field.message}`).join("; ");
+  return new ValidationError(`${error.message} ${details}`, error.errors, error.code);
+}
+
+/** docex.document.v1.Document: what other contexts may ask of documents. Callers are services, trusted inside the cluster. */
+export function documentHandlers(deps: {
+  resolver: EntityResolver;
+  hierarchy: HierarchyStore;
+  documents: DocumentStore;
+  changes: DocumentChanges;
+}): DocumentHandlers {
+  return {
+    async ResolveEntity(request) {
+      const entity = await deps.resolver.resolve(request.entity_type, request.id_or_humanized, request.organization_id);
+      return {
+        entity_type: entity.entityType,
+        id: entity.id,
+        humanized_id: entity.humanizedId,
+        organization_id: entity.organizationId,
+        workspace_id: entity.workspaceId,
+        queue_id: entity.queueId,
+        document_id: entity.documentId,
+      };
+    },
+    async GetQueue(request) {
+      const queue = isUuid(request.queue_id) ? await deps.hierarchy.findQueue({ id: request.queue_id.toLowerCase() }) : undefined;
+      if (!queue) throw new NotFoundError(`Queue ${request.queue_id} does not exist.`, "queue_not_found");
+      return { queue: queueMessage(queue) };
+    },
+    async GetDocument(request) {
+      const document = isUuid(request.document_id) ? await deps.documents.find(request.document_id.toLowerCase()) : undefined;
+      if (!document) throw new NotFoundError(`Document ${request.document_id} does not exist.`, "document_not_found");
+      return { document: documentRecord(document) };
+    },
+    async ApplyDocumentChanges(request, ctx) {
+      try {
+        const change = serviceChange(request);
+        if (!isUuid(change.documentId)) throw new NotFoundError(`Document ${request.document_id} does not exist.`, "document_not_found");
+        const outcome = await deps.changes.apply(change, ctx.requestId);
+        return { applied: outcome.applied, reason: outcome.reason, document: documentRecord(outcome.document) };
+      } catch (error) {
+        throw withFieldDetails(error);
+      }
+    },
+  };
+}

@@ -1,0 +1,61 @@
+import { DOCUMENT_STATUSES } from "@docex/events";
+import { z } from "zod";
+import { annotationSchemaInput } from "../domain/annotation-schema.js";
+import { annotationsInput } from "../domain/annotations.js";
+import { humanizedIdInput } from "../domain/humanized-id.js";
+
+const name = z.string().trim().min(1).max(200);
+const idOrHumanized = z.string().trim().min(1).max(100);
+const confidence = z.number().min(0).max(100);
+
+export const createWorkspaceBody = z.strictObject({
+  organization_id: idOrHumanized,
+  name,
+  humanized_id: humanizedIdInput.optional(),
+});
+
+export const createQueueBody = z.strictObject({
+  workspace_id: idOrHumanized,
+  name,
+  humanized_id: humanizedIdInput.optional(),
+  annotation_schema: annotationSchemaInput.optional(),
+});
+
+export const uploadDocumentBody = z.strictObject({
+  file_name: z.string().trim().min(1).max(255),
+  annotations: annotationsInput.optional(),
+  confidence: confidence.nullable().optional(),
+});
+
+export const extractionBody = z.strictObject({
+  annotations: annotationsInput,
+  confidence: confidence.nullable(),
+});
+
+export const annotationsPatchBody = z.strictObject({
+  annotations: annotationsInput,
+});
+
+export const statusBody = z.strictObject({
+  status: z.enum(DOCUMENT_STATUSES),
+});
+
+const firstOf = (value: unknown) => (Array.isArray(value) ? value[0] : value);
+
+/** `?status=to_validate,postponed` or `?status=to_validate&status=postponed`; empty means the default. */
+const statusFilter = z
+  .union([z.string(), z.array(z.string())])
+  .optional()
+  .transform((value) =>
+    (Array.isArray(value) ? value : [value ?? ""])
+      .flatMap((part) => part.split(","))
+      .map((part) => part.trim())
+      .filter(Boolean),
+  )
+  .pipe(z.array(z.enum(DOCUMENT_STATUSES)));
+
+export const documentListQuery = z.object({
+  status: statusFilter,
+  page: z.preprocess(firstOf, z.coerce.number().int().min(1).max(1_000_000).default(1)),
+  page_size: z.preprocess(firstOf, z.coerce.number().int().min(1).max(100).default(20)),
+});

@@ -1,0 +1,61 @@
+import type { EntityRef } from "../domain/humanized-id.js";
+import type { OrganizationRef, Queue, Workspace } from "../domain/records.js";
+import type { Sql, Tx } from "./sql.js";
+
+const WORKSPACE_COLUMNS = `id, humanized_id AS "humanizedId", organization_id AS "organizationId", name, created_at AS "createdAt"`;
+const QUEUE_COLUMNS = `id, humanized_id AS "humanizedId", workspace_id AS "workspaceId", organization_id AS "organizationId", name,
+  annotation_schema AS "annotationSchema", created_at AS "createdAt"`;
+
+function where(ref: EntityRef): { clause: string; value: string } {
+  return "id" in ref ? { clause: "id = $1", value: ref.id } : { clause: "humanized_id = $1", value: ref.humanizedId };
+}
+
+/** Organizations (as seen from membership), workspaces and queues. */
+export class HierarchyStore {
+  constructor(private readonly sql: Sql) {}
+
+  /** Records an organization membership told us about; its humanized id follows the latest word. */
+  async rememberOrganization(organization: OrganizationRef): Promise<void> {
+    await this.sql.rows(
+      `INSERT INTO organizations (id, humanized_id, name) VALUES ($1, $2, $3)
+       ON CONFLICT (id) DO UPDATE SET humanized_id = EXCLUDED.humanized_id, name = EXCLUDED.name, seen_at = now()
+       RETURNING id`,
+      [organization.id, organization.humanizedId, organization.name],
+    );
+  }
+
+  findOrganization(ref: EntityRef): Promise<OrganizationRef | undefined> {
+    const { clause, value } = where(ref);
+    return this.sql.one<OrganizationRef>(`SELECT id, humanized_id AS "humanizedId", name FROM organizations WHERE ${clause}`, [value]);
+  }
+
+  /** Undefined when the humanized id is taken. */
+  insertWorkspace(workspace: Omit<Workspace, "createdAt">): Promise<Workspace | undefined> {
+    return this.sql.one<Workspace>(
+      `INSERT INTO workspaces (id, humanized_id, organization_id, name) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (humanized_id) DO NOTHING RETURNING ${WORKSPACE_COLUMNS}`,
+      [workspace.id, workspace.humanizedId, workspace.organizationId, workspace.name],
+    );
+  }
+
+  findWorkspace(ref: EntityRef): Promise<Workspace | undefined> {
+    const { clause, value } = where(ref);
+    return this.sql.one<Workspace>(`SELECT ${WORKSPACE_COLUMNS} FROM workspaces WHERE ${clause}`, [value]);
+  }
+
+  /** Undefined when the humanized id is taken. */
+  insertQueue(tx: Tx, queue: Omit<Queue, "createdAt">): Promise<Queue | undefined> {
+    return this.sql.one<Queue>(
+      `INSERT INTO queues (id, humanized_id, workspace_id, organization_id, name, annotation_schema)
+       VALUES ($1, $2, $3, $4, $5, $6::jsonb)
+       ON CONFLICT (humanized_id) DO NOTHING RETURNING ${QUEUE_COLUMNS}`,
+      [queue.id, queue.humanizedId, queue.workspaceId, queue.organizationId, queue.name, JSON.stringify(queue.annotationSchema)],
+      tx,
+    );
+  }
+
+  findQueue(ref: EntityRef): Promise<Queue | undefined> {
+    const { clause, value } = where(ref);
+    return this.sql.one<Queue>(`SELECT ${QUEUE_COLUMNS} FROM queues WHERE ${clause}`, [value]);
+  }
+}

@@ -1,0 +1,106 @@
+import { randomUUID } from "node:crypto";
+import { createLogger, GrpcServer, ValidationError } from "@docex/kit";
+import { type MembershipHandlers, membershipService, type Organization } from "@docex/protos";
+
+export type Role = "owner" | "supervisor" | "admin" | "editor" | "approver" | "viewer";
+
+interface Member {
+  role: Role;
+  /** Null: every queue of the organization. */
+  queueIds: string[] | null;
+  fields: Array<{ key: string; hidden: boolean; readonly: boolean }>;
+}
+
+const LIMITED_ROLES = new Set<Role>(["admin", "editor", "approver", "viewer"]);
+
+/** API.md "Roles": which role may do what. The real membership service is the one place this lives; this is its stand-in. */
+const PERMISSIONS: Record<string, ReadonlySet<Role>> = {
+  "document.read": new Set(["owner", "supervisor", "admin", "editor", "approver", "viewer"]),
+  "document.edit": new Set(["owner", "supervisor", "admin", "editor"]),
+  "document.approve": new Set(["owner", "supervisor", "admin", "editor", "approver"]),
+  "workspace.create": new Set(["owner", "supervisor"]),
+  "queue.manage": new Set(["owner", "supervisor", "admin"]),
+  "signing_key.manage": new Set(["owner", "supervisor"]),
+  "user.manage": new Set(["owner", "supervisor", "admin"]),
+};
+
+/**
+ * A stand-in for the membership service over real gRPC on 127.0.0.1, answering from a table of
+ * (user, organization) → role, queue_ids and user schema. Counts CheckPermission calls.
+ */
+export class MembershipDouble {
+  readonly organizations = new Map<string, Organization & { members: Map<string, Member> }>();
+  checkPermissionCalls = 0;
+
+  private constructor(
+    private readonly server: GrpcServer,
+    readonly address: string,
+  ) {}
+
+  static async start(): Promise<MembershipDouble> {
+    const server = new GrpcServer(createLogger("membership-double", "silent"));
+    let double: MembershipDouble | undefined;
+    const member = (userId: string, organizationId: string) => double!.organizations.get(organizationId)?.members.get(userId);
+    const handlers: MembershipHandlers = {
+      async GetRoles(request) {
+        const found = member(request.user_id, request.organization_id);
+        return {
+          role: found?.role ?? "",
+          queue_ids: found?.queueIds ?? [],
+          all_queues: found ? found.queueIds === null : false,
+          status: found ? "active" : "",
+        };
+      },
+      async CheckPermission(request) {
+        double!.checkPermissionCalls += 1;
+        const allowedRoles = PERMISSIONS[request.permission];
+        if (!allowedRoles) throw new ValidationError(`unknown permission ${request.permission}`);
+        const found = member(request.user_id, request.organization_id);
+        if (!found) return { allowed: false, is_member: false, role: "" };
+        const withinQueues =
+          !request.queue_id || !LIMITED_ROLES.has(found.role) || found.queueIds === null || found.queueIds.includes(request.queue_id);
+        const adminCreatingQueues = request.permission === "queue.manage" && found.role === "admin" && !request.queue_id;
+        const allowed = allowedRoles.has(found.role) && withinQueues && !(adminCreatingQueues && found.queueIds !== null);
+        return { allowed, is_member: true, role: found.role };
+      },
+      async CreateOrganization() {
+        throw new Error("the document service does not create organizations");
+      },
+      async GetUserSchema(request) {
+        return { fields: member(request.user_id, request.organization_id)?.fields ?? [] };
+      },
+      async ListOrganizationsOfUser(request) {
+        const organizations = [...double!.organizations.values()].filter((organization) => organization.members.has(request.user_id));
+        return { organizations: organizations.map(({ id, humanized_id, name, created_at }) => ({ id, humanized_id, name, created_at })) };
+      },
+    };
+    server.addService(membershipService.definition, membershipService.serviceName, handlers);
+    const port = await server.listen("127.0.0.1", 0);
+    double = new MembershipDouble(server, `127.0.0.1:${port}`);
+    return double;
+  }
+
+  addOrganization(humanizedId: string, ownerUserId: string): Organization {
+    const organization = { id: randomUUID(), humanized_id: humanizedId, name: humanizedId, created_at: new Date().toISOString() };
+    this.organizations.set(organization.id, { ...organization, members: new Map() });
+    this.setRole(organization.id, ownerUserId, "owner");
+    return organization;
+  }
+
+  setRole(organizationId: string, userId: string, role: Role, queueIds: string[] | null = null): void {
+    const organization = this.organizations.get(organizationId);
+    if (!organization) throw new Error(`no organization ${organizationId}`);
+    const fields = organization.members.get(userId)?.fields ?? [];
+    organization.members.set(userId, { role, queueIds, fields });
+  }
+
+  setUserSchema(organizationId: string, userId: string, fields: Member["fields"]): void {
+    const found = this.organizations.get(organizationId)?.members.get(userId);
+    if (!found) throw new Error(`${userId} is not a member of ${organizationId}`);
+    found.fields = fields;
+  }
+
+  async stop(): Promise<void> {
+    await this.server.shutdown(1_000);
+  }
+}
