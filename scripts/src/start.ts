@@ -12,6 +12,14 @@ const dataDir = path.join(root, ".data");
 const portOffset = Number(process.env.STACK_PORT_OFFSET ?? 0);
 const readyTimeoutMs = Number(process.env.STACK_READY_TIMEOUT_MS ?? 90_000);
 const say = (message: string) => process.stdout.write(`[stack] ${message}\n`);
+/**
+ * A stack of its own on shared Postgres and NATS: databases `<namespace>_<service>` and the
+ * JetStream stream `<NAMESPACE>`. End-to-end tests use it; unset, the names are the production ones.
+ */
+const namespace = process.env.STACK_NAMESPACE;
+if (namespace !== undefined && !/^[a-z][a-z0-9_]{0,30}$/.test(namespace)) {
+  throw new Error("STACK_NAMESPACE must be a lowercase identifier such as docex_e2e_1");
+}
 
 /** Secrets that have no defaults in the services; a local stack makes its own once and keeps them under .data/. */
 const LOCAL_SECRETS = ["AUTH_KEY_ENCRYPTION_KEY", "WEBHOOK_KEY_ENCRYPTION_KEY"] as const;
@@ -119,8 +127,10 @@ async function main(): Promise<void> {
     shared[`${name.toUpperCase()}_GRPC_ADDR`] = `127.0.0.1:${portOf(name, "grpc")}`;
     shared[`${name.toUpperCase()}_URL`] = `http://127.0.0.1:${portOf(name, "http")}`;
   }
+  if (namespace) Object.assign(shared, { NATS_STREAM: namespace.toUpperCase(), NATS_SUBJECT_PREFIX: namespace });
   for (const name of SERVICE_NAMES) {
-    const env = { ...shared, PORT: String(portOf(name, "http")), GRPC_PORT: String(portOf(name, "grpc")) };
+    const env: NodeJS.ProcessEnv = { ...shared, PORT: String(portOf(name, "http")), GRPC_PORT: String(portOf(name, "grpc")) };
+    if (namespace) env.DATABASE_NAME = `${namespace}_${name}`;
     processes.push(startProcess(name, `services/${name}/dist/main.js`, env, portOf(name, "http")));
   }
   processes.push(startProcess("gateway", "gateway/dist/main.js", { ...shared, GATEWAY_PORT: String(gatewayPort) }, gatewayPort));

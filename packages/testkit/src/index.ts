@@ -2,4 +2,5 @@ export * from "./infra.js";
 export * from "./issuer.js";
 export * from "./probe.js";
 export * from "./receiver.js";
+export * from "./smtp-sink.js";
 export * from "./wait.js";

@@ -1,7 +1,7 @@
+import { pinIn } from "@docex/testkit";
 import { expect } from "chai";
 import { generate } from "otplib";
 import { AuthHarness, newAddress, newEmail } from "./support/auth-harness.js";
-import { pinIn } from "./support/smtp-sink.js";
 
 const PASSWORD = "brute force target";
 const ACCOUNT_LIMIT = 4;

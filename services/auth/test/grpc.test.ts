@@ -1,8 +1,8 @@
 import { NotFoundError, ValidationError } from "@docex/kit";
 import { type AuthClient, createAuthClient } from "@docex/protos";
+import { tokenIn } from "@docex/testkit";
 import { expect } from "chai";
 import { AuthHarness, newAddress, newEmail } from "./support/auth-harness.js";
-import { tokenIn } from "./support/smtp-sink.js";
 
 const PASSWORD = "grpc user password";
 const ORGANIZATION_ID = "8d0c7a3e-6a49-4d43-9a55-0f1b2a3c4d5e";

@@ -1,6 +1,6 @@
+import { tokenIn } from "@docex/testkit";
 import { expect } from "chai";
 import { AuthHarness, newAddress, newEmail } from "./support/auth-harness.js";
-import { tokenIn } from "./support/smtp-sink.js";
 
 const PASSWORD = "first password 123";
 

@@ -1,6 +1,6 @@
+import { pinIn } from "@docex/testkit";
 import { expect } from "chai";
 import { AuthHarness, newAddress, newEmail } from "./support/auth-harness.js";
-import { pinIn } from "./support/smtp-sink.js";
 
 const PASSWORD = "onboarding password 1";
 

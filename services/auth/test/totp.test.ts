@@ -1,7 +1,7 @@
+import { tokenIn } from "@docex/testkit";
 import { expect } from "chai";
 import { generate } from "otplib";
 import { AuthHarness, newAddress, newEmail } from "./support/auth-harness.js";
-import { tokenIn } from "./support/smtp-sink.js";
 
 const PASSWORD = "two factor password";
 

@@ -1,12 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import { createLogger, type RunningService, TokenVerifier } from "@docex/kit";
-import { dropDatabase, testServiceConfig } from "@docex/testkit";
+import { dropDatabase, pinIn, SmtpSink, testServiceConfig } from "@docex/testkit";
 import { type AuthConfig, configSchema, startAuthService } from "../../src/service.js";
 import { EventRecorder, eventNamespaceOf } from "./event-recorder.js";
 import { MembershipStub } from "./membership-stub.js";
 import { OidcProvider } from "./oidc-provider.js";
-import { pinIn, SmtpSink } from "./smtp-sink.js";
 import { TestClock } from "./test-clock.js";
 
 export type Overrides = Record<string, string | number>;
