@@ -18,6 +18,7 @@ const owner = { email: `owner-${namespace}@example.test`, password: "correct hor
 interface Answer {
   status: number;
   headers: Headers;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read answers field by field
   body: any;
 }
 

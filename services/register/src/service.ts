@@ -1,20 +1,67 @@
 import { connectInfrastructure, createHttpApp, GrpcServer, type Logger, type RunningService, serve, serviceConfigSchema } from "@docex/kit";
-import type { z } from "zod";
+import { registerService } from "@docex/protos";
+import { z } from "zod";
+import { documentQueues } from "./clients/document.js";
+import { membershipPermissions } from "./clients/membership.js";
+import { RegisterAccess } from "./domain/access.js";
+import { RegisterCatalog } from "./domain/register-catalog.js";
+import { RegisterUploads } from "./domain/uploads.js";
+import { registerHandlers } from "./grpc/register-handlers.js";
+import { REGISTER_BODY_LIMITS, registerRoutes } from "./http/routes.js";
 import { migrations } from "./store/migrations.js";
+import { OutboxEvents } from "./store/outbox-events.js";
+import { RegisterStore } from "./store/register-store.js";
+import { SearchIndexUpkeep } from "./store/search-index-upkeep.js";
+import { Sql } from "./store/sql.js";
 
-export const configSchema = serviceConfigSchema("register");
+export const configSchema = serviceConfigSchema("register").extend({
+  /** Deadline of calls to document (ResolveEntity) and membership (CheckPermission). */
+  DOWNSTREAM_DEADLINE_MS: z.coerce.number().int().min(50).default(2_000),
+  /** How long membership's answers are reused; `membership.changed` evicts them sooner. 0 asks every time. */
+  PERMISSION_CACHE_MS: z.coerce.number().int().min(0).default(30_000),
+});
 export type RegisterConfig = z.infer<typeof configSchema>;
 
 /** Builds the register service from its configuration and starts it; the handle stops it gracefully. */
 export async function startRegisterService(config: RegisterConfig, options: { logger?: Logger } = {}): Promise<RunningService> {
   const infra = await connectInfrastructure("register", config, { migrations, logger: options.logger });
-  const app = createHttpApp({
-    logger: infra.logger,
-    metrics: infra.metrics,
-    readiness: infra.readiness,
-    // The public endpoints of this context arrive with issue 10; until then it has none.
-    routes: () => undefined,
+  const { logger, metrics } = infra;
+  const sql = new Sql(infra.sequelize);
+  const store = new RegisterStore(sql);
+  const upkeep = new SearchIndexUpkeep(sql, logger);
+  const queues = documentQueues(config.DOCUMENT_GRPC_ADDR, { metrics, deadlineMs: config.DOWNSTREAM_DEADLINE_MS });
+  const permissions = membershipPermissions(config.MEMBERSHIP_GRPC_ADDR, {
+    metrics,
+    deadlineMs: config.DOWNSTREAM_DEADLINE_MS,
+    cacheMs: config.PERMISSION_CACHE_MS,
+    bus: infra.bus,
+    logger,
   });
-  const grpc = new GrpcServer(infra.logger, infra.metrics);
-  return serve(infra, { app, grpc });
+  const stopDependencies = async () => {
+    await upkeep.stop();
+    await permissions.close();
+    queues.close();
+  };
+
+  const access = new RegisterAccess(permissions);
+  const uploads = new RegisterUploads({ store, events: new OutboxEvents(infra.outbox), queues, access, upkeep });
+  const catalog = new RegisterCatalog({ store, queues, access });
+
+  const app = createHttpApp({
+    logger,
+    metrics,
+    readiness: infra.readiness,
+    routes: registerRoutes({ uploads, catalog }, infra.verifier),
+    bodyLimits: REGISTER_BODY_LIMITS,
+  });
+  const grpc = new GrpcServer(logger, metrics);
+  grpc.addService(registerService.definition, registerService.serviceName, registerHandlers(catalog));
+  try {
+    return await serve(infra, { app, grpc, onStop: stopDependencies });
+  } catch (error) {
+    await stopDependencies();
+    await infra.bus.close();
+    await infra.sequelize.close();
+    throw error;
+  }
 }

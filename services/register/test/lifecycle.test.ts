@@ -1,10 +1,10 @@
 import { dropDatabase, probeRunningService, testServiceConfig } from "@docex/testkit";
 import { expect } from "chai";
-import { startRegisterService } from "../src/service.js";
+import { configSchema, startRegisterService } from "../src/service.js";
 
 describe("register service lifecycle", () => {
   it("starts against real Postgres and NATS, reports ready over HTTP and gRPC, and stops cleanly", async () => {
-    const config = testServiceConfig("register");
+    const config = configSchema.parse(testServiceConfig("register"));
     const running = await startRegisterService(config);
     try {
       const probe = await probeRunningService(running);

@@ -1,20 +1,129 @@
-import { connectInfrastructure, createHttpApp, GrpcServer, type Logger, type RunningService, serve, serviceConfigSchema } from "@docex/kit";
-import type { z } from "zod";
+import { connectInfrastructure, createHttpApp, GrpcServer, type Logger, type RunningService, serve } from "@docex/kit";
+import { documentDirectory, type EntityDirectory } from "./clients/document.js";
+import { membershipPermissions, type PermissionSource } from "./clients/membership.js";
+import type { WebhookConfig } from "./config.js";
+import { DeliveryMetrics } from "./delivery/delivery-metrics.js";
+import { DeliverySender } from "./delivery/delivery-sender.js";
+import { EndpointBreakers } from "./delivery/endpoint-breakers.js";
+import { ReceiverTransport } from "./delivery/receiver-transport.js";
+import { AccessControl } from "./domain/access.js";
+import { Deliveries } from "./domain/deliveries.js";
+import { KeySealer } from "./domain/key-sealing.js";
+import { RetryPolicy } from "./domain/retry-policy.js";
+import { SigningKeys } from "./domain/signing-keys.js";
+import { type HostResolver, systemResolver, TargetPolicy } from "./domain/target-policy.js";
+import { ValidationLinks } from "./domain/validation-links.js";
+import { Webhooks } from "./domain/webhooks.js";
+import { deliveryFanOutSubscriptions } from "./events/delivery-fan-out.js";
+import { webhookRoutes } from "./http/routes.js";
+import { DeliveryStore } from "./store/delivery-store.js";
 import { migrations } from "./store/migrations.js";
+import { Sql } from "./store/sql.js";
+import { WebhookStore } from "./store/webhook-store.js";
 
-export const configSchema = serviceConfigSchema("webhook");
-export type WebhookConfig = z.infer<typeof configSchema>;
+export { configSchema, type WebhookConfig } from "./config.js";
+export { signBody } from "./domain/signature.js";
+
+export interface WebhookServiceOptions {
+  logger?: Logger;
+  /** Replaces the gRPC client of the document service (ResolveEntity, GetDocument). */
+  entities?: EntityDirectory;
+  /** Replaces the gRPC client of membership (CheckPermission). */
+  permissions?: PermissionSource;
+  /** Replaces the system's DNS for the SSRF guard, at creation and at connect time. */
+  resolver?: HostResolver;
+}
 
 /** Builds the webhook service from its configuration and starts it; the handle stops it gracefully. */
-export async function startWebhookService(config: WebhookConfig, options: { logger?: Logger } = {}): Promise<RunningService> {
+export async function startWebhookService(config: WebhookConfig, options: WebhookServiceOptions = {}): Promise<RunningService> {
+  const sealer = KeySealer.fromBase64(config.WEBHOOK_KEY_ENCRYPTION_KEY);
   const infra = await connectInfrastructure("webhook", config, { migrations, logger: options.logger });
-  const app = createHttpApp({
-    logger: infra.logger,
-    metrics: infra.metrics,
-    readiness: infra.readiness,
-    // The public endpoints of this context arrive with issues 6 and 7; until then it has none.
-    routes: () => undefined,
-  });
-  const grpc = new GrpcServer(infra.logger, infra.metrics);
-  return serve(infra, { app, grpc });
+  const entities =
+    options.entities ?? documentDirectory(config.DOCUMENT_GRPC_ADDR, { deadlineMs: config.WEBHOOK_DOCUMENT_DEADLINE_MS, metrics: infra.metrics });
+  const permissions =
+    options.permissions ??
+    membershipPermissions(config.MEMBERSHIP_GRPC_ADDR, {
+      deadlineMs: config.WEBHOOK_MEMBERSHIP_DEADLINE_MS,
+      cacheMs: config.WEBHOOK_PERMISSION_CACHE_MS,
+      bus: infra.bus,
+      logger: infra.logger,
+      metrics: infra.metrics,
+    });
+  const targets = new TargetPolicy(config.WEBHOOK_ALLOW_PRIVATE_TARGETS, options.resolver ?? systemResolver);
+  const breakers = new EndpointBreakers(
+    {
+      errorThresholdPercentage: config.WEBHOOK_BREAKER_ERROR_PERCENTAGE,
+      volumeThreshold: config.WEBHOOK_BREAKER_VOLUME_THRESHOLD,
+      resetTimeoutMs: config.WEBHOOK_BREAKER_RESET_MS,
+    },
+    infra.metrics,
+  );
+  const transport = new ReceiverTransport(targets);
+  try {
+    const sql = new Sql(infra.sequelize);
+    const webhookStore = new WebhookStore(sql);
+    const deliveryStore = new DeliveryStore(sql);
+    const access = new AccessControl(permissions, entities);
+    const signingKeys = new SigningKeys(webhookStore, access, sealer);
+    const retry = new RetryPolicy({ scheduleSeconds: config.WEBHOOK_RETRY_SCHEDULE });
+    const metrics = new DeliveryMetrics(infra.metrics, breakers);
+    const sender = new DeliverySender({
+      store: deliveryStore,
+      transport,
+      breakers,
+      keys: signingKeys,
+      retry,
+      metrics,
+      logger: infra.logger,
+      maxInFlight: config.WEBHOOK_MAX_IN_FLIGHT,
+      pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
+      leaseMs: config.WEBHOOK_DELIVERY_LEASE_MS,
+      timeoutMs: config.WEBHOOK_DELIVERY_TIMEOUT_MS,
+    });
+    const webhooks = new Webhooks(webhookStore, access, targets);
+    const domain = {
+      webhooks,
+      deliveries: new Deliveries(deliveryStore, webhooks, () => sender.wake()),
+      signingKeys,
+      validationLinks: new ValidationLinks(webhookStore, access, targets),
+    };
+
+    const app = createHttpApp({
+      logger: infra.logger,
+      metrics: infra.metrics,
+      readiness: infra.readiness,
+      routes: webhookRoutes(domain, infra.verifier),
+    });
+    // Validate (protos/webhook.proto) arrives with issue 7; until then the server answers health checks only.
+    const grpc = new GrpcServer(infra.logger, infra.metrics);
+
+    const running = await serve(infra, {
+      app,
+      grpc,
+      subscriptions: deliveryFanOutSubscriptions({
+        store: deliveryStore,
+        maxAttempts: retry.maxAttempts,
+        onNewDeliveries: () => sender.wake(),
+        onCreated: (type, count) => metrics.created.inc({ type }, count),
+        logger: infra.logger,
+        databaseName: config.DATABASE_NAME,
+        ackWaitMs: config.WEBHOOK_CONSUMER_ACK_WAIT_MS,
+      }),
+      onStop: async () => {
+        await sender.stop();
+        await permissions.close();
+        entities.close();
+      },
+    });
+    sender.start();
+    return running;
+  } catch (error) {
+    await transport.close();
+    breakers.shutdown();
+    await permissions.close().catch(() => undefined);
+    entities.close();
+    await infra.bus.close().catch(() => undefined);
+    await infra.sequelize.close().catch(() => undefined);
+    throw error;
+  }
 }

@@ -1,4 +1,90 @@
 import type { Migration } from "@docex/kit";
 
 /** Schema of the webhook database, in order. The kit's outbox tables are added in front. */
-export const migrations: Migration[] = [];
+export const migrations: Migration[] = [
+  {
+    name: "0001-webhooks-signing-keys-validation-links-deliveries",
+    up: ({ sequelize }) =>
+      sequelize.query(`
+        CREATE TABLE webhooks (
+          id                     uuid PRIMARY KEY,
+          entity_type            text NOT NULL CHECK (entity_type IN ('organization', 'workspace', 'queue', 'document')),
+          entity_id              uuid NOT NULL,
+          -- The entity's ancestors, as ResolveEntity named them at creation: the scope of permission checks.
+          organization_id        uuid NOT NULL,
+          workspace_id           uuid,
+          queue_id               uuid,
+          type                   text NOT NULL CHECK (type IN ('document_status_changed', 'queue_created',
+                                                               'initial_document_validation', 'document_validation')),
+          url                    text NOT NULL,
+          signature_verification text NOT NULL CHECK (signature_verification IN ('enabled', 'disabled')),
+          destination_id         uuid,
+          deprecated             boolean NOT NULL DEFAULT false,
+          created_at             timestamptz NOT NULL DEFAULT now(),
+          updated_at             timestamptz NOT NULL DEFAULT now(),
+          -- The same URL twice on one entity for one type would deliver every event twice.
+          UNIQUE (entity_id, type, url)
+        );
+        CREATE INDEX webhooks_of_organization ON webhooks (organization_id);
+
+        -- One per organization; the key is sealed with WEBHOOK_KEY_ENCRYPTION_KEY (AES-256-GCM, bound to the organization).
+        CREATE TABLE signing_keys (
+          organization_id uuid PRIMARY KEY,
+          sealed_key      text NOT NULL,
+          -- Which key-encryption key sealed it (a digest), so that a wrong WEBHOOK_KEY_ENCRYPTION_KEY is named as such.
+          kek_fingerprint text NOT NULL,
+          created_at      timestamptz NOT NULL DEFAULT now()
+        );
+
+        CREATE TABLE validation_links (
+          queue_id               uuid NOT NULL,
+          type                   text NOT NULL CHECK (type IN ('initial_document_validation', 'document_validation')),
+          organization_id        uuid NOT NULL,
+          workspace_id           uuid NOT NULL,
+          url                    text NOT NULL,
+          signature_verification text NOT NULL CHECK (signature_verification IN ('enabled', 'disabled')),
+          created_at             timestamptz NOT NULL DEFAULT now(),
+          updated_at             timestamptz NOT NULL DEFAULT now(),
+          PRIMARY KEY (queue_id, type)
+        );
+
+        CREATE TABLE deliveries (
+          id                uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+          webhook_id        uuid NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+          event_id          uuid NOT NULL,
+          type              text NOT NULL,
+          -- The exact body sent and signed, so that retries are byte for byte the same.
+          body              text NOT NULL,
+          status            text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'succeeded', 'failed')),
+          attempts          integer NOT NULL DEFAULT 0,
+          -- 1 + the retry schedule's length at creation; a manual retry of a finished delivery grants one more.
+          max_attempts      integer NOT NULL,
+          -- When the next attempt is due; while a sender holds the lease, when the lease expires. Null once finished.
+          next_attempt_at   timestamptz,
+          lease_token       uuid,
+          manual_retry      boolean NOT NULL DEFAULT false,
+          event_occurred_at timestamptz NOT NULL,
+          last_error        text,
+          created_at        timestamptz NOT NULL DEFAULT now(),
+          updated_at        timestamptz NOT NULL DEFAULT now(),
+          completed_at      timestamptz,
+          UNIQUE (event_id, webhook_id)
+        );
+        CREATE INDEX deliveries_due ON deliveries (next_attempt_at) WHERE status = 'pending';
+        CREATE INDEX deliveries_of_webhook ON deliveries (webhook_id, created_at DESC, id);
+
+        CREATE TABLE delivery_attempts (
+          delivery_id      uuid NOT NULL REFERENCES deliveries (id) ON DELETE CASCADE,
+          number           integer NOT NULL,
+          started_at       timestamptz NOT NULL,
+          duration_ms      integer NOT NULL,
+          status_code      integer,
+          error            text,
+          response_excerpt text,
+          succeeded        boolean NOT NULL,
+          manual           boolean NOT NULL DEFAULT false,
+          PRIMARY KEY (delivery_id, number)
+        );
+      `),
+  },
+];
