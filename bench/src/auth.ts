@@ -2,7 +2,7 @@
  * Auth benchmark (informative): logins per second per core at the chosen argon2id cost, and refresh
  * throughput, against the service in-process on real Postgres and NATS on 127.0.0.1.
  *
- *   cd services/auth && npx tsx bench/auth-bench.ts
+ *   npm run build && npm run auth -w bench
  *
  * Bounded: each phase runs for PHASE_SECONDS (default 5) and then stops by itself.
  */
@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import { availableParallelism } from "node:os";
 import { dropDatabase, testServiceConfig } from "@docex/testkit";
 import argon2 from "argon2";
-import { ARGON2_PARAMETERS, configSchema, startAuthService } from "../src/service.js";
+import { ARGON2_PARAMETERS, configSchema, startAuthService } from "@docex/auth";
 
 const PHASE_MS = Number(process.env.PHASE_SECONDS ?? 5) * 1000;
 const cores = availableParallelism();
