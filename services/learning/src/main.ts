@@ -1,5 +1,6 @@
 import { createLogger, loadConfigOrExit, runUntilSignalled } from "@docex/kit";
-import { configSchema, startLearningService } from "./service.js";
+import { configSchema } from "./config.js";
+import { startLearningService } from "./service.js";
 
 const config = loadConfigOrExit(configSchema);
 const logger = createLogger("learning", config.LOG_LEVEL);

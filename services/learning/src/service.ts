@@ -1,20 +1,70 @@
-import { connectInfrastructure, createHttpApp, GrpcServer, type Logger, type RunningService, serve, serviceConfigSchema } from "@docex/kit";
-import type { z } from "zod";
+import { connectInfrastructure, createHttpApp, GrpcServer, type Logger, type RunningService, serve } from "@docex/kit";
+import { learningService } from "@docex/protos";
+import { documentService } from "./clients/document.js";
+import { membershipPermissions } from "./clients/membership.js";
+import type { LearningConfig } from "./config.js";
+import { AccessControl } from "./domain/access.js";
+import { FeedbackIntake } from "./domain/feedback.js";
+import { LearnedFill } from "./domain/learned-fill.js";
+import { SupplierMemories } from "./domain/supplier-memory.js";
+import { documentExtractedSubscription } from "./events/document-extracted.js";
+import { learningHandlers } from "./grpc/learning-handlers.js";
+import { learningRoutes } from "./http/routes.js";
+import { MemoryStore } from "./store/memory-store.js";
 import { migrations } from "./store/migrations.js";
+import { OutboxEvents } from "./store/outbox-events.js";
+import { Sql } from "./store/sql.js";
 
-export const configSchema = serviceConfigSchema("learning");
-export type LearningConfig = z.infer<typeof configSchema>;
+export { configSchema, type LearningConfig } from "./config.js";
 
 /** Builds the learning service from its configuration and starts it; the handle stops it gracefully. */
 export async function startLearningService(config: LearningConfig, options: { logger?: Logger } = {}): Promise<RunningService> {
   const infra = await connectInfrastructure("learning", config, { migrations, logger: options.logger });
-  const app = createHttpApp({
+  const documents = documentService(config.DOCUMENT_GRPC_ADDR, {
+    deadlineMs: config.LEARNING_DOCUMENT_DEADLINE_MS,
+    metrics: infra.metrics,
+  });
+  const membership = membershipPermissions(config.MEMBERSHIP_GRPC_ADDR, {
+    deadlineMs: config.LEARNING_MEMBERSHIP_DEADLINE_MS,
+    cacheMs: config.LEARNING_PERMISSION_CACHE_MS,
+    bus: infra.bus,
     logger: infra.logger,
     metrics: infra.metrics,
-    readiness: infra.readiness,
-    // The public endpoints of this context arrive with issue 9; until then it has none.
-    routes: () => undefined,
   });
-  const grpc = new GrpcServer(infra.logger, infra.metrics);
-  return serve(infra, { app, grpc });
+  const closeClients = async () => {
+    await membership.close();
+    documents.close();
+  };
+  try {
+    const store = new MemoryStore(new Sql(infra.sequelize));
+    const memories = new SupplierMemories(store);
+    const feedback = new FeedbackIntake({
+      documents,
+      access: new AccessControl(membership),
+      store,
+      events: new OutboxEvents(infra.outbox),
+    });
+    const fill = new LearnedFill({ store, memories, documents });
+
+    const app = createHttpApp({
+      logger: infra.logger,
+      metrics: infra.metrics,
+      readiness: infra.readiness,
+      routes: learningRoutes(feedback, infra.verifier),
+    });
+    const grpc = new GrpcServer(infra.logger, infra.metrics);
+    grpc.addService(learningService.definition, learningService.serviceName, learningHandlers({ memories }));
+
+    return await serve(infra, {
+      app,
+      grpc,
+      subscriptions: [documentExtractedSubscription(fill)],
+      onStop: closeClients,
+    });
+  } catch (error) {
+    await closeClients();
+    await infra.bus.close().catch(() => undefined);
+    await infra.sequelize.close().catch(() => undefined);
+    throw error;
+  }
 }

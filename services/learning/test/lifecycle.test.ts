@@ -1,10 +1,10 @@
 import { dropDatabase, probeRunningService, testServiceConfig } from "@docex/testkit";
 import { expect } from "chai";
-import { startLearningService } from "../src/service.js";
+import { configSchema, startLearningService } from "../src/service.js";
 
 describe("learning service lifecycle", () => {
   it("starts against real Postgres and NATS, reports ready over HTTP and gRPC, and stops cleanly", async () => {
-    const config = testServiceConfig("learning");
+    const config = testServiceConfig("learning", {}, configSchema);
     const running = await startLearningService(config);
     try {
       const probe = await probeRunningService(running);

@@ -1,0 +1,108 @@
+import { annotationSchema as annotationRecord } from "@docex/events";
+import { type Metrics, NotFoundError } from "@docex/kit";
+import { createDocumentClient, type DocumentRecord } from "@docex/protos";
+import { z } from "zod";
+import { annotationSchemaOf, type QueueView } from "../domain/annotation-schema.js";
+import type { CallContext, DocumentDirectory } from "../domain/document-directory.js";
+import type { DocumentView } from "../domain/records.js";
+
+export interface DocumentServiceOptions {
+  metrics?: Metrics;
+  deadlineMs: number;
+  /** How long a queue's schema is reused: schemas cannot change after creation, so only memory bounds it. */
+  queueCacheMs?: number;
+  maxCachedQueues?: number;
+}
+
+export interface DocumentService extends DocumentDirectory {
+  close(): void;
+}
+
+const annotationsOf = z.array(annotationRecord);
+
+function context(ctx?: CallContext) {
+  return ctx?.requestId ? { requestId: ctx.requestId } : {};
+}
+
+function documentView(record: DocumentRecord): DocumentView {
+  return {
+    id: record.id,
+    queueId: record.queue_id,
+    organizationId: record.organization_id,
+    status: record.status,
+    approvers: record.approvers,
+    annotations: annotationsOf.parse(JSON.parse(record.annotations_json || "[]")),
+    version: record.version,
+  };
+}
+
+/** Undefined instead of NotFoundError: "no such thing" is an answer, not a failure. */
+async function orUndefined<T>(call: Promise<T>): Promise<T | undefined> {
+  try {
+    return await call;
+  } catch (error) {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The gRPC client of the document service: a deadline, a breaker so that an unreachable document service
+ * answers 503 at once (and the consumer retries later), and a cache of queue schemas.
+ */
+export function documentService(address: string, options: DocumentServiceOptions): DocumentService {
+  const client = createDocumentClient(address, {
+    deadlineMs: options.deadlineMs,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    breaker: { resetTimeoutMs: 5_000 },
+  });
+  const queueCacheMs = options.queueCacheMs ?? 5 * 60_000;
+  const maxCachedQueues = options.maxCachedQueues ?? 10_000;
+  const queues = new Map<string, { queue: QueueView; expiresAt: number }>();
+
+  return {
+    async findDocument(documentId, ctx) {
+      const answer = await orUndefined(client.getDocument({ document_id: documentId }, context(ctx)));
+      return answer?.document ? documentView(answer.document) : undefined;
+    },
+    async findQueue(queueId, ctx) {
+      const hit = queues.get(queueId);
+      if (hit && hit.expiresAt > Date.now()) return hit.queue;
+      const answer = await orUndefined(client.getQueue({ queue_id: queueId }, context(ctx)));
+      if (!answer?.queue) return undefined;
+      const queue: QueueView = {
+        id: answer.queue.id,
+        organizationId: answer.queue.organization_id,
+        schema: annotationSchemaOf.parse(JSON.parse(answer.queue.annotation_schema_json || "[]")),
+      };
+      if (queues.size >= maxCachedQueues) queues.delete(queues.keys().next().value as string);
+      queues.set(queueId, { queue, expiresAt: Date.now() + queueCacheMs });
+      return queue;
+    },
+    async resolveQueue(ref, ctx) {
+      const answer = await orUndefined(client.resolveEntity({ entity_type: "queue", id_or_humanized: ref }, context(ctx)));
+      return answer ? { queueId: answer.id, organizationId: answer.organization_id } : undefined;
+    },
+    async applyLearnedValues(change, ctx) {
+      const answer = await client.applyDocumentChanges(
+        {
+          document_id: change.documentId,
+          expected_version: change.expectedVersion,
+          source: "learning",
+          annotations_json: JSON.stringify(change.annotations),
+          messages_json: "",
+          options_json: "",
+          approvers: [],
+          applied_rules: [],
+          replace_messages: false,
+          idempotency_key: change.idempotencyKey,
+          cells_json: "",
+        },
+        context(ctx),
+      );
+      if (!answer.document) throw new Error("ApplyDocumentChanges answered without the document");
+      return { applied: answer.applied, reason: answer.reason, document: documentView(answer.document) };
+    },
+    close: () => client.close(),
+  };
+}

@@ -1,0 +1,57 @@
+import type { Annotation } from "@docex/events";
+
+export type { Annotation };
+
+export const VISIBILITIES = ["visible", "hidden"] as const;
+export type Visibility = (typeof VISIBILITIES)[number];
+
+/** The user behind a request, as the domain needs them. */
+export interface Actor {
+  userId: string;
+  requestId: string;
+}
+
+/** A supplier as the caller or a document names it; any of the three may be missing. */
+export interface SupplierIds {
+  taxId: string | null;
+  registerId: string | null;
+  name: string | null;
+}
+
+/** Which identifier a supplier is known by in the memory, and its normalised form. */
+export interface SupplierIdentity {
+  kind: "tax_id" | "register_id" | "name";
+  /** `<kind>:<normalised identifier>`: the key of the memory. */
+  key: string;
+}
+
+/** What a field holds: its text and, for a multi-value field, the texts of its further values. */
+export interface FieldContent {
+  value: string;
+  values: string[];
+}
+
+/** A field the memory would fill for a supplier. */
+export interface RememberedField {
+  key: string;
+  content: FieldContent;
+  /** Set by relearn: applied even over a value the AI extracted. Learned ones only fill empty fields. */
+  pinned: boolean;
+}
+
+export interface SupplierMemory {
+  fields: RememberedField[];
+  lineItemsVisibility: Visibility | null;
+  taxDetailVisibility: Visibility | null;
+}
+
+/** A document as learning needs it, read from the document service. */
+export interface DocumentView {
+  id: string;
+  queueId: string;
+  organizationId: string;
+  status: string;
+  approvers: string[];
+  annotations: Annotation[];
+  version: number;
+}

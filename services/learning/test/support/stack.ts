@@ -1,0 +1,183 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { createServer } from "node:net";
+import { configSchema as documentConfigSchema, startDocumentService } from "@docex/document";
+import type { RunningService } from "@docex/kit";
+import { type MembershipServiceOptions, configSchema as membershipConfigSchema, startMembershipService } from "@docex/membership";
+import { createLearningClient, type LearningClient } from "@docex/protos";
+import { dropDatabase, TestIssuer, testServiceConfig } from "@docex/testkit";
+import { configSchema, startLearningService } from "../../src/service.js";
+import { EventRecorder } from "./event-recorder.js";
+import { UserApi } from "./user-api.js";
+
+type UserDirectory = NonNullable<MembershipServiceOptions["userDirectory"]>;
+
+/** auth's user directory as membership sees it over gRPC: invitations create users with ids the test can mint tokens for. */
+class UserDirectoryStub implements UserDirectory {
+  private readonly users = new Map<string, { id: string; email: string; name: string | null; status: "active" | "invited" }>();
+
+  async findByEmail(email: string) {
+    return this.users.get(email);
+  }
+  async get(userId: string) {
+    return [...this.users.values()].find((user) => user.id === userId);
+  }
+  async invite(invitation: { email: string }) {
+    const existing = this.users.get(invitation.email);
+    if (existing) return { userId: existing.id, created: false };
+    const user = { id: randomUUID(), email: invitation.email, name: null, status: "invited" as const };
+    this.users.set(invitation.email, user);
+    return { userId: user.id, created: true };
+  }
+  idOf(email: string): string {
+    const user = this.users.get(email);
+    if (!user) throw new Error(`nobody invited ${email}`);
+    return user.id;
+  }
+  close() {}
+}
+
+/** A port that was free a moment ago and on which nothing listens now. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** A user with one API object per service. */
+export interface Person {
+  userId: string;
+  membership: UserApi;
+  document: UserApi;
+  learning: UserApi;
+}
+
+export interface OrganizationFixture {
+  id: string;
+  humanizedId: string;
+  owner: Person;
+}
+
+/**
+ * The real membership, document and learning services in-process on real Postgres and NATS, tokens from a
+ * test issuer; only auth's user directory is stubbed (membership asks it when inviting). Automation is not
+ * running: the document service shows its defaults.
+ */
+export class Stack {
+  private constructor(
+    readonly issuer: TestIssuer,
+    private readonly directory: UserDirectoryStub,
+    private readonly running: Array<{ service: RunningService; database: string }>,
+    readonly learningGrpc: LearningClient,
+    readonly events: EventRecorder,
+  ) {}
+
+  static async start(): Promise<Stack> {
+    const issuer = await TestIssuer.start();
+    const directory = new UserDirectoryStub();
+    const events = await EventRecorder.start(["docex.learning.feedback", "docex.document.extracted"]);
+    const running: Array<{ service: RunningService; database: string }> = [];
+    const auth = { AUTH_JWKS_URL: issuer.jwksUri, JWT_ISSUER: issuer.issuer, JWT_AUDIENCE: issuer.audience };
+    try {
+      const membershipConfig = testServiceConfig("membership", auth, membershipConfigSchema);
+      const membership = await startMembershipService(membershipConfig, { userDirectory: directory });
+      running.push({ service: membership, database: membershipConfig.DATABASE_NAME });
+
+      const documentConfig = testServiceConfig(
+        "document",
+        {
+          ...auth,
+          MEMBERSHIP_GRPC_ADDR: `127.0.0.1:${membership.grpcPort}`,
+          AUTOMATION_GRPC_ADDR: `127.0.0.1:${await closedPort()}`,
+        },
+        documentConfigSchema,
+      );
+      const document = await startDocumentService(documentConfig);
+      running.push({ service: document, database: documentConfig.DATABASE_NAME });
+
+      const learningConfig = testServiceConfig(
+        "learning",
+        {
+          ...auth,
+          MEMBERSHIP_GRPC_ADDR: `127.0.0.1:${membership.grpcPort}`,
+          DOCUMENT_GRPC_ADDR: `127.0.0.1:${document.grpcPort}`,
+        },
+        configSchema,
+      );
+      const learning = await startLearningService(learningConfig);
+      running.push({ service: learning, database: learningConfig.DATABASE_NAME });
+
+      const learningGrpc = createLearningClient(`127.0.0.1:${learning.grpcPort}`, { deadlineMs: 5_000 });
+      return new Stack(issuer, directory, running, learningGrpc, events);
+    } catch (error) {
+      for (const { service, database } of running.reverse()) {
+        await service.stop().catch(() => undefined);
+        await dropDatabase(database).catch(() => undefined);
+      }
+      await events.stop();
+      await issuer.stop();
+      throw error;
+    }
+  }
+
+  private url(index: number): string {
+    return `http://127.0.0.1:${this.running[index]!.service.httpPort}`;
+  }
+
+  get membershipUrl(): string {
+    return this.url(0);
+  }
+  get documentUrl(): string {
+    return this.url(1);
+  }
+  get learningUrl(): string {
+    return this.url(2);
+  }
+
+  person(userId: string = randomUUID()): Person {
+    const api = (url: string) => new UserApi(url, this.issuer, userId);
+    return { userId, membership: api(this.membershipUrl), document: api(this.documentUrl), learning: api(this.learningUrl) };
+  }
+
+  /** A new organization created through membership by a new owner. */
+  async organization(label = "acme"): Promise<OrganizationFixture> {
+    const owner = this.person();
+    const created = await owner.membership.post("/organizations", { name: `${label} ${randomBytes(3).toString("hex")}` });
+    if (created.status !== 201) throw new Error(`organization: ${created.status} ${JSON.stringify(created.body)}`);
+    return { id: created.body.data.id, humanizedId: created.body.data.humanized_id, owner };
+  }
+
+  /** Invites `email` into the organization with `role` (membership's assign-roles) and returns them. */
+  async invite(organization: OrganizationFixture, email: string, role: string, queueIds?: string[]): Promise<Person> {
+    const reply = await organization.owner.membership.post(`/organizations/${organization.id}/assign-roles`, [
+      { operation: "invite", email, role, ...(queueIds ? { queue_ids: queueIds } : {}) },
+    ]);
+    if (reply.status !== 200) throw new Error(`assign-roles: ${reply.status} ${JSON.stringify(reply.body)}`);
+    return this.person(this.directory.idOf(email));
+  }
+
+  /** How many document.extracted events learning has handled so far, from its /metrics. */
+  async handledExtractions(): Promise<number> {
+    const text = await (await fetch(`${this.learningUrl}/metrics`)).text();
+    const line = text
+      .split("\n")
+      .find(
+        (candidate) =>
+          candidate.startsWith("events_consumed_total{") &&
+          candidate.includes('consumer="learning__document_extracted"') &&
+          candidate.includes('outcome="ok"'),
+      );
+    return line ? Number(line.split(" ").pop()) : 0;
+  }
+
+  async stop(): Promise<void> {
+    this.learningGrpc.close();
+    for (const { service, database } of [...this.running].reverse()) {
+      await service.stop();
+      await dropDatabase(database);
+    }
+    await this.events.stop();
+    await this.issuer.stop();
+  }
+}
