@@ -1,7 +1,7 @@
+import { parseDate, parseNumber } from "@docex/events";
 import { type FieldError, ValidationError } from "@docex/kit";
 import { z } from "zod";
 import { type FieldDefinition, locateKey, type ValueType } from "./annotation-schema.js";
-import { parseDate, parseNumber } from "./field-values.js";
 import type { Annotation } from "./records.js";
 
 type AnnotationValue = NonNullable<Annotation["values"]>[number];

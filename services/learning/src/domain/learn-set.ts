@@ -1,7 +1,7 @@
+import { typeProblem } from "@docex/events";
 import { type FieldError, fieldErrorsOf, ValidationError } from "@docex/kit";
 import { z } from "zod";
 import { type FieldDefinition, isTable, locateKey } from "./annotation-schema.js";
-import { typeProblem } from "./field-values.js";
 import type { FieldContent } from "./records.js";
 
 /** The spec's value object of the learn request: snake_case, strict so that a misspelt property is a 400. */

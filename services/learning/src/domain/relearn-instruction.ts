@@ -1,6 +1,6 @@
+import { typeProblem } from "@docex/events";
 import { type FieldError, ValidationError } from "@docex/kit";
 import { type FieldDefinition, isTable, locateKey } from "./annotation-schema.js";
-import { typeProblem } from "./field-values.js";
 import type { SupplierIdentity, SupplierIds } from "./records.js";
 import { supplierIdentity } from "./supplier.js";
 

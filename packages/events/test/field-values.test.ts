@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { parseDate, parseNumber } from "../src/domain/field-values.js";
+import { parseDate, parseNumber, typeProblem } from "../src/field-values.js";
 
 describe("reading numbers and dates out of annotation text", () => {
   it("reads numbers in the usual invoice notations and refuses the rest", () => {
@@ -42,5 +42,15 @@ describe("reading numbers and dates out of annotation text", () => {
       ["2025-3-1", undefined],
     ];
     for (const [text, expected] of cases) expect(parseDate(text), text).to.equal(expected);
+  });
+});
+
+describe("typeProblem", () => {
+  it("names a value that does not fit its field type, and lets empty text and plain strings pass", () => {
+    expect(typeProblem("number", "a lot")).to.equal('"a lot" is not a number');
+    expect(typeProblem("date", "32.13.2024")).to.match(/is not a date/);
+    expect(typeProblem("number", "1 234,50")).to.equal(undefined);
+    expect(typeProblem("date", "")).to.equal(undefined);
+    expect(typeProblem("string", "anything")).to.equal(undefined);
   });
 });

@@ -1,12 +1,16 @@
 /**
- * Reading typed values out of text, with the rules of the document service (services/document
- * `src/domain/field-values.ts`), so that learn refuses exactly the numbers and dates a document would.
- * Kept in step by hand until the rule moves to a shared package.
+ * Reading typed values out of the text a person or the AI wrote. Invoices come in several
+ * conventions, so both decimal separators and the common European date forms are accepted;
+ * anything ambiguous beyond that is refused rather than guessed.
  */
 
 const GROUP_SPACES = /[\s\u00a0\u202f']/g;
 
-/** "1234.5", "-12,50", "1 234,56", "1,234.56", "1.234.567,8" → a number; undefined when it is not one. */
+/**
+ * "1234.5", "-12,50", "1 234,56", "1,234.56", "1.234.567,8" → a number; undefined when it is not one.
+ * With both separators present the later one is the decimal point; a separator that repeats groups thousands;
+ * a single comma or dot is the decimal point.
+ */
 export function parseNumber(text: string): number | undefined {
   let compact = text.trim().replace(GROUP_SPACES, "");
   if (!/^[+-]?[\d.,]+$/.test(compact) || !/\d/.test(compact)) return undefined;
@@ -22,6 +26,7 @@ export function parseNumber(text: string): number | undefined {
     if (separator) {
       const parts = compact.split(separator);
       if (parts.length > 2) {
+        // Repeated: thousands groups, each of exactly three digits after the first.
         if (!parts.slice(1).every((part) => /^\d{3}$/.test(part))) return undefined;
         compact = parts.join("");
       } else {
