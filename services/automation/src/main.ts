@@ -1,5 +1,6 @@
 import { createLogger, loadConfigOrExit, runUntilSignalled } from "@docex/kit";
-import { configSchema, startAutomationService } from "./service.js";
+import { configSchema } from "./config.js";
+import { startAutomationService } from "./service.js";
 
 const config = loadConfigOrExit(configSchema);
 const logger = createLogger("automation", config.LOG_LEVEL);

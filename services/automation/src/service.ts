@@ -1,20 +1,90 @@
-import { connectInfrastructure, createHttpApp, GrpcServer, type Logger, type RunningService, serve, serviceConfigSchema } from "@docex/kit";
-import type { z } from "zod";
+import { connectInfrastructure, createHttpApp, GrpcServer, type Logger, type RunningService, serve } from "@docex/kit";
+import { automationService } from "@docex/protos";
+import { documentGateway } from "./clients/document.js";
+import { membershipAccess } from "./clients/membership.js";
+import { registerLookup } from "./clients/register.js";
+import type { AutomationConfig } from "./config.js";
+import { AutomationRules } from "./domain/automation-rules.js";
+import { DocumentAutomation } from "./domain/document-automation.js";
+import { QueueAccess } from "./domain/queue-access.js";
+import { QueueAutomation } from "./domain/queue-automation.js";
+import { documentExtractedSubscription } from "./events/document-extracted.js";
+import { registerUpdatedSubscription } from "./events/register-updated.js";
+import { automationHandlers } from "./grpc/automation-handlers.js";
+import { automationRoutes } from "./http/routes.js";
 import { migrations } from "./store/migrations.js";
+import { OutboxEvents } from "./store/outbox-events.js";
+import { RegisterStore } from "./store/register-store.js";
+import { RuleStore } from "./store/rule-store.js";
+import { RunStore } from "./store/run-store.js";
+import { SettingsStore } from "./store/settings-store.js";
+import { Sql } from "./store/sql.js";
 
-export const configSchema = serviceConfigSchema("automation");
-export type AutomationConfig = z.infer<typeof configSchema>;
+export { type AutomationConfig, configSchema } from "./config.js";
+
+export interface AutomationServiceOptions {
+  logger?: Logger;
+}
 
 /** Builds the automation service from its configuration and starts it; the handle stops it gracefully. */
-export async function startAutomationService(config: AutomationConfig, options: { logger?: Logger } = {}): Promise<RunningService> {
+export async function startAutomationService(config: AutomationConfig, options: AutomationServiceOptions = {}): Promise<RunningService> {
   const infra = await connectInfrastructure("automation", config, { migrations, logger: options.logger });
-  const app = createHttpApp({
-    logger: infra.logger,
-    metrics: infra.metrics,
-    readiness: infra.readiness,
-    // The public endpoints of this context arrive with issue 8; until then it has none.
-    routes: () => undefined,
+  const { logger, metrics } = infra;
+  const documents = documentGateway(config.DOCUMENT_GRPC_ADDR, { deadlineMs: config.AUTOMATION_DOCUMENT_DEADLINE_MS, metrics, logger });
+  const membership = membershipAccess(config.MEMBERSHIP_GRPC_ADDR, {
+    deadlineMs: config.AUTOMATION_MEMBERSHIP_DEADLINE_MS,
+    permissionCacheMs: config.AUTOMATION_PERMISSION_CACHE_MS,
+    bus: infra.bus,
+    logger,
+    metrics,
   });
-  const grpc = new GrpcServer(infra.logger, infra.metrics);
-  return serve(infra, { app, grpc });
+  const registers = registerLookup(config.REGISTER_GRPC_ADDR, { deadlineMs: config.AUTOMATION_REGISTER_DEADLINE_MS, metrics, logger });
+  const closeClients = async () => {
+    documents.close();
+    registers.close();
+    await membership.close();
+  };
+  try {
+    const sql = new Sql(infra.sequelize);
+    const settings = new SettingsStore(sql);
+    const ruleStore = new RuleStore(sql);
+    const registerStore = new RegisterStore(sql);
+    const access = new QueueAccess(documents, membership);
+    const queues = new QueueAutomation(access, settings);
+    const rules = new AutomationRules({
+      sql,
+      rules: ruleStore,
+      settings,
+      registers: registerStore,
+      registerLookup: registers,
+      access,
+      membership,
+    });
+    const automation = new DocumentAutomation({
+      sql,
+      settings,
+      rules: ruleStore,
+      runs: new RunStore(sql),
+      events: new OutboxEvents(infra.outbox),
+      documents,
+      registerLookup: registers,
+      logger,
+    });
+
+    const app = createHttpApp({ logger, metrics, readiness: infra.readiness, routes: automationRoutes({ queues, rules }, infra.verifier) });
+    const grpc = new GrpcServer(logger, metrics);
+    grpc.addService(automationService.definition, automationService.serviceName, automationHandlers(settings));
+
+    return await serve(infra, {
+      app,
+      grpc,
+      subscriptions: [documentExtractedSubscription(automation, logger), registerUpdatedSubscription(registerStore)],
+      onStop: closeClients,
+    });
+  } catch (error) {
+    await closeClients();
+    await infra.bus.close().catch(() => undefined);
+    await infra.sequelize.close().catch(() => undefined);
+    throw error;
+  }
 }

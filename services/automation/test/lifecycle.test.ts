@@ -1,10 +1,10 @@
 import { dropDatabase, probeRunningService, testServiceConfig } from "@docex/testkit";
 import { expect } from "chai";
-import { startAutomationService } from "../src/service.js";
+import { configSchema, startAutomationService } from "../src/service.js";
 
 describe("automation service lifecycle", () => {
   it("starts against real Postgres and NATS, reports ready over HTTP and gRPC, and stops cleanly", async () => {
-    const config = testServiceConfig("automation");
+    const config = testServiceConfig("automation", {}, configSchema);
     const running = await startAutomationService(config);
     try {
       const probe = await probeRunningService(running);

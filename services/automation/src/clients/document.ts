@@ -1,0 +1,126 @@
+import { type Logger, type Metrics, NotFoundError } from "@docex/kit";
+import { createDocumentClient, type DocumentRecord } from "@docex/protos";
+import type { Annotation, DocumentStatus, FieldDefinition, QueueRecord } from "../domain/records.js";
+
+export interface CallContext {
+  requestId?: string;
+}
+
+/** The parts of a document automation reads. */
+export interface DocumentState {
+  id: string;
+  queueId: string;
+  organizationId: string;
+  status: DocumentStatus;
+  annotations: Annotation[];
+  approvers: string[];
+  confidence: number | null;
+  version: number;
+}
+
+/** A change for ApplyDocumentChanges, in automation's terms. */
+export interface DocumentChange {
+  documentId: string;
+  expectedVersion: number;
+  annotations: Annotation[];
+  approvers: string[];
+  status?: DocumentStatus;
+  appliedRules: string[];
+  idempotencyKey: string;
+}
+
+export type RefusalReason = "version_conflict" | "status_move_not_allowed" | "blocked_by_error_messages" | "document_not_editable";
+
+export interface ChangeOutcome {
+  applied: boolean;
+  reason: RefusalReason | "";
+  document: DocumentState;
+}
+
+/** What automation needs of the document service. */
+export interface DocumentGateway {
+  /** The queue named by a UUID or humanized id; NotFoundError when there is none. */
+  queue(ref: string, ctx?: CallContext): Promise<QueueRecord>;
+  applyChanges(change: DocumentChange, ctx?: CallContext): Promise<ChangeOutcome>;
+  close(): void;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function documentState(record: DocumentRecord): DocumentState {
+  return {
+    id: record.id,
+    queueId: record.queue_id,
+    organizationId: record.organization_id,
+    status: record.status as DocumentStatus,
+    annotations: JSON.parse(record.annotations_json || "[]") as Annotation[],
+    approvers: record.approvers,
+    confidence: record.confidence ?? null,
+    version: record.version,
+  };
+}
+
+/**
+ * The gRPC client of the document service: one channel, a deadline on every call and a breaker, so that a
+ * document service that is down answers 503 at once instead of holding requests and consumers.
+ */
+export function documentGateway(address: string, options: { deadlineMs: number; metrics?: Metrics; logger: Logger }): DocumentGateway {
+  const client = createDocumentClient(address, {
+    deadlineMs: options.deadlineMs,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    breaker: { resetTimeoutMs: 5_000 },
+  });
+  const context = (ctx?: CallContext) => (ctx?.requestId ? { requestId: ctx.requestId } : {});
+  return {
+    async queue(ref, ctx) {
+      let queueId = ref.trim().toLowerCase();
+      if (!UUID.test(queueId)) {
+        const resolved = await client
+          .resolveEntity({ entity_type: "queue", id_or_humanized: ref }, context(ctx))
+          .catch((error: unknown) => {
+            if (error instanceof NotFoundError) return undefined;
+            throw error;
+          });
+        if (!resolved) throw new NotFoundError(`Queue ${ref} does not exist.`, "queue_not_found");
+        queueId = resolved.id;
+      }
+      const answer = await client.getQueue({ queue_id: queueId }, context(ctx)).catch((error: unknown) => {
+        if (error instanceof NotFoundError) throw new NotFoundError(`Queue ${ref} does not exist.`, "queue_not_found");
+        throw error;
+      });
+      const queue = answer.queue;
+      if (!queue) throw new Error(`GetQueue answered no queue for ${queueId}`);
+      return {
+        id: queue.id,
+        humanizedId: queue.humanized_id,
+        name: queue.name,
+        workspaceId: queue.workspace_id,
+        organizationId: queue.organization_id,
+        annotationSchema: JSON.parse(queue.annotation_schema_json || "[]") as FieldDefinition[],
+        createdAt: queue.created_at,
+      };
+    },
+    async applyChanges(change, ctx) {
+      const answer = await client.applyDocumentChanges(
+        {
+          document_id: change.documentId,
+          expected_version: change.expectedVersion,
+          source: "automation",
+          annotations_json: JSON.stringify(change.annotations),
+          messages_json: "",
+          options_json: "",
+          ...(change.status ? { status: change.status } : {}),
+          approvers: change.approvers,
+          applied_rules: change.appliedRules,
+          replace_messages: false,
+          idempotency_key: change.idempotencyKey,
+          cells_json: "",
+        },
+        context(ctx),
+      );
+      if (!answer.document) throw new Error(`ApplyDocumentChanges answered no document for ${change.documentId}`);
+      return { applied: answer.applied, reason: answer.reason as ChangeOutcome["reason"], document: documentState(answer.document) };
+    },
+    close: () => client.close(),
+  };
+}

@@ -1,0 +1,51 @@
+import { type Logger, type Metrics, NotFoundError } from "@docex/kit";
+import { createRegisterClient } from "@docex/protos";
+
+/** The register service is down, slow, or its breaker is open: the lookup has no answer. */
+export class RegisterUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super("The register service did not answer.", { cause });
+    this.name = "RegisterUnavailableError";
+  }
+}
+
+export type LookupAnswer = { kind: "found"; values: Set<string> } | { kind: "no_such_register" };
+
+/** What automation needs of the register service: exact lookups of values for the `in_register` condition. */
+export interface RegisterLookup {
+  /**
+   * Which of `values` are items of the register. `no_such_register` when it does not exist in the organization;
+   * RegisterUnavailableError when the register service cannot say.
+   */
+  lookup(registerId: string, organizationId: string, values: string[], ctx?: { requestId?: string }): Promise<LookupAnswer>;
+  close(): void;
+}
+
+/**
+ * The gRPC client of the register service, behind a deadline and a breaker: a rule run never waits long on
+ * a register, and every failure other than "no such register" is RegisterUnavailableError, which callers
+ * treat as "cannot decide".
+ */
+export function registerLookup(address: string, options: { deadlineMs: number; metrics?: Metrics; logger: Logger }): RegisterLookup {
+  const client = createRegisterClient(address, {
+    deadlineMs: options.deadlineMs,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    breaker: { resetTimeoutMs: 10_000, volumeThreshold: 3 },
+  });
+  return {
+    async lookup(registerId, organizationId, values, ctx) {
+      try {
+        const answer = await client.lookupItems(
+          { register_id: registerId, values, organization_id: organizationId },
+          ctx?.requestId ? { requestId: ctx.requestId } : {},
+        );
+        return { kind: "found", values: new Set(answer.items.map((item) => item.value)) };
+      } catch (error) {
+        if (error instanceof NotFoundError) return { kind: "no_such_register" };
+        options.logger.warn({ err: error, register_id: registerId }, "register lookup failed");
+        throw new RegisterUnavailableError(error);
+      }
+    },
+    close: () => client.close(),
+  };
+}

@@ -1,0 +1,54 @@
+import { type Annotation, type ExtractionEvaluation, type FieldDefinition, locateKey } from "./records.js";
+
+export interface EvaluationVerdict {
+  met: boolean;
+  /** Why not, one entry per threshold missed; empty when met. */
+  reasons: string[];
+}
+
+const hasText = (value: { value: string } | undefined) => value !== undefined && value.value.trim() !== "";
+
+/**
+ * Whether an extraction is good enough to skip manual validation: the document's confidence reaches
+ * `document_confidence`, every required field has a value, and every field with a value reaches its
+ * `min_confidence`. A value set by an automation rule in this run counts as certain; any other value
+ * without a confidence (learned, typed by a person) does not reach a threshold. A table column is judged by
+ * its table's confidence and is present when a row has a value in it.
+ */
+export function evaluateExtraction(
+  evaluation: ExtractionEvaluation,
+  schema: readonly FieldDefinition[],
+  annotations: readonly Annotation[],
+  documentConfidence: number | null,
+  setByRules: ReadonlySet<string>,
+): EvaluationVerdict {
+  const reasons: string[] = [];
+  if (evaluation.documentConfidence === null) reasons.push("document_confidence is not set");
+  else if (documentConfidence === null) reasons.push("the document has no confidence");
+  else if (documentConfidence < evaluation.documentConfidence)
+    reasons.push(`document confidence ${documentConfidence} is below ${evaluation.documentConfidence}`);
+
+  for (const field of evaluation.fields) {
+    const location = locateKey(schema, field.key);
+    if (!location) {
+      reasons.push(`${field.key} is not in the queue's schema`);
+      continue;
+    }
+    const holderKey = location.kind === "column" ? location.table.key : location.field.key;
+    const annotation = annotations.find((candidate) => candidate.key === holderKey);
+    const present =
+      location.kind === "column"
+        ? (annotation?.rows ?? []).some((row) => hasText(row[field.key]))
+        : location.field.type === "table"
+          ? (annotation?.rows ?? []).length > 0
+          : hasText(annotation) || (annotation?.values ?? []).some(hasText);
+    if (!present) {
+      if (field.required) reasons.push(`${field.key} is required and empty`);
+      continue;
+    }
+    const confidence = setByRules.has(holderKey) ? 100 : annotation?.confidence;
+    if (confidence === undefined) reasons.push(`${field.key} has no confidence`);
+    else if (confidence < field.min_confidence) reasons.push(`${field.key} confidence ${confidence} is below ${field.min_confidence}`);
+  }
+  return { met: reasons.length === 0, reasons };
+}

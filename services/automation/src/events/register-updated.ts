@@ -1,0 +1,23 @@
+import { eventSubject, parseEvent } from "@docex/events";
+import type { SubscriptionOptions } from "@docex/kit";
+import type { RegisterStore } from "../store/register-store.js";
+
+export const REGISTER_UPDATED_CONSUMER = "automation__register_updated";
+
+/** Keeps the projection of which register belongs to which queue (for in_register conditions). An upsert, so redelivery is harmless. */
+export function registerUpdatedSubscription(store: RegisterStore): SubscriptionOptions {
+  return {
+    durable: REGISTER_UPDATED_CONSUMER,
+    subject: eventSubject("register.updated"),
+    handler: async (payload) => {
+      const event = parseEvent(payload, "register.updated");
+      if (!event.organization_id) throw new Error(`register.updated ${event.id} names no organization`);
+      await store.remember({
+        registerId: event.data.register_id,
+        queueId: event.data.queue_id,
+        organizationId: event.organization_id,
+        name: event.data.name,
+      });
+    },
+  };
+}

@@ -1,0 +1,26 @@
+import { ValidationError } from "@docex/kit";
+import type { AutomationHandlers } from "@docex/protos";
+import type { SettingsStore } from "../store/settings-store.js";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * docex.automation.v1.Automation: the automation part of a queue's DTO, for the document service. A queue
+ * never configured answers the defaults (all disabled, document_confidence 0, no fields).
+ */
+export function automationHandlers(settings: SettingsStore): AutomationHandlers {
+  return {
+    async GetQueueAutomation(request) {
+      if (!UUID.test(request.queue_id))
+        throw new ValidationError("queue_id must be a UUID.", [{ path: "queue_id", message: "must be a UUID" }]);
+      const found = await settings.find(request.queue_id.toLowerCase());
+      return {
+        accounting_automation: found.accountingAutomation,
+        automation_rules: found.automationRules,
+        extraction_evaluation_status: found.extractionEvaluation.status,
+        document_confidence: found.extractionEvaluation.documentConfidence ?? 0,
+        fields_json: JSON.stringify(found.extractionEvaluation.fields),
+      };
+    },
+  };
+}

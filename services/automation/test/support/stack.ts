@@ -1,0 +1,277 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { createServer } from "node:net";
+import { configSchema as documentConfigSchema, startDocumentService } from "@docex/document";
+import { connectDatabase, createLogger, EventBus, type RunningService } from "@docex/kit";
+import { type MembershipServiceOptions, configSchema as membershipConfigSchema, startMembershipService } from "@docex/membership";
+import { createDocumentClient, type DocumentClient } from "@docex/protos";
+import { dropDatabase, TestIssuer, testEventNamespace, testNatsUrl, testServiceConfig } from "@docex/testkit";
+import { QueryTypes, type Sequelize } from "sequelize";
+import { configSchema, startAutomationService } from "../../src/service.js";
+
+export interface Reply {
+  status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: response bodies are asserted field by field
+  body: any;
+  headers: Headers;
+}
+
+/** One user's view of one service's HTTP API, with a fresh access token from the test issuer on each call. */
+export class UserApi {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly issuer: TestIssuer,
+    readonly userId: string,
+  ) {}
+
+  async call(method: string, path: string, body?: unknown): Promise<Reply> {
+    const response = await fetch(`${this.baseUrl}/api/v2${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${this.issuer.mint({ sub: this.userId })}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+  }
+
+  get = (path: string) => this.call("GET", path);
+  post = (path: string, body?: unknown) => this.call("POST", path, body ?? {});
+  put = (path: string, body: unknown) => this.call("PUT", path, body);
+  patch = (path: string, body: unknown) => this.call("PATCH", path, body);
+  delete = (path: string) => this.call("DELETE", path);
+}
+
+type UserDirectory = NonNullable<MembershipServiceOptions["userDirectory"]>;
+
+/** auth's user directory as membership sees it: invitations create users with ids the test can mint tokens for. */
+class UserDirectoryStub implements UserDirectory {
+  private readonly users = new Map<string, { id: string; email: string; name: string | null; status: "active" | "invited" }>();
+
+  async findByEmail(email: string) {
+    return this.users.get(email);
+  }
+  async get(userId: string) {
+    return [...this.users.values()].find((user) => user.id === userId);
+  }
+  async invite(invitation: { email: string }) {
+    const existing = this.users.get(invitation.email);
+    if (existing) return { userId: existing.id, created: false };
+    const user = { id: randomUUID(), email: invitation.email, name: null, status: "invited" as const };
+    this.users.set(invitation.email, user);
+    return { userId: user.id, created: true };
+  }
+  idOf(email: string): string {
+    const user = this.users.get(email);
+    if (!user) throw new Error(`nobody invited ${email}`);
+    return user.id;
+  }
+  close() {}
+}
+
+/** A port that was free a moment ago: the automation service's gRPC port, known before it starts. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+export interface RecordedEvent {
+  id: string;
+  type: string;
+  organization_id: string | null;
+  request_id?: string;
+  // biome-ignore lint/suspicious/noExplicitAny: event data is asserted field by field
+  data: any;
+}
+
+/** Durable consumers in this test process's event namespace, as another service would read the stream. */
+export class EventTap {
+  readonly events: RecordedEvent[] = [];
+  private readonly durables: string[] = [];
+
+  private constructor(private readonly bus: EventBus) {}
+
+  static async start(subjects: string[]): Promise<EventTap> {
+    const bus = await EventBus.connect({
+      url: testNatsUrl(),
+      name: "automation-test-tap",
+      logger: createLogger("tap", "silent"),
+      namespace: testEventNamespace(),
+    });
+    const tap = new EventTap(bus);
+    const run = randomBytes(4).toString("hex");
+    for (const [index, subject] of subjects.entries()) {
+      const durable = `automation_test_${run}_${index}`;
+      tap.durables.push(durable);
+      await bus.subscribe({
+        durable,
+        subject,
+        handler: async (payload) => {
+          tap.events.push(payload as RecordedEvent);
+        },
+      });
+    }
+    return tap;
+  }
+
+  of(type: string, predicate: (event: RecordedEvent) => boolean = () => true): RecordedEvent[] {
+    return this.events.filter((event) => event.type === type && predicate(event));
+  }
+
+  /** Publishes as another service's outbox relay would; `msgId` other than the event id makes JetStream deliver a copy again. */
+  async publish(event: { id: string; type: string }, msgId = event.id): Promise<void> {
+    await this.bus.publish(`docex.${event.type}`, event, { msgId });
+  }
+
+  async stop(): Promise<void> {
+    const stream = this.bus.namespace.stream;
+    for (const durable of this.durables)
+      await this.bus.connection.request(`$JS.API.CONSUMER.DELETE.${stream}.${durable}`, "", { timeout: 2_000 }).catch(() => undefined);
+    await this.bus.close().catch(() => undefined);
+  }
+}
+
+export interface StackOptions {
+  /** gRPC address of a register service; by default a port nobody listens on (the register service is down). */
+  registerAddress?: string;
+}
+
+/**
+ * The automation service in-process with the real membership and document services (auth's directory
+ * stubbed), on real Postgres and NATS, tokens from a test issuer. Each service has its own database.
+ */
+export class Stack {
+  readonly directory = new UserDirectoryStub();
+  private databases: string[] = [];
+  private running: RunningService[] = [];
+  issuer!: TestIssuer;
+  membership!: RunningService;
+  document!: RunningService;
+  automation!: RunningService;
+  documentGrpc!: DocumentClient;
+  automationDatabase!: Sequelize;
+  tap!: EventTap;
+
+  static async start(options: StackOptions = {}): Promise<Stack> {
+    const stack = new Stack();
+    try {
+      await stack.boot(options);
+    } catch (error) {
+      await stack.stop();
+      throw error;
+    }
+    return stack;
+  }
+
+  private async boot(options: StackOptions): Promise<void> {
+    this.issuer = await TestIssuer.start();
+    this.tap = await EventTap.start(["docex.automation.applied", "docex.document.extracted"]);
+    const automationGrpcPort = await freePort();
+    const membershipConfig = testServiceConfig("membership", { AUTH_JWKS_URL: this.issuer.jwksUri }, membershipConfigSchema);
+    this.databases.push(membershipConfig.DATABASE_NAME);
+    this.membership = await startMembershipService(membershipConfig, { userDirectory: this.directory });
+    this.running.push(this.membership);
+    const documentConfig = testServiceConfig(
+      "document",
+      {
+        AUTH_JWKS_URL: this.issuer.jwksUri,
+        MEMBERSHIP_GRPC_ADDR: `127.0.0.1:${this.membership.grpcPort}`,
+        AUTOMATION_GRPC_ADDR: `127.0.0.1:${automationGrpcPort}`,
+        DOCUMENT_PERMISSION_CACHE_MS: 0,
+        DOCUMENT_USER_SCHEMA_CACHE_MS: 0,
+        // The queue DTO waits for automation's answer; the default 250 ms is tight for a test machine under load.
+        DOCUMENT_AUTOMATION_DEADLINE_MS: 2_000,
+      },
+      documentConfigSchema,
+    );
+    this.databases.push(documentConfig.DATABASE_NAME);
+    this.document = await startDocumentService(documentConfig);
+    this.running.push(this.document);
+    const automationConfig = testServiceConfig(
+      "automation",
+      {
+        AUTH_JWKS_URL: this.issuer.jwksUri,
+        GRPC_PORT: automationGrpcPort,
+        MEMBERSHIP_GRPC_ADDR: `127.0.0.1:${this.membership.grpcPort}`,
+        DOCUMENT_GRPC_ADDR: `127.0.0.1:${this.document.grpcPort}`,
+        REGISTER_GRPC_ADDR: options.registerAddress ?? `127.0.0.1:${await freePort()}`,
+        AUTOMATION_PERMISSION_CACHE_MS: 0,
+      },
+      configSchema,
+    );
+    this.databases.push(automationConfig.DATABASE_NAME);
+    this.automation = await startAutomationService(automationConfig);
+    this.running.push(this.automation);
+    this.documentGrpc = createDocumentClient(`127.0.0.1:${this.document.grpcPort}`, { deadlineMs: 5_000 });
+    this.automationDatabase = await connectDatabase({
+      serverUrl: automationConfig.DATABASE_URL,
+      database: automationConfig.DATABASE_NAME,
+      poolMax: 2,
+      logger: createLogger("automation-test", "silent"),
+    });
+  }
+
+  membershipApi = (userId: string) => new UserApi(`http://127.0.0.1:${this.membership.httpPort}`, this.issuer, userId);
+  documentApi = (userId: string) => new UserApi(`http://127.0.0.1:${this.document.httpPort}`, this.issuer, userId);
+  automationApi = (userId: string) => new UserApi(`http://127.0.0.1:${this.automation.httpPort}`, this.issuer, userId);
+
+  /** A new organization owned by a new user, with a workspace and a queue of the default schema. */
+  async organization(label = "acme") {
+    const ownerId = randomUUID();
+    const created = await this.membershipApi(ownerId).post("/organizations", { name: `${label} ${randomBytes(3).toString("hex")}` });
+    if (created.status !== 201) throw new Error(`organization: ${created.status} ${JSON.stringify(created.body)}`);
+    const organizationId = created.body.data.id as string;
+    const owner = this.documentApi(ownerId);
+    const workspace = await owner.post("/workspaces", { organization_id: organizationId, name: `${label} payables` });
+    if (workspace.status !== 201) throw new Error(`workspace: ${workspace.status} ${JSON.stringify(workspace.body)}`);
+    const queue = await owner.post("/queues", { workspace_id: workspace.body.data.id, name: `${label} invoices` });
+    if (queue.status !== 201) throw new Error(`queue: ${queue.status} ${JSON.stringify(queue.body)}`);
+    return {
+      organizationId,
+      workspaceId: workspace.body.data.id as string,
+      queueId: queue.body.data.id as string,
+      queueHumanizedId: queue.body.data.humanized_id as string,
+      ownerId,
+      owner: this.automationApi(ownerId),
+      ownerDocuments: owner,
+      /** Invites a member with a role through membership's API and returns their user id. */
+      invite: async (role: string, queueIds?: string[]) => {
+        const email = `${role}-${randomBytes(4).toString("hex")}@example.test`;
+        const reply = await this.membershipApi(ownerId).post(`/organizations/${organizationId}/assign-roles`, [
+          { operation: "invite", email, role, ...(queueIds ? { queue_ids: queueIds } : {}) },
+        ]);
+        if (reply.status !== 200) throw new Error(`assign-roles: ${reply.status} ${JSON.stringify(reply.body)}`);
+        return this.directory.idOf(email);
+      },
+      /** Another queue in the same workspace. */
+      addQueue: async (name: string) => {
+        const other = await owner.post("/queues", { workspace_id: workspace.body.data.id, name });
+        if (other.status !== 201) throw new Error(`queue: ${other.status} ${JSON.stringify(other.body)}`);
+        return other.body.data.id as string;
+      },
+    };
+  }
+
+  /** Automation's record of the runs of a document (its own database). */
+  async runsOf(
+    documentId: string,
+  ): Promise<Array<{ outcome: string; reason: string; applied_rules: string[]; status: string | null; attempts: number }>> {
+    return this.automationDatabase.query(
+      "SELECT outcome, reason, applied_rules::text[] AS applied_rules, status, attempts FROM document_runs WHERE document_id = $1 ORDER BY created_at",
+      { bind: [documentId], type: QueryTypes.SELECT },
+    );
+  }
+
+  async stop(): Promise<void> {
+    this.documentGrpc?.close();
+    await this.automationDatabase?.close().catch(() => undefined);
+    for (const service of this.running.reverse()) await service.stop();
+    await this.tap?.stop();
+    await this.issuer?.stop();
+    for (const name of this.databases) await dropDatabase(name);
+  }
+}
