@@ -8,6 +8,7 @@ export * from "./errors.js";
 export * from "./grpc/client.js";
 export * from "./grpc/server.js";
 export * from "./http/app.js";
+export * from "./http/operations.js";
 export * from "./http/problem.js";
 export * from "./http/readiness.js";
 export * from "./http/request-id.js";

@@ -4,6 +4,7 @@ import type { Caller } from "../auth/token-verifier.js";
 import { DomainError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
+import type { ApiDescription } from "./operations.js";
 import { sendProblem } from "./problem.js";
 import type { Readiness } from "./readiness.js";
 import { requestIdFrom } from "./request-id.js";
@@ -34,6 +35,8 @@ export interface HttpAppOptions {
   bodyLimit?: string;
   /** Endpoints with a different body limit, such as `POST /api/v2/registers` (50 MiB). */
   bodyLimits?: BodyLimitRule[];
+  /** The service's operations; published at `GET /openapi.json` for the gateway to merge. */
+  api?: ApiDescription;
 }
 
 const METHODS_WITH_BODY = new Set(["POST", "PUT", "PATCH", "DELETE"]);
@@ -61,6 +64,12 @@ export function createHttpApp(options: HttpAppOptions): ExpressApp {
   });
 
   mountOperationalRoutes(app, readiness, metrics);
+  const api = options.api;
+  if (api) {
+    app.get("/openapi.json", (_req, res) => {
+      res.json(api.openApi());
+    });
+  }
 
   app.use(
     pinoHttp({
