@@ -16,7 +16,9 @@ import {
 } from "@docex/kit";
 import express, { type Express, type Request, type RequestHandler, type Response } from "express";
 import { type RateLimitInfo, rateLimit } from "express-rate-limit";
+import { apiDocsRouter } from "./api-docs.js";
 import type { TokenVerification } from "./cached-token-verifier.js";
+import { OpenApiAggregator } from "./openapi.js";
 import { RouteMatcher } from "./route-matcher.js";
 import { DEFAULT_BODY_LIMIT_BYTES, ROUTES, type RouteDefinition } from "./routes.js";
 import { createServiceProxy } from "./service-proxy.js";
@@ -33,6 +35,8 @@ export interface GatewayDeps {
   rateLimitPerMinute: number;
   /** Longest silence from a service before the gateway answers 504. */
   upstreamTimeoutMs: number;
+  /** Merges the services' OpenAPI parts; one is made from `upstreams` unless given. */
+  openApi?: OpenApiAggregator;
   /** The route table; `ROUTES` unless a test narrows it. */
   routes?: readonly RouteDefinition[];
 }
@@ -76,6 +80,7 @@ export function createGateway(deps: GatewayDeps): Express {
   app.use(beginRequest(logger, metrics));
 
   mountOperationalRoutes(app, readiness, metrics);
+  app.use(apiDocsRouter(deps.openApi ?? new OpenApiAggregator(deps.upstreams, logger)));
 
   if (deps.rateLimitPerMinute > 0) app.use(limitRatePerClient(deps.rateLimitPerMinute));
   app.use(resolveRoute(matcher));
