@@ -22,7 +22,7 @@ import { Throttle } from "./domain/throttle.js";
 import { TwoFactor } from "./domain/two-factor.js";
 import { UserDirectory } from "./domain/user-directory.js";
 import { authHandlers } from "./grpc/auth-handlers.js";
-import { authRoutes } from "./http/routes.js";
+import { authHttp } from "./http/routes.js";
 import { MailDelivery } from "./mail/mail-delivery.js";
 import { Mailer } from "./mail/mailer.js";
 import { AuthStore } from "./store/auth-store.js";
@@ -63,11 +63,13 @@ export async function startAuthService(config: AuthConfig, options: AuthServiceO
       infra.logger.info({ outcome }, "bootstrap owner checked");
     }
 
+    const http = authHttp(domain, infra.verifier);
     const app = createHttpApp({
       logger: infra.logger,
       metrics: infra.metrics,
       readiness: infra.readiness,
-      routes: authRoutes(domain, infra.verifier),
+      routes: http.routes,
+      api: http.api,
     });
     const grpc = new GrpcServer(infra.logger, infra.metrics);
     grpc.addService(authService.definition, authService.serviceName, authHandlers(domain.directory));

@@ -71,7 +71,8 @@ export async function startAutomationService(config: AutomationConfig, options: 
       logger,
     });
 
-    const app = createHttpApp({ logger, metrics, readiness: infra.readiness, routes: automationRoutes({ queues, rules }, infra.verifier) });
+    const http = automationRoutes({ queues, rules }, infra.verifier);
+    const app = createHttpApp({ logger, metrics, readiness: infra.readiness, routes: http.routes, api: http.api });
     const grpc = new GrpcServer(logger, metrics);
     grpc.addService(automationService.definition, automationService.serviceName, automationHandlers(settings));
 

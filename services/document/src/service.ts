@@ -64,11 +64,13 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
       validator: options.validator ?? withoutValidation,
     });
 
+    const http = documentRoutes({ hierarchy, documents }, infra.verifier);
     const app = createHttpApp({
       logger: infra.logger,
       metrics: infra.metrics,
       readiness: infra.readiness,
-      routes: documentRoutes({ hierarchy, documents }, infra.verifier),
+      routes: http.routes,
+      api: http.api,
     });
     const grpc = new GrpcServer(infra.logger, infra.metrics);
     grpc.addService(

@@ -9,7 +9,7 @@ import { LearnedFill } from "./domain/learned-fill.js";
 import { SupplierMemories } from "./domain/supplier-memory.js";
 import { documentExtractedSubscription } from "./events/document-extracted.js";
 import { learningHandlers } from "./grpc/learning-handlers.js";
-import { learningRoutes } from "./http/routes.js";
+import { learningHttp } from "./http/routes.js";
 import { MemoryStore } from "./store/memory-store.js";
 import { migrations } from "./store/migrations.js";
 import { OutboxEvents } from "./store/outbox-events.js";
@@ -46,11 +46,13 @@ export async function startLearningService(config: LearningConfig, options: { lo
     });
     const fill = new LearnedFill({ store, memories, documents });
 
+    const http = learningHttp(feedback, infra.verifier);
     const app = createHttpApp({
       logger: infra.logger,
       metrics: infra.metrics,
       readiness: infra.readiness,
-      routes: learningRoutes(feedback, infra.verifier),
+      routes: http.routes,
+      api: http.api,
     });
     const grpc = new GrpcServer(infra.logger, infra.metrics);
     grpc.addService(learningService.definition, learningService.serviceName, learningHandlers({ memories }));

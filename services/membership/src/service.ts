@@ -9,7 +9,7 @@ import { RoleAssignment } from "./domain/role-assignment.js";
 import { UserSchemas } from "./domain/user-schemas.js";
 import { USER_ONBOARDED_CONSUMER, userOnboardedSubscription } from "./events/user-onboarded.js";
 import { membershipHandlers } from "./grpc/membership-handlers.js";
-import { membershipRoutes } from "./http/routes.js";
+import { membershipHttp } from "./http/routes.js";
 import { MembershipStore } from "./store/membership-store.js";
 import { migrations } from "./store/migrations.js";
 
@@ -40,11 +40,13 @@ export async function startMembershipService(config: MembershipConfig, options: 
       userSchemas,
     };
 
+    const http = membershipHttp(domain, infra.verifier);
     const app = createHttpApp({
       logger: infra.logger,
       metrics: infra.metrics,
       readiness: infra.readiness,
-      routes: membershipRoutes(domain, infra.verifier),
+      routes: http.routes,
+      api: http.api,
     });
     const grpc = new GrpcServer(infra.logger, infra.metrics);
     grpc.addService(membershipService.definition, membershipService.serviceName, membershipHandlers({ store, organizations, userSchemas }));

@@ -2,6 +2,7 @@ import { connectInfrastructure, createHttpApp, GrpcServer, type Logger, type Run
 import { documentDirectory, type EntityDirectory } from "./clients/document.js";
 import { membershipPermissions, type PermissionSource } from "./clients/membership.js";
 import type { WebhookConfig } from "./config.js";
+import { DeliveryIntake } from "./delivery/delivery-intake.js";
 import { DeliveryMetrics } from "./delivery/delivery-metrics.js";
 import { DeliverySender } from "./delivery/delivery-sender.js";
 import { EndpointBreakers } from "./delivery/endpoint-breakers.js";
@@ -14,8 +15,8 @@ import { SigningKeys } from "./domain/signing-keys.js";
 import { type HostResolver, systemResolver, TargetPolicy } from "./domain/target-policy.js";
 import { ValidationLinks } from "./domain/validation-links.js";
 import { Webhooks } from "./domain/webhooks.js";
-import { deliveryFanOutSubscriptions } from "./events/delivery-fan-out.js";
-import { webhookRoutes } from "./http/routes.js";
+import { deliveryFanOutConsumers } from "./events/delivery-fan-out.js";
+import { webhookHttp } from "./http/routes.js";
 import { DeliveryStore } from "./store/delivery-store.js";
 import { migrations } from "./store/migrations.js";
 import { Sql } from "./store/sql.js";
@@ -39,7 +40,8 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
   const sealer = KeySealer.fromBase64(config.WEBHOOK_KEY_ENCRYPTION_KEY);
   const infra = await connectInfrastructure("webhook", config, { migrations, logger: options.logger });
   const entities =
-    options.entities ?? documentDirectory(config.DOCUMENT_GRPC_ADDR, { deadlineMs: config.WEBHOOK_DOCUMENT_DEADLINE_MS, metrics: infra.metrics });
+    options.entities ??
+    documentDirectory(config.DOCUMENT_GRPC_ADDR, { deadlineMs: config.WEBHOOK_DOCUMENT_DEADLINE_MS, metrics: infra.metrics });
   const permissions =
     options.permissions ??
     membershipPermissions(config.MEMBERSHIP_GRPC_ADDR, {
@@ -66,8 +68,8 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
     const access = new AccessControl(permissions, entities);
     const signingKeys = new SigningKeys(webhookStore, access, sealer);
     const retry = new RetryPolicy({ scheduleSeconds: config.WEBHOOK_RETRY_SCHEDULE });
-    const metrics = new DeliveryMetrics(infra.metrics, breakers);
-    const sender = new DeliverySender({
+    const metrics: DeliveryMetrics = new DeliveryMetrics(infra.metrics, breakers, (): number => sender.inFlightCount);
+    const sender: DeliverySender = new DeliverySender({
       store: deliveryStore,
       transport,
       breakers,
@@ -80,6 +82,13 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
       leaseMs: config.WEBHOOK_DELIVERY_LEASE_MS,
       timeoutMs: config.WEBHOOK_DELIVERY_TIMEOUT_MS,
     });
+    const intake = new DeliveryIntake({
+      store: deliveryStore,
+      sender,
+      maxAttempts: retry.maxAttempts,
+      leaseMs: config.WEBHOOK_DELIVERY_LEASE_MS,
+      onCreated: (type, count) => metrics.created.inc({ type }, count),
+    });
     const webhooks = new Webhooks(webhookStore, access, targets);
     const domain = {
       webhooks,
@@ -88,34 +97,43 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
       validationLinks: new ValidationLinks(webhookStore, access, targets),
     };
 
+    const http = webhookHttp(domain, infra.verifier);
     const app = createHttpApp({
       logger: infra.logger,
       metrics: infra.metrics,
       readiness: infra.readiness,
-      routes: webhookRoutes(domain, infra.verifier),
+      routes: http.routes,
+      api: http.api,
     });
     // Validate (protos/webhook.proto) arrives with issue 7; until then the server answers health checks only.
     const grpc = new GrpcServer(infra.logger, infra.metrics);
 
+    // The event subscriptions of this service: batch consumers rather than the kit's one-at-a-time ones (see BatchConsumer).
+    const consumers = deliveryFanOutConsumers({
+      bus: infra.bus,
+      intake,
+      logger: infra.logger,
+      metrics: infra.metrics,
+      databaseName: config.DATABASE_NAME,
+      ackWaitMs: config.WEBHOOK_CONSUMER_ACK_WAIT_MS,
+    });
     const running = await serve(infra, {
       app,
       grpc,
-      subscriptions: deliveryFanOutSubscriptions({
-        store: deliveryStore,
-        maxAttempts: retry.maxAttempts,
-        onNewDeliveries: () => sender.wake(),
-        onCreated: (type, count) => metrics.created.inc({ type }, count),
-        logger: infra.logger,
-        databaseName: config.DATABASE_NAME,
-        ackWaitMs: config.WEBHOOK_CONSUMER_ACK_WAIT_MS,
-      }),
       onStop: async () => {
+        await Promise.all(consumers.map((consumer) => consumer.stop()));
         await sender.stop();
         await permissions.close();
         entities.close();
       },
     });
     sender.start();
+    try {
+      for (const consumer of consumers) await consumer.start();
+    } catch (error) {
+      await running.stop();
+      throw error;
+    }
     return running;
   } catch (error) {
     await transport.close();

@@ -29,19 +29,26 @@ describe("webhook service lifecycle", () => {
     const { WEBHOOK_KEY_ENCRYPTION_KEY: _, ...withoutKey } = webhookTestEnv();
     expect(() => loadConfig(configSchema, withoutKey)).to.throw(ConfigError, /WEBHOOK_KEY_ENCRYPTION_KEY: is required/);
     const short = { ...withoutKey, WEBHOOK_KEY_ENCRYPTION_KEY: Buffer.alloc(16).toString("base64") };
-    expect(() => loadConfig(configSchema, short)).to.throw(ConfigError, /WEBHOOK_KEY_ENCRYPTION_KEY: must be the base64 encoding of exactly 32 bytes/);
+    expect(() => loadConfig(configSchema, short)).to.throw(
+      ConfigError,
+      /WEBHOOK_KEY_ENCRYPTION_KEY: must be the base64 encoding of exactly 32 bytes/,
+    );
   });
 
   it("reads the retry schedule and refuses a malformed one", () => {
-    expect(loadConfig(configSchema, webhookTestEnv({ WEBHOOK_RETRY_SCHEDULE: "5, 300,1800" })).WEBHOOK_RETRY_SCHEDULE).to.deep.equal([5, 300, 1800]);
+    expect(loadConfig(configSchema, webhookTestEnv({ WEBHOOK_RETRY_SCHEDULE: "5, 300,1800" })).WEBHOOK_RETRY_SCHEDULE).to.deep.equal([
+      5, 300, 1800,
+    ]);
     const { WEBHOOK_RETRY_SCHEDULE: _, ...defaults } = webhookTestEnv();
     expect(loadConfig(configSchema, defaults).WEBHOOK_RETRY_SCHEDULE).to.deep.equal([5, 300, 1800, 7200, 18000, 36000, 36000]);
     const { WEBHOOK_ALLOW_PRIVATE_TARGETS: __, ...publicOnly } = defaults;
     expect(loadConfig(configSchema, publicOnly).WEBHOOK_ALLOW_PRIVATE_TARGETS).to.equal(false);
-    expect(() => loadConfig(configSchema, webhookTestEnv({ WEBHOOK_RETRY_SCHEDULE: "5,soon" }))).to.throw(ConfigError, /WEBHOOK_RETRY_SCHEDULE/);
-    expect(() => loadConfig(configSchema, webhookTestEnv({ WEBHOOK_DELIVERY_TIMEOUT_MS: 10_000, WEBHOOK_DELIVERY_LEASE_MS: 5_000 }))).to.throw(
+    expect(() => loadConfig(configSchema, webhookTestEnv({ WEBHOOK_RETRY_SCHEDULE: "5,soon" }))).to.throw(
       ConfigError,
-      /WEBHOOK_DELIVERY_LEASE_MS/,
+      /WEBHOOK_RETRY_SCHEDULE/,
     );
+    expect(() =>
+      loadConfig(configSchema, webhookTestEnv({ WEBHOOK_DELIVERY_TIMEOUT_MS: 10_000, WEBHOOK_DELIVERY_LEASE_MS: 5_000 })),
+    ).to.throw(ConfigError, /WEBHOOK_DELIVERY_LEASE_MS/);
   });
 });

@@ -1,7 +1,16 @@
-import { authenticate, callerOf, parseInput, type TokenVerifier, UnauthorizedError } from "@docex/kit";
+import { ApiDescription, authenticate, callerOf, dataOf, type TokenVerifier, UnauthorizedError } from "@docex/kit";
 import type { Request, RequestHandler, Router } from "express";
 import type { AuthDomain } from "../domain/auth-domain.js";
 import type { RequestContext } from "../domain/request-context.js";
+import {
+  invitationTokenResponse,
+  invitationTokenSchema,
+  jwksSchema,
+  passwordChangeResponse,
+  passwordChangeSchema,
+  totpEnrollmentResponse,
+  totpEnrollmentSchema,
+} from "./responses.js";
 import {
   changePasswordBody,
   emailBody,
@@ -14,9 +23,10 @@ import {
   totpConfirmBody,
   verifyPinBody,
 } from "./schemas.js";
-import { tokenResponse } from "./token-response.js";
+import { tokenResponse, tokenResponseSchema } from "./token-response.js";
 
 const AUTH = "/api/v2/auth";
+const TAGS = ["Authentication"];
 
 function header(req: Request, name: string): string | undefined {
   const value = req.headers[name];
@@ -38,8 +48,21 @@ const noStore: RequestHandler = (_req, res, next) => {
   next();
 };
 
+const NOT_STORED = { "Cache-Control": "`no-store`: answers of /auth are never cached" };
+const TOKENS = { description: "Signed in: TokenResponseDto", schema: dataOf(tokenResponseSchema), headers: NOT_STORED };
+const SECOND_FACTOR =
+  "With two-factor authentication on, send a current code in the `x-totp` header or a trusted source from an earlier login in " +
+  "`x-otp-trusted-source`; without either the answer is 401 `totp_required`. A login with `x-totp` also returns `otp_trusted_source`.";
+
+export interface AuthHttp {
+  /** The operations below, published at GET /openapi.json. */
+  api: ApiDescription;
+  routes: (router: Router) => void;
+}
+
 /** Thin routes: parse with the schema, call the domain, shape the answer. */
-export function authRoutes(domain: AuthDomain, verifier: TokenVerifier): (router: Router) => void {
+export function authHttp(domain: AuthDomain, verifier: TokenVerifier): AuthHttp {
+  const api = new ApiDescription("auth");
   const signedIn = authenticate(verifier);
 
   const currentUser = async (req: Request) => {
@@ -48,101 +71,314 @@ export function authRoutes(domain: AuthDomain, verifier: TokenVerifier): (router
     return user;
   };
 
-  return (router) => {
-    router.get(`${AUTH}/.well-known/jwks.json`, async (_req, res) => {
-      res.setHeader("cache-control", "public, max-age=60");
-      res.json(await domain.signingKeys.jwks());
-    });
+  const routes = (router: Router) => {
+    api.route(
+      router,
+      {
+        method: "get",
+        path: `${AUTH}/.well-known/jwks.json`,
+        operationId: "getJwks",
+        summary: "The public keys that verify access tokens (JWKS)",
+        tags: TAGS,
+        public: true,
+        responses: {
+          200: {
+            description: "The current and recently retired public keys",
+            schema: jwksSchema,
+            headers: { "Cache-Control": "`public, max-age=60`" },
+          },
+        },
+      },
+      async (_input, _req, res) => {
+        res.setHeader("cache-control", "public, max-age=60");
+        res.json(await domain.signingKeys.jwks());
+      },
+    );
 
     router.use(AUTH, noStore);
 
-    router.post(`${AUTH}/login`, async (req, res) => {
-      const body = parseInput(loginBody, req.body);
-      res.json({ data: tokenResponse(await domain.login.withPassword(body.email, body.password, contextOf(req))) });
-    });
+    api.route(
+      router,
+      {
+        method: "post",
+        path: `${AUTH}/login`,
+        operationId: "login",
+        summary: "Sign in with email and password",
+        description: SECOND_FACTOR,
+        tags: TAGS,
+        public: true,
+        body: loginBody,
+        responses: { 200: TOKENS },
+        problems: [401, 429],
+      },
+      async ({ body }, req, res) => {
+        res.json({ data: tokenResponse(await domain.login.withPassword(body.email, body.password, contextOf(req))) });
+      },
+    );
 
-    router.post(`${AUTH}/social-login`, async (req, res) => {
-      const body = parseInput(socialLoginBody, req.body);
-      res.json({ data: tokenResponse(await domain.login.withSocialIdToken(body.email, body.id_token, contextOf(req))) });
-    });
+    api.route(
+      router,
+      {
+        method: "post",
+        path: `${AUTH}/social-login`,
+        operationId: "socialLogin",
+        summary: "Sign in an existing user with an OpenID Connect id_token of a trusted issuer",
+        description: `The id_token's email must be verified and equal the body's. ${SECOND_FACTOR}`,
+        tags: TAGS,
+        public: true,
+        body: socialLoginBody,
+        responses: { 200: TOKENS },
+        problems: [401, 429],
+      },
+      async ({ body }, req, res) => {
+        res.json({ data: tokenResponse(await domain.login.withSocialIdToken(body.email, body.id_token, contextOf(req))) });
+      },
+    );
 
-    router.post(`${AUTH}/magic-link`, async (req, res) => {
-      const body = parseInput(emailBody, req.body);
-      await domain.mailedTokens.requestMagicLink(body.email, contextOf(req));
-      res.status(202).end();
-    });
+    api.route(
+      router,
+      {
+        method: "post",
+        path: `${AUTH}/magic-link`,
+        operationId: "requestMagicLink",
+        summary: "Email a single-use sign-in link",
+        description: "Answers 202 whether or not the email is registered.",
+        tags: TAGS,
+        public: true,
+        body: emailBody,
+        responses: { 202: { description: "Accepted; a link is mailed if the email belongs to an active user", headers: NOT_STORED } },
+        problems: [429],
+      },
+      async ({ body }, req, res) => {
+        await domain.mailedTokens.requestMagicLink(body.email, contextOf(req));
+        res.status(202).end();
+      },
+    );
 
-    router.post(`${AUTH}/magic-login`, async (req, res) => {
-      const body = parseInput(tokenBody, req.body);
-      res.json({ data: tokenResponse(await domain.login.withMagicToken(body.token, contextOf(req))) });
-    });
+    api.route(
+      router,
+      {
+        method: "post",
+        path: `${AUTH}/magic-login`,
+        operationId: "magicLogin",
+        summary: "Sign in with the token of a magic link",
+        tags: TAGS,
+        public: true,
+        body: tokenBody,
+        responses: { 200: TOKENS },
+        problems: [401, 429],
+      },
+      async ({ body }, req, res) => {
+        res.json({ data: tokenResponse(await domain.login.withMagicToken(body.token, contextOf(req))) });
+      },
+    );
 
-    router.post(`${AUTH}/refresh`, async (req, res) => {
-      const body = parseInput(refreshTokenBody, req.body);
-      res.json({ data: tokenResponse(await domain.sessions.refresh(body.refresh_token)) });
-    });
+    api.route(
+      router,
+      {
+        method: "post",
+        path: `${AUTH}/refresh`,
+        operationId: "refreshTokens",
+        summary: "Exchange a refresh token for new tokens",
+        description: "The refresh token is single-use; presenting a used one again revokes its whole session.",
+        tags: TAGS,
+        public: true,
+        body: refreshTokenBody,
+        responses: { 200: { ...TOKENS, description: "The new tokens; the old refresh token is used up" } },
+        problems: [401],
+      },
+      async ({ body }, _req, res) => {
+        res.json({ data: tokenResponse(await domain.sessions.refresh(body.refresh_token)) });
+      },
+    );
 
-    router.post(`${AUTH}/logout`, async (req, res) => {
-      const body = parseInput(refreshTokenBody, req.body);
-      await domain.sessions.logout(body.refresh_token);
-      res.status(204).end();
-    });
+    api.route(
+      router,
+      {
+        method: "post",
+        path: `${AUTH}/logout`,
+        operationId: "logout",
+        summary: "End the session of a refresh token",
+        tags: TAGS,
+        public: true,
+        body: refreshTokenBody,
+        responses: { 204: { description: "The session is ended (also when it had ended already)", headers: NOT_STORED } },
+      },
+      async ({ body }, _req, res) => {
+        await domain.sessions.logout(body.refresh_token);
+        res.status(204).end();
+      },
+    );
 
-    router.post(`${AUTH}/password-reset`, async (req, res) => {
-      const body = parseInput(emailBody, req.body);
-      await domain.mailedTokens.requestPasswordReset(body.email, contextOf(req));
-      res.status(202).end();
-    });
+    api.route(
+      router,
+      {
+        method: "post",
+        path: `${AUTH}/password-reset`,
+        operationId: "requestPasswordReset",
+        summary: "Email a password reset token",
+        description: "Answers 202 whether or not the email is registered.",
+        tags: TAGS,
+        public: true,
+        body: emailBody,
+        responses: { 202: { description: "Accepted; a token is mailed if the email belongs to a user", headers: NOT_STORED } },
+        problems: [429],
+      },
+      async ({ body }, req, res) => {
+        await domain.mailedTokens.requestPasswordReset(body.email, contextOf(req));
+        res.status(202).end();
+      },
+    );
 
-    router.get(`${AUTH}/password-change-token`, async (req, res) => {
-      const query = parseInput(tokenQuery, req.query, "query");
-      const token = await domain.passwordChange.inspect(query.token, contextOf(req));
-      res.json({ data: { email: token.email, expires_at: token.expiresAt.toISOString(), purpose: token.purpose } });
-    });
+    api.route(
+      router,
+      {
+        method: "get",
+        path: `${AUTH}/password-change-token`,
+        operationId: "inspectPasswordChangeToken",
+        summary: "What a reset or invitation token is for, without using it up",
+        tags: TAGS,
+        public: true,
+        query: tokenQuery,
+        responses: { 200: { description: "PasswordChangeDto", schema: dataOf(passwordChangeSchema), headers: NOT_STORED } },
+        problems: [401, 429],
+      },
+      async ({ query }, req, res) => {
+        res.json({ data: passwordChangeResponse(await domain.passwordChange.inspect(query.token, contextOf(req))) });
+      },
+    );
 
-    router.post(`${AUTH}/change-password`, async (req, res) => {
-      const body = parseInput(changePasswordBody, req.body);
-      res.json({ data: tokenResponse(await domain.passwordChange.change(body.token, body.password, contextOf(req))) });
-    });
+    api.route(
+      router,
+      {
+        method: "post",
+        path: `${AUTH}/change-password`,
+        operationId: "changePassword",
+        summary: "Set a password with a reset or invitation token, and sign in",
+        description:
+          "Ends the user's other sessions. With the invitation token of a self-registration it also completes onboarding: the " +
+          "organization named by `company` exists, with the user as owner, when the tokens are returned.",
+        tags: TAGS,
+        public: true,
+        body: changePasswordBody,
+        responses: { 200: TOKENS },
+        problems: [401, 429],
+      },
+      async ({ body }, req, res) => {
+        res.json({ data: tokenResponse(await domain.passwordChange.change(body.token, body.password, contextOf(req))) });
+      },
+    );
 
-    router.post(`${AUTH}/register`, async (req, res) => {
-      const body = parseInput(registerBody, req.body);
-      await domain.onboarding.register(
-        {
-          email: body.email,
-          phone: body.phone,
-          uiLocale: body.ui_locale,
-          company: body.company || null,
-          registerId: body.register_id || null,
-          vatId: body.vat_id || null,
-          erp: body.erp || null,
-          invoiceCount: body.invoice_count ?? null,
+    api.route(
+      router,
+      {
+        method: "post",
+        path: `${AUTH}/register`,
+        operationId: "register",
+        summary: "Start self-registration: email a six-digit onboarding PIN",
+        description: "Answers 202 with no body whether or not the email is registered; the outcome arrives by mail.",
+        tags: TAGS,
+        public: true,
+        body: registerBody,
+        responses: { 202: { description: "Accepted; the PIN is mailed unless the email belongs to an active user", headers: NOT_STORED } },
+        problems: [429],
+      },
+      async ({ body }, req, res) => {
+        await domain.onboarding.register(
+          {
+            email: body.email,
+            phone: body.phone,
+            uiLocale: body.ui_locale,
+            company: body.company || null,
+            registerId: body.register_id || null,
+            vatId: body.vat_id || null,
+            erp: body.erp || null,
+            invoiceCount: body.invoice_count ?? null,
+          },
+          contextOf(req),
+        );
+        res.status(202).end();
+      },
+    );
+
+    api.route(
+      router,
+      {
+        method: "post",
+        path: `${AUTH}/verify-onboarding-pin`,
+        operationId: "verifyOnboardingPin",
+        summary: "Exchange an onboarding PIN for the invitation token that sets the first password",
+        tags: TAGS,
+        public: true,
+        body: verifyPinBody,
+        responses: { 200: { description: "The PIN is used up", schema: dataOf(invitationTokenSchema), headers: NOT_STORED } },
+        problems: [401, 429],
+      },
+      async ({ body }, req, res) => {
+        const { invitationToken } = await domain.onboarding.verifyPin(body.email, body.pin, contextOf(req));
+        res.json({ data: invitationTokenResponse(invitationToken) });
+      },
+    );
+
+    api.route(
+      router,
+      {
+        method: "post",
+        path: `${AUTH}/totp`,
+        operationId: "beginTotpEnrollment",
+        summary: "Start turning on two-factor authentication: a new TOTP secret",
+        tags: TAGS,
+        responses: {
+          200: { description: "The secret to confirm with a code", schema: dataOf(totpEnrollmentSchema), headers: NOT_STORED },
         },
-        contextOf(req),
-      );
-      res.status(202).end();
-    });
+        problems: [409],
+      },
+      signedIn,
+      async (_input, req, res) => {
+        res.json({ data: totpEnrollmentResponse(await domain.twoFactor.begin(await currentUser(req))) });
+      },
+    );
 
-    router.post(`${AUTH}/verify-onboarding-pin`, async (req, res) => {
-      const body = parseInput(verifyPinBody, req.body);
-      const { invitationToken } = await domain.onboarding.verifyPin(body.email, body.pin, contextOf(req));
-      res.json({ data: { invitation_token: invitationToken } });
-    });
+    api.route(
+      router,
+      {
+        method: "post",
+        path: `${AUTH}/totp/confirm`,
+        operationId: "confirmTotp",
+        summary: "Turn on two-factor authentication with a current code of the new secret",
+        tags: TAGS,
+        body: totpConfirmBody,
+        responses: { 204: { description: "Two-factor authentication is on", headers: NOT_STORED } },
+        problems: [409, 429],
+      },
+      signedIn,
+      async ({ body }, req, res) => {
+        await domain.twoFactor.confirm(await currentUser(req), body.code, contextOf(req));
+        res.status(204).end();
+      },
+    );
 
-    router.post(`${AUTH}/totp`, signedIn, async (req, res) => {
-      const enrollment = await domain.twoFactor.begin(await currentUser(req));
-      res.json({ data: { secret: enrollment.secret, otpauth_uri: enrollment.otpauthUri } });
-    });
-
-    router.post(`${AUTH}/totp/confirm`, signedIn, async (req, res) => {
-      const body = parseInput(totpConfirmBody, req.body);
-      await domain.twoFactor.confirm(await currentUser(req), body.code, contextOf(req));
-      res.status(204).end();
-    });
-
-    router.delete(`${AUTH}/totp`, signedIn, async (req, res) => {
-      await domain.twoFactor.disable(await currentUser(req), callerOf(req).amr, contextOf(req));
-      res.status(204).end();
-    });
+    api.route(
+      router,
+      {
+        method: "delete",
+        path: `${AUTH}/totp`,
+        operationId: "disableTotp",
+        summary: "Turn off two-factor authentication",
+        description:
+          "Needs a second factor besides the access token: a token from a login with a code, or a current code in `x-totp` " +
+          "(else 401 `totp_required`). Revokes the user's trusted sources.",
+        tags: TAGS,
+        responses: { 204: { description: "Two-factor authentication is off", headers: NOT_STORED } },
+        problems: [429],
+      },
+      signedIn,
+      async (_input, req, res) => {
+        await domain.twoFactor.disable(await currentUser(req), callerOf(req).amr, contextOf(req));
+        res.status(204).end();
+      },
+    );
   };
+
+  return { api, routes };
 }

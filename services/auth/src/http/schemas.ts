@@ -3,7 +3,11 @@ import { z } from "zod";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, passwordLength } from "../domain/passwords.js";
 
 /** Surrounding spaces (a pasted address) are dropped before the address is checked. */
-const email = z.string().trim().pipe(z.email().max(254));
+const email = z
+  .string()
+  .trim()
+  .pipe(z.email().max(254))
+  .meta({ format: "email", description: "Matched without regard to case; surrounding spaces are dropped" });
 const opaqueToken = z.string().min(1).max(512);
 const optionalText = (max: number) => z.string().trim().max(max).nullable().optional();
 
@@ -12,7 +16,8 @@ const newPassword = z
   .string()
   .refine((value) => passwordLength(value) >= PASSWORD_MIN_LENGTH && passwordLength(value) <= PASSWORD_MAX_LENGTH, {
     message: `Must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters long`,
-  });
+  })
+  .describe(`${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters, no composition rules`);
 
 /** No password longer than the limit was ever set, so a longer one is refused without hashing it. */
 const givenPassword = z
@@ -22,11 +27,14 @@ const givenPassword = z
 
 export const loginBody = z.object({ email, password: givenPassword });
 export const emailBody = z.object({ email });
-export const tokenBody = z.object({ token: opaqueToken });
-export const tokenQuery = z.object({ token: opaqueToken });
+export const tokenBody = z.object({ token: opaqueToken.describe("The token of the mailed link") });
+export const tokenQuery = z.object({ token: opaqueToken.describe("The mailed reset or invitation token") });
 export const refreshTokenBody = z.object({ refresh_token: opaqueToken });
 export const changePasswordBody = z.object({ token: opaqueToken, password: newPassword });
-export const socialLoginBody = z.object({ email, id_token: z.string().min(1).max(16_384) });
+export const socialLoginBody = z.object({
+  email,
+  id_token: z.string().min(1).max(16_384).describe("An OpenID Connect id_token of an issuer in SOCIAL_OIDC_ISSUERS"),
+});
 export const verifyPinBody = z.object({ email, pin: z.string().regex(/^\d{6}$/, "Must be six digits") });
 export const totpConfirmBody = z.object({ code: z.string().regex(/^\d{6}$/, "Must be six digits") });
 

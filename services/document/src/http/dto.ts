@@ -1,9 +1,27 @@
+import { annotationSchema, DOCUMENT_STATUSES } from "@docex/events";
+import { z } from "zod";
 import type { QueueAutomation } from "../clients/automation.js";
+import { COLUMN_TYPES, FIELD_TYPES } from "../domain/annotation-schema.js";
 import type { QueueView } from "../domain/hierarchy.js";
-import type { Page, StoredDocument, Workspace } from "../domain/records.js";
+import { MESSAGE_SEVERITIES, type Page, type StoredDocument, type Workspace } from "../domain/records.js";
+
+// Each answer's schema sits above the mapper that produces it; the mapper's return type is the schema's, so
+// the published OpenAPI cannot describe a field the code does not send.
+
+const uuid = z.guid();
+const timestamp = z.iso.datetime();
+const switchState = z.enum(["enabled", "disabled"]);
 
 /** API.md: `{id, humanized_id, name, organization_id, created_at}`. */
-export function workspaceDto(workspace: Workspace) {
+export const workspaceSchema = z.object({
+  id: uuid,
+  humanized_id: z.string().describe("Lowercase slug, unique among workspaces; accepted wherever a workspace id is"),
+  name: z.string(),
+  organization_id: uuid,
+  created_at: timestamp,
+});
+
+export function workspaceDto(workspace: Workspace): z.output<typeof workspaceSchema> {
   return {
     id: workspace.id,
     humanized_id: workspace.humanizedId,
@@ -12,6 +30,56 @@ export function workspaceDto(workspace: Workspace) {
     created_at: workspace.createdAt.toISOString(),
   };
 }
+
+/** `extraction_evaluation` of QueueWithAnnotationSchemaDto, as the automation service keeps it. */
+export const extractionEvaluationSchema = z.object({
+  status: switchState,
+  document_confidence: z
+    .number()
+    .int()
+    .min(50)
+    .max(99)
+    .nullable()
+    .describe("The document confidence to reach: 50, 60, 70, 80, 90, 95 or 99; null until PUT extraction-evaluation sets it"),
+  fields: z.array(
+    z.object({
+      key: z.string().describe("A field or table column of the annotation schema"),
+      min_confidence: z.number().min(50).max(99),
+      required: z.boolean(),
+    }),
+  ),
+});
+
+const columnDefinitionSchema = z.object({
+  key: z.string(),
+  label: z.string(),
+  type: z.enum(COLUMN_TYPES),
+  register_id: z.string().optional(),
+});
+
+/** One field a queue's documents carry (not its value: that is an Annotation). */
+export const fieldDefinitionSchema = z.object({
+  key: z.string(),
+  label: z.string(),
+  type: z.enum(FIELD_TYPES),
+  multi_value: z.boolean().optional(),
+  columns: z.array(columnDefinitionSchema).optional().describe("The columns of a table field"),
+  register_id: z.string().optional(),
+});
+
+/** QueueWithAnnotationSchemaDto of API.md; the automation service answers its switches with the same shape. */
+export const queueWithAnnotationSchemaSchema = z.object({
+  id: uuid,
+  humanized_id: z.string().describe("Lowercase slug, unique among queues; accepted wherever a queue id is"),
+  name: z.string(),
+  workspace_id: uuid,
+  organization_id: uuid,
+  accounting_automation: switchState,
+  automation_rules: switchState,
+  extraction_evaluation: extractionEvaluationSchema,
+  annotation_schema: z.array(fieldDefinitionSchema),
+  created_at: timestamp,
+});
 
 function automationDto(automation: QueueAutomation) {
   return {
@@ -25,8 +93,7 @@ function automationDto(automation: QueueAutomation) {
   };
 }
 
-/** QueueWithAnnotationSchemaDto of API.md. */
-export function queueDto({ queue, automation }: QueueView) {
+export function queueDto({ queue, automation }: QueueView): z.output<typeof queueWithAnnotationSchemaSchema> {
   return {
     id: queue.id,
     humanized_id: queue.humanizedId,
@@ -40,7 +107,33 @@ export function queueDto({ queue, automation }: QueueView) {
 }
 
 /** Document of API.md; the version and the source of each message stay inside. */
-export function documentDto(document: StoredDocument) {
+export const documentSchema = z.object({
+  id: uuid,
+  queue_id: uuid,
+  workspace_id: uuid,
+  organization_id: uuid,
+  file_name: z.string(),
+  status: z.enum(DOCUMENT_STATUSES),
+  annotations: z.array(annotationSchema).describe("The fields the caller may see (their user schema hides the others)"),
+  messages: z
+    .array(
+      z.object({
+        key: z.string().nullable().describe("The field the message is about; null for the whole document"),
+        message: z.string(),
+        severity: z.enum(MESSAGE_SEVERITIES),
+      }),
+    )
+    .describe("Validation messages; an `error` blocks moves towards export"),
+  options: z
+    .record(z.string(), z.array(z.object({ label: z.string(), value: z.string() })))
+    .describe("Choices offered per field key, e.g. from a register"),
+  approvers: z.array(uuid).describe("User ids of the approvers assigned by approval automation"),
+  confidence: z.number().min(0).max(100).nullable().describe("The extraction's document confidence, a percentage"),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+export function documentDto(document: StoredDocument): z.output<typeof documentSchema> {
   return {
     id: document.id,
     queue_id: document.queueId,

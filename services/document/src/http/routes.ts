@@ -1,9 +1,17 @@
-import { authenticate, callerOf, parseInput, type TokenVerifier } from "@docex/kit";
+import { type AccessTokenVerifier, ApiDescription, authenticate, callerOf, dataOf, pageOf } from "@docex/kit";
 import type { Request, Response, Router } from "express";
 import type { Actor } from "../domain/access.js";
 import type { Documents } from "../domain/documents.js";
 import type { Hierarchy } from "../domain/hierarchy.js";
-import { documentDto, paginationDto, queueDto, workspaceDto } from "./dto.js";
+import {
+  documentDto,
+  documentSchema,
+  paginationDto,
+  queueDto,
+  queueWithAnnotationSchemaSchema,
+  workspaceDto,
+  workspaceSchema,
+} from "./dto.js";
 import {
   annotationsPatchBody,
   createQueueBody,
@@ -15,6 +23,12 @@ import {
 } from "./schemas.js";
 
 const API = "/api/v2";
+
+/** Every route asks membership for the caller's permission; it may be down (503) or slow (504). */
+const MEMBERSHIP_PROBLEMS = [503, 504];
+
+const QUEUE_ID = "The queue: UUID or humanized id";
+const DOCUMENT_ID = "The document's UUID";
 
 function actorOf(req: Request): Actor {
   return { userId: callerOf(req).userId, requestId: req.requestId };
@@ -28,78 +42,254 @@ function created(res: Response, location: string, data: unknown): void {
   res.status(201).location(`${API}${location}`).json({ data });
 }
 
+/** The operations of the document service and the router that serves them. */
+export interface DocumentHttp {
+  api: ApiDescription;
+  routes: (router: Router) => void;
+}
+
 /** Thin routes: parse with the schema, call the domain, shape the answer. Every route needs a verified token. */
-export function documentRoutes(domain: { hierarchy: Hierarchy; documents: Documents }, verifier: TokenVerifier): (router: Router) => void {
+export function documentRoutes(domain: { hierarchy: Hierarchy; documents: Documents }, verifier: AccessTokenVerifier): DocumentHttp {
   const { hierarchy, documents } = domain;
   const signedIn = authenticate(verifier);
-  return (router) => {
-    router.post(`${API}/workspaces`, signedIn, async (req, res) => {
-      const body = parseInput(createWorkspaceBody, req.body);
-      const workspace = await hierarchy.createWorkspace(actorOf(req), {
-        organizationRef: body.organization_id,
-        name: body.name,
-        ...(body.humanized_id ? { humanizedId: body.humanized_id } : {}),
-      });
-      created(res, `/workspaces/${workspace.id}`, workspaceDto(workspace));
-    });
+  const api = new ApiDescription("document");
+  const routes = (router: Router) => {
+    api.route(
+      router,
+      {
+        method: "post",
+        path: `${API}/workspaces`,
+        operationId: "createWorkspace",
+        summary: "Create a workspace in an organization",
+        tags: ["Workspaces"],
+        body: createWorkspaceBody,
+        responses: {
+          201: {
+            description: "The workspace",
+            schema: dataOf(workspaceSchema),
+            headers: { Location: "The new workspace: `/api/v2/workspaces/{id}`" },
+          },
+        },
+        problems: [403, 404, 409, ...MEMBERSHIP_PROBLEMS],
+      },
+      signedIn,
+      async ({ body }, req, res) => {
+        const workspace = await hierarchy.createWorkspace(actorOf(req), {
+          organizationRef: body.organization_id,
+          name: body.name,
+          ...(body.humanized_id ? { humanizedId: body.humanized_id } : {}),
+        });
+        created(res, `/workspaces/${workspace.id}`, workspaceDto(workspace));
+      },
+    );
 
-    router.get(`${API}/workspaces/:workspace_id`, signedIn, async (req, res) => {
-      res.json({ data: workspaceDto(await hierarchy.workspace(actorOf(req), param(req, "workspace_id"))) });
-    });
+    api.route(
+      router,
+      {
+        method: "get",
+        path: `${API}/workspaces/{workspace_id}`,
+        operationId: "getWorkspace",
+        summary: "Read a workspace",
+        tags: ["Workspaces"],
+        params: { workspace_id: "The workspace: UUID or humanized id" },
+        responses: { 200: { description: "The workspace", schema: dataOf(workspaceSchema) } },
+        problems: [404, ...MEMBERSHIP_PROBLEMS],
+      },
+      signedIn,
+      async (_input, req, res) => {
+        res.json({ data: workspaceDto(await hierarchy.workspace(actorOf(req), param(req, "workspace_id"))) });
+      },
+    );
 
-    router.post(`${API}/queues`, signedIn, async (req, res) => {
-      const body = parseInput(createQueueBody, req.body);
-      const view = await hierarchy.createQueue(actorOf(req), {
-        workspaceRef: body.workspace_id,
-        name: body.name,
-        ...(body.humanized_id ? { humanizedId: body.humanized_id } : {}),
-        ...(body.annotation_schema ? { annotationSchema: body.annotation_schema } : {}),
-      });
-      created(res, `/queues/${view.queue.id}`, queueDto(view));
-    });
+    api.route(
+      router,
+      {
+        method: "post",
+        path: `${API}/queues`,
+        operationId: "createQueue",
+        summary: "Create a queue in a workspace",
+        description: "Without `annotation_schema` the queue gets the default schema. Emits `queue_created`.",
+        tags: ["Queues"],
+        body: createQueueBody,
+        responses: {
+          201: {
+            description: "The queue with its annotation schema and automation settings",
+            schema: dataOf(queueWithAnnotationSchemaSchema),
+            headers: { Location: "The new queue: `/api/v2/queues/{id}`" },
+          },
+        },
+        problems: [403, 404, 409, ...MEMBERSHIP_PROBLEMS],
+      },
+      signedIn,
+      async ({ body }, req, res) => {
+        const view = await hierarchy.createQueue(actorOf(req), {
+          workspaceRef: body.workspace_id,
+          name: body.name,
+          ...(body.humanized_id ? { humanizedId: body.humanized_id } : {}),
+          ...(body.annotation_schema ? { annotationSchema: body.annotation_schema } : {}),
+        });
+        created(res, `/queues/${view.queue.id}`, queueDto(view));
+      },
+    );
 
-    router.get(`${API}/queues/:queue_id`, signedIn, async (req, res) => {
-      res.json({ data: queueDto(await hierarchy.queue(actorOf(req), param(req, "queue_id"))) });
-    });
+    api.route(
+      router,
+      {
+        method: "get",
+        path: `${API}/queues/{queue_id}`,
+        operationId: "getQueue",
+        summary: "Read a queue with its annotation schema and automation settings",
+        tags: ["Queues"],
+        params: { queue_id: QUEUE_ID },
+        responses: { 200: { description: "The queue", schema: dataOf(queueWithAnnotationSchemaSchema) } },
+        problems: [404, ...MEMBERSHIP_PROBLEMS],
+      },
+      signedIn,
+      async (_input, req, res) => {
+        res.json({ data: queueDto(await hierarchy.queue(actorOf(req), param(req, "queue_id"))) });
+      },
+    );
 
-    router.post(`${API}/queues/:queue_id/documents`, signedIn, async (req, res) => {
-      const body = parseInput(uploadDocumentBody, req.body);
-      const document = await documents.upload(actorOf(req), param(req, "queue_id"), {
-        fileName: body.file_name,
-        annotations: body.annotations ?? [],
-        confidence: body.confidence ?? null,
-      });
-      created(res, `/documents/${document.id}`, documentDto(document));
-    });
+    api.route(
+      router,
+      {
+        method: "post",
+        path: `${API}/queues/{queue_id}/documents`,
+        operationId: "uploadDocument",
+        summary: "Add a document to a queue",
+        description: "The document starts in status `received`.",
+        tags: ["Documents"],
+        params: { queue_id: QUEUE_ID },
+        body: uploadDocumentBody,
+        responses: {
+          201: {
+            description: "The document",
+            schema: dataOf(documentSchema),
+            headers: { Location: "The new document: `/api/v2/documents/{id}`" },
+          },
+        },
+        problems: [403, 404, ...MEMBERSHIP_PROBLEMS],
+      },
+      signedIn,
+      async ({ body }, req, res) => {
+        const document = await documents.upload(actorOf(req), param(req, "queue_id"), {
+          fileName: body.file_name,
+          annotations: body.annotations ?? [],
+          confidence: body.confidence ?? null,
+        });
+        created(res, `/documents/${document.id}`, documentDto(document));
+      },
+    );
 
-    router.get(`${API}/queues/:queue_id/documents`, signedIn, async (req, res) => {
-      const query = parseInput(documentListQuery, req.query, "query");
-      const page = await documents.list(actorOf(req), param(req, "queue_id"), {
-        ...(query.status.length ? { statuses: query.status } : {}),
-        page: query.page,
-        pageSize: query.page_size,
-      });
-      res.json({ data: page.items.map(documentDto), pagination: paginationDto(page) });
-    });
+    api.route(
+      router,
+      {
+        method: "get",
+        path: `${API}/queues/{queue_id}/documents`,
+        operationId: "listQueueDocuments",
+        summary: "List a queue's documents",
+        description: "An approver sees only the documents assigned to them.",
+        tags: ["Documents"],
+        params: { queue_id: QUEUE_ID },
+        query: documentListQuery,
+        responses: { 200: { description: "A page of documents", schema: pageOf(documentSchema) } },
+        problems: [404, ...MEMBERSHIP_PROBLEMS],
+      },
+      signedIn,
+      async ({ query }, req, res) => {
+        const page = await documents.list(actorOf(req), param(req, "queue_id"), {
+          ...(query.status.length ? { statuses: query.status } : {}),
+          page: query.page,
+          pageSize: query.page_size,
+        });
+        res.json({ data: page.items.map(documentDto), pagination: paginationDto(page) });
+      },
+    );
 
-    router.get(`${API}/documents/:document_id`, signedIn, async (req, res) => {
-      res.json({ data: documentDto(await documents.get(actorOf(req), param(req, "document_id"))) });
-    });
+    api.route(
+      router,
+      {
+        method: "get",
+        path: `${API}/documents/{document_id}`,
+        operationId: "getDocument",
+        summary: "Read a document",
+        tags: ["Documents"],
+        params: { document_id: DOCUMENT_ID },
+        responses: { 200: { description: "The document", schema: dataOf(documentSchema) } },
+        problems: [404, ...MEMBERSHIP_PROBLEMS],
+      },
+      signedIn,
+      async (_input, req, res) => {
+        res.json({ data: documentDto(await documents.get(actorOf(req), param(req, "document_id"))) });
+      },
+    );
 
-    router.post(`${API}/documents/:document_id/extraction`, signedIn, async (req, res) => {
-      const body = parseInput(extractionBody, req.body);
-      const document = await documents.recordExtraction(actorOf(req), param(req, "document_id"), body);
-      res.json({ data: documentDto(document) });
-    });
+    api.route(
+      router,
+      {
+        method: "post",
+        path: `${API}/documents/{document_id}/extraction`,
+        operationId: "recordDocumentExtraction",
+        summary: "Record the extraction engine's result for a document",
+        description:
+          "Sent by the extraction engine with the token of a user who may edit the queue. Moves the document from `received` or " +
+          "`extracting` to `to_validate`; learning suggestions, automation and `initial_document_validation` follow.",
+        tags: ["Documents"],
+        params: { document_id: DOCUMENT_ID },
+        body: extractionBody,
+        responses: { 200: { description: "The document after the extraction", schema: dataOf(documentSchema) } },
+        problems: [403, 404, 409, ...MEMBERSHIP_PROBLEMS],
+      },
+      signedIn,
+      async ({ body }, req, res) => {
+        const document = await documents.recordExtraction(actorOf(req), param(req, "document_id"), body);
+        res.json({ data: documentDto(document) });
+      },
+    );
 
-    router.patch(`${API}/documents/:document_id/annotations`, signedIn, async (req, res) => {
-      const body = parseInput(annotationsPatchBody, req.body);
-      res.json({ data: documentDto(await documents.editAnnotations(actorOf(req), param(req, "document_id"), body.annotations)) });
-    });
+    api.route(
+      router,
+      {
+        method: "patch",
+        path: `${API}/documents/{document_id}/annotations`,
+        operationId: "editDocumentAnnotations",
+        summary: "Edit a document's annotations",
+        description:
+          "The annotations sent replace those of their keys; other keys stay. `document_validation` runs within its budget and " +
+          "its answer is applied before the document is returned.",
+        tags: ["Documents"],
+        params: { document_id: DOCUMENT_ID },
+        body: annotationsPatchBody,
+        responses: { 200: { description: "The document after the edit and its validation", schema: dataOf(documentSchema) } },
+        problems: [403, 404, 409, ...MEMBERSHIP_PROBLEMS],
+      },
+      signedIn,
+      async ({ body }, req, res) => {
+        res.json({ data: documentDto(await documents.editAnnotations(actorOf(req), param(req, "document_id"), body.annotations)) });
+      },
+    );
 
-    router.post(`${API}/documents/:document_id/status`, signedIn, async (req, res) => {
-      const body = parseInput(statusBody, req.body);
-      res.json({ data: documentDto(await documents.changeStatus(actorOf(req), param(req, "document_id"), body.status)) });
-    });
+    api.route(
+      router,
+      {
+        method: "post",
+        path: `${API}/documents/{document_id}/status`,
+        operationId: "changeDocumentStatus",
+        summary: "Move a document to another status",
+        description:
+          "An illegal move, or a move towards export while an `error` message exists, is 409 naming what is allowed or what blocks. " +
+          "Emits `document_status_changed`.",
+        tags: ["Documents"],
+        params: { document_id: DOCUMENT_ID },
+        body: statusBody,
+        responses: { 200: { description: "The document in its new status", schema: dataOf(documentSchema) } },
+        problems: [403, 404, 409, ...MEMBERSHIP_PROBLEMS],
+      },
+      signedIn,
+      async ({ body }, req, res) => {
+        res.json({ data: documentDto(await documents.changeStatus(actorOf(req), param(req, "document_id"), body.status)) });
+      },
+    );
   };
+  return { api, routes };
 }

@@ -5,7 +5,7 @@ import { annotationsInput } from "../domain/annotations.js";
 import { humanizedIdInput } from "../domain/humanized-id.js";
 
 const name = z.string().trim().min(1).max(200);
-const idOrHumanized = z.string().trim().min(1).max(100);
+const idOrHumanized = z.string().trim().min(1).max(100).describe("UUID or humanized id");
 const confidence = z.number().min(0).max(100);
 
 export const createWorkspaceBody = z.strictObject({
@@ -52,7 +52,8 @@ const statusFilter = z
       .map((part) => part.trim())
       .filter(Boolean),
   )
-  .pipe(z.array(z.enum(DOCUMENT_STATUSES)));
+  .pipe(z.array(z.enum(DOCUMENT_STATUSES)))
+  .describe(`Statuses to list, comma-separated or repeated: ${DOCUMENT_STATUSES.join(", ")}. By default every status but deleted.`);
 
 export const documentListQuery = z.object({
   status: statusFilter,

@@ -8,7 +8,12 @@ const visibility = z.enum(VISIBILITIES).nullable().optional();
  * field of the queue, and each entry a value object or a table row, is decided against the queue's schema.
  */
 export const learnBody = z.strictObject({
-  annotations: z.record(z.string().min(1).max(64), z.array(z.unknown()).max(2_000)),
+  annotations: z
+    .record(z.string().min(1).max(64), z.array(z.unknown()).max(2_000))
+    .describe(
+      "The annotation set: each field key maps to an array of {value, numeric_value?, iso_date_value?}; line_items maps to " +
+        "an array of rows, each mapping a column key to such an array. Keys must be fields of the queue's annotation schema.",
+    ),
   line_items_visibility: visibility,
   tax_detail_visibility: visibility,
 });
@@ -29,4 +34,7 @@ export const relearnBody = z
     if (named) return;
     for (const path of ["tax_id", "register_id", "name"])
       ctx.addIssue({ code: "custom", path: [path], message: "at least one of tax_id, register_id and name must name the supplier" });
-  });
+  })
+  .describe(
+    "Relearn input: all five fields present, null where nothing is meant; at least one of tax_id, register_id and name is not empty",
+  );

@@ -1,14 +1,25 @@
-import { authenticate, callerOf, MethodNotAllowedError, parseInput, type TokenVerifier } from "@docex/kit";
-import type { Request, Router } from "express";
+import { ApiDescription, authenticate, callerOf, dataOf, expressPath, MethodNotAllowedError, pageOf, type TokenVerifier } from "@docex/kit";
+import type { Request, RequestHandler, Response, Router } from "express";
+import { z } from "zod";
 import type { MemberListing } from "../domain/member-listing.js";
 import type { Organizations } from "../domain/organizations.js";
 import type { RoleAssignment } from "../domain/role-assignment.js";
 import type { UserSchemas } from "../domain/user-schemas.js";
-import { memberResponse, organizationResponse, userSchemaResponse } from "./responses.js";
+import {
+  memberResponse,
+  membershipSchema,
+  organizationResponse,
+  organizationSchema,
+  userSchemaResponse,
+  userSchemaSchema,
+} from "./responses.js";
 import { assignRolesBody, createOrganizationBody, manageUserSchemaBody, pageQuery } from "./schemas.js";
 
 const ORGANIZATIONS = "/api/v2/organizations";
-const ORGANIZATION = `${ORGANIZATIONS}/:organization_id`;
+const ORGANIZATION = `${ORGANIZATIONS}/{organization_id}`;
+const ORGANIZATION_ID = { organization_id: "UUID or humanized id of the organization" };
+const ORGANIZATION_TAGS = ["Organizations"];
+const MEMBERSHIP_TAGS = ["Memberships"];
 
 export interface MembershipDomain {
   organizations: Organizations;
@@ -17,77 +28,184 @@ export interface MembershipDomain {
   userSchemas: UserSchemas;
 }
 
+type Visible = Awaited<ReturnType<Organizations["visibleTo"]>>;
+
 function ctxOf(req: Request) {
   return { requestId: req.requestId };
 }
 
-function organizationRef(req: Request): string {
-  return String(req.params.organization_id);
+function visibleOf(res: Response): Visible {
+  return res.locals.visible as Visible;
+}
+
+export interface MembershipHttp {
+  /** The operations below, published at GET /openapi.json. */
+  api: ApiDescription;
+  routes: (router: Router) => void;
 }
 
 /** Thin routes: parse with the schema, call the domain, shape the answer. Every path needs an access token. */
-export function membershipRoutes(domain: MembershipDomain, verifier: TokenVerifier): (router: Router) => void {
+export function membershipHttp(domain: MembershipDomain, verifier: TokenVerifier): MembershipHttp {
   const { organizations, listing, roleAssignment, userSchemas } = domain;
+  const api = new ApiDescription("membership");
 
-  return (router) => {
+  /** Resolves the path's organization before any body is parsed: one the caller cannot see is 404 whatever the body. */
+  const visibleOrganization: RequestHandler = async (req, res, next) => {
+    res.locals.visible = await organizations.visibleTo(String(req.params.organization_id), callerOf(req).userId);
+    next();
+  };
+
+  const routes = (router: Router) => {
     router.use(ORGANIZATIONS, authenticate(verifier));
 
-    router.post(ORGANIZATIONS, async (req, res) => {
-      const caller = callerOf(req);
-      const body = parseInput(createOrganizationBody, req.body);
-      const { organization } = await organizations.create(
-        {
-          name: body.name,
-          ownerUserId: caller.userId,
-          ...(body.humanized_id ? { humanizedId: body.humanized_id } : {}),
-          ...(caller.email ? { ownerEmail: caller.email } : {}),
+    api.route(
+      router,
+      {
+        method: "post",
+        path: ORGANIZATIONS,
+        operationId: "createOrganization",
+        summary: "Create an organization; the caller becomes its owner",
+        description: "Without humanized_id one is made from the name. Publishes organization.created and membership.changed.",
+        tags: ORGANIZATION_TAGS,
+        body: createOrganizationBody,
+        responses: {
+          201: {
+            description: "The organization",
+            schema: dataOf(organizationSchema),
+            headers: { Location: "`/api/v2/organizations/{id}` of the new organization" },
+          },
         },
-        ctxOf(req),
-      );
-      res
-        .status(201)
-        .location(`${ORGANIZATIONS}/${organization.id}`)
-        .json({ data: organizationResponse(organization) });
-    });
+        problems: [409],
+      },
+      async ({ body }, req, res) => {
+        const caller = callerOf(req);
+        const { organization } = await organizations.create(
+          {
+            name: body.name,
+            ownerUserId: caller.userId,
+            ...(body.humanized_id ? { humanizedId: body.humanized_id } : {}),
+            ...(caller.email ? { ownerEmail: caller.email } : {}),
+          },
+          ctxOf(req),
+        );
+        res
+          .status(201)
+          .location(`${ORGANIZATIONS}/${organization.id}`)
+          .json({ data: organizationResponse(organization) });
+      },
+    );
 
-    router.get(ORGANIZATIONS, async (req, res) => {
-      const { page, page_size } = parseInput(pageQuery, req.query, "query");
-      const { organizations: found, total } = await organizations.ofUser(callerOf(req).userId, {
-        offset: (page - 1) * page_size,
-        limit: page_size,
-      });
-      res.json({
-        data: found.map(organizationResponse),
-        pagination: { page, page_size, total, total_pages: Math.ceil(total / page_size) },
-      });
-    });
+    api.route(
+      router,
+      {
+        method: "get",
+        path: ORGANIZATIONS,
+        operationId: "listOrganizations",
+        summary: "List the organizations the caller belongs to",
+        tags: ORGANIZATION_TAGS,
+        query: pageQuery,
+        responses: { 200: { description: "A page of organizations", schema: pageOf(organizationSchema) } },
+      },
+      async ({ query }, req, res) => {
+        const { page, page_size } = query;
+        const { organizations: found, total } = await organizations.ofUser(callerOf(req).userId, {
+          offset: (page - 1) * page_size,
+          limit: page_size,
+        });
+        res.json({
+          data: found.map(organizationResponse),
+          pagination: { page, page_size, total, total_pages: Math.ceil(total / page_size) },
+        });
+      },
+    );
 
-    router.get(ORGANIZATION, async (req, res) => {
-      const { organization } = await organizations.visibleTo(organizationRef(req), callerOf(req).userId);
-      res.json({ data: organizationResponse(organization) });
-    });
+    api.route(
+      router,
+      {
+        method: "get",
+        path: ORGANIZATION,
+        operationId: "getOrganization",
+        summary: "Get an organization the caller belongs to",
+        tags: ORGANIZATION_TAGS,
+        params: ORGANIZATION_ID,
+        responses: { 200: { description: "The organization", schema: dataOf(organizationSchema) } },
+        problems: [404],
+      },
+      visibleOrganization,
+      (_input, _req, res) => {
+        res.json({ data: organizationResponse(visibleOf(res).organization) });
+      },
+    );
 
-    router.get(`${ORGANIZATION}/raw-memberships`, async (req, res) => {
-      const { organization, caller } = await organizations.visibleTo(organizationRef(req), callerOf(req).userId);
-      const members = await listing.visibleTo(organization, caller, ctxOf(req));
-      res.json({ data: members.map(memberResponse) });
-    });
+    api.route(
+      router,
+      {
+        method: "get",
+        path: `${ORGANIZATION}/raw-memberships`,
+        operationId: "listMemberships",
+        summary: "List the members visible to the caller, each with whether the caller may manage them",
+        tags: MEMBERSHIP_TAGS,
+        params: ORGANIZATION_ID,
+        responses: { 200: { description: "MembershipResponseDto", schema: dataOf(z.array(membershipSchema)) } },
+        problems: [404],
+      },
+      visibleOrganization,
+      async (_input, req, res) => {
+        const { organization, caller } = visibleOf(res);
+        const members = await listing.visibleTo(organization, caller, ctxOf(req));
+        res.json({ data: members.map(memberResponse) });
+      },
+    );
 
-    router.post(`${ORGANIZATION}/assign-roles`, async (req, res) => {
-      const { organization } = await organizations.visibleTo(organizationRef(req), callerOf(req).userId);
-      const operations = parseInput(assignRolesBody, req.body);
-      await roleAssignment.apply(organization, callerOf(req).userId, operations, ctxOf(req));
-      const { caller } = await organizations.visibleTo(organization.id, callerOf(req).userId);
-      const members = await listing.visibleTo(organization, caller, ctxOf(req));
-      res.json({ data: members.map(memberResponse) });
-    });
+    api.route(
+      router,
+      {
+        method: "post",
+        path: `${ORGANIZATION}/assign-roles`,
+        operationId: "assignRoles",
+        summary: "Invite, change the role of, or remove members, all or nothing",
+        description:
+          "The operations apply atomically: a forbidden or invalid entry changes nothing and the problem names its index. " +
+          "`invite` creates the user if needed and mails an invitation token.",
+        tags: MEMBERSHIP_TAGS,
+        params: ORGANIZATION_ID,
+        body: assignRolesBody,
+        responses: {
+          200: { description: "The members after the change (MembershipResponseDto)", schema: dataOf(z.array(membershipSchema)) },
+        },
+        problems: [403, 404, 409, 502, 503, 504],
+      },
+      visibleOrganization,
+      async ({ body }, req, res) => {
+        const { organization } = visibleOf(res);
+        await roleAssignment.apply(organization, callerOf(req).userId, body, ctxOf(req));
+        const { caller } = await organizations.visibleTo(organization.id, callerOf(req).userId);
+        const members = await listing.visibleTo(organization, caller, ctxOf(req));
+        res.json({ data: members.map(memberResponse) });
+      },
+    );
 
-    router.post(`${ORGANIZATION}/manage-user-schema`, async (req, res) => {
-      const { organization, caller } = await organizations.visibleTo(organizationRef(req), callerOf(req).userId);
-      const body = parseInput(manageUserSchemaBody, req.body);
-      const saved = await userSchemas.manage(organization, caller, { userId: body.user_id, queueId: body.queue_id, fields: body.fields });
-      res.json({ data: userSchemaResponse(saved) });
-    });
+    api.route(
+      router,
+      {
+        method: "post",
+        path: `${ORGANIZATION}/manage-user-schema`,
+        operationId: "manageUserSchema",
+        summary: "Set which annotation fields a member sees or may edit, organization-wide or in one queue",
+        description: "Replaces the fields of that member and queue; an empty list clears them.",
+        tags: MEMBERSHIP_TAGS,
+        params: ORGANIZATION_ID,
+        body: manageUserSchemaBody,
+        responses: { 200: { description: "The stored user schema", schema: dataOf(userSchemaSchema) } },
+        problems: [403, 404],
+      },
+      visibleOrganization,
+      async ({ body }, _req, res) => {
+        const { organization, caller } = visibleOf(res);
+        const saved = await userSchemas.manage(organization, caller, { userId: body.user_id, queueId: body.queue_id, fields: body.fields });
+        res.json({ data: userSchemaResponse(saved) });
+      },
+    );
 
     const methods: Array<[string, string[]]> = [
       [ORGANIZATIONS, ["GET", "POST"]],
@@ -97,10 +215,12 @@ export function membershipRoutes(domain: MembershipDomain, verifier: TokenVerifi
       [`${ORGANIZATION}/manage-user-schema`, ["POST"]],
     ];
     for (const [path, allowed] of methods) {
-      router.all(path, (_req, res) => {
+      router.all(expressPath(path), (_req, res) => {
         res.setHeader("allow", allowed.join(", "));
         throw new MethodNotAllowedError(allowed);
       });
     }
   };
+
+  return { api, routes };
 }

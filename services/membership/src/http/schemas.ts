@@ -21,7 +21,8 @@ export const createOrganizationBody = z.object({
       const problem = humanizedIdProblem(value);
       if (problem) ctx.addIssue({ code: "custom", message: problem });
     })
-    .nullish(),
+    .nullish()
+    .describe("Lowercase slug, unique among organizations; made from the name when left out"),
 });
 
 export const pageQuery = z.object({
@@ -62,7 +63,11 @@ const roleOperationEntry = z
         refuse("queue_ids", "leave it out");
         break;
     }
-  });
+  })
+  .describe(
+    "UserRoleManageDataDto. invite: email and role (queue_ids optional); set_role: user_id and role (queue_ids optional, " +
+      "left out keeps them); remove: user_id only. queue_ids apply to admin, editor, approver and viewer; null means every queue.",
+  );
 
 /** UserRoleManageDataDto[]: checked entry by entry, so each problem names its index (`2.role`). */
 export const assignRolesBody = z
