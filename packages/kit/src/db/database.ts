@@ -47,7 +47,16 @@ export async function connectDatabase(options: DatabaseOptions): Promise<Sequeli
     dialectOptions: { application_name: options.database },
   });
   await sequelize.authenticate();
+  connectionUrls.set(sequelize, databaseUrl(options.serverUrl, options.database));
   return sequelize;
+}
+
+const connectionUrls = new WeakMap<Sequelize, string>();
+
+function urlOfConfig(sequelize: Sequelize): string {
+  const { host, port, username, password, database } = sequelize.config;
+  const credentials = password ? `${encodeURIComponent(username)}:${encodeURIComponent(password)}` : encodeURIComponent(username);
+  return `postgres://${credentials}@${host}:${port}/${database}`;
 }
 
 export interface Migration {
@@ -65,8 +74,8 @@ const MIGRATION_LOCK_KEY = 727_001;
  */
 export async function runMigrations(sequelize: Sequelize, migrations: Migration[], logger: Logger): Promise<string[]> {
   const queryInterface = sequelize.getQueryInterface();
-  const { host, port, username, password, database } = sequelize.config;
-  const connection = new pg.Client({ host, port: Number(port), user: username, password: password ?? undefined, database });
+  // The lock's own connection, made like the pool's (same URL, so the same TLS settings).
+  const connection = new pg.Client({ connectionString: connectionUrls.get(sequelize) ?? urlOfConfig(sequelize) });
   await connection.connect();
   try {
     await connection.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
