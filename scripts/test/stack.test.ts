@@ -128,6 +128,8 @@ describe("the whole stack through the gateway (npm start, real Postgres and NATS
     expect((await call("GET", "/organizations", { token: refreshed.body.data.access_token })).status).to.equal(200);
     const reused = await call("POST", "/auth/refresh", { body: { refresh_token: session.refresh_token } });
     expect(reused.status).to.equal(401);
+    // A refresh token is no access token.
+    expect((await call("GET", "/organizations", { token: refreshed.body.data.refresh_token })).status).to.equal(401);
   });
 
   let editor = { email: "", token: "" };
