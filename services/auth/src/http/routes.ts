@@ -221,7 +221,9 @@ export function authHttp(domain: AuthDomain, verifier: TokenVerifier): AuthHttp 
         tags: TAGS,
         public: true,
         body: emailBody,
-        responses: { 202: { description: "Accepted; a token is mailed if the email belongs to a user", headers: NOT_STORED } },
+        responses: {
+          202: { description: "Accepted; a token is mailed if the email belongs to an active or invited user", headers: NOT_STORED },
+        },
         problems: [429],
       },
       async ({ body }, req, res) => {
