@@ -55,9 +55,9 @@ const PROBLEM_TITLES: Record<number, string> = {
   413: "The body is larger than this endpoint accepts.",
   415: "The body is not JSON.",
   429: "Too many requests; `Retry-After` says when to try again.",
-  502: "A service behind the gateway failed.",
-  503: "A service behind the gateway is unavailable.",
-  504: "A service behind the gateway did not answer in time.",
+  502: "A service this operation depends on failed.",
+  503: "A service this operation depends on is unavailable.",
+  504: "A service this operation depends on did not answer in time.",
 };
 
 /** The express form of an OpenAPI path: `{queue_id}` → `:queue_id`. */
@@ -139,11 +139,14 @@ export class ApiDescription {
       }
       const problems = new Set(spec.problems ?? []);
       if (!spec.public) problems.add(401);
-      if (spec.body || spec.query || parameters.length) problems.add(400);
+      if (spec.body || spec.query) problems.add(400);
       if (spec.body) problems.add(413).add(415);
       for (const status of [...problems].sort()) {
         responses[String(status)] = {
           description: PROBLEM_TITLES[status] ?? "A problem.",
+          ...(status === 429
+            ? { headers: { "Retry-After": { description: "Seconds to wait before trying again.", schema: { type: "integer" } } } }
+            : {}),
           content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
         };
       }
@@ -201,6 +204,7 @@ export function mountedRoutes(app: { router?: unknown; stack?: unknown }): strin
     for (const layer of stack as Array<{ route?: { path: unknown; methods: Record<string, boolean> }; handle?: { stack?: unknown[] } }>) {
       if (layer.route && typeof layer.route.path === "string") {
         const path = layer.route.path.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
+        // router.all() shows as `_ALL /path` (a catch-all such as a 405 answer, not an operation).
         for (const method of Object.keys(layer.route.methods)) routes.push(`${method.toUpperCase()} ${path}`);
       } else if (layer.handle?.stack) {
         visit(layer.handle.stack);
