@@ -1,99 +1,36 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { SERVICE_NAMES, SERVICE_PORTS } from "@docex/kit";
-import { dropDatabase, eventually, SmtpSink, tokenIn } from "@docex/testkit";
-import { jetstreamManager } from "@nats-io/jetstream";
-import { connect } from "@nats-io/transport-node";
+import { SERVICE_NAMES } from "@docex/kit";
+import { eventually, tokenIn } from "@docex/testkit";
 import { expect } from "chai";
+import { type Stack, sharedStack } from "./support/stack.js";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-// Ports and names of this test's stack, away from a stack a developer may be running.
-const offset = 20_000;
-const namespace = `docex_e2e_${randomBytes(3).toString("hex")}`;
-const gateway = `http://127.0.0.1:${SERVICE_PORTS.gateway.http + offset}`;
-const owner = { email: `owner-${namespace}@example.test`, password: "correct horse battery staple" };
-
-interface Answer {
-  status: number;
-  headers: Headers;
-  // biome-ignore lint/suspicious/noExplicitAny: tests read answers field by field
-  body: any;
-}
-
-async function call(method: string, apiPath: string, options: { token?: string; body?: unknown } = {}): Promise<Answer> {
-  const headers: Record<string, string> = {};
-  if (options.token) headers.authorization = `Bearer ${options.token}`;
-  if (options.body !== undefined) headers["content-type"] = "application/json";
-  const response = await fetch(`${gateway}/api/v2${apiPath}`, {
-    method,
-    headers,
-    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
-}
-
-async function login(email: string, password: string): Promise<{ access_token: string; refresh_token: string }> {
-  const answer = await call("POST", "/auth/login", { body: { email, password } });
-  expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
-  return answer.body.data;
-}
+// This file stops the shared stack at its end (the SIGINT test), so suites that use the stack
+// live in files named before it (mocha runs files in name order).
 
 describe("the whole stack through the gateway (npm start, real Postgres and NATS)", function () {
   this.timeout(60_000);
-  let stack: ChildProcess;
-  let output = "";
-  let exited: Promise<number | null>;
-  let mail: SmtpSink;
+  let stack: Stack;
+  let owner: Stack["owner"];
+  let mail: Stack["mail"];
+  let namespace = "";
+  let gateway = "";
   let ownerToken = "";
+  const call = (...args: Parameters<Stack["call"]>) => stack.call(...args);
+  const login = (email: string, password: string) => stack.login(email, password);
   let organizationId = "";
 
   before(async function () {
     this.timeout(180_000);
-    mail = await SmtpSink.start();
-    stack = spawn(process.execPath, [path.join(root, "scripts/dist/start.js")], {
-      env: {
-        ...process.env,
-        STACK_PORT_OFFSET: String(offset),
-        STACK_NAMESPACE: namespace,
-        LOG_LEVEL: "warn",
-        SMTP_URL: mail.url,
-        BOOTSTRAP_OWNER_EMAIL: owner.email,
-        BOOTSTRAP_OWNER_PASSWORD: owner.password,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    stack.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    stack.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    exited = new Promise((resolve) => stack.once("exit", (code) => resolve(code)));
-    const deadline = Date.now() + 150_000;
-    while (!output.includes("docex is ready")) {
-      if (Date.now() > deadline || stack.exitCode !== null) throw new Error(`the stack did not become ready:\n${output.slice(-4000)}`);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  });
-
-  after(async function () {
-    this.timeout(60_000);
-    if (stack && stack.exitCode === null) {
-      stack.kill("SIGKILL");
-      await exited;
-    }
-    await Promise.all(SERVICE_NAMES.map((name) => dropDatabase(`${namespace}_${name}`).catch(() => undefined)));
-    const nats = await connect({ servers: process.env.NATS_URL ?? "127.0.0.1:4222" });
-    const jsm = await jetstreamManager(nats);
-    for (const stream of [namespace.toUpperCase(), `${namespace.toUpperCase()}_DLQ`])
-      await jsm.streams.delete(stream).catch(() => undefined);
-    await nats.close();
-    await mail?.stop();
+    stack = await sharedStack();
+    owner = stack.owner;
+    mail = stack.mail;
+    namespace = stack.namespace;
+    gateway = stack.gateway;
   });
 
   it("brings every service and the gateway to readiness and prints the base URL", async () => {
-    expect(output).to.include(`${gateway}/api/v2`);
+    expect(stack.output).to.include(`${gateway}/api/v2`);
     for (const name of SERVICE_NAMES) {
-      const response = await fetch(`http://127.0.0.1:${SERVICE_PORTS[name].http + offset}/readyz`);
+      const response = await fetch(`${stack.serviceUrl(name)}/readyz`);
       expect(response.status, name).to.equal(200);
     }
     expect((await fetch(`${gateway}/readyz`)).status).to.equal(200);
@@ -219,12 +156,10 @@ describe("the whole stack through the gateway (npm start, real Postgres and NATS
   });
 
   it("stops every process cleanly on SIGINT", async () => {
-    stack.kill("SIGINT");
-    const timeout = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), 40_000));
-    expect(await Promise.race([exited, timeout])).to.equal(0);
-    expect(output).to.include("[stack] stopped");
+    expect(await stack.interrupt()).to.equal(0);
+    expect(stack.output).to.include("[stack] stopped");
     for (const name of SERVICE_NAMES) {
-      const answered = await fetch(`http://127.0.0.1:${SERVICE_PORTS[name].http + offset}/healthz`).then(
+      const answered = await fetch(`${stack.serviceUrl(name)}/healthz`).then(
         () => true,
         () => false,
       );

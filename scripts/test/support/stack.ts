@@ -1,0 +1,138 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { SERVICE_NAMES, SERVICE_PORTS } from "@docex/kit";
+import { dropDatabase, SmtpSink } from "@docex/testkit";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+// Ports and names of the test stack, away from a stack a developer may be running.
+export const PORT_OFFSET = 20_000;
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read answers field by field
+  body: any;
+}
+
+/**
+ * The whole stack as `npm start` runs it (child processes, real Postgres and NATS), in a
+ * namespace of its own: databases `<namespace>_<service>` and its own JetStream stream.
+ * One per test process, shared by the suites that exercise it through the gateway.
+ */
+export class Stack {
+  output = "";
+  readonly exited: Promise<number | null>;
+
+  private constructor(
+    readonly process: ChildProcess,
+    readonly namespace: string,
+    readonly mail: SmtpSink,
+    readonly owner: { email: string; password: string },
+  ) {
+    process.stdout!.on("data", (chunk: Buffer) => (this.output += chunk.toString()));
+    process.stderr!.on("data", (chunk: Buffer) => (this.output += chunk.toString()));
+    this.exited = new Promise((resolve) => process.once("exit", (code) => resolve(code)));
+  }
+
+  static async start(): Promise<Stack> {
+    const namespace = `docex_e2e_${randomBytes(3).toString("hex")}`;
+    const mail = await SmtpSink.start();
+    const owner = { email: `owner-${namespace}@example.test`, password: "correct horse battery staple" };
+    const child = spawn(process.execPath, [path.join(root, "scripts/dist/start.js")], {
+      env: {
+        ...process.env,
+        STACK_PORT_OFFSET: String(PORT_OFFSET),
+        STACK_NAMESPACE: namespace,
+        LOG_LEVEL: "warn",
+        SMTP_URL: mail.url,
+        BOOTSTRAP_OWNER_EMAIL: owner.email,
+        BOOTSTRAP_OWNER_PASSWORD: owner.password,
+        // The sweeps send thousands of requests from one address.
+        GATEWAY_RATE_LIMIT_PER_MINUTE: "0",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const stack = new Stack(child, namespace, mail, owner);
+    const deadline = Date.now() + 150_000;
+    while (!stack.output.includes("docex is ready")) {
+      if (Date.now() > deadline || child.exitCode !== null) {
+        child.kill("SIGKILL");
+        throw new Error(`the stack did not become ready:\n${stack.output.slice(-4000)}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    return stack;
+  }
+
+  get gateway(): string {
+    return `http://127.0.0.1:${SERVICE_PORTS.gateway.http + PORT_OFFSET}`;
+  }
+
+  serviceUrl(name: (typeof SERVICE_NAMES)[number]): string {
+    return `http://127.0.0.1:${SERVICE_PORTS[name].http + PORT_OFFSET}`;
+  }
+
+  async call(
+    method: string,
+    apiPath: string,
+    options: { token?: string; body?: unknown; raw?: string; contentType?: string } = {},
+  ): Promise<Answer> {
+    const headers: Record<string, string> = {};
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    const body = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+    if (body !== undefined) headers["content-type"] = options.contentType ?? "application/json";
+    const response = await fetch(`${this.gateway}/api/v2${apiPath}`, { method, headers, ...(body === undefined ? {} : { body }) });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {}
+    return { status: response.status, headers: response.headers, body: parsed };
+  }
+
+  async login(email: string, password: string): Promise<{ access_token: string; refresh_token: string }> {
+    const answer = await this.call("POST", "/auth/login", { body: { email, password } });
+    if (answer.status !== 200) throw new Error(`login of ${email}: ${answer.status} ${JSON.stringify(answer.body)}`);
+    return answer.body.data;
+  }
+
+  /** SIGINT, as Ctrl-C would; resolves with the exit code, or "timeout". */
+  async interrupt(timeoutMs = 40_000): Promise<number | null | "timeout"> {
+    this.process.kill("SIGINT");
+    return Promise.race([this.exited, new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), timeoutMs))]);
+  }
+
+  /** Kills what is left and removes the stack's databases and streams. */
+  async dispose(): Promise<void> {
+    if (this.process.exitCode === null && this.process.signalCode === null) {
+      this.process.kill("SIGKILL");
+      await this.exited;
+    }
+    await Promise.all(SERVICE_NAMES.map((name) => dropDatabase(`${this.namespace}_${name}`).catch(() => undefined)));
+    const nats = await connect({ servers: process.env.NATS_URL ?? "127.0.0.1:4222" });
+    const jsm = await jetstreamManager(nats);
+    for (const stream of [this.namespace.toUpperCase(), `${this.namespace.toUpperCase()}_DLQ`]) {
+      await jsm.streams.delete(stream).catch(() => undefined);
+    }
+    await nats.close();
+    await this.mail.stop();
+  }
+}
+
+let shared: Promise<Stack> | undefined;
+
+/** The test process's stack, started on first use; `stopSharedStack` (a root hook) removes it. */
+export function sharedStack(): Promise<Stack> {
+  shared ??= Stack.start();
+  return shared;
+}
+
+export async function stopSharedStack(): Promise<void> {
+  if (!shared) return;
+  const stack = await shared.catch(() => undefined);
+  await stack?.dispose();
+}

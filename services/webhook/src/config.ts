@@ -1,0 +1,63 @@
+import { booleanFlag, serviceConfigSchema } from "@docex/kit";
+import { z } from "zod";
+
+const milliseconds = (fallback: number, max = 3_600_000) => z.coerce.number().int().min(1).max(max).default(fallback);
+
+/** AES-256-GCM key for signing keys at rest: required, no default, so a deployment cannot forget it. */
+const encryptionKey = z
+  .string({ error: "is required: the base64 encoding of 32 random bytes (openssl rand -base64 32)" })
+  .refine((value) => /^[A-Za-z0-9+/]{43}=$/.test(value) && Buffer.from(value, "base64").length === 32, {
+    message: "must be the base64 encoding of exactly 32 bytes (openssl rand -base64 32)",
+  });
+
+export const DEFAULT_RETRY_SCHEDULE = "5,300,1800,7200,18000,36000,36000";
+
+/** Seconds between attempts, e.g. `5,300,1800`; fractions are allowed (tests use short schedules). Empty: no retries. */
+const retrySchedule = z
+  .string()
+  .default(DEFAULT_RETRY_SCHEDULE)
+  .transform((text, ctx) => {
+    const parts = text.trim() === "" ? [] : text.split(",").map((part) => part.trim());
+    const seconds = parts.map(Number);
+    if (seconds.some((value, index) => parts[index] === "" || !Number.isFinite(value) || value <= 0 || value > 7 * 86_400)) {
+      ctx.addIssue({ code: "custom", message: "must be a comma-separated list of seconds, each > 0 and at most 7 days" });
+      return z.NEVER;
+    }
+    return seconds;
+  });
+
+/** The kit's settings plus the webhook service's own. */
+export const configSchema = serviceConfigSchema("webhook")
+  .extend({
+    WEBHOOK_KEY_ENCRYPTION_KEY: encryptionKey,
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: booleanFlag.default(false),
+    WEBHOOK_RETRY_SCHEDULE: retrySchedule,
+    /** A 2xx within this time is a success (API.md: 10 s). */
+    WEBHOOK_DELIVERY_TIMEOUT_MS: milliseconds(10_000, 120_000),
+    /**
+     * How long a claimed delivery belongs to the sender that claimed it. A sender that dies mid-send leaves it
+     * due again once this passes; it must exceed the timeout so that a live sender always finishes first.
+     */
+    WEBHOOK_DELIVERY_LEASE_MS: milliseconds(30_000),
+    /** Requests in flight per process, over all receivers. */
+    WEBHOOK_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(2_000).default(128),
+    /** How often the sender looks for due deliveries besides being woken by new ones. */
+    WEBHOOK_POLL_INTERVAL_MS: milliseconds(1_000, 60_000),
+    /** Per-receiver circuit breaker: opens past this failure percentage once this many requests were seen. */
+    WEBHOOK_BREAKER_ERROR_PERCENTAGE: z.coerce.number().min(1).max(100).default(50),
+    WEBHOOK_BREAKER_VOLUME_THRESHOLD: z.coerce.number().int().min(1).default(5),
+    /** How long an open breaker waits before one probe request may go through. */
+    WEBHOOK_BREAKER_RESET_MS: milliseconds(30_000),
+    /** JetStream redelivers an event whose handler did not answer within this time. */
+    WEBHOOK_CONSUMER_ACK_WAIT_MS: milliseconds(15_000, 300_000),
+    WEBHOOK_MEMBERSHIP_DEADLINE_MS: milliseconds(1_000, 60_000),
+    WEBHOOK_DOCUMENT_DEADLINE_MS: milliseconds(1_000, 60_000),
+    /** How long a CheckPermission answer is reused; membership.changed evicts it sooner. */
+    WEBHOOK_PERMISSION_CACHE_MS: milliseconds(30_000),
+  })
+  .refine((config) => config.WEBHOOK_DELIVERY_LEASE_MS >= config.WEBHOOK_DELIVERY_TIMEOUT_MS + 1_000, {
+    path: ["WEBHOOK_DELIVERY_LEASE_MS"],
+    message: "must exceed WEBHOOK_DELIVERY_TIMEOUT_MS by at least 1000 ms",
+  });
+
+export type WebhookConfig = z.infer<typeof configSchema>;

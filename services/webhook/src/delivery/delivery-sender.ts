@@ -1,0 +1,298 @@
+import { randomUUID } from "node:crypto";
+import type { Logger } from "@docex/kit";
+import type { RetryPolicy } from "../domain/retry-policy.js";
+import { parseRetryAfter } from "../domain/retry-policy.js";
+import { signBody } from "../domain/signature.js";
+import type { SigningKeys } from "../domain/signing-keys.js";
+import type { ClaimedDelivery, DeliveryOutcome, DeliveryStore } from "../store/delivery-store.js";
+import type { DeliveryMetrics } from "./delivery-metrics.js";
+import type { EndpointBreakers } from "./endpoint-breakers.js";
+import type { PostResult, ReceiverTransport } from "./receiver-transport.js";
+
+export interface DeliverySenderOptions {
+  store: DeliveryStore;
+  transport: ReceiverTransport;
+  breakers: EndpointBreakers;
+  keys: Pick<SigningKeys, "open">;
+  retry: RetryPolicy;
+  metrics: DeliveryMetrics;
+  logger: Logger;
+  /** Requests in flight at most, over all receivers. */
+  maxInFlight: number;
+  /** How often due deliveries are looked for when nothing wakes the sender. */
+  pollIntervalMs: number;
+  leaseMs: number;
+  /** A 2xx within this time is a success. */
+  timeoutMs: number;
+  /** Bytes of each answer recorded with its attempt. */
+  excerptBytes?: number;
+}
+
+const DEPTH_SAMPLE_MS = 5_000;
+const USER_AGENT = "docex-webhooks/2";
+
+/** 4xx answers other than these say the request or URL is wrong, not that the receiver is down. */
+const RECEIVER_DOWN_4XX = new Set([408, 425, 429]);
+
+/**
+ * Sends due deliveries. It claims them in batches (`FOR UPDATE SKIP LOCKED` with a lease, so replicas never
+ * hold the same delivery), sends each through its receiver's circuit breaker, and records the outcomes in
+ * batches: one statement for everything that finished meanwhile. It is woken right after the consumer
+ * commits new deliveries and by manual retries; a poll finds retries that came due and leases that expired.
+ */
+export class DeliverySender {
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private wakeUp: (() => void) | undefined;
+  private woken = false;
+  private inFlight = 0;
+  private waitingForSlots = false;
+  private readonly sends = new Set<Promise<void>>();
+  private outcomes: DeliveryOutcome[] = [];
+  private flushing: Promise<void> | undefined;
+  private depthTimer: NodeJS.Timeout | undefined;
+  private readonly giveUpAfterMs: number;
+
+  constructor(private readonly options: DeliverySenderOptions) {
+    // While a breaker stays open, deliveries wait without attempts; they still fail once the whole retry
+    // schedule (at its longest jitter) has passed, so that none waits forever.
+    const window = options.retry.maxAttempts - 1;
+    let totalSeconds = 0;
+    for (let attempt = 1; attempt <= window; attempt++) totalSeconds += options.retry.scheduledDelaySeconds(attempt);
+    this.giveUpAfterMs = totalSeconds * 1_200 + options.leaseMs;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+    this.depthTimer = setInterval(() => void this.sampleDepth(), DEPTH_SAMPLE_MS);
+    this.depthTimer.unref();
+    void this.sampleDepth();
+  }
+
+  /** New deliveries are due (the consumer committed some, or someone asked for a retry). */
+  wake(): void {
+    this.woken = true;
+    this.wakeUp?.();
+  }
+
+  get inFlightCount(): number {
+    return this.inFlight;
+  }
+
+  /** Requests that could start now. */
+  freeSlots(): number {
+    return this.running ? this.options.maxInFlight - this.inFlight : 0;
+  }
+
+  /**
+   * Deliveries claimed for this sender (by a claim, or when they were created): sent at once. Any that find
+   * no free slot are released (due now, no attempt), so that no lease runs out in a queue here while another
+   * sender could have sent them.
+   */
+  adopt(deliveries: ClaimedDelivery[]): void {
+    for (const delivery of deliveries) {
+      if (this.freeSlots() > 0) this.launch(delivery);
+      else this.push({ id: delivery.id, leaseToken: delivery.leaseToken, status: "pending", delayMs: 0, error: null });
+    }
+  }
+
+  /** Stops claiming, lets attempts on the wire finish and records them. */
+  async stop(): Promise<void> {
+    this.running = false;
+    clearInterval(this.depthTimer);
+    this.wake();
+    await this.loop;
+    await Promise.all(this.sends);
+    await this.flush();
+    await this.options.transport.close();
+    this.options.breakers.shutdown();
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    while (this.running) {
+      this.woken = false;
+      const free = this.options.maxInFlight - this.inFlight;
+      let claimed = 0;
+      if (free > 0) {
+        try {
+          const batch = await this.options.store.claimDue(free, randomUUID(), this.options.leaseMs);
+          claimed = batch.length;
+          // Deliveries adopted meanwhile may have taken some of the slots.
+          this.adopt(batch);
+          failures = 0;
+        } catch (error) {
+          failures += 1;
+          this.options.logger.warn({ err: error, failures }, "could not claim due deliveries; retrying");
+        }
+      }
+      if (!this.running) break;
+      // No free slot, or a full batch that may have left more behind: look again as soon as slots free up.
+      this.waitingForSlots = free <= 0 || (claimed > 0 && claimed >= free);
+      if (failures === 0 && this.woken && !this.waitingForSlots) continue;
+      const delay = failures ? Math.min(this.options.pollIntervalMs * 2 ** failures, 10_000) : this.options.pollIntervalMs;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delay);
+        this.wakeUp = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wakeUp = undefined;
+    }
+  }
+
+  private launch(delivery: ClaimedDelivery): void {
+    this.inFlight += 1;
+    const send: Promise<void> = this.attempt(delivery)
+      .catch((error: unknown) => {
+        // The lease stays; the delivery is due again when it expires.
+        this.options.logger.error({ err: error, delivery_id: delivery.id }, "delivery attempt could not be made");
+      })
+      .finally(() => {
+        this.inFlight -= 1;
+        this.sends.delete(send);
+        if (this.waitingForSlots && this.inFlight <= this.options.maxInFlight / 2) {
+          this.waitingForSlots = false;
+          this.wake();
+        }
+      });
+    this.sends.add(send);
+  }
+
+  private signatureOf(delivery: ClaimedDelivery): string | undefined {
+    if (delivery.signatureVerification !== "enabled" || !delivery.sealedKey || !delivery.kekFingerprint) return undefined;
+    const key = this.options.keys.open({
+      organizationId: delivery.organizationId,
+      sealedKey: delivery.sealedKey,
+      kekFingerprint: delivery.kekFingerprint,
+    });
+    return signBody(key, delivery.body);
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    const { transport, breakers, metrics } = this.options;
+    const signature = this.signatureOf(delivery);
+    const startedAt = new Date();
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      "user-agent": USER_AGENT,
+      "x-service-delivery-id": delivery.id,
+      "x-service-timestamp": String(Math.floor(startedAt.getTime() / 1000)),
+      ...(signature ? { "x-service-signature": signature } : {}),
+    };
+    const run = await breakers.run(
+      delivery.url,
+      () =>
+        transport.post(delivery.url, delivery.body, headers, {
+          timeoutMs: this.options.timeoutMs,
+          excerptBytes: this.options.excerptBytes ?? 1024,
+        }),
+      (result) => classify(result),
+    );
+    if (run.kind === "open") {
+      this.defer(delivery, run.retryAt);
+      return;
+    }
+    const result = run.result;
+    const succeeded = !classify(result).failed;
+    metrics.attemptDuration.observe({ result: succeeded ? "success" : "failure" }, result.durationMs / 1000);
+    if (delivery.attempt === 1) metrics.eventToAnswer.observe(Math.max(0, Date.now() - delivery.eventOccurredAtMs) / 1000);
+    const error = succeeded ? null : (result.error ?? `receiver answered HTTP ${result.statusCode}`);
+    const attempt = {
+      number: delivery.attempt,
+      startedAt,
+      durationMs: result.durationMs,
+      statusCode: result.statusCode,
+      error,
+      // A multi-byte character cut at 1 KiB becomes U+FFFD rather than an error.
+      responseExcerpt: result.body ? result.body.toString("utf8") : null,
+      succeeded,
+      manual: delivery.manual,
+    };
+    if (succeeded) {
+      metrics.outcomes.inc({ outcome: "succeeded" });
+      this.push({ id: delivery.id, leaseToken: delivery.leaseToken, attempt, status: "succeeded", delayMs: 0, error: null });
+      return;
+    }
+    const now = new Date();
+    const retryAfter = result.statusCode === null ? undefined : parseRetryAfter(result.headers["retry-after"], now);
+    const next = this.options.retry.afterFailure(delivery.attempt, delivery.maxAttempts, now, retryAfter);
+    metrics.outcomes.inc({ outcome: next.kind === "retry" ? "retry_scheduled" : "failed" });
+    this.push({
+      id: delivery.id,
+      leaseToken: delivery.leaseToken,
+      attempt,
+      status: next.kind === "retry" ? "pending" : "failed",
+      delayMs: next.kind === "retry" ? next.at.getTime() - now.getTime() : 0,
+      error,
+    });
+  }
+
+  /** Nothing was sent: the receiver's breaker is open. The delivery waits for the half-open probe. */
+  private defer(delivery: ClaimedDelivery, retryAt: number): void {
+    this.options.metrics.outcomes.inc({ outcome: "deferred" });
+    const error = "receiver unavailable: its circuit breaker is open";
+    if (Date.now() - delivery.createdAtMs > this.giveUpAfterMs) {
+      this.push({ id: delivery.id, leaseToken: delivery.leaseToken, status: "failed", delayMs: 0, error });
+      return;
+    }
+    // Spread waiting deliveries a little so they do not all come back in the same instant.
+    const delayMs = Math.max(0, retryAt - Date.now()) + Math.floor(Math.random() * 250);
+    this.push({ id: delivery.id, leaseToken: delivery.leaseToken, status: "pending", delayMs, error });
+  }
+
+  private push(outcome: DeliveryOutcome): void {
+    this.outcomes.push(outcome);
+    void this.flush();
+  }
+
+  /** Writes every outcome gathered meanwhile in one statement; under load, batches grow by themselves. */
+  private flush(): Promise<void> {
+    this.flushing ??= (async () => {
+      let failures = 0;
+      while (this.outcomes.length > 0) {
+        const batch = this.outcomes;
+        this.outcomes = [];
+        try {
+          await this.options.store.record(batch);
+          failures = 0;
+        } catch (error) {
+          failures += 1;
+          this.options.logger.error({ err: error, failures, outcomes: batch.length }, "could not record delivery outcomes");
+          // Past the lease the deliveries are due again anyway; until then, keep trying.
+          if (failures * 1_000 < this.options.leaseMs) {
+            this.outcomes.unshift(...batch);
+            await new Promise((resolve) => setTimeout(resolve, 1_000));
+          }
+        }
+      }
+    })().finally(() => {
+      this.flushing = undefined;
+      // An outcome pushed between the loop's last look and here would wait for the next push otherwise.
+      if (this.outcomes.length > 0) void this.flush();
+    });
+    return this.flushing;
+  }
+
+  private async sampleDepth(): Promise<void> {
+    try {
+      const { due, pending } = await this.options.store.depth();
+      this.options.metrics.due.set(due);
+      this.options.metrics.pending.set(pending);
+    } catch (error) {
+      this.options.logger.debug({ err: error }, "could not sample the delivery queue");
+    }
+  }
+}
+
+/** A 2xx is a success; network failures, timeouts, 5xx, 408, 425 and 429 count against the receiver's breaker. */
+function classify(result: PostResult): { failed: boolean; counts: boolean } {
+  const status = result.statusCode;
+  if (status !== null && status >= 200 && status < 300) return { failed: false, counts: false };
+  if (result.refused) return { failed: true, counts: false };
+  if (status !== null && status >= 300 && status < 500 && !RECEIVER_DOWN_4XX.has(status)) return { failed: true, counts: false };
+  return { failed: true, counts: true };
+}

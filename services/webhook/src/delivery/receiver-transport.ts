@@ -1,0 +1,153 @@
+import type { LookupAddress, LookupOptions } from "node:dns";
+import { isIP } from "node:net";
+import { performance } from "node:perf_hooks";
+import { Agent, request } from "undici";
+import { hostOf, type TargetPolicy } from "../domain/target-policy.js";
+
+/** What one POST to a receiver came to. */
+export interface PostResult {
+  /** Null when no answer arrived (connection failure, timeout, refusal). */
+  statusCode: number | null;
+  headers: Record<string, string | string[] | undefined>;
+  /** The first `excerptBytes` bytes of the answer's body, as received (raw bytes: a signature is over bytes). */
+  body: Buffer | null;
+  /** True when the answer's body was longer than `body`. */
+  truncated: boolean;
+  error: string | null;
+  /** True when the SSRF guard refused the target: nothing was sent. */
+  refused: boolean;
+  durationMs: number;
+}
+
+export interface PostOptions {
+  timeoutMs: number;
+  /** Bytes of the answer kept in `body`: the first 1 KiB for a delivery's record; a validation answer needs all of it. */
+  excerptBytes: number;
+}
+
+/** The error a refused connection fails with; its code lets the result say "refused" rather than "failed". */
+class TargetRefusedError extends Error {
+  readonly code = "ETARGETREFUSED";
+}
+
+/** Reads at least this much of an answer (to keep the connection) before dropping it: a receiver cannot make us read forever. */
+const MIN_READ_BYTES = 64 * 1024;
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * Outbound HTTP to integrators' receivers: one undici Agent (keep-alive pools per origin) whose sockets are
+ * dialled only after the SSRF guard has judged every address the host name resolved to. The guard sits in
+ * the connection's own DNS lookup, so the address judged is the address dialled: a name that resolves to
+ * something else a second time (DNS rebinding) is judged again. IP literals skip DNS and are judged before
+ * the request. Redirects are not followed (a 3xx is a failed attempt).
+ */
+export class ReceiverTransport {
+  private readonly agent: Agent;
+
+  constructor(
+    private readonly policy: TargetPolicy,
+    options: { connectionsPerOrigin?: number; connectTimeoutMs?: number } = {},
+  ) {
+    this.agent = new Agent({
+      connections: options.connectionsPerOrigin ?? 32,
+      keepAliveTimeout: 10_000,
+      connect: { timeout: options.connectTimeoutMs ?? 5_000, lookup: this.guardedLookup },
+    });
+  }
+
+  private readonly guardedLookup = (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    this.policy.resolve(hostname).then(
+      (addresses) => {
+        const usable = addresses.filter(({ family }) => !options.family || family === options.family);
+        const refusal = this.policy.refusalOf(addresses);
+        if (refusal) return callback(new TargetRefusedError(`refused: ${hostname} resolves to a forbidden address (${refusal})`), []);
+        const first = usable[0];
+        if (!first) return callback(Object.assign(new Error(`${hostname} has no usable address`), { code: "ENOTFOUND" }), []);
+        if (options.all) callback(null, usable);
+        else callback(null, first.address, first.family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, []),
+    );
+  };
+
+  async post(url: string, body: string, headers: Record<string, string>, options: PostOptions): Promise<PostResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    const target = new URL(url);
+    const host = hostOf(target);
+    if (isIP(host)) {
+      const refusal = this.policy.refusalOf([{ address: host, family: isIP(host) }]);
+      if (refusal) return { ...NO_ANSWER, error: `refused: ${refusal}`, refused: true, durationMs: elapsed() };
+    }
+    try {
+      // headersTimeout bounds the wait for the answer (the 10 s of "a 2xx within 10 s"); bodyTimeout each pause in its body.
+      const response = await request(target, {
+        method: "POST",
+        headers,
+        body,
+        dispatcher: this.agent,
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+      });
+      const { kept, truncated } = await readBody(response.body, options.excerptBytes);
+      return {
+        statusCode: response.statusCode,
+        headers: response.headers,
+        body: kept,
+        truncated,
+        error: null,
+        refused: false,
+        durationMs: elapsed(),
+      };
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      const refused = code === "ETARGETREFUSED";
+      const message = code === "UND_ERR_HEADERS_TIMEOUT" ? `no answer within ${options.timeoutMs} ms` : describe(error);
+      return { ...NO_ANSWER, error: message, refused, durationMs: elapsed() };
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close().catch(() => undefined);
+  }
+}
+
+const NO_ANSWER = { statusCode: null, headers: {}, body: null, truncated: false };
+
+/** The first `limit` bytes of a body; reading stops (and the connection is dropped) past max(limit, 64 KiB). */
+async function readBody(
+  body: AsyncIterable<Buffer> & { destroy(): void },
+  limit: number,
+): Promise<{ kept: Buffer | null; truncated: boolean }> {
+  const kept: Buffer[] = [];
+  let keptBytes = 0;
+  let readBytes = 0;
+  const readLimit = Math.max(limit, MIN_READ_BYTES);
+  try {
+    for await (const chunk of body) {
+      readBytes += chunk.length;
+      if (keptBytes < limit) {
+        const part = chunk.subarray(0, limit - keptBytes);
+        kept.push(part);
+        keptBytes += part.length;
+      }
+      if (readBytes > readLimit) {
+        body.destroy();
+        break;
+      }
+    }
+  } catch {
+    // A body cut short (timeout, reset) still has its status; what arrived is kept.
+  }
+  return { kept: keptBytes === 0 ? null : Buffer.concat(kept), truncated: readBytes > keptBytes };
+}
+
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as { code?: string }).code;
+  const cause = (error as { cause?: unknown }).cause;
+  const message = error.message || code || error.name;
+  if (cause instanceof Error && cause.message && !message.includes(cause.message)) return `${message}: ${cause.message}`;
+  return message;
+}

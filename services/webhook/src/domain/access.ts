@@ -1,0 +1,80 @@
+import { ForbiddenError, NotFoundError } from "@docex/kit";
+import type { EntityDirectory } from "../clients/document.js";
+import type { Permission, PermissionSource } from "../clients/membership.js";
+import type { EntityScope, EntityType } from "./records.js";
+
+/** The user behind a request, as the domain needs them. */
+export interface Actor {
+  userId: string;
+  requestId: string;
+}
+
+/** What a permission is checked against: an organization, narrowed to a queue (and a document) where there is one. */
+export interface Scope {
+  organizationId: string;
+  queueId: string | null;
+  /** A document-level scope; approvers see only the documents assigned to them. */
+  documentId?: string | null;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
+
+const PERMISSION_WORDS: Record<Permission, string> = {
+  "document.read": "reading",
+  "queue.manage": "managing webhooks and validation links",
+  "signing_key.manage": "managing the webhook signing key",
+};
+
+/**
+ * Every call asks membership's CheckPermission. What the caller may not see answers 404, so ids of other
+ * organizations (and of queues outside a member's queue_ids) do not leak; what they may see but not change
+ * answers 403.
+ */
+export class AccessControl {
+  constructor(
+    private readonly permissions: PermissionSource,
+    private readonly entities: EntityDirectory,
+  ) {}
+
+  /** The entity an id names, with its ancestors; 404 when it does not exist or the caller may not see it. */
+  async visibleEntity(actor: Actor, entityType: EntityType, idOrHumanized: string): Promise<EntityScope> {
+    const notFound = () => new NotFoundError(`No ${entityType} ${idOrHumanized}.`, `${entityType}_not_found`);
+    // Documents are named by UUID only; anything else cannot name one.
+    if (entityType === "document" && !isUuid(idOrHumanized)) throw notFound();
+    const entity = await this.entities.resolve(entityType, idOrHumanized, { requestId: actor.requestId });
+    if (!entity) throw notFound();
+    await this.requireVisible(actor, { ...entity, documentId: entity.documentId }, notFound);
+    return entity;
+  }
+
+  /** 404 (from `notFound`) unless the caller may read within the scope. */
+  async requireVisible(actor: Actor, scope: Scope, notFound: () => NotFoundError): Promise<void> {
+    const answer = await this.ask(actor, "document.read", scope);
+    if (!answer.isMember || !answer.allowed) throw notFound();
+    // An approver reads only the documents assigned to them (API.md "Roles"); membership leaves that to us.
+    if (answer.role === "approver" && scope.documentId) {
+      const approvers = await this.entities.approversOf(scope.documentId, { requestId: actor.requestId });
+      if (!approvers?.includes(actor.userId)) throw notFound();
+    }
+  }
+
+  /** 403 unless the caller, already known to see the scope, may do `permission` there. */
+  async require(actor: Actor, permission: Permission, scope: Scope, notFound: () => NotFoundError): Promise<void> {
+    const answer = await this.ask(actor, permission, scope);
+    if (!answer.isMember) throw notFound();
+    if (!answer.allowed) {
+      throw new ForbiddenError(`Your role${answer.role ? ` (${answer.role})` : ""} does not allow ${PERMISSION_WORDS[permission]} here.`);
+    }
+  }
+
+  private ask(actor: Actor, permission: Permission, scope: Scope) {
+    return this.permissions.checkPermission(
+      { userId: actor.userId, organizationId: scope.organizationId, permission, queueId: scope.queueId },
+      { requestId: actor.requestId },
+    );
+  }
+}

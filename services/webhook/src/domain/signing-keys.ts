@@ -1,0 +1,89 @@
+import { randomBytes } from "node:crypto";
+import { NotFoundError } from "@docex/kit";
+import type { SealedSigningKey, WebhookStore } from "../store/webhook-store.js";
+import type { AccessControl, Actor } from "./access.js";
+import type { KeySealer } from "./key-sealing.js";
+
+export interface SigningKey {
+  organizationId: string;
+  /** 64 lowercase hex characters: 32 random bytes. */
+  key: string;
+  createdAt: Date;
+}
+
+/** Why a stored key does not open: said plainly, because the fix is configuration, not code. */
+export class SigningKeyUnreadableError extends Error {
+  constructor(organizationId: string) {
+    super(
+      `WEBHOOK_KEY_ENCRYPTION_KEY does not open the signing key of organization ${organizationId}: it is not the key the signing keys were sealed with.`,
+    );
+    this.name = "SigningKeyUnreadableError";
+  }
+}
+
+const sealingContext = (organizationId: string) => `webhook-signing-key:${organizationId}`;
+
+/**
+ * The organization's webhook signing key (spec "Signing"): created or rotated by owners and supervisors,
+ * read by them, sealed at rest. Rotation takes effect for every attempt signed after it, retries included.
+ */
+export class SigningKeys {
+  /** Opened keys by sealed text: a rotation changes the text, so nothing stale is ever served. */
+  private readonly opened = new Map<string, string>();
+
+  constructor(
+    private readonly store: WebhookStore,
+    private readonly access: AccessControl,
+    private readonly sealer: KeySealer,
+  ) {}
+
+  private async organizationOf(actor: Actor, organizationRef: string): Promise<string> {
+    const organization = await this.access.visibleEntity(actor, "organization", organizationRef);
+    const notFound = () => new NotFoundError(`No organization ${organizationRef}.`, "organization_not_found");
+    await this.access.require(actor, "signing_key.manage", { organizationId: organization.entityId, queueId: null }, notFound);
+    return organization.entityId;
+  }
+
+  /** Creates the key, or replaces it (rotation); `created` is false for a rotation. */
+  async createOrRotate(actor: Actor, organizationRef: string): Promise<{ key: SigningKey; created: boolean }> {
+    const organizationId = await this.organizationOf(actor, organizationRef);
+    const key = randomBytes(32).toString("hex");
+    const saved = await this.store.saveSigningKey({
+      organizationId,
+      sealedKey: this.sealer.seal(key, sealingContext(organizationId)),
+      kekFingerprint: this.sealer.fingerprint,
+    });
+    return { key: { organizationId, key, createdAt: saved.key.createdAt }, created: saved.created };
+  }
+
+  /** 404 until the organization has a key. */
+  async read(actor: Actor, organizationRef: string): Promise<SigningKey> {
+    const organizationId = await this.organizationOf(actor, organizationRef);
+    const stored = await this.store.findSigningKey(organizationId);
+    if (!stored) {
+      throw new NotFoundError("The organization has no webhook signing key yet; POST creates it.", "signing_key_not_found");
+    }
+    return { organizationId, key: this.open(stored), createdAt: stored.createdAt };
+  }
+
+  /** The key that signs for an organization now, or undefined when it has none (for senders and Validate). */
+  async current(organizationId: string): Promise<string | undefined> {
+    const stored = await this.store.findSigningKey(organizationId);
+    return stored ? this.open(stored) : undefined;
+  }
+
+  open(stored: Pick<SealedSigningKey, "organizationId" | "sealedKey" | "kekFingerprint">): string {
+    const cached = this.opened.get(stored.sealedKey);
+    if (cached) return cached;
+    if (stored.kekFingerprint !== this.sealer.fingerprint) throw new SigningKeyUnreadableError(stored.organizationId);
+    let key: string;
+    try {
+      key = this.sealer.open(stored.sealedKey, sealingContext(stored.organizationId));
+    } catch {
+      throw new SigningKeyUnreadableError(stored.organizationId);
+    }
+    if (this.opened.size >= 10_000) this.opened.clear();
+    this.opened.set(stored.sealedKey, key);
+    return key;
+  }
+}

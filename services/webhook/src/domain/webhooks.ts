@@ -1,0 +1,122 @@
+import { randomUUID } from "node:crypto";
+import { ConflictError, NotFoundError } from "@docex/kit";
+import { isUniqueViolation } from "../store/sql.js";
+import type { WebhookStore } from "../store/webhook-store.js";
+import type { AccessControl, Actor, Scope } from "./access.js";
+import {
+  type EntityType,
+  isValidationType,
+  type Page,
+  type Paged,
+  type SignatureVerification,
+  type Webhook,
+  type WebhookType,
+} from "./records.js";
+import { requireAllowedTarget } from "./target-check.js";
+import type { TargetPolicy } from "./target-policy.js";
+
+export interface NewWebhook {
+  url: string;
+  entityType: EntityType;
+  entityId: string;
+  type: WebhookType;
+  signatureVerification: SignatureVerification;
+  destinationId: string | null;
+}
+
+export interface WebhookPatch {
+  url?: string;
+  signatureVerification?: SignatureVerification;
+  destinationId?: string | null;
+}
+
+export function scopeOf(webhook: Webhook): Scope {
+  return {
+    organizationId: webhook.organizationId,
+    queueId: webhook.queueId,
+    documentId: webhook.entityType === "document" ? webhook.entityId : null,
+  };
+}
+
+const webhookNotFound = (id: string) => () => new NotFoundError(`No webhook ${id}.`, "webhook_not_found");
+
+const duplicate = () =>
+  new ConflictError("This entity already has a webhook of this type with this url.", "webhook_exists", [
+    { path: "url", message: "already used by another webhook of this entity and type" },
+  ]);
+
+/** The webhook registry: who may see and change which webhook, and the rules of its fields. */
+export class Webhooks {
+  constructor(
+    private readonly store: WebhookStore,
+    private readonly access: AccessControl,
+    private readonly targets: TargetPolicy,
+  ) {}
+
+  /** The entity must exist and be visible to the caller (else 404), who must manage its queues (else 403). */
+  async create(actor: Actor, input: NewWebhook): Promise<Webhook> {
+    const entity = await this.access.visibleEntity(actor, input.entityType, input.entityId);
+    const notFound = () => new NotFoundError(`No ${input.entityType} ${input.entityId}.`, `${input.entityType}_not_found`);
+    await this.access.require(actor, "queue.manage", { organizationId: entity.organizationId, queueId: entity.queueId }, notFound);
+    await requireAllowedTarget(this.targets, input.url);
+    try {
+      return await this.store.insertWebhook({
+        id: randomUUID(),
+        url: input.url,
+        entityType: entity.entityType,
+        entityId: entity.entityId,
+        organizationId: entity.organizationId,
+        workspaceId: entity.workspaceId,
+        queueId: entity.queueId,
+        type: input.type,
+        signatureVerification: input.signatureVerification,
+        destinationId: input.destinationId,
+        // API.md: validation types live on the queue now (external validation links); creating them here is deprecated.
+        deprecated: isValidationType(input.type),
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw duplicate();
+      throw error;
+    }
+  }
+
+  /** A webhook the caller may see; 404 otherwise. */
+  async visible(actor: Actor, id: string): Promise<Webhook> {
+    const notFound = webhookNotFound(id);
+    const webhook = await this.store.findWebhook(id);
+    if (!webhook) throw notFound();
+    await this.access.requireVisible(actor, scopeOf(webhook), notFound);
+    return webhook;
+  }
+
+  /** A webhook the caller may see (else 404) and manage (else 403). */
+  async manageable(actor: Actor, id: string): Promise<Webhook> {
+    const webhook = await this.visible(actor, id);
+    await this.access.require(actor, "queue.manage", scopeOf(webhook), webhookNotFound(id));
+    return webhook;
+  }
+
+  async update(actor: Actor, id: string, patch: WebhookPatch): Promise<Webhook> {
+    await this.manageable(actor, id);
+    if (patch.url !== undefined) await requireAllowedTarget(this.targets, patch.url);
+    try {
+      const updated = await this.store.updateWebhook(id, patch);
+      if (!updated) throw webhookNotFound(id)();
+      return updated;
+    } catch (error) {
+      if (isUniqueViolation(error)) throw duplicate();
+      throw error;
+    }
+  }
+
+  async delete(actor: Actor, id: string): Promise<void> {
+    await this.manageable(actor, id);
+    if (!(await this.store.deleteWebhook(id))) throw webhookNotFound(id)();
+  }
+
+  /** The webhooks attached to the entity itself (not those of its ancestors), oldest first. */
+  async of(actor: Actor, entityType: EntityType, idOrHumanized: string, page: Page): Promise<Paged<Webhook>> {
+    const entity = await this.access.visibleEntity(actor, entityType, idOrHumanized);
+    return this.store.webhooksOf(entityType, entity.entityId, page);
+  }
+}

@@ -1,0 +1,400 @@
+import {
+  ApiDescription,
+  authenticate,
+  callerOf,
+  dataOf,
+  expressPath,
+  MethodNotAllowedError,
+  NotFoundError,
+  pageOf,
+  parseInput,
+  type TokenVerifier,
+} from "@docex/kit";
+import type { Request, Response, Router } from "express";
+import { z } from "zod";
+import { type Actor, isUuid } from "../domain/access.js";
+import type { Deliveries } from "../domain/deliveries.js";
+import type { EntityType, Webhook } from "../domain/records.js";
+import type { SigningKeys } from "../domain/signing-keys.js";
+import type { ValidationLinks } from "../domain/validation-links.js";
+import type { Webhooks } from "../domain/webhooks.js";
+import {
+  deliveryResponse,
+  deliverySchema,
+  paginationOf,
+  signingKeyResponse,
+  signingKeySchema,
+  validationLinkResponse,
+  validationLinkSchema,
+  webhookResponse,
+  webhookSchema,
+} from "./responses.js";
+import { createWebhookBody, deliveriesQuery, pageQuery, patchWebhookBody, validationLinkBody, validationTypeParam } from "./schemas.js";
+
+const API = "/api/v2";
+const WEBHOOKS = `${API}/webhooks`;
+const WEBHOOK = `${WEBHOOKS}/{webhook_id}`;
+const DELIVERIES = `${WEBHOOK}/deliveries`;
+const RETRY = `${DELIVERIES}/{delivery_id}/retry`;
+const SIGNING_KEY = `${API}/organizations/{organization_id}/webhook-signing-key`;
+const LINKS = `${API}/queues/{queue_id}/external-validation-links`;
+const LINK = `${LINKS}/{type}`;
+
+const WEBHOOK_TAGS = ["Webhooks"];
+const LINK_TAGS = ["External validation links"];
+const WEBHOOK_ID = { webhook_id: "UUID of the webhook" };
+const ORGANIZATION_ID = { organization_id: "UUID or humanized id of the organization" };
+const QUEUE_ID = { queue_id: "UUID or humanized id of the queue" };
+const DEPRECATION = { Deprecation: "`true` when the webhook is of a validation type (deprecated: use external validation links)" };
+
+/** The four "webhooks of an entity" lists: path prefix, entity type, path parameter, its description, operation id. */
+const ENTITY_LISTS: Array<[string, EntityType, string, string, string]> = [
+  ["documents", "document", "document_id", "UUID of the document", "listDocumentWebhooks"],
+  ["queues", "queue", "queue_id", "UUID or humanized id of the queue", "listQueueWebhooks"],
+  ["workspaces", "workspace", "workspace_id", "UUID or humanized id of the workspace", "listWorkspaceWebhooks"],
+  ["organizations", "organization", "organization_id", "UUID or humanized id of the organization", "listOrganizationWebhooks"],
+];
+
+export interface WebhookDomain {
+  webhooks: Webhooks;
+  deliveries: Deliveries;
+  signingKeys: SigningKeys;
+  validationLinks: ValidationLinks;
+}
+
+export interface WebhookHttp {
+  /** The operations below, published at GET /openapi.json. */
+  api: ApiDescription;
+  routes: (router: Router) => void;
+}
+
+function actorOf(req: Request): Actor {
+  return { userId: callerOf(req).userId, requestId: req.requestId };
+}
+
+/** Webhook and delivery ids are UUIDs; anything else names nothing (404, not a database error). */
+function idOf(params: Record<string, string>, name: string, what: string): string {
+  const value = params[name] ?? "";
+  if (!isUuid(value)) throw new NotFoundError(`No ${what} ${value}.`, `${what}_not_found`);
+  return value.toLowerCase();
+}
+
+/** API.md: validation webhooks created through POST /webhooks answer with `Deprecation: true`. */
+function markDeprecated(res: Response, webhook: Webhook): void {
+  if (webhook.deprecated) res.setHeader("deprecation", "true");
+}
+
+/** Thin routes: parse with the schema, call the domain, shape the answer. Every path needs an access token. */
+export function webhookHttp(domain: WebhookDomain, verifier: TokenVerifier): WebhookHttp {
+  const { webhooks, deliveries, signingKeys, validationLinks } = domain;
+  const api = new ApiDescription("webhook");
+  const auth = authenticate(verifier);
+
+  const routes = (router: Router) => {
+    api.route(
+      router,
+      {
+        method: "post",
+        path: WEBHOOKS,
+        operationId: "createWebhook",
+        summary: "Create a webhook on an organization, workspace, queue or document",
+        description:
+          "The entity must exist in an organization of the caller, who must manage its queues. The url must reach a public address. " +
+          "Validation types are deprecated here: use the queue's external validation links.",
+        tags: WEBHOOK_TAGS,
+        body: createWebhookBody,
+        responses: {
+          201: {
+            description: "The webhook",
+            schema: dataOf(webhookSchema),
+            headers: { Location: "`/api/v2/webhooks/{id}` of the new webhook", ...DEPRECATION },
+          },
+        },
+        problems: [403, 404, 409],
+      },
+      auth,
+      async ({ body }, req, res) => {
+        const webhook = await webhooks.create(actorOf(req), {
+          url: body.url,
+          entityType: body.entity_type,
+          entityId: body.entity_id,
+          type: body.type,
+          signatureVerification: body.signature_verification,
+          destinationId: body.destination_id,
+        });
+        markDeprecated(res, webhook);
+        res
+          .status(201)
+          .location(`${WEBHOOKS}/${webhook.id}`)
+          .json({ data: webhookResponse(webhook) });
+      },
+    );
+
+    api.route(
+      router,
+      {
+        method: "get",
+        path: WEBHOOK,
+        operationId: "getWebhook",
+        summary: "Get a webhook",
+        tags: WEBHOOK_TAGS,
+        params: WEBHOOK_ID,
+        responses: { 200: { description: "The webhook", schema: dataOf(webhookSchema), headers: DEPRECATION } },
+        problems: [404],
+      },
+      auth,
+      async ({ params }, req, res) => {
+        const webhook = await webhooks.visible(actorOf(req), idOf(params, "webhook_id", "webhook"));
+        markDeprecated(res, webhook);
+        res.json({ data: webhookResponse(webhook) });
+      },
+    );
+
+    api.route(
+      router,
+      {
+        method: "patch",
+        path: WEBHOOK,
+        operationId: "updateWebhook",
+        summary: "Change a webhook's url, signature verification or destination",
+        description: "Fields left out stay as they are; `signature_verification: null` goes back to `disabled`.",
+        tags: WEBHOOK_TAGS,
+        params: WEBHOOK_ID,
+        body: patchWebhookBody,
+        responses: { 200: { description: "The webhook", schema: dataOf(webhookSchema), headers: DEPRECATION } },
+        problems: [403, 404, 409],
+      },
+      auth,
+      async ({ body, params }, req, res) => {
+        const id = idOf(params, "webhook_id", "webhook");
+        const webhook = await webhooks.update(actorOf(req), id, {
+          ...(body.url === undefined ? {} : { url: body.url }),
+          ...(body.signature_verification === undefined ? {} : { signatureVerification: body.signature_verification }),
+          ...(body.destination_id === undefined ? {} : { destinationId: body.destination_id }),
+        });
+        markDeprecated(res, webhook);
+        res.json({ data: webhookResponse(webhook) });
+      },
+    );
+
+    api.route(
+      router,
+      {
+        method: "delete",
+        path: WEBHOOK,
+        operationId: "deleteWebhook",
+        summary: "Delete a webhook, its deliveries and their attempts",
+        tags: WEBHOOK_TAGS,
+        params: WEBHOOK_ID,
+        responses: { 204: { description: "Deleted" } },
+        problems: [403, 404],
+      },
+      auth,
+      async ({ params }, req, res) => {
+        await webhooks.delete(actorOf(req), idOf(params, "webhook_id", "webhook"));
+        res.status(204).end();
+      },
+    );
+
+    api.route(
+      router,
+      {
+        method: "get",
+        path: DELIVERIES,
+        operationId: "listWebhookDeliveries",
+        summary: "List a webhook's deliveries with their attempts, newest first",
+        description: "`status` takes one status, several comma-separated, or the parameter repeated.",
+        tags: WEBHOOK_TAGS,
+        params: WEBHOOK_ID,
+        query: deliveriesQuery,
+        responses: { 200: { description: "A page of deliveries", schema: pageOf(deliverySchema) } },
+        problems: [403, 404],
+      },
+      auth,
+      async ({ params, query }, req, res) => {
+        const id = idOf(params, "webhook_id", "webhook");
+        const page = await deliveries.list(actorOf(req), id, query.status, { page: query.page, pageSize: query.page_size });
+        res.json({ data: page.items.map(deliveryResponse), pagination: paginationOf(query.page, query.page_size, page.total) });
+      },
+    );
+
+    api.route(
+      router,
+      {
+        method: "post",
+        path: RETRY,
+        operationId: "retryWebhookDelivery",
+        summary: "Send a delivery again",
+        description:
+          "Whatever its status; the delivery is due at once and keeps its x-service-delivery-id. A finished delivery gets one more attempt.",
+        tags: WEBHOOK_TAGS,
+        params: { ...WEBHOOK_ID, delivery_id: "UUID of the delivery" },
+        responses: { 202: { description: "The delivery, due now", schema: dataOf(deliverySchema) } },
+        problems: [403, 404, 409],
+      },
+      auth,
+      async ({ params }, req, res) => {
+        const webhookId = idOf(params, "webhook_id", "webhook");
+        const deliveryId = idOf(params, "delivery_id", "delivery");
+        const delivery = await deliveries.retry(actorOf(req), webhookId, deliveryId);
+        res.status(202).json({ data: deliveryResponse(delivery) });
+      },
+    );
+
+    for (const [prefix, entityType, param, description, operationId] of ENTITY_LISTS) {
+      api.route(
+        router,
+        {
+          method: "get",
+          path: `${API}/${prefix}/{${param}}/webhooks`,
+          operationId,
+          summary: `List the webhooks attached to a ${entityType}`,
+          description: "The entity's own webhooks, not those of its ancestors; oldest first.",
+          tags: WEBHOOK_TAGS,
+          params: { [param]: description },
+          query: pageQuery,
+          responses: { 200: { description: "A page of webhooks", schema: pageOf(webhookSchema) } },
+          problems: [404],
+        },
+        auth,
+        async ({ params, query }, req, res) => {
+          const page = await webhooks.of(actorOf(req), entityType, params[param] ?? "", { page: query.page, pageSize: query.page_size });
+          res.json({ data: page.items.map(webhookResponse), pagination: paginationOf(query.page, query.page_size, page.total) });
+        },
+      );
+    }
+
+    api.route(
+      router,
+      {
+        method: "get",
+        path: SIGNING_KEY,
+        operationId: "getWebhookSigningKey",
+        summary: "Read the organization's webhook signing key",
+        tags: WEBHOOK_TAGS,
+        params: ORGANIZATION_ID,
+        responses: { 200: { description: "WebhookSigningKeyDto", schema: dataOf(signingKeySchema) } },
+        problems: [403, 404],
+      },
+      auth,
+      async ({ params }, req, res) => {
+        const key = await signingKeys.read(actorOf(req), params.organization_id ?? "");
+        res.json({ data: signingKeyResponse(key) });
+      },
+    );
+
+    api.route(
+      router,
+      {
+        method: "post",
+        path: SIGNING_KEY,
+        operationId: "createWebhookSigningKey",
+        summary: "Create the organization's webhook signing key, or rotate it",
+        description: "Owners and supervisors. 32 random bytes as 64 hex characters; a rotation signs every later attempt.",
+        tags: WEBHOOK_TAGS,
+        params: ORGANIZATION_ID,
+        responses: {
+          201: {
+            description: "The new key",
+            schema: dataOf(signingKeySchema),
+            headers: { Location: "This path, with the organization's UUID" },
+          },
+          200: { description: "The rotated key", schema: dataOf(signingKeySchema) },
+        },
+        problems: [403, 404],
+      },
+      auth,
+      async ({ params }, req, res) => {
+        const { key, created } = await signingKeys.createOrRotate(actorOf(req), params.organization_id ?? "");
+        if (created) res.status(201).location(`${API}/organizations/${key.organizationId}/webhook-signing-key`);
+        res.json({ data: signingKeyResponse(key) });
+      },
+    );
+
+    api.route(
+      router,
+      {
+        method: "post",
+        path: LINKS,
+        operationId: "saveExternalValidationLink",
+        summary: "Create or update the queue's external validation link of a type",
+        description: "One link per queue and type. `signature_verification` left out: `disabled` for a new link, unchanged otherwise.",
+        tags: LINK_TAGS,
+        params: QUEUE_ID,
+        body: validationLinkBody,
+        responses: {
+          201: { description: "Created", schema: dataOf(validationLinkSchema) },
+          200: { description: "Updated", schema: dataOf(validationLinkSchema) },
+        },
+        problems: [403, 404],
+      },
+      auth,
+      async ({ body, params }, req, res) => {
+        const { link, created } = await validationLinks.save(actorOf(req), params.queue_id ?? "", {
+          url: body.url,
+          type: body.type,
+          ...(body.signature_verification ? { signatureVerification: body.signature_verification } : {}),
+        });
+        res.status(created ? 201 : 200).json({ data: validationLinkResponse(link) });
+      },
+    );
+
+    api.route(
+      router,
+      {
+        method: "get",
+        path: LINKS,
+        operationId: "listExternalValidationLinks",
+        summary: "List the queue's external validation links",
+        tags: LINK_TAGS,
+        params: QUEUE_ID,
+        responses: { 200: { description: "The links that exist", schema: dataOf(z.array(validationLinkSchema)) } },
+        problems: [404],
+      },
+      auth,
+      async ({ params }, req, res) => {
+        const links = await validationLinks.list(actorOf(req), params.queue_id ?? "");
+        res.json({ data: links.map(validationLinkResponse) });
+      },
+    );
+
+    api.route(
+      router,
+      {
+        method: "delete",
+        path: LINK,
+        operationId: "deleteExternalValidationLink",
+        summary: "Delete the queue's external validation link of a type",
+        tags: LINK_TAGS,
+        params: { ...QUEUE_ID, type: "initial_document_validation or document_validation" },
+        responses: { 204: { description: "Deleted" } },
+        problems: [403, 404],
+      },
+      auth,
+      async ({ params }, req, res) => {
+        const { type } = parseInput(validationTypeParam, params, "path");
+        await validationLinks.delete(actorOf(req), params.queue_id ?? "", type);
+        res.status(204).end();
+      },
+    );
+
+    const methods: Array<[string, string[]]> = [
+      [WEBHOOKS, ["POST"]],
+      [WEBHOOK, ["GET", "PATCH", "DELETE"]],
+      [DELIVERIES, ["GET"]],
+      [RETRY, ["POST"]],
+      [SIGNING_KEY, ["GET", "POST"]],
+      [LINKS, ["GET", "POST"]],
+      [LINK, ["DELETE"]],
+      ...ENTITY_LISTS.map(([prefix, , param]): [string, string[]] => [`${API}/${prefix}/{${param}}/webhooks`, ["GET"]]),
+    ];
+    for (const [path, allowed] of methods) {
+      router.all(expressPath(path), (_req, res) => {
+        res.setHeader("allow", allowed.join(", "));
+        throw new MethodNotAllowedError(allowed);
+      });
+    }
+  };
+
+  return { api, routes };
+}

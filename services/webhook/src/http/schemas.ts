@@ -1,0 +1,77 @@
+import { z } from "zod";
+import { DELIVERY_STATUSES, ENTITY_TYPES, SIGNATURE_VERIFICATION, VALIDATION_TYPES, WEBHOOK_TYPES } from "../domain/records.js";
+
+const uuid = z.guid({ message: "Must be a UUID." }).transform((id) => id.toLowerCase());
+
+/** Spec: "Must be a valid HTTP URL": http or https, a host, no credentials (they would show in every listing). */
+export const httpUrl = z
+  .string()
+  .trim()
+  .min(1)
+  .max(2_048)
+  .superRefine((text, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      ctx.addIssue({ code: "custom", message: "Must be a valid HTTP URL." });
+      return;
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") ctx.addIssue({ code: "custom", message: "Must be an http or https URL." });
+    else if (!url.hostname) ctx.addIssue({ code: "custom", message: "Must name a host." });
+    else if (url.username || url.password) ctx.addIssue({ code: "custom", message: "Must not carry credentials." });
+  });
+
+const signatureVerification = z.enum(SIGNATURE_VERIFICATION);
+
+/** POST /webhooks; unknown fields are refused rather than ignored, so mistakes show. */
+export const createWebhookBody = z.strictObject({
+  url: httpUrl,
+  entity_type: z.enum(ENTITY_TYPES),
+  entity_id: uuid,
+  type: z
+    .enum(WEBHOOK_TYPES)
+    .nullish()
+    .transform((type) => type ?? "document_status_changed"),
+  signature_verification: signatureVerification.nullish().transform((value) => value ?? "disabled"),
+  destination_id: uuid.nullish().transform((id) => id ?? null),
+});
+
+/** PATCH /webhooks/{id}: what is absent stays; `signature_verification: null` goes back to the default (disabled). */
+export const patchWebhookBody = z.strictObject({
+  url: httpUrl.optional(),
+  signature_verification: signatureVerification
+    .nullable()
+    .optional()
+    .transform((value) => (value === null ? "disabled" : value)),
+  destination_id: uuid.nullable().optional(),
+});
+
+export const validationLinkBody = z.strictObject({
+  url: httpUrl,
+  type: z.enum(VALIDATION_TYPES),
+  signature_verification: signatureVerification.nullish().transform((value) => value ?? undefined),
+});
+
+export const validationTypeParam = z.object({ type: z.enum(VALIDATION_TYPES) });
+
+export const pageQuery = z.object({
+  page: z.coerce.number().int().min(1).default(1),
+  page_size: z.coerce.number().int().min(1).max(100).default(20),
+});
+
+/** `status` takes one status, several comma-separated, or the parameter repeated. */
+export const deliveriesQuery = pageQuery.extend({
+  status: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .transform((value) =>
+      value === undefined
+        ? undefined
+        : [value]
+            .flat()
+            .flatMap((part) => part.split(","))
+            .filter(Boolean),
+    )
+    .pipe(z.array(z.enum(DELIVERY_STATUSES)).optional()),
+});

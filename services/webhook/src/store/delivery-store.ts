@@ -1,0 +1,247 @@
+import type { Fanout } from "../domain/delivery-payloads.js";
+import type { Delivery, DeliveryAttempt, DeliveryStatus, Page, Paged, SignatureVerification, WebhookType } from "../domain/records.js";
+import type { Sql } from "./sql.js";
+
+/** A delivery a sender holds the lease of, with what it needs to send it. */
+export interface ClaimedDelivery {
+  id: string;
+  leaseToken: string;
+  webhookId: string;
+  organizationId: string;
+  type: WebhookType;
+  body: string;
+  url: string;
+  signatureVerification: SignatureVerification;
+  /** The organization's signing key as stored (sealed); null when it has none. */
+  sealedKey: string | null;
+  kekFingerprint: string | null;
+  /** The number this attempt will have (1-based). */
+  attempt: number;
+  maxAttempts: number;
+  manual: boolean;
+  /** Milliseconds since the epoch (numbers: cheaper to read than timestamps on the hot path). */
+  createdAtMs: number;
+  eventOccurredAtMs: number;
+}
+
+/** How an attempt, or a deferral without an attempt, ends; recorded in batches. */
+export interface DeliveryOutcome {
+  id: string;
+  leaseToken: string;
+  /** Undefined when nothing was sent (an open circuit breaker deferred it). */
+  attempt?: Omit<DeliveryAttempt, "manual"> & { manual: boolean };
+  status: DeliveryStatus;
+  /** For `pending`: milliseconds from now until the next attempt is due. */
+  delayMs: number;
+  error: string | null;
+}
+
+const DELIVERY_COLUMNS = `id, webhook_id AS "webhookId", event_id AS "eventId", type, status, body, attempts AS "attemptCount",
+  max_attempts AS "maxAttempts", CASE WHEN status = 'pending' THEN next_attempt_at END AS "nextAttemptAt",
+  (lease_token IS NOT NULL AND next_attempt_at > now()) AS "inFlight", last_error AS "lastError",
+  created_at AS "createdAt", updated_at AS "updatedAt", completed_at AS "completedAt"`;
+
+/** What a sender needs of the deliveries in the CTE `rows` (just claimed or just created), with their webhook and signing key. */
+const claimedSelect = (
+  rows: string,
+) => `SELECT c.id, c.lease_token AS "leaseToken", c.webhook_id AS "webhookId", w.organization_id AS "organizationId", c.type, c.body,
+    w.url, w.signature_verification AS "signatureVerification", k.sealed_key AS "sealedKey", k.kek_fingerprint AS "kekFingerprint",
+    c.attempts + 1 AS attempt, c.max_attempts AS "maxAttempts", c.manual_retry AS manual,
+    (extract(epoch FROM c.created_at) * 1000)::float8 AS "createdAtMs", (extract(epoch FROM c.event_occurred_at) * 1000)::float8 AS "eventOccurredAtMs"
+  FROM ${rows} c
+  JOIN webhooks w ON w.id = c.webhook_id
+  LEFT JOIN signing_keys k ON k.organization_id = w.organization_id
+  ORDER BY c.next_attempt_at`;
+
+/** Deliveries and their attempts; answers are plain objects. */
+export class DeliveryStore {
+  constructor(private readonly sql: Sql) {}
+
+  /**
+   * One delivery per matching webhook for each event, in one statement that commits whole and is idempotent
+   * on (event id, webhook id): a redelivered event adds nothing. With `lease`, the new deliveries are claimed
+   * by the caller at birth (answered with what sending them needs); without, they are simply due now.
+   */
+  async fanOut(fanouts: Fanout[], maxAttempts: number, lease?: { token: string; ms: number }): Promise<ClaimedDelivery[]> {
+    if (fanouts.length === 0) return [];
+    const column = <T>(pick: (fanout: Fanout) => T) => fanouts.map(pick);
+    return this.sql.rows<ClaimedDelivery>(
+      `WITH events AS (
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::uuid[], $6::uuid[], $7::uuid[], $8::uuid[])
+           AS e(event_id, type, body, occurred_at, document_id, queue_id, workspace_id, organization_id)
+       ), inserted AS (
+         INSERT INTO deliveries (webhook_id, event_id, type, body, max_attempts, next_attempt_at, lease_token, event_occurred_at)
+         SELECT w.id, e.event_id, e.type, e.body, $9,
+           CASE WHEN $10::uuid IS NULL THEN now() ELSE now() + make_interval(secs => $11::double precision / 1000) END, $10::uuid, e.occurred_at
+         FROM events e
+         JOIN webhooks w ON w.type = e.type
+           AND w.entity_id IN (e.document_id, e.queue_id, e.workspace_id, e.organization_id)
+           AND ((w.entity_type = 'document' AND w.entity_id = e.document_id) OR (w.entity_type = 'queue' AND w.entity_id = e.queue_id)
+             OR (w.entity_type = 'workspace' AND w.entity_id = e.workspace_id) OR (w.entity_type = 'organization' AND w.entity_id = e.organization_id))
+         ON CONFLICT (event_id, webhook_id) DO NOTHING
+         RETURNING id, lease_token, webhook_id, type, body, attempts, max_attempts, manual_retry, created_at, event_occurred_at, next_attempt_at
+       )
+       ${claimedSelect("inserted")}`,
+      [
+        column((f) => f.eventId),
+        column((f) => f.type),
+        column((f) => f.body),
+        column((f) => f.occurredAt),
+        column((f) => f.targets.documentId),
+        column((f) => f.targets.queueId),
+        column((f) => f.targets.workspaceId),
+        column((f) => f.targets.organizationId),
+        maxAttempts,
+        lease?.token ?? null,
+        lease?.ms ?? 0,
+      ],
+    );
+  }
+
+  /**
+   * Takes up to `limit` due deliveries for `leaseMs`. `FOR UPDATE SKIP LOCKED`: replicas claiming at the same
+   * moment take different rows. The lease is the delivery's next_attempt_at, so a sender that dies leaves
+   * the delivery due again when it runs out.
+   */
+  claimDue(limit: number, leaseToken: string, leaseMs: number): Promise<ClaimedDelivery[]> {
+    return this.sql.rows<ClaimedDelivery>(
+      `WITH due AS (
+         SELECT id FROM deliveries
+         WHERE status = 'pending' AND next_attempt_at <= now()
+         ORDER BY next_attempt_at
+         LIMIT $1
+         FOR UPDATE SKIP LOCKED
+       ), claimed AS (
+         UPDATE deliveries d SET lease_token = $2, next_attempt_at = now() + make_interval(secs => $3::double precision / 1000),
+           updated_at = now()
+         FROM due WHERE d.id = due.id
+         RETURNING d.id, d.lease_token, d.webhook_id, d.type, d.body, d.attempts, d.max_attempts, d.manual_retry, d.created_at,
+           d.event_occurred_at, d.next_attempt_at
+       )
+       ${claimedSelect("claimed")}`,
+      [limit, leaseToken, leaseMs],
+    );
+  }
+
+  /**
+   * Records outcomes in one statement. Attempts are recorded for every delivery that still exists (its
+   * webhook may have been deleted meanwhile); the delivery's state changes only while the lease is still
+   * the sender's, so a sender that lost its lease cannot overwrite what the next one decided.
+   */
+  async record(outcomes: DeliveryOutcome[]): Promise<void> {
+    if (outcomes.length === 0) return;
+    const column = <T>(pick: (outcome: DeliveryOutcome) => T) => outcomes.map(pick);
+    await this.sql.rows(
+      `WITH r AS (
+         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::boolean[], $4::int[], $5::timestamptz[], $6::int[], $7::int[], $8::text[],
+                              $9::text[], $10::boolean[], $11::boolean[], $12::text[], $13::bigint[])
+           AS t(id, lease_token, attempted, number, started_at, duration_ms, status_code, error, excerpt, succeeded, manual, status, delay_ms)
+       ), live AS (
+         SELECT d.id, (d.lease_token = r.lease_token) AS owned FROM deliveries d JOIN r ON r.id = d.id FOR UPDATE OF d
+       ), attempts AS (
+         INSERT INTO delivery_attempts (delivery_id, number, started_at, duration_ms, status_code, error, response_excerpt, succeeded, manual)
+         SELECT r.id, r.number, r.started_at, r.duration_ms, r.status_code, r.error, r.excerpt, r.succeeded, r.manual
+         FROM r JOIN live ON live.id = r.id WHERE r.attempted
+         ON CONFLICT (delivery_id, number) DO NOTHING
+         RETURNING delivery_id
+       )
+       UPDATE deliveries d SET
+         status = r.status,
+         attempts = CASE WHEN r.attempted THEN GREATEST(d.attempts, r.number) ELSE d.attempts END,
+         next_attempt_at = CASE WHEN r.status = 'pending' THEN now() + make_interval(secs => r.delay_ms::double precision / 1000) END,
+         lease_token = NULL,
+         manual_retry = CASE WHEN r.attempted THEN false ELSE d.manual_retry END,
+         last_error = CASE WHEN r.status = 'succeeded' THEN NULL ELSE r.error END,
+         updated_at = now(),
+         completed_at = CASE WHEN r.status = 'pending' THEN NULL ELSE now() END
+       FROM r JOIN live ON live.id = r.id AND live.owned
+       WHERE d.id = r.id
+       RETURNING d.id`,
+      [
+        column((o) => o.id),
+        column((o) => o.leaseToken),
+        column((o) => o.attempt !== undefined),
+        column((o) => o.attempt?.number ?? 0),
+        column((o) => o.attempt?.startedAt ?? null),
+        column((o) => o.attempt?.durationMs ?? 0),
+        column((o) => o.attempt?.statusCode ?? null),
+        column((o) => o.error),
+        column((o) => o.attempt?.responseExcerpt ?? null),
+        column((o) => o.attempt?.succeeded ?? false),
+        column((o) => o.attempt?.manual ?? false),
+        column((o) => o.status),
+        column((o) => Math.max(0, Math.round(o.delayMs))),
+      ],
+    );
+  }
+
+  /** A webhook's deliveries, newest first, each with its attempts in order. */
+  async deliveriesOf(webhookId: string, statuses: DeliveryStatus[] | undefined, page: Page): Promise<Paged<Delivery>> {
+    const filter = statuses?.length ? statuses : null;
+    const [rows, count] = await Promise.all([
+      this.sql.rows<Omit<Delivery, "attempts">>(
+        `SELECT ${DELIVERY_COLUMNS} FROM deliveries
+         WHERE webhook_id = $1 AND ($2::text[] IS NULL OR status = ANY ($2::text[]))
+         ORDER BY created_at DESC, id LIMIT $3 OFFSET $4`,
+        [webhookId, filter, page.pageSize, (page.page - 1) * page.pageSize],
+      ),
+      this.sql.one<{ total: number }>(
+        `SELECT count(*)::int AS total FROM deliveries WHERE webhook_id = $1 AND ($2::text[] IS NULL OR status = ANY ($2::text[]))`,
+        [webhookId, filter],
+      ),
+    ]);
+    const attempts = await this.attemptsOf(rows.map((row) => row.id));
+    return { items: rows.map((row) => ({ ...row, attempts: attempts.get(row.id) ?? [] })), total: count?.total ?? 0 };
+  }
+
+  async findDelivery(webhookId: string, deliveryId: string): Promise<Delivery | undefined> {
+    const row = await this.sql.one<Omit<Delivery, "attempts">>(
+      `SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE id = $1 AND webhook_id = $2`,
+      [deliveryId, webhookId],
+    );
+    if (!row) return undefined;
+    return { ...row, attempts: (await this.attemptsOf([row.id])).get(row.id) ?? [] };
+  }
+
+  private async attemptsOf(deliveryIds: string[]): Promise<Map<string, DeliveryAttempt[]>> {
+    const byDelivery = new Map<string, DeliveryAttempt[]>();
+    if (deliveryIds.length === 0) return byDelivery;
+    const rows = await this.sql.rows<DeliveryAttempt & { deliveryId: string }>(
+      `SELECT delivery_id AS "deliveryId", number, started_at AS "startedAt", duration_ms AS "durationMs", status_code AS "statusCode",
+         error, response_excerpt AS "responseExcerpt", succeeded, manual
+       FROM delivery_attempts WHERE delivery_id = ANY ($1::uuid[]) ORDER BY delivery_id, number`,
+      [deliveryIds],
+    );
+    for (const { deliveryId, ...attempt } of rows) {
+      const list = byDelivery.get(deliveryId) ?? [];
+      list.push(attempt);
+      byDelivery.set(deliveryId, list);
+    }
+    return byDelivery;
+  }
+
+  /**
+   * Makes a delivery due now for one more attempt, whatever its status; a delivery that had no attempts
+   * left gets exactly one. `in_flight` while a sender holds a live lease on it.
+   */
+  async requestRetry(webhookId: string, deliveryId: string): Promise<"requested" | "in_flight" | "not_found"> {
+    const updated = await this.sql.rows(
+      `UPDATE deliveries SET status = 'pending', next_attempt_at = now(), lease_token = NULL, manual_retry = true,
+         max_attempts = GREATEST(max_attempts, attempts + 1), completed_at = NULL, updated_at = now()
+       WHERE id = $1 AND webhook_id = $2 AND (lease_token IS NULL OR next_attempt_at <= now())
+       RETURNING id`,
+      [deliveryId, webhookId],
+    );
+    if (updated.length) return "requested";
+    const exists = await this.sql.one(`SELECT id FROM deliveries WHERE id = $1 AND webhook_id = $2`, [deliveryId, webhookId]);
+    return exists ? "in_flight" : "not_found";
+  }
+
+  /** Pending deliveries, and those of them due now and not held by a sender. */
+  async depth(): Promise<{ due: number; pending: number }> {
+    const row = await this.sql.one<{ due: number; pending: number }>(
+      `SELECT count(*) FILTER (WHERE next_attempt_at <= now())::int AS due, count(*)::int AS pending FROM deliveries WHERE status = 'pending'`,
+    );
+    return row ?? { due: 0, pending: 0 };
+  }
+}
