@@ -8,9 +8,9 @@
  */
 import { randomBytes } from "node:crypto";
 import { availableParallelism } from "node:os";
+import { ARGON2_PARAMETERS, configSchema, startAuthService } from "@docex/auth";
 import { dropDatabase, testServiceConfig } from "@docex/testkit";
 import argon2 from "argon2";
-import { ARGON2_PARAMETERS, configSchema, startAuthService } from "@docex/auth";
 
 const PHASE_MS = Number(process.env.PHASE_SECONDS ?? 5) * 1000;
 const cores = availableParallelism();
