@@ -1,0 +1,53 @@
+import { type Metrics, NotFoundError } from "@docex/kit";
+import { createDocumentClient } from "@docex/protos";
+import type { QueueDirectory } from "../domain/queue-directory.js";
+import type { QueueRef } from "../domain/records.js";
+
+export interface DocumentQueuesOptions {
+  metrics?: Metrics;
+  deadlineMs: number;
+  /** How long a resolved queue is reused. A queue never moves to another organization, so only memory bounds it. */
+  cacheMs?: number;
+  maxEntries?: number;
+}
+
+export interface DocumentQueues extends QueueDirectory {
+  close(): void;
+}
+
+/**
+ * The gRPC client of the document service (ResolveEntity): a deadline, a breaker so that an unreachable
+ * document service answers 503 at once, and a cache of queues found (never of "not found").
+ */
+export function documentQueues(address: string, options: DocumentQueuesOptions): DocumentQueues {
+  const client = createDocumentClient(address, {
+    deadlineMs: options.deadlineMs,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    breaker: { resetTimeoutMs: 5_000 },
+  });
+  const cacheMs = options.cacheMs ?? 5 * 60_000;
+  const maxEntries = options.maxEntries ?? 10_000;
+  const found = new Map<string, { queue: QueueRef; expiresAt: number }>();
+
+  return {
+    async resolveQueue(ref, ctx) {
+      const hit = found.get(ref);
+      if (hit && hit.expiresAt > Date.now()) return hit.queue;
+      let answer: Awaited<ReturnType<typeof client.resolveEntity>>;
+      try {
+        answer = await client.resolveEntity(
+          { entity_type: "queue", id_or_humanized: ref },
+          ctx?.requestId ? { requestId: ctx.requestId } : {},
+        );
+      } catch (error) {
+        if (error instanceof NotFoundError) return undefined;
+        throw error;
+      }
+      const queue = { queueId: answer.id, organizationId: answer.organization_id };
+      if (found.size >= maxEntries) found.delete(found.keys().next().value as string);
+      found.set(ref, { queue, expiresAt: Date.now() + cacheMs });
+      return queue;
+    },
+    close: () => client.close(),
+  };
+}

@@ -1,0 +1,17 @@
+import { createEvent, type DocexEvent } from "@docex/events";
+import type { Register, UploadMethod } from "./records.js";
+
+/** `register.updated`: one per element of an upload, with the register as that element left it. */
+export function registerUpdated(register: Register, method: UploadMethod, requestId: string): DocexEvent<"register.updated"> {
+  return createEvent("register.updated", {
+    organization_id: register.organizationId,
+    request_id: requestId,
+    data: {
+      register_id: register.id,
+      queue_id: register.queueId,
+      name: register.name,
+      method,
+      item_count: register.itemCount,
+    },
+  });
+}
