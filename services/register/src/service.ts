@@ -7,7 +7,7 @@ import { RegisterAccess } from "./domain/access.js";
 import { RegisterCatalog } from "./domain/register-catalog.js";
 import { RegisterUploads } from "./domain/uploads.js";
 import { registerHandlers } from "./grpc/register-handlers.js";
-import { REGISTER_BODY_LIMITS, registerRoutes } from "./http/routes.js";
+import { REGISTER_BODY_LIMITS, registerHttp } from "./http/routes.js";
 import { migrations } from "./store/migrations.js";
 import { OutboxEvents } from "./store/outbox-events.js";
 import { RegisterStore } from "./store/register-store.js";
@@ -47,11 +47,13 @@ export async function startRegisterService(config: RegisterConfig, options: { lo
   const uploads = new RegisterUploads({ store, events: new OutboxEvents(infra.outbox), queues, access, upkeep });
   const catalog = new RegisterCatalog({ store, queues, access });
 
+  const http = registerHttp({ uploads, catalog }, infra.verifier);
   const app = createHttpApp({
     logger,
     metrics,
     readiness: infra.readiness,
-    routes: registerRoutes({ uploads, catalog }, infra.verifier),
+    api: http.api,
+    routes: http.routes,
     bodyLimits: REGISTER_BODY_LIMITS,
   });
   const grpc = new GrpcServer(logger, metrics);

@@ -1,13 +1,15 @@
-import { authenticate, type BodyLimitRule, callerOf, parseInput, type TokenVerifier } from "@docex/kit";
-import type { Request, Router } from "express";
+import { type AccessTokenVerifier, ApiDescription, authenticate, type BodyLimitRule, callerOf, dataOf, pageOf } from "@docex/kit";
+import type { Request, RequestHandler, Router } from "express";
+import { z } from "zod";
 import type { Actor } from "../domain/access.js";
 import type { RegisterCatalog } from "../domain/register-catalog.js";
 import { tooManyItems } from "../domain/register-errors.js";
 import { MAX_ITEMS_PER_UPLOAD, type RegisterUploads } from "../domain/uploads.js";
-import { itemDto, paginationDto, registerDto } from "./dto.js";
+import { itemDto, paginationDto, registerDto, registerItemSchema, registerSchema } from "./dto.js";
 import { claimedItemCount, itemsQuery, uploadBody, uploadEntriesOf } from "./schemas.js";
 
 const API = "/api/v2";
+const TAGS = ["Registers"];
 
 /** API.md "Conventions": POST /registers takes bodies up to 50 MiB. */
 export const REGISTER_BODY_LIMITS: BodyLimitRule[] = [{ method: "POST", path: /^\/api\/v2\/registers\/?$/, limit: "50mb" }];
@@ -16,47 +18,98 @@ function actorOf(req: Request): Actor {
   return { userId: callerOf(req).userId, requestId: req.requestId };
 }
 
-function param(req: Request, name: string): string {
-  return String(req.params[name] ?? "");
-}
+/** Counted before item-by-item validation, so an oversized upload is refused without that work. */
+const refuseOversizedUploads: RequestHandler = (req, _res, next) => {
+  const claimed = claimedItemCount(req.body);
+  next(claimed > MAX_ITEMS_PER_UPLOAD ? tooManyItems(claimed, MAX_ITEMS_PER_UPLOAD) : undefined);
+};
 
 /** Thin routes: parse with the schema, call the domain, shape the answer. Every route needs a verified token. */
-export function registerRoutes(
+export function registerHttp(
   domain: { uploads: RegisterUploads; catalog: RegisterCatalog },
-  verifier: TokenVerifier,
-): (router: Router) => void {
+  verifier: AccessTokenVerifier,
+): { api: ApiDescription; routes: (router: Router) => void } {
   const { uploads, catalog } = domain;
   const signedIn = authenticate(verifier);
-  return (router) => {
-    /**
-     * 201 with `Location` of the first register's items (the only address a register has), and the
-     * registers the upload touched as `data`, so that a client uploading several learns all their ids.
-     */
-    router.post(`${API}/registers`, signedIn, async (req, res) => {
-      // Counted before item-by-item validation, so an oversized upload is refused without that work.
-      const claimed = claimedItemCount(req.body);
-      if (claimed > MAX_ITEMS_PER_UPLOAD) throw tooManyItems(claimed, MAX_ITEMS_PER_UPLOAD);
-      const entries = uploadEntriesOf(parseInput(uploadBody, req.body));
-      const registers = await uploads.upload(actorOf(req), entries);
-      res
-        .status(201)
-        .location(`${API}/registers/${registers[0]!.id}/items`)
-        .json({ data: registers.map(registerDto) });
-    });
+  const api = new ApiDescription("register");
+  const routes = (router: Router) => {
+    api.route(
+      router,
+      {
+        method: "post",
+        path: `${API}/registers`,
+        operationId: "uploadRegisters",
+        summary: "Upload registers (replace, append or upsert), all in one transaction",
+        description:
+          "A register is identified by (queue, name) and created on first upload. `replace` swaps all items atomically, " +
+          "`append` adds (a duplicate value is 409 and nothing is written), `upsert` inserts or updates by value. " +
+          `At most ${MAX_ITEMS_PER_UPLOAD} items per request (else 413). The answer lists the registers the upload touched; ` +
+          "Location points at the first one's items.",
+        tags: TAGS,
+        body: uploadBody,
+        responses: {
+          201: {
+            description: "Uploaded",
+            schema: dataOf(z.array(registerSchema)),
+            headers: { Location: "The items of the first register uploaded" },
+          },
+        },
+        problems: [403, 404, 409],
+      },
+      signedIn,
+      refuseOversizedUploads,
+      async ({ body }, req, res) => {
+        const registers = await uploads.upload(actorOf(req), uploadEntriesOf(body));
+        res
+          .status(201)
+          .location(`${API}/registers/${registers[0]!.id}/items`)
+          .json({ data: registers.map(registerDto) });
+      },
+    );
 
-    router.get(`${API}/queues/:queue_id/registers`, signedIn, async (req, res) => {
-      const registers = await catalog.registersOfQueue(actorOf(req), param(req, "queue_id"));
-      res.json({ data: registers.map(registerDto) });
-    });
+    api.route(
+      router,
+      {
+        method: "get",
+        path: `${API}/queues/{queue_id}/registers`,
+        operationId: "listQueueRegisters",
+        summary: "List a queue's registers",
+        tags: TAGS,
+        params: { queue_id: "UUID or humanized id of the queue" },
+        responses: { 200: { description: "The queue's registers", schema: dataOf(z.array(registerSchema)) } },
+        problems: [404],
+      },
+      signedIn,
+      async ({ params }, req, res) => {
+        const registers = await catalog.registersOfQueue(actorOf(req), params.queue_id ?? "");
+        res.json({ data: registers.map(registerDto) });
+      },
+    );
 
-    router.get(`${API}/registers/:register_id/items`, signedIn, async (req, res) => {
-      const query = parseInput(itemsQuery, req.query, "query");
-      const page = await catalog.items(actorOf(req), param(req, "register_id"), {
-        page: query.page,
-        pageSize: query.page_size,
-        search: query.q,
-      });
-      res.json({ data: page.items.map(itemDto), pagination: paginationDto(page) });
-    });
+    api.route(
+      router,
+      {
+        method: "get",
+        path: `${API}/registers/{register_id}/items`,
+        operationId: "listRegisterItems",
+        summary: "List or search a register's items",
+        description: "`q` matches value, label, name, register_id and tax_id, case-insensitively.",
+        tags: TAGS,
+        params: { register_id: "UUID of the register" },
+        query: itemsQuery,
+        responses: { 200: { description: "A page of items", schema: pageOf(registerItemSchema) } },
+        problems: [404],
+      },
+      signedIn,
+      async ({ params, query }, req, res) => {
+        const page = await catalog.items(actorOf(req), params.register_id ?? "", {
+          page: query.page,
+          pageSize: query.page_size,
+          search: query.q,
+        });
+        res.json({ data: page.items.map(itemDto), pagination: paginationDto(page) });
+      },
+    );
   };
+  return { api, routes };
 }
