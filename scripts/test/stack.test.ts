@@ -3,8 +3,8 @@ import { eventually, tokenIn } from "@docex/testkit";
 import { expect } from "chai";
 import { type Stack, sharedStack } from "./support/stack.js";
 
-// This file stops the shared stack at its end (the SIGINT test), so suites that use the stack
-// live in files named before it (mocha runs files in name order).
+// The shared stack is stopped with SIGINT after the run, and its clean stop checked, by the
+// root hook in support/hooks.ts.
 
 describe("the whole stack through the gateway (npm start, real Postgres and NATS)", function () {
   this.timeout(60_000);
@@ -153,17 +153,5 @@ describe("the whole stack through the gateway (npm start, real Postgres and NATS
     expect((await call("GET", `/documents/${documentId}`, { token: strangerAccess })).status).to.equal(404);
     expect((await call("GET", `/queues/${queue.body.data.id}`, { token: strangerAccess })).status).to.equal(404);
     expect((await call("GET", `/organizations/${organizationId}/raw-memberships`, { token: strangerAccess })).status).to.equal(404);
-  });
-
-  it("stops every process cleanly on SIGINT", async () => {
-    expect(await stack.interrupt()).to.equal(0);
-    expect(stack.output).to.include("[stack] stopped");
-    for (const name of SERVICE_NAMES) {
-      const answered = await fetch(`${stack.serviceUrl(name)}/healthz`).then(
-        () => true,
-        () => false,
-      );
-      expect(answered, `${name} still answers after the stop`).to.equal(false);
-    }
   });
 });

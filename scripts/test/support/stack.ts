@@ -55,12 +55,14 @@ export class Stack {
         GATEWAY_RATE_LIMIT_PER_MINUTE: "0",
       },
       stdio: ["ignore", "pipe", "pipe"],
+      // Its own process group, so that the services can be killed with it if it will not stop.
+      detached: true,
     });
     const stack = new Stack(child, namespace, mail, owner);
     const deadline = Date.now() + 150_000;
     while (!stack.output.includes("docex is ready")) {
       if (Date.now() > deadline || child.exitCode !== null) {
-        child.kill("SIGKILL");
+        await stack.dispose();
         throw new Error(`the stack did not become ready:\n${stack.output.slice(-4000)}`);
       }
       await new Promise((resolve) => setTimeout(resolve, 250));
@@ -106,10 +108,18 @@ export class Stack {
     return Promise.race([this.exited, new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), timeoutMs))]);
   }
 
-  /** Kills what is left and removes the stack's databases and streams. */
+  get running(): boolean {
+    return this.process.exitCode === null && this.process.signalCode === null;
+  }
+
+  /** Kills what is left (the runner and every service it started) and removes the stack's databases and streams. */
   async dispose(): Promise<void> {
-    if (this.process.exitCode === null && this.process.signalCode === null) {
-      this.process.kill("SIGKILL");
+    if (this.running) {
+      try {
+        process.kill(-this.process.pid!, "SIGKILL");
+      } catch {
+        this.process.kill("SIGKILL");
+      }
       await this.exited;
     }
     await Promise.all(SERVICE_NAMES.map((name) => dropDatabase(`${this.namespace}_${name}`).catch(() => undefined)));
@@ -125,14 +135,33 @@ export class Stack {
 
 let shared: Promise<Stack> | undefined;
 
-/** The test process's stack, started on first use; `stopSharedStack` (a root hook) removes it. */
+/** The test process's stack, started on first use; `stopSharedStack` (a root hook) stops and removes it. */
 export function sharedStack(): Promise<Stack> {
   shared ??= Stack.start();
   return shared;
 }
 
+/**
+ * Stops the shared stack as a person would, with Ctrl-C, and fails unless every process stopped
+ * cleanly; then removes what the stack left behind.
+ */
 export async function stopSharedStack(): Promise<void> {
   if (!shared) return;
   const stack = await shared.catch(() => undefined);
-  await stack?.dispose();
+  if (!stack) return;
+  try {
+    const code = stack.running ? await stack.interrupt() : await stack.exited;
+    if (code !== 0 || !stack.output.includes("[stack] stopped")) {
+      throw new Error(`the stack did not stop cleanly on SIGINT (exit ${code}):\n${stack.output.slice(-3000)}`);
+    }
+    for (const name of SERVICE_NAMES) {
+      const answered = await fetch(`${stack.serviceUrl(name)}/healthz`).then(
+        () => true,
+        () => false,
+      );
+      if (answered) throw new Error(`${name} still answers after the stack stopped`);
+    }
+  } finally {
+    await stack.dispose();
+  }
 }
