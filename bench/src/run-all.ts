@@ -1,50 +1,177 @@
 /**
- * Runs every benchmark in bench/dist (each `*.js` but this one) as a child process, one
- * after another, and writes what each printed to bench/REPORT.md with the machine it ran on.
+ * `npm run bench`: runs every benchmark in bench/dist (each `*.js` built from a file in bench/src, this one aside)
+ * as a child process, one after another, and writes bench/REPORT.md: the machine and the run, the headline figures
+ * and ratios of each benchmark, then each benchmark's output exactly as it printed it.
+ *
+ *   node dist/run-all.js [name ...]    only the named benchmarks (e.g. `stack delivery`); the report says so
+ *
+ * BENCH_TIMEOUT_MINUTES (20): a benchmark still running after this is stopped (its process group) and reported.
  */
-import { spawn } from "node:child_process";
-import { readdirSync, writeFileSync } from "node:fs";
-import { cpus, totalmem } from "node:os";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { cpus, freemem, loadavg, platform, release, totalmem } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const distDir = dirname(fileURLToPath(import.meta.url));
-const reportPath = join(distDir, "..", "REPORT.md");
+const benchDir = join(distDir, "..");
+const reportPath = join(benchDir, "REPORT.md");
 const self = basename(fileURLToPath(import.meta.url));
+const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_MINUTES ?? 20) * 60_000;
 
-function run(file: string): Promise<{ output: string; code: number | null }> {
+interface Outcome {
+  name: string;
+  output: string;
+  errorTail: string;
+  code: number | null;
+  timedOut: boolean;
+  seconds: number;
+}
+
+/** The process group of the benchmark running now; Ctrl-C stops it too (it is not in the terminal's group). */
+let runningGroup: number | undefined;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    signalGroup(runningGroup, signal);
+    process.exit(130);
+  });
+}
+
+function run(file: string): Promise<Outcome> {
+  const name = file.replace(/\.js$/, "");
+  const started = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(distDir, file)], { stdio: ["ignore", "pipe", "inherit"] });
+    // Its own process group, so that a benchmark that overstays is stopped with everything it started.
+    const child = spawn(process.execPath, [join(distDir, file)], { stdio: ["ignore", "pipe", "pipe"], detached: true });
+    runningGroup = child.pid;
     let output = "";
+    let errors = "";
+    let timedOut = false;
     child.stdout.on("data", (chunk: Buffer) => {
       output += chunk.toString("utf8");
       process.stdout.write(chunk);
     });
+    child.stderr.on("data", (chunk: Buffer) => {
+      errors = (errors + chunk.toString("utf8")).slice(-20_000);
+      process.stderr.write(chunk);
+    });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      process.stderr.write(`${name} still running after ${TIMEOUT_MS / 60_000} min; stopping it\n`);
+      signalGroup(child.pid, "SIGTERM");
+      setTimeout(() => signalGroup(child.pid, "SIGKILL"), 30_000).unref();
+    }, TIMEOUT_MS);
     child.on("error", reject);
-    child.on("close", (code) => resolve({ output, code }));
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      runningGroup = undefined;
+      const errorTail = errors.trimEnd().split("\n").slice(-20).join("\n");
+      resolve({ name, output: output.trim(), errorTail, code, timedOut, seconds: (Date.now() - started) / 1000 });
+    });
   });
 }
 
-const benchmarks = readdirSync(distDir)
-  .filter((file) => file.endsWith(".js") && file !== self)
-  .sort();
-const cpu = cpus()[0]?.model ?? "unknown CPU";
-const sections = [
-  "# Benchmarks",
-  "",
-  `Run ${new Date().toISOString()} on ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB memory, Node ${process.version} (${process.platform}/${process.arch}).`,
-  "",
-];
-let failed = false;
-for (const file of benchmarks) {
-  process.stderr.write(`running ${file}\n`);
-  const { output, code } = await run(file);
-  sections.push(output.trim(), "");
-  if (code !== 0) {
-    failed = true;
-    sections.push(`**${file} exited with code ${code}.**`, "");
+function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {}
+}
+
+function gitRevision(): string {
+  try {
+    const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: benchDir, stdio: ["ignore", "pipe", "ignore"] })
+      .toString()
+      .trim();
+    const dirty = execFileSync("git", ["status", "--porcelain"], { cwd: benchDir, stdio: ["ignore", "pipe", "ignore"] })
+      .toString()
+      .trim();
+    return dirty ? `${commit} with uncommitted changes` : commit;
+  } catch {
+    return "unknown";
   }
 }
-writeFileSync(reportPath, `${sections.join("\n").trimEnd()}\n`);
+
+/** The lines a benchmark marks as its results: bullets with a bold figure or a ratio. */
+function headlines(output: string): string[] {
+  return output.split("\n").filter((line) => line.startsWith("- ") && (line.includes("**") || line.includes("×")));
+}
+
+/** A benchmark's output as it printed it: markdown as is, anything else as a preformatted block under its name. */
+function section(outcome: Outcome): string[] {
+  const lines: string[] = [];
+  if (/^## /m.test(outcome.output)) lines.push(outcome.output);
+  else lines.push(`## ${outcome.name}`, "", "```text", outcome.output || "(no output)", "```");
+  if (outcome.code !== 0) {
+    const why = outcome.timedOut ? `was stopped after ${TIMEOUT_MS / 60_000} min` : `exited with code ${outcome.code}`;
+    lines.push(
+      "",
+      `**${outcome.name} ${why}.** The end of what it wrote to stderr:`,
+      "",
+      "```text",
+      outcome.errorTail || "(nothing)",
+      "```",
+    );
+  }
+  return lines;
+}
+
+const requested = process.argv.slice(2).map((name) => name.replace(/\.js$/, ""));
+const available = readdirSync(distDir)
+  .filter((file) => file.endsWith(".js") && file !== self)
+  // A file left in dist by a benchmark whose source was removed is not run.
+  .filter((file) => existsSync(join(benchDir, "src", file.replace(/\.js$/, ".ts"))))
+  .sort();
+const unknown = requested.filter((name) => !available.includes(`${name}.js`));
+if (unknown.length > 0) {
+  process.stderr.write(
+    `no such benchmark: ${unknown.join(", ")} (there are: ${available.map((file) => file.replace(/\.js$/, "")).join(", ")})\n`,
+  );
+  process.exit(2);
+}
+const benchmarks = requested.length > 0 ? available.filter((file) => requested.includes(file.replace(/\.js$/, ""))) : available;
+
+const startedAt = new Date();
+const loadBefore = loadavg()[0]!;
+const outcomes: Outcome[] = [];
+for (const file of benchmarks) {
+  process.stderr.write(`running ${file}\n`);
+  outcomes.push(await run(file));
+}
+const loadAfter = loadavg()[0]!;
+
+const cpuModels = [...new Set(cpus().map((cpu) => cpu.model))].join(", ");
+const gib = (bytes: number) => (bytes / 2 ** 30).toFixed(1);
+const report = [
+  "# Benchmarks",
+  "",
+  "Written by `npm run bench` (bench/src/run-all.ts); every benchmark ran as a child process, one after another, on this machine.",
+  "",
+  "| | |",
+  "|---|---|",
+  `| date | ${startedAt.toISOString()} (took ${((Date.now() - startedAt.getTime()) / 60_000).toFixed(1)} min) |`,
+  `| CPUs | ${cpus().length} × ${cpuModels} |`,
+  `| memory | ${gib(totalmem())} GiB (${gib(freemem())} GiB free at the end) |`,
+  `| Node | ${process.version} (${platform()}/${process.arch}, kernel ${release()}) |`,
+  `| load average (1 min) | ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after: other work on this machine weighs on every figure |`,
+  `| commit | ${gitRevision()} |`,
+  `| benchmarks | ${requested.length > 0 ? `only ${requested.join(", ")} (asked for)` : "all"} |`,
+  "",
+  "## Summary",
+  "",
+  "| benchmark | result | time |",
+  "|---|---|---:|",
+  ...outcomes.map(
+    (outcome) =>
+      `| [${outcome.name}](#${outcome.name}) | ${outcome.code === 0 ? "ok" : outcome.timedOut ? "**stopped: out of time**" : `**failed (exit ${outcome.code})**`} | ${outcome.seconds.toFixed(0)} s |`,
+  ),
+  "",
+  ...outcomes.flatMap((outcome) => {
+    const figures = headlines(outcome.output);
+    return figures.length > 0 ? [`**${outcome.name}**`, "", ...figures, ""] : [];
+  }),
+  ...outcomes.flatMap((outcome) => [...section(outcome), ""]),
+];
+writeFileSync(reportPath, `${report.join("\n").trimEnd()}\n`);
 process.stderr.write(`wrote ${reportPath}\n`);
-process.exitCode = failed ? 1 : 0;
+process.exitCode = outcomes.every((outcome) => outcome.code === 0) ? 0 : 1;

@@ -127,3 +127,28 @@ describe("createHttpApp", () => {
     expect(metrics).to.match(/http_request_duration_seconds_count\{[^}]*route="\/items\/:id"[^}]*status_code="404"/);
   });
 });
+
+describe("problem answers for a lost database connection", () => {
+  it("turns a dropped Postgres connection into 503 database_unavailable with Retry-After, never a 500", async () => {
+    const app = createHttpApp({
+      logger: silentLogger,
+      metrics: new Metrics("kit-test", { defaultMetrics: false }),
+      readiness: new Readiness(),
+      routes: (router) => {
+        router.get("/cut", () => {
+          const lost = Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" });
+          throw Object.assign(new Error("query failed"), { name: "SequelizeDatabaseError", parent: lost });
+        });
+      },
+    });
+    const server = await listen(app, "127.0.0.1", 0);
+    try {
+      const response = await fetch(`${baseUrlOf(server)}/cut`);
+      expect(response.status).to.equal(503);
+      expect(response.headers.get("retry-after")).to.equal("1");
+      expect((await response.json()).code).to.equal("database_unavailable");
+    } finally {
+      await closeHttp(server, 500);
+    }
+  });
+});

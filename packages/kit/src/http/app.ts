@@ -1,7 +1,7 @@
 import express, { type ErrorRequestHandler, type Express as ExpressApp, type RequestHandler, type Router } from "express";
 import { pinoHttp } from "pino-http";
 import type { Caller } from "../auth/token-verifier.js";
-import { DomainError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from "../errors.js";
+import { DomainError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError, UpstreamError, ValidationError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 import type { ApiDescription } from "./operations.js";
@@ -151,6 +151,10 @@ export function problemErrorHandler(logger: Logger): ErrorRequestHandler {
       case "request.aborted":
         return;
     }
+    if (isTransientDatabaseFailure(error)) {
+      translated = new UpstreamError(503, "The database is briefly unavailable; try again.", "database_unavailable");
+      res.setHeader("retry-after", "1");
+    }
     if (!(translated instanceof DomainError) || translated.status >= 500) {
       logger.error({ err: error, request_id: requestId }, "request failed");
     }
@@ -160,4 +164,29 @@ export function problemErrorHandler(logger: Logger): ErrorRequestHandler {
     }
     sendProblem(res, translated, requestId);
   };
+}
+
+/** Postgres codes of a connection that went away: admin shutdown, crash, cannot connect, connection failure. */
+const LOST_CONNECTION_CODES = new Set(["57P01", "57P02", "57P03", "08000", "08001", "08003", "08006"]);
+
+/**
+ * A request that failed because the database connection dropped (a failover, a restart, a cut
+ * connection) is the server's trouble, not the client's: 503 with Retry-After, not a bare 500.
+ */
+export function isTransientDatabaseFailure(error: unknown): boolean {
+  for (
+    let current = error as { name?: string; code?: string; parent?: unknown; original?: unknown; message?: string } | undefined, depth = 0;
+    current && depth < 4;
+    depth++
+  ) {
+    if (
+      typeof current.name === "string" &&
+      /^Sequelize(Connection|ConnectionAcquireTimeout|HostNotReachable|ConnectionRefused)/.test(current.name)
+    )
+      return true;
+    if (typeof current.code === "string" && LOST_CONNECTION_CODES.has(current.code)) return true;
+    if (typeof current.message === "string" && /Connection terminated|terminating connection/i.test(current.message)) return true;
+    current = (current.parent ?? current.original) as typeof current;
+  }
+  return false;
 }

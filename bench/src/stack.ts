@@ -1,0 +1,688 @@
+/**
+ * The whole stack under a mixed workload, through the gateway: the stack runs as `npm start` runs it
+ * (scripts/dist/start.js: every service and the gateway a child process) on this machine's Postgres and NATS,
+ * in a namespace of its own. Offered rates rise step by step, open loop (requests are sent when due, whether or
+ * not earlier ones answered, and latency counts from when a request was due), until annotation edits' p99
+ * reaches 200 ms or a request fails. Reported: the highest rate that kept both, and each process's CPU and RSS
+ * there, read from /proc.
+ *
+ * The mix: reads of documents, annotation edits (PATCH) with a document_validation link to a validator that
+ * answers after 20 ms, status changes with a webhook attached, and register item reads. Parts the stack does
+ * not offer yet (validation on PATCH, the register service) are detected, left out, and said so in the report.
+ *
+ *   node dist/stack.js        prints a markdown section
+ *
+ * BENCH_STACK_RATES (requests/s offered, "20,40,60,80,100,125,150,200,250,300,400"), BENCH_STACK_STEP_SECONDS (12),
+ * BENCH_STACK_SECONDS (180: the whole run, start-up included, stops by itself within about this).
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { createHmac, randomBytes } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import { type AddressInfo, createServer as createTcpServer } from "node:net";
+import { cpus, loadavg } from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { createLogger, databaseUrl, EventBus, SERVICE_NAMES, SERVICE_PORTS } from "@docex/kit";
+import { dropDatabase, testDatabaseServerUrl, testNatsUrl } from "@docex/testkit";
+import { jetstreamManager } from "@nats-io/jetstream";
+import pg from "pg";
+import { Pool } from "undici";
+
+const RATES = (process.env.BENCH_STACK_RATES ?? "20,40,60,80,100,125,150,200,250,300,400").split(",").map(Number);
+const STEP_SECONDS = Number(process.env.BENCH_STACK_STEP_SECONDS ?? 12);
+const TOTAL_SECONDS = Number(process.env.BENCH_STACK_SECONDS ?? 180);
+const WARM_UP_SECONDS = 4;
+const EDIT_P99_LIMIT_MS = 200;
+const VALIDATOR_DELAY_MS = 20;
+const DOCUMENTS = 100;
+const STATUS_DOCUMENTS = 60;
+const REGISTER_ITEMS = 5_000;
+const REQUEST_TIMEOUT_MS = 10_000;
+const MAX_OUTSTANDING = 2_000;
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const startedAt = performance.now();
+const secondsLeft = () => TOTAL_SECONDS - (performance.now() - startedAt) / 1000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const say = (message: string) => process.stderr.write(`[bench stack] ${message}\n`);
+
+type Kind = "read" | "edit" | "status" | "register";
+const KINDS: Kind[] = ["read", "edit", "status", "register"];
+const LABEL: Record<Kind, string> = {
+  read: "GET /documents/{id}",
+  edit: "PATCH /documents/{id}/annotations",
+  status: "POST /documents/{id}/status",
+  register: "GET /registers/{id}/items",
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// The stack: scripts/dist/start.js in its own process group, so that nothing it started outlives the benchmark.
+
+interface RunningStack {
+  process: ChildProcess;
+  namespace: string;
+  gateway: string;
+  owner: { email: string; password: string };
+  output: () => string;
+}
+
+async function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createTcpServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+}
+
+/** A STACK_PORT_OFFSET whose ports are all free, away from `npm start` (0), the test stack (20,000) and ephemeral ports. */
+async function freePortOffset(): Promise<number> {
+  const ports = Object.values(SERVICE_PORTS)
+    .flatMap(({ http, grpc }) => [http, grpc])
+    .filter((port) => port > 0);
+  for (let attempt = 0; attempt < 40; attempt++) {
+    const offset = 10_000 + 100 * Math.floor(Math.random() * 80);
+    if ((await Promise.all(ports.map((port) => portIsFree(port + offset)))).every(Boolean)) return offset;
+  }
+  throw new Error("no free STACK_PORT_OFFSET found");
+}
+
+async function startStack(): Promise<RunningStack> {
+  const namespace = `docex_bench_${randomBytes(3).toString("hex")}`;
+  const offset = await freePortOffset();
+  const owner = { email: `owner-${namespace}@example.test`, password: "benchmark owner password" };
+  const child = spawn(process.execPath, [path.join(root, "scripts/dist/start.js")], {
+    env: {
+      ...process.env,
+      STACK_PORT_OFFSET: String(offset),
+      STACK_NAMESPACE: namespace,
+      LOG_LEVEL: "warn",
+      BOOTSTRAP_OWNER_EMAIL: owner.email,
+      BOOTSTRAP_OWNER_PASSWORD: owner.password,
+      GATEWAY_RATE_LIMIT_PER_MINUTE: "0",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  let output = "";
+  for (const stream of [child.stdout, child.stderr])
+    stream?.on("data", (chunk: Buffer) => (output = (output + chunk.toString()).slice(-50_000)));
+  const stack = {
+    process: child,
+    namespace,
+    gateway: `http://127.0.0.1:${SERVICE_PORTS.gateway.http + offset}`,
+    owner,
+    output: () => output,
+  };
+  const deadline = performance.now() + 150_000;
+  while (!output.includes("docex is ready")) {
+    if (performance.now() > deadline || child.exitCode !== null) {
+      await stopStack(stack);
+      throw new Error(`the stack did not become ready:\n${output.slice(-3_000)}`);
+    }
+    await sleep(250);
+  }
+  return stack;
+}
+
+async function stopStack(stack: RunningStack): Promise<void> {
+  const group = stack.process.pid!;
+  const exited = new Promise<void>((resolve) =>
+    stack.process.exitCode === null ? stack.process.once("exit", () => resolve()) : resolve(),
+  );
+  stack.process.kill("SIGINT");
+  await Promise.race([exited, sleep(40_000)]);
+  try {
+    process.kill(-group, "SIGKILL");
+  } catch {}
+  await Promise.all(SERVICE_NAMES.map((name) => dropDatabase(`${stack.namespace}_${name}`).catch(() => undefined)));
+  const stream = stack.namespace.toUpperCase();
+  const bus = await EventBus.connect({
+    url: testNatsUrl(),
+    name: "bench-stack-cleanup",
+    logger: createLogger("bench", "warn"),
+    namespace: { stream, subjectPrefix: stack.namespace },
+  }).catch(() => undefined);
+  if (!bus) return;
+  try {
+    const jsm = await jetstreamManager(bus.connection);
+    for (const name of [stream, `${stream}_DLQ`]) await jsm.streams.delete(name).catch(() => undefined);
+  } finally {
+    await bus.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The processes' CPU and memory, from /proc.
+
+const TICKS_PER_SECOND = (() => {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** The stack's processes (children of start.js), by name: services/<name>/dist/main.js or gateway/dist/main.js. */
+function stackProcesses(startPid: number): Map<string, number> {
+  const found = new Map<string, number>();
+  for (const task of readdirSync(`/proc/${startPid}/task`)) {
+    const children = readFileSync(`/proc/${startPid}/task/${task}/children`, "utf8").trim();
+    for (const pid of children ? children.split(/\s+/).map(Number) : []) {
+      const commandLine = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      const name = /(?:services\/([a-z]+)|(gateway))\/dist\/main\.js/.exec(commandLine);
+      if (name) found.set(name[1] ?? name[2]!, pid);
+    }
+  }
+  return found;
+}
+
+/** CPU seconds (user + system) a process has used so far. */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+function rssMiB(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return match ? Number(match[1]) / 1024 : Number.NaN;
+}
+
+/**
+ * CPU seconds used so far by the Postgres backends serving the stack's databases (the server is shared, so only
+ * these count), by backend pid; backends that are not processes on this machine are left out.
+ */
+async function postgresCpu(client: pg.Client, namespace: string): Promise<Map<number, number>> {
+  const { rows } = await client.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = ANY($1::text[])", [
+    SERVICE_NAMES.map((name) => `${namespace}_${name}`),
+  ]);
+  const usage = new Map<number, number>();
+  for (const { pid } of rows) {
+    try {
+      usage.set(pid, cpuSeconds(pid));
+    } catch {}
+  }
+  return usage;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Local receivers: the webhook's and the 20 ms validator.
+
+interface Receivers {
+  webhookUrl: string;
+  validatorUrl: string;
+  deliveries: () => number;
+  badSignatures: () => number;
+  validations: () => number;
+  setKey(key: string): void;
+  stop(): Promise<void>;
+}
+
+async function startReceivers(): Promise<Receivers> {
+  let key = "";
+  let deliveries = 0;
+  let badSignatures = 0;
+  let validations = 0;
+  const sign = (body: string) => createHmac("sha256", Buffer.from(key, "utf8")).update(body).digest("hex");
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const raw = Buffer.concat(chunks).toString("utf8");
+      if (req.url?.startsWith("/validate")) {
+        validations++;
+        const answer = JSON.stringify({ results: [] });
+        setTimeout(
+          () => res.writeHead(200, { "content-type": "application/json", "x-service-signature": sign(answer) }).end(answer),
+          VALIDATOR_DELAY_MS,
+        );
+        return;
+      }
+      deliveries++;
+      if (req.headers["x-service-signature"] !== sign(raw)) badSignatures++;
+      res.writeHead(200).end();
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    webhookUrl: `${base}/events`,
+    validatorUrl: `${base}/validate`,
+    deliveries: () => deliveries,
+    badSignatures: () => badSignatures,
+    validations: () => validations,
+    setKey: (value) => {
+      key = value;
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The API through the gateway.
+
+interface Answer {
+  status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: the benchmark reads a few fields of each answer
+  body: any;
+}
+
+class Api {
+  token = "";
+  constructor(readonly pool: Pool) {}
+
+  async call(method: "GET" | "POST" | "PATCH", apiPath: string, body?: unknown): Promise<Answer> {
+    const headers: Record<string, string> = {};
+    if (this.token) headers.authorization = `Bearer ${this.token}`;
+    if (body !== undefined) headers["content-type"] = "application/json";
+    const response = await this.pool.request({
+      method,
+      path: `/api/v2${apiPath}`,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      headersTimeout: REQUEST_TIMEOUT_MS,
+      bodyTimeout: REQUEST_TIMEOUT_MS,
+    });
+    const text = await response.body.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {}
+    return { status: response.statusCode, body: parsed };
+  }
+
+  async expect(status: number, method: "GET" | "POST" | "PATCH", apiPath: string, body?: unknown): Promise<Answer> {
+    const answer = await this.call(method, apiPath, body);
+    if (answer.status !== status) throw new Error(`${method} ${apiPath}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 500)}`);
+    return answer;
+  }
+}
+
+async function inBatches<T>(count: number, concurrency: number, make: (index: number) => Promise<T>): Promise<T[]> {
+  const results: T[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const index = next++;
+        results[index] = await make(index);
+      }
+    }),
+  );
+  return results;
+}
+
+interface Workload {
+  queueId: string;
+  documents: string[];
+  /** Documents free for a status change, each with the status it is in; one request per document at a time. */
+  idle: Array<{ id: string; status: string }>;
+  registerId: string | undefined;
+  validation: string;
+  register: string;
+}
+
+async function prepare(api: Api, stack: RunningStack, receivers: Receivers): Promise<Workload> {
+  api.token = (await api.expect(200, "POST", "/auth/login", stack.owner)).body.data.access_token;
+  let organizationId = "";
+  for (let attempt = 0; attempt < 80 && !organizationId; attempt++) {
+    const organizations = await api.call("GET", "/organizations");
+    organizationId =
+      organizations.body?.data?.find((candidate: { humanized_id: string }) => candidate.humanized_id === "bootstrap")?.id ?? "";
+    if (!organizationId) await sleep(250);
+  }
+  if (!organizationId) throw new Error("the bootstrap organization did not appear");
+  const workspace = await api.expect(201, "POST", "/workspaces", { organization_id: organizationId, name: "Bench" });
+  const queue = await api.expect(201, "POST", "/queues", { workspace_id: workspace.body.data.id, name: "Bench inbox" });
+  const queueId: string = queue.body.data.id;
+  receivers.setKey((await api.expect(201, "POST", `/organizations/${organizationId}/webhook-signing-key`)).body.data.key);
+  await api.expect(201, "POST", "/webhooks", {
+    url: receivers.webhookUrl,
+    entity_type: "queue",
+    entity_id: queueId,
+    signature_verification: "enabled",
+  });
+
+  const upload = async (index: number) => {
+    const document = await api.expect(201, "POST", `/queues/${queueId}/documents`, { file_name: `bench-${index}.pdf` });
+    const id: string = document.body.data.id;
+    await api.expect(200, "POST", `/documents/${id}/extraction`, {
+      annotations: [
+        { key: "invoice_id", value: `INV-${index}` },
+        { key: "total_due", value: "100.00" },
+      ],
+      confidence: 90,
+    });
+    return id;
+  };
+  const documents = await inBatches(DOCUMENTS, 8, upload);
+  const idle = (await inBatches(STATUS_DOCUMENTS, 8, (index) => upload(DOCUMENTS + index))).map((id) => ({ id, status: "to_validate" }));
+
+  // The validator: is the link accepted, and does a PATCH call it?
+  let validation: string;
+  const link = await api.call("POST", `/queues/${queueId}/external-validation-links`, {
+    url: receivers.validatorUrl,
+    type: "document_validation",
+    signature_verification: "enabled",
+  });
+  if (link.status !== 201 && link.status !== 200) {
+    validation = `not attached: the validation link was refused (${link.status}); edits ran without a validator`;
+  } else {
+    const before = receivers.validations();
+    await api.expect(200, "PATCH", `/documents/${documents[0]}/annotations`, { annotations: [{ key: "total_due", value: "101.00" }] });
+    for (let waited = 0; waited < 2_000 && receivers.validations() === before; waited += 50) await sleep(50);
+    validation =
+      receivers.validations() > before
+        ? `on: each PATCH calls the queue's document_validation link, a local validator answering after ${VALIDATOR_DELAY_MS} ms (signed)`
+        : "off: the link was accepted but PATCH does not call it yet (validation wiring unfinished); edits ran without a validator";
+  }
+
+  // The register: does the service answer an upload and a read?
+  let registerId: string | undefined;
+  let register: string;
+  const items = Array.from({ length: REGISTER_ITEMS }, (_, index) => ({
+    value: `S${String(index).padStart(6, "0")}`,
+    label: `Supplier ${index} s.r.o.`,
+    register_id: String(10_000_000 + index),
+  }));
+  const uploaded = await api
+    .call("POST", "/registers", [{ queue_id: queueId, method: "replace", name: "Suppliers", items }])
+    .catch(() => undefined);
+  if (uploaded?.status === 201) {
+    registerId = uploaded.body.data[0].id;
+    const probe = await api.call("GET", `/registers/${registerId}/items?page=1`);
+    register =
+      probe.status === 200
+        ? `on: a register of ${REGISTER_ITEMS} items, random pages of 20 and searches`
+        : `off: reading answered ${probe.status}`;
+    if (probe.status !== 200) registerId = undefined;
+  } else {
+    register = `off: the register service did not take an upload (${uploaded?.status ?? "no answer"}); its share went to reads`;
+  }
+  return { queueId, documents, idle, registerId, validation, register };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Open-loop steps.
+
+interface KindResult {
+  /** Requests sent (or due and refused by the client). */
+  count: number;
+  /** Answered with a 2xx. */
+  ok: number;
+  errors: number;
+  p50: number;
+  p99: number;
+}
+
+interface Step {
+  offered: number;
+  achieved: number;
+  kinds: Record<Kind, KindResult>;
+  errors: number;
+  errorSamples: string[];
+  processes: Array<{ name: string; cpuPercent: number; rssMiB: number }>;
+  passed: boolean;
+}
+
+function mixOf(workload: Workload): Array<[Kind, number]> {
+  return workload.registerId
+    ? [
+        ["read", 0.4],
+        ["edit", 0.3],
+        ["status", 0.15],
+        ["register", 0.15],
+      ]
+    : [
+        ["read", 0.55],
+        ["edit", 0.3],
+        ["status", 0.15],
+      ];
+}
+
+/** The kind whose share of the mix `draw` (0..1) falls in. */
+function kindFor(mix: Array<[Kind, number]>, draw: number): Kind {
+  let below = 0;
+  for (const [kind, share] of mix) {
+    below += share;
+    if (draw < below) return kind;
+  }
+  return mix[0]![0];
+}
+
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+
+interface Probes {
+  pids: Map<string, number>;
+  postgres: pg.Client;
+  namespace: string;
+}
+
+async function runStep(api: Api, workload: Workload, rate: number, seconds: number, probes: Probes): Promise<Step> {
+  const { pids } = probes;
+  const mix = mixOf(workload);
+  const latencies: Record<Kind, number[]> = { read: [], edit: [], status: [], register: [] };
+  const errors: Record<Kind, number> = { read: 0, edit: 0, status: 0, register: 0 };
+  const issued: Record<Kind, number> = { read: 0, edit: 0, status: 0, register: 0 };
+  const ok: Record<Kind, number> = { read: 0, edit: 0, status: 0, register: 0 };
+  const errorSamples: string[] = [];
+  let outstanding = 0;
+  const pick = <T>(list: T[]) => list[Math.floor(Math.random() * list.length)]!;
+  const fail = (kind: Kind, why: string) => {
+    errors[kind]++;
+    if (errorSamples.length < 5) errorSamples.push(`${kind}: ${why}`);
+  };
+
+  const send = async (kind: Kind, dueAt: number) => {
+    let answer: Answer;
+    let statusDocument: { id: string; status: string } | undefined;
+    try {
+      if (kind === "read") answer = await api.call("GET", `/documents/${pick(workload.documents)}`);
+      else if (kind === "edit") {
+        const value = (100 + Math.random() * 900).toFixed(2);
+        answer = await api.call("PATCH", `/documents/${pick(workload.documents)}/annotations`, {
+          annotations: [{ key: "total_due", value }],
+        });
+      } else if (kind === "status") {
+        statusDocument = workload.idle.pop();
+        if (!statusDocument) return fail(kind, "no document free for a status change");
+        const target = statusDocument.status === "to_validate" ? "postponed" : "to_validate";
+        answer = await api.call("POST", `/documents/${statusDocument.id}/status`, { status: target });
+        if (answer.status === 200) statusDocument.status = target;
+      } else {
+        const query =
+          Math.random() < 0.5
+            ? `page=${1 + Math.floor(Math.random() * (REGISTER_ITEMS / 20))}`
+            : `q=S${String(Math.floor(Math.random() * REGISTER_ITEMS)).padStart(6, "0")}`;
+        answer = await api.call("GET", `/registers/${workload.registerId}/items?${query}`);
+      }
+    } catch (error) {
+      return fail(kind, error instanceof Error ? error.message : String(error));
+    } finally {
+      if (statusDocument) workload.idle.push(statusDocument);
+      outstanding--;
+    }
+    latencies[kind].push(performance.now() - dueAt);
+    if (answer.status >= 300) fail(kind, `${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`);
+    else ok[kind]++;
+  };
+
+  const cpuBefore = new Map([...pids].map(([name, pid]) => [name, cpuSeconds(pid)]));
+  const postgresBefore = await postgresCpu(probes.postgres, probes.namespace);
+  const started = performance.now();
+  const total = Math.round(rate * seconds);
+  const inFlight: Array<Promise<void>> = [];
+  for (let index = 0; index < total; index++) {
+    const dueAt = started + (index * 1000) / rate;
+    const wait = dueAt - performance.now();
+    if (wait > 1) await sleep(wait);
+    const kind = kindFor(mix, Math.random());
+    issued[kind]++;
+    if (outstanding >= MAX_OUTSTANDING) {
+      fail(kind, `more than ${MAX_OUTSTANDING} requests outstanding`);
+      continue;
+    }
+    outstanding++;
+    inFlight.push(send(kind, dueAt));
+  }
+  await Promise.all(inFlight);
+  const elapsed = (performance.now() - started) / 1000;
+  const processes = [...pids].map(([name, pid]) => ({
+    name,
+    cpuPercent: ((cpuSeconds(pid) - cpuBefore.get(name)!) / elapsed) * 100,
+    rssMiB: rssMiB(pid),
+  }));
+  const postgresAfter = await postgresCpu(probes.postgres, probes.namespace);
+  let postgresSeconds = 0;
+  for (const [pid, before] of postgresBefore) postgresSeconds += (postgresAfter.get(pid) ?? before) - before;
+  processes.push({
+    name: `postgres (${postgresAfter.size} backends of the stack's databases)`,
+    cpuPercent: (postgresSeconds / elapsed) * 100,
+    rssMiB: Number.NaN,
+  });
+  const kinds = Object.fromEntries(
+    KINDS.map((kind) => {
+      const sorted = latencies[kind].sort((a, b) => a - b);
+      return [kind, { count: issued[kind], ok: ok[kind], errors: errors[kind], p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99) }];
+    }),
+  ) as Record<Kind, KindResult>;
+  const errorCount = KINDS.reduce((sum, kind) => sum + errors[kind], 0);
+  const completed = KINDS.reduce((sum, kind) => sum + latencies[kind].length, 0);
+  return {
+    offered: rate,
+    achieved: completed / elapsed,
+    kinds,
+    errors: errorCount,
+    errorSamples,
+    processes,
+    passed: errorCount === 0 && kinds.edit.p99 < EDIT_P99_LIMIT_MS,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+function printReport(
+  steps: Step[],
+  workload: Workload,
+  receivers: Receivers,
+  statusChanges: number,
+  load: { start: number; end: number },
+): void {
+  const best = [...steps].reverse().find((step) => step.passed);
+  const ms = (value: number) => (Number.isNaN(value) ? "–" : value.toFixed(1));
+  const active = KINDS.filter((kind) => kind !== "register" || workload.registerId);
+  const mix = mixOf(workload)
+    .map(([kind, share]) => `${Math.round(share * 100)} % ${LABEL[kind]}`)
+    .join(", ");
+  const lines = [
+    "## stack",
+    "",
+    "The whole stack as `npm start` runs it (every service and the gateway a child process of scripts/dist/start.js) on this machine's",
+    `Postgres and NATS, in a namespace of its own; load from undici in the benchmark process through the gateway, open loop (latency counts`,
+    `from when a request was due). Mix: ${mix}. Steps of ${STEP_SECONDS} s at rising offered rates after a ${WARM_UP_SECONDS} s warm-up;`,
+    `a step passes when edits' p99 is under ${EDIT_P99_LIMIT_MS} ms and no request failed; a failed step runs once more before the ramp ends. Node ${process.version}, ${cpus().length} CPUs;`,
+    `load average (1 min) ${load.start.toFixed(1)} at the start, ${load.end.toFixed(1)} at the end (other work shares this machine).`,
+    "",
+    `| offered req/s | achieved req/s | ${active.map((kind) => `${kind} p50 / p99 ms`).join(" | ")} | errors | edits p99 < ${EDIT_P99_LIMIT_MS} ms, no errors |`,
+    `|---:|---:|${active.map(() => "---:|").join("")}---:|---|`,
+    ...steps.map(
+      (step) =>
+        `| ${step.offered} | ${step.achieved.toFixed(0)} | ${active.map((kind) => `${ms(step.kinds[kind].p50)} / ${ms(step.kinds[kind].p99)}`).join(" | ")} | ${step.errors} | ${step.passed ? "yes" : "**no**"} |`,
+    ),
+    "",
+    best
+      ? `- highest offered rate with edits' p99 under ${EDIT_P99_LIMIT_MS} ms and no errors: **${best.offered} req/s** (edits p99 ${ms(best.kinds.edit.p99)} ms; ${best.kinds.edit.ok} edits, ${best.kinds.status.ok} status changes in ${STEP_SECONDS} s)`
+      : `- no step kept edits' p99 under ${EDIT_P99_LIMIT_MS} ms without errors`,
+    `- validation on PATCH: ${workload.validation}`,
+    `- register reads: ${workload.register}`,
+    `- webhook on the queue (signed): ${receivers.deliveries()} deliveries received for ${statusChanges} status changes made (uploads' extractions and warm-up included); bad signatures ${receivers.badSignatures()}; validator calls ${receivers.validations()}`,
+    ...steps
+      .filter((step) => step.errorSamples.length > 0)
+      .map((step) => `- errors at ${step.offered} req/s, e.g.: ${step.errorSamples.join("; ")}`),
+  ];
+  if (best) {
+    lines.push(
+      "",
+      `| process (at ${best.offered} req/s) | CPU % of one core | RSS MiB |`,
+      "|---|---:|---:|",
+      ...best.processes.map(
+        (entry) => `| ${entry.name} | ${entry.cpuPercent.toFixed(0)} | ${Number.isNaN(entry.rssMiB) ? "–" : entry.rssMiB.toFixed(0)} |`,
+      ),
+      `| all | ${best.processes.reduce((sum, entry) => sum + entry.cpuPercent, 0).toFixed(0)} | ${best.processes
+        .filter((entry) => !Number.isNaN(entry.rssMiB))
+        .reduce((sum, entry) => sum + entry.rssMiB, 0)
+        .toFixed(0)} (processes of the stack) |`,
+      "",
+      "NATS and the Postgres server's shared processes serve other work on this machine as well and are not counted.",
+    );
+  }
+  process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+async function main(): Promise<void> {
+  const load = { start: loadavg()[0]!, end: 0 };
+  const receivers = await startReceivers();
+  say("starting the stack");
+  const stack = await startStack();
+  // Whatever happens below, the stack does not outlive the time the benchmark promised.
+  const watchdog = setTimeout(
+    () => {
+      say("out of time; stopping");
+      try {
+        process.kill(-stack.process.pid!, "SIGKILL");
+      } catch {}
+      process.exit(1);
+    },
+    (TOTAL_SECONDS + 90) * 1000,
+  );
+  watchdog.unref();
+  const pool = new Pool(stack.gateway, { connections: 128 });
+  const postgres = new pg.Client({ connectionString: databaseUrl(testDatabaseServerUrl(), "postgres") });
+  try {
+    await postgres.connect();
+    const api = new Api(pool);
+    const pids = stackProcesses(stack.process.pid!);
+    const probes: Probes = { pids, postgres, namespace: stack.namespace };
+    say(`stack ready (${[...pids.keys()].join(", ")}); preparing`);
+    const workload = await prepare(api, stack, receivers);
+    say(`validation ${workload.validation.split(":")[0]}, register ${workload.register.split(":")[0]}`);
+    // Every extraction moved a document received → to_validate: a delivery each.
+    let statusChanges = DOCUMENTS + STATUS_DOCUMENTS;
+    statusChanges += (await runStep(api, workload, RATES[0]!, WARM_UP_SECONDS, probes)).kinds.status.ok;
+    const steps: Step[] = [];
+    ramp: for (const rate of RATES) {
+      // A failed step is run once more: a pause of the shared machine should not end the ramp by itself.
+      for (let attempt = 1; attempt <= 2; attempt++) {
+        if (secondsLeft() < STEP_SECONDS + 5) {
+          say(`out of time before ${rate} req/s`);
+          break ramp;
+        }
+        const step = await runStep(api, workload, rate, STEP_SECONDS, probes);
+        steps.push(step);
+        statusChanges += step.kinds.status.ok;
+        say(`${rate} req/s: achieved ${step.achieved.toFixed(0)}, edits p99 ${step.kinds.edit.p99.toFixed(1)} ms, errors ${step.errors}`);
+        if (step.passed) continue ramp;
+      }
+      break;
+    }
+    // Deliveries of the last step's changes are still on their way; give them a moment.
+    for (let waited = 0; waited < 10_000 && receivers.deliveries() < statusChanges; waited += 250) await sleep(250);
+    load.end = loadavg()[0]!;
+    printReport(steps, workload, receivers, statusChanges, load);
+  } finally {
+    clearTimeout(watchdog);
+    await pool.close();
+    await postgres.end().catch(() => undefined);
+    await stopStack(stack);
+    await receivers.stop();
+  }
+}
+
+await main();
