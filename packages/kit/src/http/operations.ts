@@ -139,7 +139,7 @@ export class ApiDescription {
       }
       const problems = new Set(spec.problems ?? []);
       if (!spec.public) problems.add(401);
-      if (spec.body || spec.query) problems.add(400);
+      if (spec.body || spec.query || parameters.length) problems.add(400);
       if (spec.body) problems.add(413).add(415);
       for (const status of [...problems].sort()) {
         responses[String(status)] = {
