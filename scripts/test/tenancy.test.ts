@@ -113,7 +113,7 @@ describe("tenancy across every operation, through the gateway", function () {
 
     // The stranger owns an organization of their own and belongs to no other.
     const theirs = (await mustCreate(call("POST", "/organizations", { name: `Strangers ${stack.namespace}` }))).body.data.id;
-    const email = `stranger-${stack.namespace}@example.test`;
+    const email = `tenancy-stranger-${stack.namespace}@example.test`;
     await mustCreate(call("POST", `/organizations/${theirs}/assign-roles`, [{ operation: "invite", email, role: "owner" }]));
     const invitation = tokenIn(await stack.mail.waitForMail(email, 1, 15_000));
     await mustCreate(stack.call("POST", "/auth/change-password", { body: { token: invitation, password: "a stranger's password" } }));
