@@ -73,7 +73,12 @@ describe("the integrator kit: the example receiver against the whole stack (npm 
     userId = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString("utf8")).sub;
     // An organization of its own, so that no other suite rotates its signing key meanwhile.
     organizationId = dataOf(await call("POST", "/organizations", { token, body: { name: `Integrator kit ${stack.namespace}` } }), 201).id;
-    const key = dataOf(await call("POST", `/organizations/${organizationId}/webhook-signing-key`, { token }), 201);
+    // Other services learn of a new organization from organization.created, a moment after it exists.
+    const created = await eventually(async () => {
+      const answer = await call("POST", `/organizations/${organizationId}/webhook-signing-key`, { token });
+      return answer.status === 404 ? undefined : answer;
+    }, 10_000);
+    const key = dataOf(created, 201);
     expect(key.key).to.match(/^[0-9a-f]{64}$/);
     signingKey = key.key;
 
