@@ -200,6 +200,13 @@ function percentile(sorted: number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN;
 }
 
+/** Waits until the machine's 1-minute load average is below 1.5, at most `limitMs`; returns how long it waited. */
+async function waitForQuiet(limitMs: number): Promise<number> {
+  const started = performance.now();
+  while (loadavg()[0]! >= 1.5 && performance.now() - started < limitMs) await new Promise((resolve) => setTimeout(resolve, 5_000));
+  return performance.now() - started;
+}
+
 const ms = (value: number, digits = 1) => value.toFixed(digits);
 const thousands = (value: number) => Math.round(value).toLocaleString("en-US");
 
@@ -278,6 +285,10 @@ async function main(): Promise<void> {
     // What autovacuum does after a bulk load (statistics, visibility map); run now so that reads do not race it.
     await database.query("VACUUM (ANALYZE) register_items");
 
+    // The machine may be shared: reads start once its load has settled, or after three minutes anyway.
+    const waitedForQuiet = await waitForQuiet(180_000);
+    const loadAtReads = loadavg()[0]!;
+
     const read = async (path: string): Promise<{ ms: number; total: number; count: number }> => {
       const started = performance.now();
       const response = await http.request({ method: "GET", path, headers: { authorization: `Bearer ${token}` } });
@@ -319,8 +330,8 @@ async function main(): Promise<void> {
     await measureRead("q = two words of a company name", () => q(loadedItem().name));
     const searchKinds = reads.slice(2).map((entry) => entry.result);
     await measureRead('q = "zzyzx" (no match)', () => q("zzyzx"), 100);
-    await measureRead('q = "s.r.o." (broad: a third of the register)', () => q("s.r.o."), 40);
-    await measureRead('q = "cz" (broad: 70 % of the register)', () => q("cz"), 20);
+    await measureRead('q = "s.r.o." (broad: a third of the register)', () => q("s.r.o."), 20);
+    await measureRead('q = "cz" (broad: 70 % of the register)', () => q("cz"), 10);
 
     const [{ trigrams }] = (
       await database.query<{ trigrams: string }>(
@@ -335,7 +346,8 @@ async function main(): Promise<void> {
       `Register service in-process (Node ${process.version}, ${cpus().length} CPUs), Postgres and NATS on 127.0.0.1, over HTTP with a JWT`,
       "check on every request; document and membership are in-process gRPC doubles. Synthetic Czech supplier register: 8-character",
       `codes, company names of generated words, IČO, DIČ, a small data object; ${trigrams} trigrams per item in the search index.`,
-      `Load average of the machine (1 min) ${loadBefore.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end.`,
+      `Load average of the machine (1 min): ${loadBefore.toFixed(1)} at the start, ${loadAtReads.toFixed(1)} when the reads began` +
+        ` (after waiting ${Math.round(waitedForQuiet / 1000)} s for it to settle), ${loadavg()[0]!.toFixed(1)} at the end.`,
       "",
       "| upsert through POST /registers | body MiB | time s | items/s | search index merged after s |",
       "|---|---:|---:|---:|---:|",

@@ -12,6 +12,13 @@ export const configSchema = serviceConfigSchema("document").extend({
   DOCUMENT_USER_SCHEMA_CACHE_MS: milliseconds(2_000),
   /** Deadline of GetQueueAutomation: a queue read shows the defaults rather than wait longer. */
   DOCUMENT_AUTOMATION_DEADLINE_MS: milliseconds(250),
+  /**
+   * Budget of one document_validation call (API.md): what the webhook service may spend on the receiver while a
+   * user's PATCH waits. The gRPC deadline of Validate is a little longer (the hop and the webhook's lookups).
+   */
+  DOCUMENT_VALIDATION_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(200),
+  /** Budget of one initial_document_validation call (API.md); it runs after extraction, nobody waits on it. */
+  INITIAL_VALIDATION_TIMEOUT_MS: z.coerce.number().int().min(1).max(120_000).default(10_000),
 });
 
 export type DocumentConfig = z.infer<typeof configSchema>;

@@ -2,6 +2,7 @@ import { connectInfrastructure, createHttpApp, GrpcServer, type Logger, type Run
 import { documentService } from "@docex/protos";
 import { queueAutomationSource } from "./clients/automation.js";
 import { membershipAccess } from "./clients/membership.js";
+import { webhookValidator } from "./clients/webhook.js";
 import type { DocumentConfig } from "./config.js";
 import { AccessControl } from "./domain/access.js";
 import { DocumentChanges } from "./domain/document-changes.js";
@@ -9,7 +10,8 @@ import { DocumentWriter } from "./domain/document-writer.js";
 import { Documents } from "./domain/documents.js";
 import { EntityResolver } from "./domain/entity-resolution.js";
 import { Hierarchy } from "./domain/hierarchy.js";
-import { type DocumentValidator, withoutValidation } from "./domain/validation.js";
+import { INITIAL_VALIDATION_DEFAULTS, InitialValidationRunner, type InitialValidationSettings } from "./domain/initial-validation.js";
+import { type DocumentValidator, EditValidation } from "./domain/validation.js";
 import { organizationProjection } from "./events/organization-projection.js";
 import { documentHandlers } from "./grpc/document-handlers.js";
 import { documentRoutes } from "./http/routes.js";
@@ -18,14 +20,20 @@ import { HierarchyStore } from "./store/hierarchy-store.js";
 import { migrations } from "./store/migrations.js";
 import { OutboxEvents } from "./store/outbox-events.js";
 import { Sql } from "./store/sql.js";
+import { ValidationJobStore } from "./store/validation-job-store.js";
 
 export { configSchema, type DocumentConfig } from "./config.js";
-export type { DocumentValidator, SavedEdit } from "./domain/validation.js";
+export type { DocumentValidator, SavedEdit, ValidationChange } from "./domain/validation.js";
 
 export interface DocumentServiceOptions {
   logger?: Logger;
-  /** document_validation after a user's edit (issue 7); none by default. */
+  /** document_validation after a user's edit; by default the webhook service's Validate within DOCUMENT_VALIDATION_TIMEOUT_MS. */
   validator?: DocumentValidator;
+  /**
+   * initial_document_validation after extraction: the runner's retry delays, poll interval and concurrency
+   * (defaults: INITIAL_VALIDATION_DEFAULTS). `false` leaves scheduled jobs unrun (tests of other things).
+   */
+  initialValidation?: false | Partial<Omit<InitialValidationSettings, "budgetMs">>;
 }
 
 /** Builds the document service from its configuration and starts it; the handle stops it gracefully. */
@@ -44,6 +52,7 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
     metrics: infra.metrics,
     deadlineMs: config.DOCUMENT_AUTOMATION_DEADLINE_MS,
   });
+  const webhook = webhookValidator(config.WEBHOOK_GRPC_ADDR, { metrics: infra.metrics, logger: infra.logger });
   try {
     const sql = new Sql(infra.sequelize);
     const hierarchyStore = new HierarchyStore(sql);
@@ -53,6 +62,14 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
     const writer = new DocumentWriter(documentStore, events);
     const changes = new DocumentChanges(sql, documentStore, hierarchyStore, writer);
     const hierarchy = new Hierarchy({ sql, store: hierarchyStore, events, access, membership, automation });
+    const jobs = new ValidationJobStore(sql);
+    const runner =
+      options.initialValidation === false
+        ? undefined
+        : new InitialValidationRunner(
+            { jobs, documents: documentStore, hierarchy: hierarchyStore, changes, external: webhook, logger: infra.logger },
+            { ...INITIAL_VALIDATION_DEFAULTS, ...options.initialValidation, budgetMs: config.INITIAL_VALIDATION_TIMEOUT_MS },
+          );
     const documents = new Documents({
       sql,
       documents: documentStore,
@@ -61,7 +78,8 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
       changes,
       access,
       membership,
-      validator: options.validator ?? withoutValidation,
+      validator: options.validator ?? new EditValidation(webhook, config.DOCUMENT_VALIDATION_TIMEOUT_MS),
+      initialValidation: { jobs, wake: () => runner?.wake() },
     });
 
     const http = documentRoutes({ hierarchy, documents }, infra.verifier);
@@ -84,18 +102,23 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
       }),
     );
 
-    return await serve(infra, {
+    const running = await serve(infra, {
       app,
       grpc,
       subscriptions: [organizationProjection(hierarchyStore)],
       onStop: async () => {
+        await runner?.stop();
         await membership.close();
         automation.close();
+        webhook.close();
       },
     });
+    runner?.start();
+    return running;
   } catch (error) {
     await membership.close();
     automation.close();
+    webhook.close();
     await infra.bus.close().catch(() => undefined);
     await infra.sequelize.close().catch(() => undefined);
     throw error;

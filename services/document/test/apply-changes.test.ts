@@ -178,7 +178,6 @@ describe("changes from other contexts: gRPC ApplyDocumentChanges, GetDocument an
   it("runs the validator seam after a user's edit and answers with what validation changed", async () => {
     const id = await documentFixture(owner, queueId, { extracted: true });
     h.validator.answer = async () => ({
-      expectedVersion: 0,
       source: "validation",
       annotations: [{ key: "supplier_name", value: "ACME s.r.o." }],
       cells: [],
@@ -210,7 +209,6 @@ describe("changes from other contexts: gRPC ApplyDocumentChanges, GetDocument an
       if (edit.userId === owner.userId)
         await colleague.patch(`/documents/${id}/annotations`, { annotations: [{ key: "iban", value: "newer" }] });
       return {
-        expectedVersion: 0,
         source: "validation",
         annotations: edit.userId === owner.userId ? [{ key: "iban", value: "stale" }] : [],
         cells: [],

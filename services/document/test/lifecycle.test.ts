@@ -11,6 +11,7 @@ describe("document service lifecycle", () => {
       expect(probe.ready).to.equal(true);
       expect(probe.grpcHealth).to.equal("SERVING");
       expect(probe.metrics).to.include("http_request_duration_seconds");
+      expect(probe.metrics).to.include("document_validation_duration_seconds");
       expect(probe.unknownRoute.status).to.equal(404);
       expect(probe.unknownRoute.contentType).to.match(/^application\/problem\+json/);
     } finally {

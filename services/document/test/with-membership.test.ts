@@ -1,41 +1,13 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { type MembershipServiceOptions, configSchema as membershipConfigSchema, startMembershipService } from "@docex/membership";
-import { dropDatabase, eventually, TestIssuer, testServiceConfig } from "@docex/testkit";
+import { eventually, TestIssuer } from "@docex/testkit";
 import { expect } from "chai";
 import { change } from "./support/changes.js";
 import { Harness, type MembershipBackend, UserApi } from "./support/harness.js";
-
-type UserDirectory = NonNullable<MembershipServiceOptions["userDirectory"]>;
-
-/** auth's user directory as membership sees it over gRPC: invitations create users with ids the test can mint tokens for. */
-class UserDirectoryStub implements UserDirectory {
-  private readonly users = new Map<string, { id: string; email: string; name: string | null; status: "active" | "invited" }>();
-
-  async findByEmail(email: string) {
-    return this.users.get(email);
-  }
-  async get(userId: string) {
-    return [...this.users.values()].find((user) => user.id === userId);
-  }
-  async invite(invitation: { email: string }) {
-    const existing = this.users.get(invitation.email);
-    if (existing) return { userId: existing.id, created: false };
-    const user = { id: randomUUID(), email: invitation.email, name: null, status: "invited" as const };
-    this.users.set(invitation.email, user);
-    return { userId: user.id, created: true };
-  }
-  idOf(email: string): string {
-    const user = this.users.get(email);
-    if (!user) throw new Error(`nobody invited ${email}`);
-    return user.id;
-  }
-  close() {}
-}
+import { startRealMembership, UserDirectoryStub } from "./support/real-membership.js";
 
 describe("with the real membership service in-process: roles, queue limits, user schemas and role changes decided by membership", function () {
   this.timeout(60_000);
   const directory = new UserDirectoryStub();
-  let membershipRunning: Awaited<ReturnType<typeof startMembershipService>>;
   let h: Harness<MembershipBackend>;
   let membershipUrl: string;
   let owner: UserApi;
@@ -55,16 +27,9 @@ describe("with the real membership service in-process: roles, queue limits, user
 
   before(async () => {
     const issuer = await TestIssuer.start();
-    const membershipConfig = testServiceConfig("membership", { AUTH_JWKS_URL: issuer.jwksUri }, membershipConfigSchema);
-    membershipRunning = await startMembershipService(membershipConfig, { userDirectory: directory });
-    membershipUrl = `http://127.0.0.1:${membershipRunning.httpPort}`;
-    const backend: MembershipBackend = {
-      address: `127.0.0.1:${membershipRunning.grpcPort}`,
-      stop: async () => {
-        await membershipRunning.stop();
-        await dropDatabase(membershipConfig.DATABASE_NAME);
-      },
-    };
+    const membership = await startRealMembership(issuer, directory);
+    membershipUrl = membership.url;
+    const backend: MembershipBackend = membership;
     // Permissions cached as in production: only membership.changed makes a role change visible before the TTL.
     h = await Harness.start({ membership: backend, issuer, permissionCacheMs: 30_000 });
     owner = h.as(randomUUID());

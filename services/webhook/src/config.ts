@@ -54,6 +54,13 @@ export const configSchema = serviceConfigSchema("webhook")
     WEBHOOK_DOCUMENT_DEADLINE_MS: milliseconds(1_000, 60_000),
     /** How long a CheckPermission answer is reused; membership.changed evicts it sooner. */
     WEBHOOK_PERMISSION_CACHE_MS: milliseconds(30_000),
+    /**
+     * Budget of one document_validation call (API.md), counted from Validate's arrival: the receiver is waited
+     * for what is left of it. A caller's smaller `timeout_ms` shortens it; a larger one does not lengthen it.
+     */
+    DOCUMENT_VALIDATION_TIMEOUT_MS: milliseconds(200, 60_000),
+    /** Budget of one initial_document_validation call (API.md): seconds are acceptable there. */
+    INITIAL_VALIDATION_TIMEOUT_MS: milliseconds(10_000, 120_000),
   })
   .refine((config) => config.WEBHOOK_DELIVERY_LEASE_MS >= config.WEBHOOK_DELIVERY_TIMEOUT_MS + 1_000, {
     path: ["WEBHOOK_DELIVERY_LEASE_MS"],

@@ -1,4 +1,5 @@
 import { connectInfrastructure, createHttpApp, GrpcServer, type Logger, type RunningService, serve } from "@docex/kit";
+import { webhookService } from "@docex/protos";
 import { documentDirectory, type EntityDirectory } from "./clients/document.js";
 import { membershipPermissions, type PermissionSource } from "./clients/membership.js";
 import type { WebhookConfig } from "./config.js";
@@ -16,11 +17,14 @@ import { type HostResolver, systemResolver, TargetPolicy } from "./domain/target
 import { ValidationLinks } from "./domain/validation-links.js";
 import { Webhooks } from "./domain/webhooks.js";
 import { deliveryFanOutConsumers } from "./events/delivery-fan-out.js";
+import { webhookHandlers } from "./grpc/webhook-handlers.js";
 import { webhookHttp } from "./http/routes.js";
 import { DeliveryStore } from "./store/delivery-store.js";
 import { migrations } from "./store/migrations.js";
 import { Sql } from "./store/sql.js";
 import { WebhookStore } from "./store/webhook-store.js";
+import { ExternalValidation } from "./validation/external-validation.js";
+import { ValidationTargets } from "./validation/validation-targets.js";
 
 export { configSchema, type WebhookConfig } from "./config.js";
 export { signBody } from "./domain/signature.js";
@@ -52,15 +56,26 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
       metrics: infra.metrics,
     });
   const targets = new TargetPolicy(config.WEBHOOK_ALLOW_PRIVATE_TARGETS, options.resolver ?? systemResolver);
-  const breakers = new EndpointBreakers(
-    {
-      errorThresholdPercentage: config.WEBHOOK_BREAKER_ERROR_PERCENTAGE,
-      volumeThreshold: config.WEBHOOK_BREAKER_VOLUME_THRESHOLD,
-      resetTimeoutMs: config.WEBHOOK_BREAKER_RESET_MS,
-    },
-    infra.metrics,
-  );
+  const breakerSettings = {
+    errorThresholdPercentage: config.WEBHOOK_BREAKER_ERROR_PERCENTAGE,
+    volumeThreshold: config.WEBHOOK_BREAKER_VOLUME_THRESHOLD,
+    resetTimeoutMs: config.WEBHOOK_BREAKER_RESET_MS,
+  };
+  const breakers = new EndpointBreakers(breakerSettings, infra.metrics);
   const transport = new ReceiverTransport(targets);
+  // Validation calls: their own connections, and one breaker per link whose timeout is the type's budget.
+  const validationTransport = new ReceiverTransport(targets);
+  const validationBreakers = {
+    document_validation: new EndpointBreakers({ ...breakerSettings, timeoutMs: config.DOCUMENT_VALIDATION_TIMEOUT_MS }, infra.metrics),
+    initial_document_validation: new EndpointBreakers(
+      { ...breakerSettings, timeoutMs: config.INITIAL_VALIDATION_TIMEOUT_MS },
+      infra.metrics,
+    ),
+  };
+  const closeValidation = async () => {
+    for (const breakers of Object.values(validationBreakers)) breakers.shutdown();
+    await validationTransport.close();
+  };
   try {
     const sql = new Sql(infra.sequelize);
     const webhookStore = new WebhookStore(sql);
@@ -105,8 +120,19 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
       routes: http.routes,
       api: http.api,
     });
-    // Validate (protos/webhook.proto) arrives with issue 7; until then the server answers health checks only.
+    const validation = new ExternalValidation({
+      targets: new ValidationTargets(webhookStore, signingKeys),
+      transport: validationTransport,
+      breakers: validationBreakers,
+      budgetsMs: {
+        document_validation: config.DOCUMENT_VALIDATION_TIMEOUT_MS,
+        initial_document_validation: config.INITIAL_VALIDATION_TIMEOUT_MS,
+      },
+      metrics: infra.metrics,
+      logger: infra.logger,
+    });
     const grpc = new GrpcServer(infra.logger, infra.metrics);
+    grpc.addService(webhookService.definition, webhookService.serviceName, webhookHandlers({ validation }));
 
     // The event subscriptions of this service: batch consumers rather than the kit's one-at-a-time ones (see BatchConsumer).
     const consumers = deliveryFanOutConsumers({
@@ -123,6 +149,7 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
       onStop: async () => {
         await Promise.all(consumers.map((consumer) => consumer.stop()));
         await sender.stop();
+        await closeValidation();
         await permissions.close();
         entities.close();
       },
@@ -138,6 +165,7 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
   } catch (error) {
     await transport.close();
     breakers.shutdown();
+    await closeValidation();
     await permissions.close().catch(() => undefined);
     entities.close();
     await infra.bus.close().catch(() => undefined);

@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig } from "@docex/kit";
-import { dropDatabase, probeRunningService } from "@docex/testkit";
+import { webhookService } from "@docex/protos";
+import { dropDatabase, grpcHealthStatus, probeRunningService } from "@docex/testkit";
 import { expect } from "chai";
 import { configSchema, startWebhookService } from "../src/service.js";
 import { webhookTestEnv } from "./support/harness.js";
@@ -17,6 +18,8 @@ describe("webhook service lifecycle", () => {
       expect(probe.metrics).to.include("webhook_delivery_attempt_duration_seconds");
       expect(probe.metrics).to.include("webhook_deliveries_due");
       expect(probe.metrics).to.include("webhook_breakers");
+      expect(probe.metrics).to.include("webhook_validation_duration_seconds");
+      expect(await grpcHealthStatus(`127.0.0.1:${running.grpcPort}`, webhookService.serviceName)).to.equal("SERVING");
       expect(probe.unknownRoute.status).to.equal(404);
       expect(probe.unknownRoute.contentType).to.match(/^application\/problem\+json/);
     } finally {

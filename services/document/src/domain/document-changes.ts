@@ -2,9 +2,16 @@ import { type FieldError, NotFoundError, ValidationError } from "@docex/kit";
 import type { DocumentStore } from "../store/document-store.js";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
 import type { Sql } from "../store/sql.js";
-import { locateKey } from "./annotation-schema.js";
-import { type AnnotationFields, type CellReplacement, checkAnnotations, mergeAnnotations, replaceCells } from "./annotations.js";
-import type { DocumentWriter } from "./document-writer.js";
+import { type FieldDefinition, locateKey } from "./annotation-schema.js";
+import {
+  type AnnotationFields,
+  type CellReplacement,
+  checkAnnotations,
+  mergeAnnotations,
+  replaceCells,
+  sameAnnotations,
+} from "./annotations.js";
+import { changedParts, type DocumentWriter } from "./document-writer.js";
 import type { DocumentMessage, DocumentStatus, RegisterOption, ServiceSource, StoredDocument } from "./records.js";
 import { isFrozen, refuseMove } from "./status-machine.js";
 
@@ -17,8 +24,11 @@ export interface ServiceChange {
   annotations: AnnotationFields[];
   cells: CellReplacement[];
   messages: Omit<DocumentMessage, "source">[];
-  /** True: the messages replace those this source added before. False: they are added. */
-  replaceMessages: boolean;
+  /**
+   * True: the messages replace those this source added before. False: they are added. "notices": they replace
+   * this source's notices only (a validator that failed leaves the last answer's messages in place).
+   */
+  replaceMessages: boolean | "notices";
   options: Record<string, RegisterOption[]>;
   status?: DocumentStatus;
   /** Non-empty: they become the document's approvers. */
@@ -34,6 +44,9 @@ export const REFUSAL_REASONS = [
   "document_not_editable",
 ] as const;
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];
+
+/** How often a change is tried again on a newer version before it gives way to a busier document. */
+const MAX_REREADS = 3;
 
 export interface ChangeOutcome {
   applied: boolean;
@@ -55,13 +68,34 @@ export class DocumentChanges {
     private readonly writer: DocumentWriter,
   ) {}
 
+  /**
+   * Applies a change that was worked out from `basis` (a validation answer about its annotations). Others may
+   * have changed the document since: when they left its annotations alone (a status move, approvers), the
+   * change still fits and is applied to the newer version; when the annotations changed, it is about data that
+   * is gone and stays refused (version_conflict), so it never overwrites a newer edit.
+   */
+  async applyToAnnotationsOf(
+    basis: StoredDocument,
+    change: Omit<ServiceChange, "expectedVersion">,
+    requestId?: string,
+  ): Promise<ChangeOutcome> {
+    // An answer that changes nothing of what it answered (the same warning again) needs no transaction.
+    const queue = await this.hierarchy.findQueue({ id: basis.queueId });
+    const planned = queue && this.nextState(queue.annotationSchema, basis, change);
+    if (planned && "next" in planned && changedParts(basis, planned.next).length === 0) {
+      return { applied: true, reason: "", document: basis };
+    }
+    let expectedVersion = basis.version;
+    for (let reread = 0; ; reread++) {
+      const outcome = await this.apply({ ...change, expectedVersion }, requestId);
+      const stillFits = sameAnnotations(outcome.document.annotations, basis.annotations);
+      if (outcome.applied || outcome.reason !== "version_conflict" || !stillFits || reread === MAX_REREADS) return outcome;
+      expectedVersion = outcome.document.version;
+    }
+  }
+
   async apply(change: ServiceChange, requestId?: string): Promise<ChangeOutcome> {
     const notFound = () => new NotFoundError(`Document ${change.documentId} does not exist.`, "document_not_found");
-    const existing = await this.documents.find(change.documentId);
-    if (!existing) throw notFound();
-    const queue = await this.hierarchy.findQueue({ id: existing.queueId });
-    if (!queue) throw notFound();
-    const schema = queue.annotationSchema;
     const meta = {
       source: change.source,
       userId: null,
@@ -73,6 +107,8 @@ export class DocumentChanges {
     return this.sql.transaction(async (tx): Promise<ChangeOutcome> => {
       const current = await this.documents.find(change.documentId, tx, true);
       if (!current) throw notFound();
+      const queue = await this.hierarchy.findQueue({ id: current.queueId });
+      if (!queue) throw notFound();
       if (change.idempotencyKey) {
         const earlier = await this.documents.findChange(tx, current.id, change.source, change.idempotencyKey);
         if (earlier) return { applied: earlier.applied, reason: earlier.reason as ChangeOutcome["reason"], document: current };
@@ -82,44 +118,57 @@ export class DocumentChanges {
         return { applied: false, reason, document: current };
       };
       if (change.expectedVersion !== 0 && change.expectedVersion !== current.version) return refuse("version_conflict");
-      const touchesAnnotations = change.annotations.length > 0 || change.cells.length > 0;
-      if (touchesAnnotations && isFrozen(current.status)) return refuse("document_not_editable");
+      const planned = this.nextState(queue.annotationSchema, current, change);
+      if ("refusal" in planned) return refuse(planned.refusal);
+      return { applied: true, reason: "", document: await this.writer.write(tx, current, planned.next, meta) };
+    });
+  }
 
-      let annotations = current.annotations;
-      if (change.annotations.length) {
-        const checked = checkAnnotations(schema, change.annotations, "annotations_json");
-        annotations = mergeAnnotations(schema, annotations, checked, (changed) => ({
-          ...changed,
-          source: changed.source ?? change.source,
-        }));
-      }
-      if (change.cells.length) annotations = replaceCells(schema, annotations, change.cells, change.source, "cells_json");
+  /** The document after `change`, or why the change may not happen to it; a change that names what the document lacks throws a 400. */
+  private nextState(
+    schema: readonly FieldDefinition[],
+    current: StoredDocument,
+    change: Omit<ServiceChange, "expectedVersion">,
+  ): { next: StoredDocument } | { refusal: RefusalReason } {
+    const touchesAnnotations = change.annotations.length > 0 || change.cells.length > 0;
+    if (touchesAnnotations && isFrozen(current.status)) return { refusal: "document_not_editable" };
 
-      const optionErrors: FieldError[] = Object.keys(change.options)
-        .filter((key) => !locateKey(schema, key))
-        .map((key) => ({ path: `options_json.${key}`, message: `unknown field key "${key}"` }));
-      if (optionErrors.length)
-        throw new ValidationError("The options name fields the queue does not have.", optionErrors, "invalid_options");
+    let annotations = current.annotations;
+    if (change.annotations.length) {
+      const checked = checkAnnotations(schema, change.annotations, "annotations_json");
+      annotations = mergeAnnotations(schema, annotations, checked, (changed) => ({
+        ...changed,
+        source: changed.source ?? change.source,
+      }));
+    }
+    if (change.cells.length) annotations = replaceCells(schema, annotations, change.cells, change.source, "cells_json");
 
-      const kept = change.replaceMessages ? current.messages.filter((message) => message.source !== change.source) : current.messages;
-      const messages = [...kept, ...change.messages.map((message) => ({ ...message, source: change.source }))];
-      const approvers = change.approvers.length ? [...new Set(change.approvers)] : current.approvers;
+    const optionErrors: FieldError[] = Object.keys(change.options)
+      .filter((key) => !locateKey(schema, key))
+      .map((key) => ({ path: `options_json.${key}`, message: `unknown field key "${key}"` }));
+    if (optionErrors.length) throw new ValidationError("The options name fields the queue does not have.", optionErrors, "invalid_options");
 
-      let status = current.status;
-      if (change.status !== undefined && change.status !== current.status) {
-        const refusal = refuseMove(current.status, change.status, messages);
-        if (refusal) return refuse(refusal.reason);
-        status = change.status;
-      }
-      const next: StoredDocument = {
+    const replaced = (message: DocumentMessage) =>
+      message.source === change.source && (change.replaceMessages === true || (change.replaceMessages === "notices" && message.notice));
+    const kept = current.messages.filter((message) => !replaced(message));
+    const messages = [...kept, ...change.messages.map((message) => ({ ...message, source: change.source }))];
+    const approvers = change.approvers.length ? [...new Set(change.approvers)] : current.approvers;
+
+    let status = current.status;
+    if (change.status !== undefined && change.status !== current.status) {
+      const refusal = refuseMove(current.status, change.status, messages);
+      if (refusal) return { refusal: refusal.reason };
+      status = change.status;
+    }
+    return {
+      next: {
         ...current,
         annotations,
         messages,
         options: { ...current.options, ...change.options },
         approvers,
         status,
-      };
-      return { applied: true, reason: "", document: await this.writer.write(tx, current, next, meta) };
-    });
+      },
+    };
   }
 }

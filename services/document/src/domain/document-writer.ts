@@ -25,8 +25,18 @@ const PARTS = [
   "confidence",
 ] as const satisfies readonly (keyof StoredDocument)[];
 
-function changedParts(before: StoredDocument, after: StoredDocument): string[] {
-  return PARTS.filter((part) => JSON.stringify(before[part]) !== JSON.stringify(after[part]));
+/** The parts of a document that differ between two states of it; none means there is nothing to write. */
+export function changedParts(before: StoredDocument, after: StoredDocument): string[] {
+  return PARTS.filter((part) => canonicalJson(before[part]) !== canonicalJson(after[part]));
+}
+
+/** JSON with object keys in one order: a document read back from jsonb has its keys in jsonb's order, not in ours. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    inner && typeof inner === "object" && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : inner,
+  );
 }
 
 /**

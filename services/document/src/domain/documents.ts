@@ -5,6 +5,7 @@ import type { MembershipAccess } from "../clients/membership.js";
 import type { DocumentStore } from "../store/document-store.js";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
 import type { Sql, Tx } from "../store/sql.js";
+import type { ValidationJobStore } from "../store/validation-job-store.js";
 import { type AccessControl, type Actor, forbidden, isApproverOnly } from "./access.js";
 import { type AnnotationFields, checkAnnotations, mergeAnnotations, sameContent } from "./annotations.js";
 import type { DocumentChanges } from "./document-changes.js";
@@ -24,6 +25,8 @@ export interface DocumentsDependencies {
   access: AccessControl;
   membership: MembershipAccess;
   validator: DocumentValidator;
+  /** initial_document_validation: a job written with the extraction, and a nudge to its runner after the commit. */
+  initialValidation: { jobs: ValidationJobStore; wake(): void };
 }
 
 export interface DocumentListQuery {
@@ -106,8 +109,9 @@ export class Documents {
 
   /**
    * The extraction engine's result: the AI's annotations replace those of the keys they name (values given at
-   * upload for other keys stay), and the document moves on to validation. The user schema does not restrict
-   * the engine; what it answers with is filtered for the caller like any read.
+   * upload for other keys stay), and the document moves on to validation; initial_document_validation is
+   * scheduled in the same transaction and runs after it. The user schema does not restrict the engine; what it
+   * answers with is filtered for the caller like any read.
    */
   async recordExtraction(actor: Actor, documentId: string, input: { annotations: AnnotationFields[]; confidence: number | null }) {
     const { document, notFound } = await this.readableDocument(actor, documentId);
@@ -126,6 +130,7 @@ export class Documents {
       const current = await this.lockedDocument(tx, document.id, notFound);
       const status = extractionTarget(current.status);
       const annotations = mergeAnnotations(queue.annotationSchema, current.annotations, extracted);
+      await this.deps.initialValidation.jobs.schedule(tx, current.id);
       return this.deps.writer.write(
         tx,
         current,
@@ -133,6 +138,7 @@ export class Documents {
         { source: "ai", userId: actor.userId, requestId: actor.requestId, extraction: true },
       );
     });
+    this.deps.initialValidation.wake();
     return (await this.fieldRules(actor, saved.organizationId, saved.queueId)).visibleDocument(saved);
   }
 
@@ -191,21 +197,16 @@ export class Documents {
     });
     if (!changed) return rules.visibleDocument(saved);
 
-    let result = saved;
     const answer = await this.deps.validator.validateEdit({
       document: saved,
       previousAnnotations,
+      annotationSchema: queue.annotationSchema,
       userId: actor.userId,
       requestId: actor.requestId,
     });
-    if (answer) {
-      const outcome = await this.deps.changes.apply(
-        { ...answer, documentId: saved.id, expectedVersion: answer.expectedVersion || saved.version },
-        actor.requestId,
-      );
-      result = outcome.document;
-    }
-    return rules.visibleDocument(result);
+    if (!answer) return rules.visibleDocument(saved);
+    const outcome = await this.deps.changes.applyToAnnotationsOf(saved, { ...answer, documentId: saved.id }, actor.requestId);
+    return rules.visibleDocument(outcome.document);
   }
 
   /**

@@ -42,6 +42,11 @@ export interface DocumentMessage {
   severity: MessageSeverity;
   /** Kept so that a new validation answer replaces only what the previous one added; never shown. */
   source: ChangeSource;
+  /**
+   * A message about the validation itself (the validator was unavailable, parts of its answer were ignored), not
+   * about the document: the next failure replaces it without touching the last answer's messages. Never shown.
+   */
+  notice?: true;
 }
 
 export interface RegisterOption {

@@ -1,26 +1,107 @@
+import type { FieldDefinition } from "./annotation-schema.js";
+import type { CellReplacement } from "./annotations.js";
 import type { ServiceChange } from "./document-changes.js";
-import type { Annotation, StoredDocument } from "./records.js";
+import type { Annotation, DocumentMessage, RegisterOption, StoredDocument } from "./records.js";
+import { changeFromAnswer, noticeChange } from "./validation-answer.js";
+
+export const VALIDATION_TYPES = ["document_validation", "initial_document_validation"] as const;
+export type ValidationType = (typeof VALIDATION_TYPES)[number];
+
+/** An external validator's answer, normalised by the webhook service from either form of the spec. */
+export interface ValidationAnswer {
+  replacements: Array<{ key: string; value: string }>;
+  messages: Array<Pick<DocumentMessage, "key" | "message" | "severity">>;
+  cells: CellReplacement[];
+  options: Record<string, RegisterOption[]>;
+}
+
+/** What a Validate call came to. Receiver trouble is an outcome with a reason that can be shown to the user. */
+export type ValidationResult =
+  | { outcome: "ok"; answer: ValidationAnswer }
+  | { outcome: "no_validator" }
+  | { outcome: "unavailable" | "rejected"; reason: string };
+
+export interface ValidationCall {
+  type: ValidationType;
+  document: StoredDocument;
+  previousAnnotations: Annotation[];
+  /** Null for initial_document_validation. */
+  userId: string | null;
+  timeoutMs: number;
+  requestId?: string;
+}
+
+/** The webhook service's Validate as the domain sees it (src/clients/webhook.ts). It never throws. */
+export interface ExternalValidator {
+  validate(call: ValidationCall): Promise<ValidationResult>;
+}
+
+/** A change of the validation source, before it is tied to a document and a version. */
+export type ValidationChange = Omit<ServiceChange, "documentId" | "expectedVersion">;
 
 /** A user's edit, saved and committed, as document_validation needs it. */
 export interface SavedEdit {
   document: StoredDocument;
   previousAnnotations: Annotation[];
+  /** The queue's schema: the answer is checked against it. */
+  annotationSchema: FieldDefinition[];
   userId: string;
   requestId: string;
 }
 
 /**
- * The seam for `document_validation` (issue 7). After a user's PATCH of annotations is committed, the
- * validator may return the changes the validation answer asks for (replacement values, cells, messages with
- * replace_messages, options); they are applied with the saved version as expected_version, so they never
- * overwrite a newer edit. It must answer within the request's budget and must not throw for an unavailable
- * receiver (issue 7 turns that into a warning message instead).
+ * The seam for `document_validation`. After a user's PATCH of annotations is committed, the validator may
+ * return the changes the validation answer asks for (replacement values, cells, messages with
+ * replace_messages, options, or a warning that validation failed); they are applied to the saved version, or
+ * to a newer one with the same annotations, so they never overwrite a newer edit. It answers within the
+ * request's budget and does not throw for an unavailable receiver.
  */
 export interface DocumentValidator {
-  validateEdit(edit: SavedEdit): Promise<Omit<ServiceChange, "documentId"> | undefined>;
+  validateEdit(edit: SavedEdit): Promise<ValidationChange | undefined>;
 }
 
-/** Until issue 7: edits are saved without external validation. */
-export const withoutValidation: DocumentValidator = {
-  validateEdit: async () => undefined,
-};
+/** document_validation through the webhook service, within DOCUMENT_VALIDATION_TIMEOUT_MS. */
+export class EditValidation implements DocumentValidator {
+  constructor(
+    private readonly external: ExternalValidator,
+    private readonly budgetMs: number,
+  ) {}
+
+  async validateEdit(edit: SavedEdit): Promise<ValidationChange | undefined> {
+    const result = await this.external.validate({
+      type: "document_validation",
+      document: edit.document,
+      previousAnnotations: edit.previousAnnotations,
+      userId: edit.userId,
+      timeoutMs: this.budgetMs,
+      requestId: edit.requestId,
+    });
+    return validationChange(edit.annotationSchema, edit.document, result, {
+      unavailable: (reason) => `External validation was unavailable (${reason}); the edit was saved without it.`,
+      rejected: (reason) => `External validation's answer was rejected (${reason}); the edit was saved without it.`,
+    });
+  }
+}
+
+/**
+ * The change a result asks for: an answer's values, cells, options and messages (replacing the previous
+ * answer's); a warning when the validator failed (replacing the previous warning, keeping the previous answer's
+ * messages, so an `error` stays until a validator says otherwise); nothing when there is no validator.
+ */
+export function validationChange(
+  schema: readonly FieldDefinition[],
+  document: StoredDocument,
+  result: ValidationResult,
+  wording: { unavailable: (reason: string) => string; rejected: (reason: string) => string },
+): ValidationChange | undefined {
+  switch (result.outcome) {
+    case "no_validator":
+      return undefined;
+    case "ok":
+      return changeFromAnswer(schema, document, result.answer);
+    case "unavailable":
+      return noticeChange(wording.unavailable(result.reason));
+    case "rejected":
+      return noticeChange(wording.rejected(result.reason));
+  }
+}

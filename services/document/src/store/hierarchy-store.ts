@@ -10,8 +10,16 @@ function where(ref: EntityRef): { clause: string; value: string } {
   return "id" in ref ? { clause: "id = $1", value: ref.id } : { clause: "humanized_id = $1", value: ref.humanizedId };
 }
 
+const MAX_CACHED_QUEUES = 10_000;
+
 /** Organizations (as seen from membership), workspaces and queues. */
 export class HierarchyStore {
+  /**
+   * Queues by id. A queue never changes once created (no endpoint changes its name or schema), so every edit and
+   * every change of a document reads its queue from here instead of the database.
+   */
+  private readonly queuesById = new Map<string, Queue>();
+
   constructor(private readonly sql: Sql) {}
 
   /** Records an organization membership told us about; its humanized id follows the latest word. */
@@ -54,8 +62,15 @@ export class HierarchyStore {
     );
   }
 
-  findQueue(ref: EntityRef): Promise<Queue | undefined> {
+  async findQueue(ref: EntityRef): Promise<Queue | undefined> {
+    const cached = "id" in ref ? this.queuesById.get(ref.id) : undefined;
+    if (cached) return cached;
     const { clause, value } = where(ref);
-    return this.sql.one<Queue>(`SELECT ${QUEUE_COLUMNS} FROM queues WHERE ${clause}`, [value]);
+    const queue = await this.sql.one<Queue>(`SELECT ${QUEUE_COLUMNS} FROM queues WHERE ${clause}`, [value]);
+    if (queue) {
+      if (this.queuesById.size >= MAX_CACHED_QUEUES) this.queuesById.clear();
+      this.queuesById.set(queue.id, queue);
+    }
+    return queue;
   }
 }

@@ -78,4 +78,21 @@ export const migrations: Migration[] = [
           WHERE idempotency_key IS NOT NULL;
       `),
   },
+  {
+    name: "0002-initial-validation-jobs",
+    up: ({ sequelize }) =>
+      sequelize.query(`
+        -- initial_document_validation still to run for a document, written with its extraction. A runner claims a
+        -- due job by moving next_attempt_at past its budget (a lease: a runner that dies leaves it due again) and
+        -- counting the attempt; attempts also fences a runner whose lease ran out.
+        CREATE TABLE initial_validation_jobs (
+          document_id      uuid PRIMARY KEY REFERENCES documents (id),
+          attempts         integer NOT NULL DEFAULT 0,
+          next_attempt_at  timestamptz NOT NULL DEFAULT now(),
+          last_error       text,
+          created_at       timestamptz NOT NULL DEFAULT now()
+        );
+        CREATE INDEX initial_validation_jobs_due ON initial_validation_jobs (next_attempt_at);
+      `),
+  },
 ];

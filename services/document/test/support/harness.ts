@@ -40,7 +40,7 @@ export class UserApi {
   patch = (path: string, body: unknown) => this.call("PATCH", path, body);
 }
 
-/** The validator seam of issue 7, steered by the test. */
+/** The validator seam, steered by the test. */
 export class ScriptedValidator implements DocumentValidator {
   readonly calls: SavedEdit[] = [];
   answer: DocumentValidator["validateEdit"] = async () => undefined;
@@ -64,6 +64,13 @@ export interface HarnessOptions<M extends MembershipBackend> {
   membership?: M;
   /** Permission answers are not cached by default, since roles change between steps of a test. */
   permissionCacheMs?: number;
+  /**
+   * gRPC address of a webhook service: validation goes through its Validate (document_validation and the initial
+   * validation runner, with short retry delays). Without it the ScriptedValidator answers and the runner is off.
+   */
+  webhookAddress?: string;
+  /** Settings of the document service beyond the harness's. */
+  env?: Record<string, string | number>;
 }
 
 /** A port that was free a moment ago and on which nothing listens now. */
@@ -104,11 +111,18 @@ export class Harness<M extends MembershipBackend = MembershipDouble> {
         AUTOMATION_GRPC_ADDR: options.automationAddress ?? `127.0.0.1:${await closedPort()}`,
         DOCUMENT_PERMISSION_CACHE_MS: options.permissionCacheMs ?? 0,
         DOCUMENT_USER_SCHEMA_CACHE_MS: 0,
+        WEBHOOK_GRPC_ADDR: options.webhookAddress ?? `127.0.0.1:${await closedPort()}`,
+        ...options.env,
       },
       configSchema,
     );
     const validator = new ScriptedValidator();
-    const running = await startDocumentService(config, { validator });
+    const running = await startDocumentService(
+      config,
+      options.webhookAddress
+        ? { initialValidation: { retryDelaysMs: [300, 300], pollIntervalMs: 200 } }
+        : { validator, initialValidation: false },
+    );
     const grpc = createDocumentClient(`127.0.0.1:${running.grpcPort}`, { deadlineMs: 5_000 });
     return new Harness(issuer, membership, config, running, grpc, events, validator);
   }

@@ -6,8 +6,8 @@ import { signBody } from "../domain/signature.js";
 import type { SigningKeys } from "../domain/signing-keys.js";
 import type { ClaimedDelivery, DeliveryOutcome, DeliveryStore } from "../store/delivery-store.js";
 import type { DeliveryMetrics } from "./delivery-metrics.js";
-import type { EndpointBreakers } from "./endpoint-breakers.js";
-import type { PostResult, ReceiverTransport } from "./receiver-transport.js";
+import { EndpointBreakers } from "./endpoint-breakers.js";
+import { type ReceiverTransport, USER_AGENT, verdictOf } from "./receiver-transport.js";
 
 export interface DeliverySenderOptions {
   store: DeliveryStore;
@@ -29,10 +29,6 @@ export interface DeliverySenderOptions {
 }
 
 const DEPTH_SAMPLE_MS = 5_000;
-const USER_AGENT = "docex-webhooks/2";
-
-/** 4xx answers other than these say the request or URL is wrong, not that the receiver is down. */
-const RECEIVER_DOWN_4XX = new Set([408, 425, 429]);
 
 /**
  * Sends due deliveries. It claims them in batches (`FOR UPDATE SKIP LOCKED` with a lease, so replicas never
@@ -184,20 +180,21 @@ export class DeliverySender {
       ...(signature ? { "x-service-signature": signature } : {}),
     };
     const run = await breakers.run(
-      delivery.url,
-      () =>
+      EndpointBreakers.keyOf(delivery.url),
+      (signal) =>
         transport.post(delivery.url, delivery.body, headers, {
           timeoutMs: this.options.timeoutMs,
           excerptBytes: this.options.excerptBytes ?? 1024,
+          signal,
         }),
-      (result) => classify(result),
+      (result) => verdictOf(result),
     );
     if (run.kind === "open") {
       this.defer(delivery, run.retryAt);
       return;
     }
     const result = run.result;
-    const succeeded = !classify(result).failed;
+    const succeeded = !verdictOf(result).failed;
     metrics.attemptDuration.observe({ result: succeeded ? "success" : "failure" }, result.durationMs / 1000);
     if (delivery.attempt === 1) metrics.eventToAnswer.observe(Math.max(0, Date.now() - delivery.eventOccurredAtMs) / 1000);
     const error = succeeded ? null : (result.error ?? `receiver answered HTTP ${result.statusCode}`);
@@ -286,13 +283,4 @@ export class DeliverySender {
       this.options.logger.debug({ err: error }, "could not sample the delivery queue");
     }
   }
-}
-
-/** A 2xx is a success; network failures, timeouts, 5xx, 408, 425 and 429 count against the receiver's breaker. */
-function classify(result: PostResult): { failed: boolean; counts: boolean } {
-  const status = result.statusCode;
-  if (status !== null && status >= 200 && status < 300) return { failed: false, counts: false };
-  if (result.refused) return { failed: true, counts: false };
-  if (status !== null && status >= 300 && status < 500 && !RECEIVER_DOWN_4XX.has(status)) return { failed: true, counts: false };
-  return { failed: true, counts: true };
 }

@@ -1,3 +1,4 @@
+import type { EventEmitter } from "node:events";
 import type { Metrics } from "@docex/kit";
 import CircuitBreaker from "opossum";
 
@@ -5,6 +6,11 @@ export interface BreakerSettings {
   errorThresholdPercentage: number;
   volumeThreshold: number;
   resetTimeoutMs: number;
+  /**
+   * A call still running after this long fails and its signal aborts it (validation budgets). Absent for
+   * deliveries, whose transport bounds each attempt itself.
+   */
+  timeoutMs?: number;
 }
 
 /** What a send through a breaker came to: its result, or a refusal because the receiver's breaker is open. */
@@ -20,8 +26,10 @@ class ReceiverFailure<T> extends Error {
   }
 }
 
+type Send = (signal: AbortSignal) => Promise<unknown>;
+
 interface Entry {
-  breaker: CircuitBreaker<[() => Promise<unknown>], unknown>;
+  breaker: CircuitBreaker<[Send, AbortController], unknown>;
   openedAt: number;
   lastUsed: number;
 }
@@ -33,11 +41,13 @@ const MAX_IDLE_MS = 10 * 60_000;
 const SWEEP_ABOVE = 1_000;
 
 /**
- * One opossum circuit breaker per receiver (the URL's origin: scheme, host, port). A receiver that keeps
- * failing opens its breaker; its deliveries then wait, without an attempt, until the breaker lets one probe
- * through (half-open) and the probe's outcome closes or re-opens it. The state of each breaker is the kit's
- * `circuit_breaker_state{breaker="webhook:<origin>"}`. Origins rather than whole URLs: a receiver that is
- * down is down for all its paths, and a URL's path or query (often a token) stays out of metric labels.
+ * One opossum circuit breaker per key. Deliveries key by receiver (the URL's origin: scheme, host, port);
+ * validation keys by link, one instance per validation type with the type's budget as timeout. A receiver
+ * that keeps failing opens its breaker; its calls are then refused at once, without a request, until the
+ * breaker lets one probe through (half-open) and the probe's outcome closes or re-opens it. The state of
+ * each breaker is the kit's `circuit_breaker_state{breaker="webhook:<key>"}`. Origins rather than whole URLs
+ * for deliveries: a receiver that is down is down for all its paths, and a URL's path or query (often a
+ * token) stays out of metric labels.
  */
 export class EndpointBreakers {
   private readonly entries = new Map<string, Entry>();
@@ -47,26 +57,30 @@ export class EndpointBreakers {
     private readonly metrics?: Metrics,
   ) {}
 
+  /** The key of a delivery's receiver. */
   static keyOf(url: string): string {
     return new URL(url).origin;
   }
 
-  private entryFor(origin: string): Entry {
-    const existing = this.entries.get(origin);
+  private entryFor(key: string): Entry {
+    const existing = this.entries.get(key);
     if (existing) {
       existing.lastUsed = Date.now();
       return existing;
     }
     if (this.entries.size >= SWEEP_ABOVE) this.sweep();
-    const breaker = new CircuitBreaker((send: () => Promise<unknown>) => send(), {
-      timeout: false,
+    const breaker = new CircuitBreaker((send: Send, controller: AbortController) => send(controller.signal), {
+      timeout: this.settings.timeoutMs ?? false,
       errorThresholdPercentage: this.settings.errorThresholdPercentage,
       volumeThreshold: this.settings.volumeThreshold,
       resetTimeout: this.settings.resetTimeoutMs,
       errorFilter: (error: unknown) => error instanceof ReceiverFailure && !error.counts,
     });
+    // Each call has its own controller (opossum's own would be shared by concurrent calls): a timeout aborts that request only.
+    const events: EventEmitter = breaker; // opossum's types leave out the call's arguments, which it passes
+    events.on("timeout", (_error: unknown, _latency: unknown, args: [Send, AbortController]) => args[1].abort());
     const entry: Entry = { breaker, openedAt: 0, lastUsed: Date.now() };
-    const label = { breaker: `webhook:${origin}` };
+    const label = { breaker: `webhook:${key}` };
     breaker.on("open", () => {
       entry.openedAt = Date.now();
       this.metrics?.breakerState.set(label, STATE_VALUE.open);
@@ -74,30 +88,36 @@ export class EndpointBreakers {
     breaker.on("halfOpen", () => this.metrics?.breakerState.set(label, STATE_VALUE.half_open));
     breaker.on("close", () => this.metrics?.breakerState.set(label, STATE_VALUE.closed));
     this.metrics?.breakerState.set(label, STATE_VALUE.closed);
-    this.entries.set(origin, entry);
+    this.entries.set(key, entry);
     return entry;
   }
 
   /**
-   * Sends through the receiver's breaker. `isFailure` says whether a result is a failure and whether it
-   * counts against the receiver (a 404 says the URL is wrong, not that the receiver is down).
+   * Sends through the breaker of `key`. `isFailure` says whether a result is a failure and whether it
+   * counts against the receiver (a 404 says the URL is wrong, not that the receiver is down). With a
+   * timeout, `send` must end soon after its signal aborts: its result (the failure it came to) is returned.
    */
   async run<T>(
-    url: string,
-    send: () => Promise<T>,
+    key: string,
+    send: (signal: AbortSignal) => Promise<T>,
     isFailure: (result: T) => { failed: boolean; counts: boolean },
   ): Promise<BreakerRun<T>> {
-    const entry = this.entryFor(EndpointBreakers.keyOf(url));
+    const entry = this.entryFor(key);
+    let sending: Promise<T> | undefined;
+    const judged = async (signal: AbortSignal) => {
+      sending = send(signal);
+      const result = await sending;
+      const verdict = isFailure(result);
+      if (verdict.failed) throw new ReceiverFailure(result, verdict.counts);
+      return result;
+    };
     try {
-      const result = await entry.breaker.fire(async () => {
-        const result = await send();
-        const verdict = isFailure(result);
-        if (verdict.failed) throw new ReceiverFailure(result, verdict.counts);
-        return result;
-      });
+      const result = await entry.breaker.fire(judged, new AbortController());
       return { kind: "sent", result: result as T };
     } catch (error) {
       if (error instanceof ReceiverFailure) return { kind: "sent", result: error.result as T };
+      // Timed out: opossum counted it and the signal aborted the request, which now ends with its own account of it.
+      if ((error as { code?: string }).code === "ETIMEDOUT" && sending) return { kind: "sent", result: await sending };
       if ((error as { code?: string }).code === "EOPENBREAKER") {
         // Half-open with the probe still out: its answer decides soon. Open: wait for the reset timeout.
         const retryAt = entry.breaker.halfOpen
@@ -109,8 +129,8 @@ export class EndpointBreakers {
     }
   }
 
-  stateOf(url: string): BreakerState {
-    const entry = this.entries.get(EndpointBreakers.keyOf(url));
+  stateOf(key: string): BreakerState {
+    const entry = this.entries.get(key);
     if (!entry) return "closed";
     return entry.breaker.opened ? "open" : entry.breaker.halfOpen ? "half_open" : "closed";
   }
@@ -125,11 +145,11 @@ export class EndpointBreakers {
   /** Drops breakers of receivers not used for a while, unless they are open (their state still matters). */
   private sweep(): void {
     const now = Date.now();
-    for (const [origin, entry] of this.entries) {
+    for (const [key, entry] of this.entries) {
       if (entry.breaker.closed && now - entry.lastUsed > MAX_IDLE_MS) {
         entry.breaker.shutdown();
-        this.metrics?.breakerState.remove({ breaker: `webhook:${origin}` });
-        this.entries.delete(origin);
+        this.metrics?.breakerState.remove({ breaker: `webhook:${key}` });
+        this.entries.delete(key);
       }
     }
   }

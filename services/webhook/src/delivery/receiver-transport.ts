@@ -4,6 +4,11 @@ import { performance } from "node:perf_hooks";
 import { Agent, request } from "undici";
 import { hostOf, type TargetPolicy } from "../domain/target-policy.js";
 
+export const USER_AGENT = "docex-webhooks/2";
+
+/** 4xx answers other than these say the request or URL is wrong, not that the receiver is down. */
+const RECEIVER_DOWN_4XX = new Set([408, 425, 429]);
+
 /** What one POST to a receiver came to. */
 export interface PostResult {
   /** Null when no answer arrived (connection failure, timeout, refusal). */
@@ -13,6 +18,9 @@ export interface PostResult {
   body: Buffer | null;
   /** True when the answer's body was longer than `body`. */
   truncated: boolean;
+  /** Why the body stopped before its end (reset, timeout, abort); null when it was read to its end or to the limit. */
+  cutShort: string | null;
+  /** Why no answer arrived; null when one did. */
   error: string | null;
   /** True when the SSRF guard refused the target: nothing was sent. */
   refused: boolean;
@@ -23,6 +31,8 @@ export interface PostOptions {
   timeoutMs: number;
   /** Bytes of the answer kept in `body`: the first 1 KiB for a delivery's record; a validation answer needs all of it. */
   excerptBytes: number;
+  /** Aborts the request wherever it is (connecting, waiting, reading the body): the caller's time is up. */
+  signal?: AbortSignal;
 }
 
 /** The error a refused connection fails with; its code lets the result say "refused" rather than "failed". */
@@ -89,13 +99,15 @@ export class ReceiverTransport {
         dispatcher: this.agent,
         headersTimeout: options.timeoutMs,
         bodyTimeout: options.timeoutMs,
+        ...(options.signal ? { signal: options.signal } : {}),
       });
-      const { kept, truncated } = await readBody(response.body, options.excerptBytes);
+      const { kept, truncated, cutShort } = await readBody(response.body, options.excerptBytes);
       return {
         statusCode: response.statusCode,
         headers: response.headers,
         body: kept,
         truncated,
+        cutShort: cutShort === undefined ? null : options.signal?.aborted ? `no answer within ${options.timeoutMs} ms` : describe(cutShort),
         error: null,
         refused: false,
         durationMs: elapsed(),
@@ -103,7 +115,8 @@ export class ReceiverTransport {
     } catch (error) {
       const code = (error as { code?: string }).code;
       const refused = code === "ETARGETREFUSED";
-      const message = code === "UND_ERR_HEADERS_TIMEOUT" ? `no answer within ${options.timeoutMs} ms` : describe(error);
+      const timedOut = code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT" || options.signal?.aborted;
+      const message = timedOut ? `no answer within ${options.timeoutMs} ms` : describe(error);
       return { ...NO_ANSWER, error: message, refused, durationMs: elapsed() };
     }
   }
@@ -113,17 +126,27 @@ export class ReceiverTransport {
   }
 }
 
-const NO_ANSWER = { statusCode: null, headers: {}, body: null, truncated: false };
+/** A 2xx is a success; network failures, timeouts, 5xx, 408, 425 and 429 count against the receiver's breaker. */
+export function verdictOf(result: PostResult): { failed: boolean; counts: boolean } {
+  const status = result.statusCode;
+  if (status !== null && status >= 200 && status < 300) return { failed: false, counts: false };
+  if (result.refused) return { failed: true, counts: false };
+  if (status !== null && status >= 300 && status < 500 && !RECEIVER_DOWN_4XX.has(status)) return { failed: true, counts: false };
+  return { failed: true, counts: true };
+}
+
+const NO_ANSWER = { statusCode: null, headers: {}, body: null, truncated: false, cutShort: null };
 
 /** The first `limit` bytes of a body; reading stops (and the connection is dropped) past max(limit, 64 KiB). */
 async function readBody(
   body: AsyncIterable<Buffer> & { destroy(): void },
   limit: number,
-): Promise<{ kept: Buffer | null; truncated: boolean }> {
+): Promise<{ kept: Buffer | null; truncated: boolean; cutShort: unknown }> {
   const kept: Buffer[] = [];
   let keptBytes = 0;
   let readBytes = 0;
   const readLimit = Math.max(limit, MIN_READ_BYTES);
+  let cutShort: unknown;
   try {
     for await (const chunk of body) {
       readBytes += chunk.length;
@@ -137,10 +160,11 @@ async function readBody(
         break;
       }
     }
-  } catch {
+  } catch (error) {
     // A body cut short (timeout, reset) still has its status; what arrived is kept.
+    cutShort = error;
   }
-  return { kept: keptBytes === 0 ? null : Buffer.concat(kept), truncated: readBytes > keptBytes };
+  return { kept: keptBytes === 0 ? null : Buffer.concat(kept), truncated: readBytes > keptBytes, cutShort };
 }
 
 function describe(error: unknown): string {

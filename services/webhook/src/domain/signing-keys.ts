@@ -66,12 +66,7 @@ export class SigningKeys {
     return { organizationId, key: this.open(stored), createdAt: stored.createdAt };
   }
 
-  /** The key that signs for an organization now, or undefined when it has none (for senders and Validate). */
-  async current(organizationId: string): Promise<string | undefined> {
-    const stored = await this.store.findSigningKey(organizationId);
-    return stored ? this.open(stored) : undefined;
-  }
-
+  /** The key of a sealed row (deliveries and validation targets read it with what they send). */
   open(stored: Pick<SealedSigningKey, "organizationId" | "sealedKey" | "kekFingerprint">): string {
     const cached = this.opened.get(stored.sealedKey);
     if (cached) return cached;

@@ -15,6 +15,18 @@ export interface SealedSigningKey {
   createdAt: Date;
 }
 
+/** A link (id: its queue) or a deprecated validation webhook (id: the webhook's), with the key that signs for it. */
+export interface StoredValidationTarget {
+  kind: "link" | "webhook";
+  id: string;
+  url: string;
+  organizationId: string;
+  signatureVerification: SignatureVerification;
+  /** Null when signing is off for the target or the organization has no key. */
+  sealedKey: string | null;
+  kekFingerprint: string | null;
+}
+
 export interface WebhookChange {
   url?: string;
   signatureVerification?: SignatureVerification;
@@ -95,18 +107,26 @@ export class WebhookStore {
   }
 
   /**
-   * Deprecated validation webhooks of a type that apply to a document, nearest first (document, queue,
-   * workspace, organization): the fallback of Validate where the queue has no link (issue 7).
+   * Where a document's validation call of `type` goes, in one round trip (it is on the path of every edit): the
+   * queue's link, else the nearest deprecated validation webhook (document, queue, workspace, organization; the
+   * oldest at that level), with the organization's sealed signing key when that target has signing on.
    */
-  nearestValidationWebhooks(
-    type: ValidationType,
-    scope: { documentId: string; queueId: string; workspaceId: string; organizationId: string },
-  ) {
-    return this.sql.rows<Webhook>(
-      `SELECT ${WEBHOOK_COLUMNS} FROM webhooks
-       WHERE type = $1 AND (entity_type, entity_id) IN (('document', $2::uuid), ('queue', $3::uuid), ('workspace', $4::uuid), ('organization', $5::uuid))
-       ORDER BY array_position(ARRAY['document', 'queue', 'workspace', 'organization'], entity_type), created_at, id`,
-      [type, scope.documentId, scope.queueId, scope.workspaceId, scope.organizationId],
+  validationTarget(type: ValidationType, scope: { documentId: string; queueId: string; workspaceId: string; organizationId: string }) {
+    return this.sql.one<StoredValidationTarget>(
+      `WITH candidates AS (
+         SELECT 'link' AS kind, queue_id AS id, url, organization_id, signature_verification, 0 AS rank, created_at
+         FROM validation_links WHERE queue_id = $2 AND type = $1
+         UNION ALL
+         SELECT 'webhook', id, url, organization_id, signature_verification,
+                array_position(ARRAY['document', 'queue', 'workspace', 'organization'], entity_type), created_at
+         FROM webhooks
+         WHERE type = $1 AND (entity_type, entity_id) IN (('document', $3::uuid), ('queue', $2::uuid), ('workspace', $4::uuid), ('organization', $5::uuid))
+       )
+       SELECT c.kind, c.id, c.url, c.organization_id AS "organizationId", c.signature_verification AS "signatureVerification",
+              k.sealed_key AS "sealedKey", k.kek_fingerprint AS "kekFingerprint"
+       FROM candidates c LEFT JOIN signing_keys k ON k.organization_id = c.organization_id AND c.signature_verification = 'enabled'
+       ORDER BY c.rank, c.created_at, c.id LIMIT 1`,
+      [type, scope.queueId, scope.documentId, scope.workspaceId, scope.organizationId],
     );
   }
 
@@ -130,10 +150,6 @@ export class WebhookStore {
 
   validationLinksOf(queueId: string): Promise<ValidationLink[]> {
     return this.sql.rows<ValidationLink>(`SELECT ${LINK_COLUMNS} FROM validation_links WHERE queue_id = $1 ORDER BY type`, [queueId]);
-  }
-
-  findValidationLink(queueId: string, type: ValidationType): Promise<ValidationLink | undefined> {
-    return this.sql.one<ValidationLink>(`SELECT ${LINK_COLUMNS} FROM validation_links WHERE queue_id = $1 AND type = $2`, [queueId, type]);
   }
 
   async deleteValidationLink(queueId: string, type: ValidationType): Promise<boolean> {

@@ -1,0 +1,71 @@
+import { annotationSchema } from "@docex/events";
+import { fieldErrorsOf, ValidationError } from "@docex/kit";
+import type { WebhookHandlers } from "@docex/protos";
+import { z } from "zod";
+import { VALIDATION_TYPES } from "../domain/records.js";
+import type { ExternalValidation } from "../validation/external-validation.js";
+
+const uuid = z.guid().transform((id) => id.toLowerCase());
+
+const annotationsJson = z
+  .string()
+  .transform((text, ctx) => {
+    if (text.trim() === "") return [];
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: "custom", message: "is not valid JSON" });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.array(annotationSchema));
+
+const validateRequest = z.object({
+  type: z.enum(VALIDATION_TYPES),
+  document_id: uuid,
+  queue_id: uuid,
+  workspace_id: uuid,
+  organization_id: uuid,
+  user_id: uuid.optional(),
+  previous_annotations_json: annotationsJson,
+  annotations_json: annotationsJson,
+  timeout_ms: z.number().int().min(0),
+});
+
+/** docex.webhook.v1.Webhook: what other contexts ask of the integration context. Callers are services inside the cluster. */
+export function webhookHandlers(deps: { validation: ExternalValidation }): WebhookHandlers {
+  return {
+    async Validate(raw, ctx) {
+      const parsed = validateRequest.safeParse(raw);
+      if (!parsed.success) {
+        // gRPC carries one message: it names every bad field.
+        const errors = fieldErrorsOf(parsed.error);
+        throw new ValidationError(`The Validate request is invalid: ${errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`, errors);
+      }
+      const request = parsed.data;
+      const outcome = await deps.validation.validate({
+        type: request.type,
+        documentId: request.document_id,
+        queueId: request.queue_id,
+        workspaceId: request.workspace_id,
+        organizationId: request.organization_id,
+        userId: request.user_id ?? null,
+        previousAnnotations: request.previous_annotations_json,
+        annotations: request.annotations_json,
+        timeoutMs: request.timeout_ms,
+        requestId: ctx.requestId,
+      });
+      switch (outcome.outcome) {
+        case "ok":
+          return { outcome: "ok", reason: "", answer_json: JSON.stringify(outcome.answer), duration_ms: outcome.durationMs };
+        case "no_validator":
+          return { outcome: "no_validator", reason: "", answer_json: EMPTY_ANSWER_JSON, duration_ms: 0 };
+        default:
+          return { outcome: outcome.outcome, reason: outcome.reason, answer_json: EMPTY_ANSWER_JSON, duration_ms: outcome.durationMs };
+      }
+    },
+  };
+}
+
+/** "always complete" (protos/webhook.proto): outcomes without an answer carry the empty one. */
+const EMPTY_ANSWER_JSON = JSON.stringify({ replacements: [], messages: [], cells: [], options: {} });

@@ -1,0 +1,159 @@
+import { randomUUID } from "node:crypto";
+import { performance } from "node:perf_hooks";
+import type { Annotation, ValidationRequestPayload } from "@docex/events";
+import type { Logger, Metrics } from "@docex/kit";
+import { Histogram } from "prom-client";
+import type { EndpointBreakers } from "../delivery/endpoint-breakers.js";
+import { type PostResult, type ReceiverTransport, USER_AGENT, verdictOf } from "../delivery/receiver-transport.js";
+import type { ValidationType } from "../domain/records.js";
+import { hasValidSignature, signBody } from "../domain/signature.js";
+import { type NormalisedAnswer, readAnswer } from "./validation-answer.js";
+import type { DocumentScope, ValidationTargets } from "./validation-targets.js";
+
+/** Answers above this size are rejected unread: an answer is a few kilobytes, and all of it must be held to check its signature. */
+export const MAX_ANSWER_BYTES = 1024 * 1024;
+
+export interface ValidationCall extends DocumentScope {
+  type: ValidationType;
+  /** The user whose edit triggered the call; null for initial_document_validation. */
+  userId: string | null;
+  previousAnnotations: Annotation[];
+  annotations: Annotation[];
+  /** 0: the type's budget. Smaller: the caller's own deadline is nearer. It never lengthens the budget. */
+  timeoutMs: number;
+  requestId: string;
+}
+
+/** What a call came to; receiver trouble is an outcome, never an exception (protos/webhook.proto). */
+export type ValidationOutcome =
+  | { outcome: "ok"; answer: NormalisedAnswer; durationMs: number }
+  | { outcome: "no_validator" }
+  | { outcome: "unavailable" | "rejected"; reason: string; durationMs: number; detail?: string };
+
+export interface ExternalValidationDeps {
+  targets: ValidationTargets;
+  /** Its own connection pool, so that validation never queues behind deliveries to the same receiver. */
+  transport: ReceiverTransport;
+  /** One set of per-link breakers per type, each with the type's budget as its timeout. */
+  breakers: Record<ValidationType, EndpointBreakers>;
+  budgetsMs: Record<ValidationType, number>;
+  metrics: Metrics;
+  logger: Logger;
+}
+
+/**
+ * The webhook side of `document_validation` and `initial_document_validation` (ARCHITECTURE.md "The latency
+ * budget of validation"): finds the document's validator, sends it the spec's payload signed as deliveries
+ * are, and reads its answer within the budget. The budget counts from the call's arrival; the receiver gets
+ * what is left of it. No retries inside the budget: a slow receiver is answered "unavailable" and its
+ * breaker, once open, answers at once until a probe gets through.
+ */
+export class ExternalValidation {
+  private readonly duration: Histogram<"type" | "outcome">;
+
+  constructor(private readonly deps: ExternalValidationDeps) {
+    this.duration = new Histogram({
+      name: "webhook_validation_duration_seconds",
+      help: "Validate calls from their arrival to their answer, by validation type and outcome (ok, no_validator, unavailable, rejected)",
+      labelNames: ["type", "outcome"],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.5, 1, 2.5, 5, 10, 15],
+      registers: [deps.metrics.registry],
+    });
+  }
+
+  async validate(call: ValidationCall): Promise<ValidationOutcome> {
+    const started = performance.now();
+    const outcome = await this.callValidator(call, started);
+    this.duration.observe({ type: call.type, outcome: outcome.outcome }, (performance.now() - started) / 1000);
+    if (outcome.outcome === "unavailable" || outcome.outcome === "rejected") {
+      this.deps.logger.info(
+        {
+          request_id: call.requestId,
+          document_id: call.documentId,
+          type: call.type,
+          outcome: outcome.outcome,
+          reason: outcome.reason,
+          ...(outcome.detail ? { detail: outcome.detail } : {}),
+        },
+        "external validation did not answer usefully",
+      );
+    }
+    return outcome;
+  }
+
+  private async callValidator(call: ValidationCall, started: number): Promise<ValidationOutcome> {
+    const target = await this.deps.targets.find(call.type, call);
+    if (!target) return { outcome: "no_validator" };
+    const { signingKey } = target;
+    const body = JSON.stringify({
+      document_id: call.documentId,
+      queue_id: call.queueId,
+      user_id: call.userId,
+      previous_annotations: call.previousAnnotations,
+      annotations: call.annotations,
+      webhook_event: call.type,
+    } satisfies ValidationRequestPayload);
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      "user-agent": USER_AGENT,
+      "x-service-delivery-id": randomUUID(),
+      "x-service-timestamp": String(Math.floor(Date.now() / 1000)),
+      ...(signingKey ? { "x-service-signature": signBody(signingKey, body) } : {}),
+    };
+
+    const typeBudget = this.deps.budgetsMs[call.type];
+    const budget = Math.min(call.timeoutMs > 0 ? call.timeoutMs : typeBudget, typeBudget);
+    const timeoutMs = Math.max(1, Math.floor(budget - (performance.now() - started)));
+    const sentAt = performance.now();
+    const run = await this.deps.breakers[call.type].run(
+      target.breakerKey,
+      (breakerSignal) =>
+        this.deps.transport.post(target.url, body, headers, {
+          timeoutMs,
+          excerptBytes: MAX_ANSWER_BYTES,
+          signal: AbortSignal.any([breakerSignal, AbortSignal.timeout(timeoutMs)]),
+        }),
+      // A body that stopped half-way (the time ran out while it arrived) is as much a failure as no answer.
+      (result) => (result.cutShort && !result.truncated ? { failed: true, counts: true } : verdictOf(result)),
+    );
+    const durationMs = Math.round(performance.now() - sentAt);
+    if (run.kind === "open") {
+      return { outcome: "unavailable", reason: "it kept failing and is not called for a while (circuit breaker open)", durationMs };
+    }
+    const unavailable = this.unavailability(run.result, budget);
+    if (unavailable) {
+      const detail = run.result.error ?? run.result.cutShort;
+      return { outcome: "unavailable", reason: unavailable, durationMs, ...(detail ? { detail } : {}) };
+    }
+    const rejection = this.rejection(run.result, signingKey);
+    if (rejection) return { outcome: "rejected", reason: rejection, durationMs };
+    const reading = readAnswer(run.result.body);
+    if (!reading.ok) return { outcome: "rejected", reason: reading.reason, durationMs };
+    return { outcome: "ok", answer: reading.answer, durationMs };
+  }
+
+  /**
+   * Why the receiver gave no answer, in words that can be shown to the user (no addresses), and the same words
+   * for the same cause, so that a repeated failure leaves the document's warning as it was.
+   */
+  private unavailability(result: PostResult, budgetMs: number): string | undefined {
+    const timedOut = `no answer within ${budgetMs} ms`;
+    if (result.refused) return "its URL points to an address that is not allowed";
+    if (result.error) return result.error.startsWith("no answer within") ? timedOut : "it could not be reached";
+    const status = result.statusCode ?? 0;
+    if (status < 200 || status >= 300) return `it answered HTTP ${status}`;
+    if (result.cutShort && !result.truncated) return result.cutShort.startsWith("no answer within") ? timedOut : "its answer was cut short";
+    return undefined;
+  }
+
+  private rejection(result: PostResult, signingKey: string | undefined): string | undefined {
+    if (result.truncated) return `its answer is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB`;
+    if (!signingKey) return undefined;
+    const signature = result.headers["x-service-signature"];
+    if (signature === undefined) return "its answer has no x-service-signature, which signing requires";
+    const given = Array.isArray(signature) ? signature[0] : signature;
+    if (!hasValidSignature(signingKey, result.body ?? Buffer.alloc(0), given))
+      return "its answer's x-service-signature does not match the answer";
+    return undefined;
+  }
+}

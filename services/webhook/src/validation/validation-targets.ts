@@ -1,0 +1,48 @@
+import type { ValidationType } from "../domain/records.js";
+import type { SigningKeys } from "../domain/signing-keys.js";
+import type { WebhookStore } from "../store/webhook-store.js";
+
+/** Where a document's validation call goes: the queue's link, or the nearest deprecated validation webhook. */
+export interface ValidationTarget {
+  /**
+   * The breaker of this link or webhook (and its metric label after `webhook:`): `link/<queue_id>/<type>` or
+   * `validation-webhook/<webhook_id>`. Ids rather than URLs, so that a token in a URL stays out of labels.
+   */
+  breakerKey: string;
+  url: string;
+  /** The key that signs the call and checks the answer: signing on and the organization has a key. */
+  signingKey: string | undefined;
+}
+
+export interface DocumentScope {
+  documentId: string;
+  queueId: string;
+  workspaceId: string;
+  organizationId: string;
+}
+
+/**
+ * Finds the validator of a document (spec "Versioning" 2–3, API.md "Webhooks"): the queue's external
+ * validation link of the type; where the queue has none, the nearest validation webhook created through the
+ * deprecated `POST /webhooks` (document, queue, workspace, organization; the oldest at that level). One target
+ * answers: the others are not called, since a document takes one answer. Signing follows deliveries: with
+ * signing on but no key in the organization, the call goes unsigned and the answer unchecked.
+ */
+export class ValidationTargets {
+  constructor(
+    private readonly store: WebhookStore,
+    private readonly keys: SigningKeys,
+  ) {}
+
+  async find(type: ValidationType, scope: DocumentScope): Promise<ValidationTarget | undefined> {
+    const target = await this.store.validationTarget(type, scope);
+    if (!target) return undefined;
+    const { sealedKey, kekFingerprint } = target;
+    return {
+      breakerKey: target.kind === "link" ? `link/${target.id}/${type}` : `validation-webhook/${target.id}`,
+      url: target.url,
+      signingKey:
+        sealedKey && kekFingerprint ? this.keys.open({ organizationId: target.organizationId, sealedKey, kekFingerprint }) : undefined,
+    };
+  }
+}
