@@ -102,6 +102,8 @@ describe("reading registers (document and membership are in-process test doubles
       expect(await search("0_o")).to.deep.equal([]);
       expect(await search("%_")).to.deep.equal(["100%_off"]);
       expect(await search("001acme")).to.deep.equal([]);
+      expect(await search("acme trading")).to.deep.equal(["ACME-001"]);
+      expect(await search("trading acme")).to.deep.equal([]);
       expect(await search("  Trading  ")).to.deep.equal(["ACME-001"]);
     });
 

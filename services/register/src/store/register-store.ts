@@ -67,7 +67,7 @@ function itemOf(row: ItemRow): ItemInput {
 /**
  * Items as one JSON array per column: the whole upload travels in one statement, whatever its size.
  * JSON.stringify is native, where the driver's text-array encoding escapes element by element in
- * JavaScript: for 100,000 items that is a tenth of the time.
+ * JavaScript: for 100,000 items about 0.4 s instead of 1 s, client and server together.
  */
 function columnsOf(items: ItemInput[]): string[] {
   const column = (pick: (item: ItemInput) => unknown) => JSON.stringify(items.map(pick));
@@ -87,6 +87,18 @@ const INPUT_ROWS = `
     json_array_elements_text($2::json), json_array_elements_text($3::json), json_array_elements_text($4::json),
     json_array_elements_text($5::json), json_array_elements_text($6::json), jsonb_array_elements($7::jsonb)
   ) WITH ORDINALITY AS input (value, label, name, register_number, tax_id, data, ord)`;
+
+/**
+ * What the trigram index is asked for q: its longest words (runs of letters and digits, as pg_trgm splits
+ * text) of three characters or more, each as a substring. Any substring of q is implied by q, so this finds
+ * every match; it leaves out the trigrams q's word boundaries would add ("  a" for a word starting with a),
+ * which are in a large share of all items and made a two-word search 2.5 times slower. Without such a word,
+ * q itself is the pattern.
+ */
+function indexedWordsOf(text: string): string[] {
+  const words = [...new Set(text.split(/[^\p{L}\p{N}]+/u))].filter((word) => word.length >= 3);
+  return words.length ? words.sort((a, b) => b.length - a.length).slice(0, 3) : [text];
+}
 
 /** Escapes LIKE's wildcards and its escape character, so that q matches literally. */
 function likeSubstring(text: string): string {
@@ -237,15 +249,19 @@ export class RegisterStore {
 
   /** Items of which a searched field contains `text`, case-insensitively, with their count, in one statement. */
   async searchItems(registerId: string, text: string, offset: number, limit: number): Promise<ItemsAndTotal> {
+    // The index is asked for the longest words of q, the exact substring is checked on what it finds.
+    const patterns = indexedWordsOf(text).map(likeSubstring);
+    const indexed = patterns.map((_, index) => `search_text LIKE lower($${5 + index})`).join(" AND ");
     const rows = await this.sql.rows<PageRow>(
       `WITH matches AS (
-         SELECT position, ${ITEM_COLUMNS} FROM register_items WHERE register_id = $1 AND search_text LIKE lower($2)
+         SELECT position, ${ITEM_COLUMNS} FROM register_items
+         WHERE register_id = $1 AND ${indexed} AND strpos(search_text, lower($2)) > 0
        )
        SELECT counted.total, ${itemColumnsOf("page")}
        FROM (SELECT count(*)::integer AS total FROM matches) AS counted
        LEFT JOIN LATERAL (SELECT * FROM matches ORDER BY position LIMIT $4 OFFSET $3) AS page ON true
        ORDER BY page.position`,
-      [registerId, likeSubstring(text), offset, limit],
+      [registerId, text, offset, limit, ...patterns],
     );
     return pageOf(rows);
   }
@@ -265,7 +281,7 @@ function pageOf(rows: PageRow[]): ItemsAndTotal {
   return { items, total: rows[0]?.total ?? 0 };
 }
 
-/** Code-point order, the same in every locale. */
+/** A fixed order of strings, the same in every locale. */
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
