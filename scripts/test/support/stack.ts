@@ -9,7 +9,8 @@ import { connect } from "@nats-io/transport-node";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 // Ports and names of the test stack, away from a stack a developer may be running.
-export const PORT_OFFSET = 20_000;
+// STACK_TEST_PORT_OFFSET lets two test runs on one machine use stacks of their own.
+export const PORT_OFFSET = Number(process.env.STACK_TEST_PORT_OFFSET ?? 20_000);
 
 export interface Answer {
   status: number;
