@@ -2,10 +2,13 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import {
   automationAppliedData,
+  configurationChangedData,
+  documentCreatedData,
   documentAnnotationsChangedData,
   documentExtractedData,
   documentStatusChangedData,
   learningFeedbackData,
+  loginAttemptedData,
   mailRequestedData,
   membershipChangedData,
   organizationCreatedData,
@@ -21,15 +24,18 @@ export const STREAM_NAME = "DOCEX";
 export const EVENT_TYPES = [
   "auth.user_onboarded",
   "auth.mail_requested",
+  "auth.login_attempted",
   "membership.changed",
   "organization.created",
   "queue.created",
+  "document.created",
   "document.extracted",
   "document.annotations_changed",
   "document.status_changed",
   "automation.applied",
   "learning.feedback",
   "register.updated",
+  "configuration.changed",
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -37,15 +43,18 @@ export type EventType = (typeof EVENT_TYPES)[number];
 export const eventDataSchemas = {
   "auth.user_onboarded": userOnboardedData,
   "auth.mail_requested": mailRequestedData,
+  "auth.login_attempted": loginAttemptedData,
   "membership.changed": membershipChangedData,
   "organization.created": organizationCreatedData,
   "queue.created": queueCreatedData,
+  "document.created": documentCreatedData,
   "document.extracted": documentExtractedData,
   "document.annotations_changed": documentAnnotationsChangedData,
   "document.status_changed": documentStatusChangedData,
   "automation.applied": automationAppliedData,
   "learning.feedback": learningFeedbackData,
   "register.updated": registerUpdatedData,
+  "configuration.changed": configurationChangedData,
 } as const satisfies Record<EventType, z.ZodType>;
 
 export type EventData<T extends EventType> = z.infer<(typeof eventDataSchemas)[T]>;
@@ -58,6 +67,8 @@ export const eventEnvelopeSchema = z.object({
   /** Null for events outside any organization, e.g. most mail. */
   organization_id: uuidSchema.nullable(),
   request_id: z.string().min(1).optional(),
+  /** The user whose request caused the event; absent or null when the system acted on its own. */
+  actor_user_id: uuidSchema.nullable().optional(),
   data: z.unknown(),
 });
 
@@ -69,6 +80,7 @@ export type DocexEvent<T extends EventType = EventType> = T extends EventType
       occurred_at: string;
       organization_id: string | null;
       request_id?: string;
+      actor_user_id?: string | null;
       data: EventData<T>;
     }
   : never;
@@ -110,6 +122,7 @@ export interface CreateEventInput<T extends EventType> {
   organization_id: string | null;
   data: EventData<T>;
   request_id?: string;
+  actor_user_id?: string | null;
 }
 
 /** A new, validated event with a fresh id and the current time. Throws EventValidationError on bad data. */
@@ -121,6 +134,7 @@ export function createEvent<T extends EventType>(type: T, input: CreateEventInpu
       occurred_at: new Date().toISOString(),
       organization_id: input.organization_id,
       ...(input.request_id === undefined ? {} : { request_id: input.request_id }),
+      ...(input.actor_user_id === undefined ? {} : { actor_user_id: input.actor_user_id }),
       data: input.data,
     },
     type,

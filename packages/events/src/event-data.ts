@@ -153,6 +153,67 @@ export const learningFeedbackData = z.discriminatedUnion("kind", [
   }),
 ]);
 
+export const LOGIN_METHODS = ["pwd", "magic", "social", "invite"] as const;
+
+/**
+ * Every login, successful or not. The email is the one the client sent (possibly of no user), never a password,
+ * code or token.
+ */
+export const loginAttemptedData = z.strictObject({
+  /** Null when no user has the email. */
+  user_id: uuidSchema.nullable(),
+  email: z.string().max(320),
+  method: z.enum(LOGIN_METHODS),
+  succeeded: z.boolean(),
+  /** Why it failed, e.g. "invalid_credentials", "totp_required"; null on success. */
+  failure: z.string().min(1).nullable(),
+});
+
+export const documentCreatedData = z.object({
+  document_id: uuidSchema,
+  queue_id: uuidSchema,
+  workspace_id: uuidSchema,
+  organization_id: uuidSchema,
+  file_name: z.string().nullable(),
+  /** Hex SHA-256 of the uploaded file; null when no file was uploaded. */
+  file_sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .nullable(),
+});
+
+/** What a configuration change was about; the audit log's `type` filter uses these names. */
+export const CONFIGURATION_RESOURCES = [
+  "accounting_automation",
+  "accounting_automation_rule",
+  "approval_automation_rule",
+  "automation_rules",
+  "extraction_evaluation",
+  "webhook",
+  "validation_link",
+  "signing_key",
+  "user_schema",
+] as const;
+export type ConfigurationResource = (typeof CONFIGURATION_RESOURCES)[number];
+
+export const CONFIGURATION_CHANGES = ["created", "updated", "deleted", "reordered", "rotated", "disabled", "enabled"] as const;
+
+/**
+ * A change of configuration by a user (or by the system, e.g. a webhook disabled after failing for days), with the
+ * state before and after. Publishers must leave secrets out of `previous` and `current` (a signing key is named by
+ * its id, never its value).
+ */
+export const configurationChangedData = z.object({
+  resource: z.enum(CONFIGURATION_RESOURCES),
+  /** The id of the changed thing (rule, webhook, key, link type); null for a queue-wide setting. */
+  resource_id: z.string().min(1).nullable(),
+  /** The queue the setting belongs to, if it belongs to one. */
+  queue_id: uuidSchema.nullable(),
+  change: z.enum(CONFIGURATION_CHANGES),
+  previous: z.unknown().nullable(),
+  current: z.unknown().nullable(),
+});
+
 export const registerUpdatedData = z.object({
   register_id: uuidSchema,
   queue_id: uuidSchema,

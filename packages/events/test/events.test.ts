@@ -43,6 +43,7 @@ const samples: { [T in EventType]: EventData<T> } = {
     ui_locale: "cs_CZ",
   },
   "auth.mail_requested": { recipient: "jana@example.com", template: "invitation", locale: "en", user_id: user },
+  "auth.login_attempted": { user_id: null, email: "nobody@example.com", method: "pwd", succeeded: false, failure: "invalid_credentials" },
   "membership.changed": {
     organization_id: org,
     user_id: user,
@@ -53,6 +54,14 @@ const samples: { [T in EventType]: EventData<T> } = {
   },
   "organization.created": { organization_id: org, humanized_id: "acme", name: "Acme", owner_user_id: user },
   "queue.created": { workspace_id: workspace, queue_id: queue, organization_id: org },
+  "document.created": {
+    document_id: documentId,
+    queue_id: queue,
+    workspace_id: workspace,
+    organization_id: org,
+    file_name: "invoice.pdf",
+    file_sha256: "a".repeat(64),
+  },
   "document.extracted": {
     document_id: documentId,
     queue_id: queue,
@@ -88,6 +97,14 @@ const samples: { [T in EventType]: EventData<T> } = {
     payload: { field_key: "contract", value: null },
   },
   "register.updated": { register_id: register, queue_id: queue, name: "suppliers", method: "upsert", item_count: 3 },
+  "configuration.changed": {
+    resource: "webhook",
+    resource_id: rule,
+    queue_id: queue,
+    change: "updated",
+    previous: { active: true },
+    current: { active: false },
+  },
 };
 
 function rejection(action: () => unknown): EventValidationError {
@@ -142,6 +159,24 @@ describe("events", () => {
     const second = createEvent("queue.created", { organization_id: org, data: samples["queue.created"] });
     expect(first.id).to.not.equal(second.id);
     expect(first).to.not.have.property("request_id");
+  });
+
+  it("carries the acting user, and rejects an actor that is not a user id", () => {
+    const event = createEvent("queue.created", { organization_id: org, data: samples["queue.created"], actor_user_id: user });
+    expect(parseEvent(JSON.parse(JSON.stringify(event))).actor_user_id).to.equal(user);
+    expect(createEvent("queue.created", { organization_id: org, data: samples["queue.created"] })).to.not.have.property("actor_user_id");
+    const bad = rejection(() => parseEvent({ ...event, actor_user_id: "someone" }));
+    expect(bad.issues.map((issue) => issue.path)).to.deep.equal(["actor_user_id"]);
+  });
+
+  it("keeps secrets out of login events: no field beyond the schema", () => {
+    const error = rejection(() =>
+      createEvent("auth.login_attempted", {
+        organization_id: null,
+        data: { ...samples["auth.login_attempted"], password: "hunter2" } as never,
+      }),
+    );
+    expect(error.issues.map((issue) => issue.path)).to.deep.equal(["data"]);
   });
 
   it("accepts events outside any organization", () => {
