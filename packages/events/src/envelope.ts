@@ -3,8 +3,8 @@ import { z } from "zod";
 import {
   automationAppliedData,
   configurationChangedData,
-  documentCreatedData,
   documentAnnotationsChangedData,
+  documentCreatedData,
   documentExtractedData,
   documentStatusChangedData,
   learningFeedbackData,
