@@ -1,6 +1,8 @@
-import { createLogger, loadConfigOrExit, runUntilSignalled } from "@docex/kit";
+import { createLogger, loadConfigOrExit, migrateAndExitIfRequested, runUntilSignalled } from "@docex/kit";
 import { configSchema, startAuthService } from "./service.js";
+import { migrations } from "./store/migrations.js";
 
+await migrateAndExitIfRequested("auth", migrations);
 const config = loadConfigOrExit(configSchema);
 const logger = createLogger("auth", config.LOG_LEVEL);
 await runUntilSignalled(() => startAuthService(config, { logger }), logger);

@@ -9,6 +9,7 @@ import { BackgroundWork } from "./domain/background-work.js";
 import { ensureBootstrapOwner } from "./domain/bootstrap-owner.js";
 import { addSeconds, type Clock, systemClock } from "./domain/clock.js";
 import { Login } from "./domain/login.js";
+import { LoginAttempts } from "./domain/login-attempts.js";
 import { MailedTokens } from "./domain/mailed-tokens.js";
 import { SelfOnboarding } from "./domain/onboarding.js";
 import { OneTimeSecrets } from "./domain/one-time-secrets.js";
@@ -129,7 +130,8 @@ async function buildDomain(
   const secrets = new OneTimeSecrets(store.secrets, sealing, clock);
   const twoFactor = new TwoFactor(sql, users, store.sessions, sealing, throttle, clock, config.AUTH_TOTP_ISSUER);
   const socialIdentity = new SocialIdentityVerifier(config.SOCIAL_OIDC_ISSUERS, clock);
-  const login = new Login(sql, users, hasher, secrets, twoFactor, sessions, socialIdentity, throttle);
+  const attempts = new LoginAttempts(sql, events);
+  const login = new Login(sql, users, hasher, secrets, twoFactor, sessions, socialIdentity, throttle, attempts);
   const onboarding = new SelfOnboarding(sql, users, secrets, mail, events, throttle, membership, clock, infra.logger, background);
   const passwordChange = new PasswordChange(users, store.sessions, hasher, secrets, sessions, onboarding, login, throttle, clock);
   return {

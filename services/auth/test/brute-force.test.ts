@@ -108,6 +108,40 @@ describe("brute-force limits per account and per client address", () => {
     expect((await login(email, PASSWORD, newAddress(), { "x-totp": code })).status).to.equal(429);
   });
 
+  const attempts = (recipient: string) =>
+    auth.events.events.filter((e) => e.event.type === "auth.login_attempted" && e.event.data.email === recipient);
+
+  it("publishes every login that reaches its credential, once, for the audit log, and none the throttle blocked", async () => {
+    const email = newEmail("audited");
+    const { userId } = await auth.onboard(email, PASSWORD);
+    await auth.events.waitFor(() => attempts(email).length === 1); // onboarding's first login
+    const unknown = newEmail("nobody");
+    expect((await login(email, "wrong password!!", newAddress(), { "x-request-id": "req-audit-1" })).status).to.equal(401);
+    expect((await login(unknown, PASSWORD)).status).to.equal(401);
+    expect((await login(email, PASSWORD, newAddress(), { "x-request-id": "req-audit-2" })).status).to.equal(200);
+
+    const success = await auth.events.waitFor((e) => e.event.type === "auth.login_attempted" && e.event.request_id === "req-audit-2");
+    expect(success.event.data).to.deep.equal({ user_id: userId, email, method: "pwd", succeeded: true, failure: null });
+    expect(success.event).to.include({ organization_id: null, actor_user_id: userId });
+    const failure = await auth.events.waitFor((e) => e.event.type === "auth.login_attempted" && e.event.request_id === "req-audit-1");
+    expect(failure.event.data).to.deep.equal({ user_id: userId, email, method: "pwd", succeeded: false, failure: "invalid_credentials" });
+    expect(failure.raw).to.not.include("wrong password");
+    const stranger = await auth.events.waitFor((e) => e.event.type === "auth.login_attempted" && e.event.data.email === unknown);
+    expect(stranger.event.data).to.include({ user_id: null, succeeded: false });
+    expect(attempts(email)).to.have.length(3);
+
+    // Locked out: the blocked attempts publish nothing.
+    const locked = newEmail("audited-locked");
+    await auth.onboard(locked, PASSWORD);
+    await auth.events.waitFor(() => attempts(locked).length === 1);
+    await failLogins(locked, ACCOUNT_LIMIT);
+    expect((await login(locked, "wrong password!!")).status).to.equal(429);
+    expect((await login(locked, PASSWORD)).status).to.equal(429);
+    await auth.events.waitFor(() => attempts(locked).length >= 1 + ACCOUNT_LIMIT);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(attempts(locked)).to.have.length(1 + ACCOUNT_LIMIT);
+  });
+
   it("limits mail requests per client address with 429, whether the emails exist or not", async () => {
     const address = newAddress();
     for (let request = 0; request < 3; request += 1) {
