@@ -63,6 +63,8 @@ const TABLE: Record<ServiceName, Row[]> = {
     ["POST", "/organizations/{organization_id}/assign-roles"],
     ["POST", "/organizations/{organization_id}/manage-user-schema"],
     ["GET", "/organizations/{organization_id}/raw-memberships"],
+    ["GET", "/organizations/{organization_id}/audit-log"],
+    ["GET", "/documents/{document_id}/audit-log"],
   ],
   document: [
     ["POST", "/workspaces"],

@@ -1,19 +1,27 @@
 import { connectInfrastructure, createHttpApp, GrpcServer, type Logger, type RunningService, serve, serviceConfigSchema } from "@docex/kit";
 import { membershipService } from "@docex/protos";
-import type { z } from "zod";
+import { z } from "zod";
 import { authUserDirectory, type UserDirectory } from "./clients/auth.js";
+import { AuditLog } from "./domain/audit-log.js";
 import { MemberListing } from "./domain/member-listing.js";
 import { MemberProfiles, type MemberProfilesOptions } from "./domain/member-profiles.js";
 import { Organizations } from "./domain/organizations.js";
 import { RoleAssignment } from "./domain/role-assignment.js";
 import { UserSchemas } from "./domain/user-schemas.js";
+import { AUDIT_LOG_CONSUMER, auditLogSubscription } from "./events/audit-consumer.js";
 import { USER_ONBOARDED_CONSUMER, userOnboardedSubscription } from "./events/user-onboarded.js";
 import { membershipHandlers } from "./grpc/membership-handlers.js";
 import { membershipHttp } from "./http/routes.js";
+import { AuditStore } from "./store/audit-store.js";
 import { MembershipStore } from "./store/membership-store.js";
 import { migrations } from "./store/migrations.js";
 
-export const configSchema = serviceConfigSchema("membership");
+export const configSchema = serviceConfigSchema("membership").extend({
+  /** How long audit entries are kept. */
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(365),
+  /** How often entries past the retention are deleted. */
+  AUDIT_PURGE_INTERVAL_MS: z.coerce.number().int().min(1_000).default(3_600_000),
+});
 export type MembershipConfig = z.infer<typeof configSchema>;
 
 export interface MembershipServiceOptions {
@@ -33,11 +41,13 @@ export async function startMembershipService(config: MembershipConfig, options: 
     const organizations = new Organizations(store);
     const profiles = new MemberProfiles(store, directory, infra.logger, options.profiles);
     const userSchemas = new UserSchemas(store);
+    const auditLog = new AuditLog(new AuditStore(infra.sequelize), store, organizations, config.AUDIT_RETENTION_DAYS);
     const domain = {
       organizations,
       listing: new MemberListing(store, profiles),
       roleAssignment: new RoleAssignment(store, directory),
       userSchemas,
+      auditLog,
     };
 
     const http = membershipHttp(domain, infra.verifier);
@@ -51,11 +61,29 @@ export async function startMembershipService(config: MembershipConfig, options: 
     const grpc = new GrpcServer(infra.logger, infra.metrics);
     grpc.addService(membershipService.definition, membershipService.serviceName, membershipHandlers({ store, organizations, userSchemas }));
 
+    const purge = async () => {
+      try {
+        const purged = await auditLog.purgeExpired();
+        if (purged > 0) infra.logger.info({ purged, retention_days: config.AUDIT_RETENTION_DAYS }, "audit entries past retention deleted");
+      } catch (error) {
+        infra.logger.warn({ err: error }, "audit retention purge failed; next round retries");
+      }
+    };
+    const purgeTimer = setInterval(purge, config.AUDIT_PURGE_INTERVAL_MS);
+    purgeTimer.unref();
+    void purge();
+
     return await serve(infra, {
       app,
       grpc,
-      subscriptions: [userOnboardedSubscription({ store, organizations, logger: infra.logger }, USER_ONBOARDED_CONSUMER)],
-      onStop: async () => directory.close(),
+      subscriptions: [
+        userOnboardedSubscription({ store, organizations, logger: infra.logger }, USER_ONBOARDED_CONSUMER),
+        auditLogSubscription({ auditLog, logger: infra.logger }, AUDIT_LOG_CONSUMER),
+      ],
+      onStop: async () => {
+        clearInterval(purgeTimer);
+        directory.close();
+      },
     });
   } catch (error) {
     directory.close();

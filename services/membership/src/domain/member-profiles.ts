@@ -74,7 +74,7 @@ export class MemberProfiles {
     const changes = await this.store.setStatusOfUser(tx, user.id, user.status);
     await this.store.addEvents(
       tx,
-      changes.map((change) => statusChanged({ ...change, userId: user.id, status: user.status }, ctx.requestId)),
+      changes.map((change) => statusChanged({ ...change, userId: user.id, status: user.status }, { ...ctx, actorUserId: null })),
     );
   }
 }

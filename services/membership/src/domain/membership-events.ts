@@ -1,5 +1,14 @@
 import { createEvent, type DocexEvent } from "@docex/events";
+import type { RequestContext } from "./organizations.js";
 import type { Grant, MembershipStatus, Role } from "./roles.js";
+
+/** The envelope fields that say where an event came from: the request and, when a user acted, who. */
+function origin(ctx: RequestContext) {
+  return {
+    ...(ctx.requestId ? { request_id: ctx.requestId } : {}),
+    ...(ctx.actorUserId === undefined ? {} : { actor_user_id: ctx.actorUserId }),
+  };
+}
 
 /** One membership before and after a change; `after` undefined when it was removed. */
 export interface MembershipTransition {
@@ -9,7 +18,7 @@ export interface MembershipTransition {
   after: Pick<Grant, "role" | "queueIds" | "status"> | undefined;
 }
 
-export function membershipChanged(transition: MembershipTransition, requestId: string | undefined): DocexEvent<"membership.changed"> {
+export function membershipChanged(transition: MembershipTransition, ctx: RequestContext): DocexEvent<"membership.changed"> {
   const { organizationId, userId, before, after } = transition;
   return createEvent("membership.changed", {
     organization_id: organizationId,
@@ -21,13 +30,13 @@ export function membershipChanged(transition: MembershipTransition, requestId: s
       queue_ids: after?.queueIds ?? null,
       status: after?.status ?? "removed",
     },
-    ...(requestId ? { request_id: requestId } : {}),
+    ...origin(ctx),
   });
 }
 
 export function statusChanged(
   change: { organizationId: string; userId: string; role: Role; queueIds: string[] | null; status: MembershipStatus },
-  requestId: string | undefined,
+  ctx: RequestContext,
 ): DocexEvent<"membership.changed"> {
   return membershipChanged(
     {
@@ -36,18 +45,37 @@ export function statusChanged(
       before: { role: change.role },
       after: { role: change.role, queueIds: change.queueIds, status: change.status },
     },
-    requestId,
+    ctx,
   );
 }
 
 export function organizationCreated(
   organization: { id: string; humanizedId: string; name: string },
   ownerUserId: string,
-  requestId: string | undefined,
+  ctx: RequestContext,
 ): DocexEvent<"organization.created"> {
   return createEvent("organization.created", {
     organization_id: organization.id,
     data: { organization_id: organization.id, humanized_id: organization.humanizedId, name: organization.name, owner_user_id: ownerUserId },
-    ...(requestId ? { request_id: requestId } : {}),
+    ...origin(ctx),
+  });
+}
+
+/** A member's user schema (organization-wide, or of one queue) replaced. */
+export function userSchemaChanged(
+  change: { organizationId: string; userId: string; queueId: string | null; previous: unknown[]; current: unknown[] },
+  ctx: RequestContext,
+): DocexEvent<"configuration.changed"> {
+  return createEvent("configuration.changed", {
+    organization_id: change.organizationId,
+    data: {
+      resource: "user_schema",
+      resource_id: change.userId,
+      queue_id: change.queueId,
+      change: "updated",
+      previous: { user_id: change.userId, fields: change.previous },
+      current: { user_id: change.userId, fields: change.current },
+    },
+    ...origin(ctx),
   });
 }

@@ -18,6 +18,8 @@ export interface NewOrganization {
 
 export interface RequestContext {
   requestId?: string;
+  /** The user whose request this is; null when the service acts on its own (e.g. a consumer). */
+  actorUserId?: string | null;
 }
 
 /** Suffixes tried after the humanized id derived from a name is taken, before a random one. */
@@ -43,8 +45,8 @@ export class Organizations {
     await this.store.insertMembership(tx, organization.id, owner);
     if (input.ownerEmail) await this.store.saveProfile(tx, { userId: owner.userId, email: input.ownerEmail, refreshed: false });
     await this.store.addEvents(tx, [
-      organizationCreated(organization, owner.userId, ctx.requestId),
-      membershipChanged({ organizationId: organization.id, userId: owner.userId, before: undefined, after: owner }, ctx.requestId),
+      organizationCreated(organization, owner.userId, ctx),
+      membershipChanged({ organizationId: organization.id, userId: owner.userId, before: undefined, after: owner }, ctx),
     ]);
     return { organization, created: true };
   }

@@ -58,7 +58,7 @@ export class RoleAssignment {
     ctx: RequestContext,
   ): Promise<void> {
     const event = (userId: string, before: Grant | undefined, after: Grant | undefined) =>
-      this.store.addEvents(tx, [membershipChanged({ organizationId: organization.id, userId, before, after }, ctx.requestId)]);
+      this.store.addEvents(tx, [membershipChanged({ organizationId: organization.id, userId, before, after }, ctx)]);
     const invitation = { email: "", organizationId: organization.id, organizationName: organization.name, invitedBy: caller.userId };
 
     switch (change.kind) {

@@ -21,6 +21,7 @@ export const PERMISSIONS = [
   "queue.manage",
   "signing_key.manage",
   "user.manage",
+  "audit_log.read",
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -56,6 +57,7 @@ const TABLE: Record<Permission, Partial<Record<Role, "organization" | "queues">>
   "queue.manage": { owner: "organization", supervisor: "organization", admin: "queues" },
   "signing_key.manage": { owner: "organization", supervisor: "organization" },
   "user.manage": { owner: "organization", supervisor: "organization", admin: "organization" },
+  "audit_log.read": { owner: "organization", supervisor: "organization" },
 };
 
 /** Whose memberships a role may change ("manage users" row): owners everyone, supervisors four roles, admins two. */

@@ -1,5 +1,7 @@
 import { ForbiddenError, ValidationError } from "@docex/kit";
 import type { MembershipStore, Organization, UserSchemaField } from "../store/membership-store.js";
+import { userSchemaChanged } from "./membership-events.js";
+import type { RequestContext } from "./organizations.js";
 import { decidePermission, type Grant, mayManage } from "./roles.js";
 
 export type { UserSchemaField };
@@ -19,7 +21,8 @@ export interface UserSchemaChange {
 export class UserSchemas {
   constructor(private readonly store: MembershipStore) {}
 
-  async manage(organization: Organization, caller: Grant, change: UserSchemaChange): Promise<UserSchemaChange> {
+  /** Replaces the fields and publishes `configuration.changed` (resource `user_schema`) with them before and after. */
+  async manage(organization: Organization, caller: Grant, change: UserSchemaChange, ctx: RequestContext): Promise<UserSchemaChange> {
     const target = await this.store.findGrant(organization.id, change.userId);
     if (!target)
       throw new ValidationError("The request body is invalid.", [
@@ -35,7 +38,12 @@ export class UserSchemas {
     if (change.queueId !== null && caller.queueIds !== null && !caller.queueIds.includes(change.queueId)) {
       throw new ForbiddenError("This queue is outside the queues you manage.");
     }
-    await this.store.transaction((tx) => this.store.saveUserSchema(tx, organization.id, change.userId, change.queueId, change.fields));
+    await this.store.transaction(async (tx) => {
+      const previous = await this.store.userSchemaFor(tx, organization.id, change.userId, change.queueId);
+      await this.store.saveUserSchema(tx, organization.id, change.userId, change.queueId, change.fields);
+      const event = { organizationId: organization.id, userId: change.userId, queueId: change.queueId, previous, current: change.fields };
+      await this.store.addEvents(tx, [userSchemaChanged(event, ctx)]);
+    });
     return change;
   }
 

@@ -41,8 +41,8 @@ export function userOnboardedSubscription(
         return;
       }
       const requestId = event.request_id ?? message.requestId;
-      const ctx = requestId ? { requestId } : {};
       const { data } = event;
+      const ctx = { ...(requestId ? { requestId } : {}), actorUserId: data.user_id };
       await deps.store.transaction(async (tx) => {
         if (!(await deps.store.claimEvent(tx, USER_ONBOARDED_CONSUMER, event.id))) return;
         await deps.store.saveProfile(tx, { userId: data.user_id, email: data.email, refreshed: false });

@@ -68,7 +68,7 @@ export function membershipHandlers(deps: {
           idempotencyKey: request.idempotency_key,
           ...(request.humanized_id === undefined ? {} : { humanizedId: request.humanized_id }),
         },
-        { requestId: ctx.requestId },
+        { requestId: ctx.requestId, actorUserId: request.owner_user_id },
       );
       return { organization: organizationMessage(organization), created };
     },

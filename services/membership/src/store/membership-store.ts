@@ -280,6 +280,17 @@ export class MembershipStore {
     );
   }
 
+  /** The fields of one (member, queue) pair, locked for the rest of `tx`; [] when there are none. */
+  async userSchemaFor(tx: Tx, organizationId: string, userId: string, queueId: string | null): Promise<UserSchemaField[]> {
+    const rows = await this.select<{ fields: UserSchemaField[] }>(
+      `SELECT fields FROM user_schemas
+       WHERE organization_id = $1 AND user_id = $2 AND queue_id IS NOT DISTINCT FROM $3::uuid FOR UPDATE`,
+      [organizationId, userId, queueId],
+      tx,
+    );
+    return rows[0]?.fields ?? [];
+  }
+
   /** The organization-wide entries and, when `queueId` is given, that queue's. */
   async userSchemaLayers(
     organizationId: string,

@@ -1,0 +1,146 @@
+import { QueryTypes, type Sequelize } from "sequelize";
+import type { AuditEntry, AuditedType } from "../domain/audit-entries.js";
+
+/** An audit line as stored: the entry and the organization it was recorded for. */
+export interface StoredAuditEntry extends AuditEntry {
+  organizationId: string | null;
+}
+
+export interface AuditFilter {
+  /** Exactly one of the two scopes. */
+  organizationId?: string;
+  documentId?: string;
+  /** Exact types to keep; undefined keeps every type. */
+  types?: readonly AuditedType[];
+  userId?: string;
+  /** Inclusive. */
+  from?: Date;
+  /** Exclusive. */
+  to?: Date;
+  order: "asc" | "desc";
+}
+
+interface AuditRow {
+  event_id: string;
+  organization_id: string | null;
+  type: AuditedType;
+  occurred_at: Date;
+  user_id: string | null;
+  request_id: string | null;
+  document_id: string | null;
+  queue_id: string | null;
+  details: Record<string, unknown>;
+}
+
+/** Rows deleted per statement of the retention purge, so that it never holds many locks for long. */
+const PURGE_BATCH = 5_000;
+
+/** The audit_entries table: appended to by the consumer, read by the audit-log endpoints, aged out by the purge. */
+export class AuditStore {
+  constructor(private readonly sequelize: Sequelize) {}
+
+  /** Records `entry` once per organization; a redelivered event adds nothing. */
+  async append(entry: AuditEntry, organizationIds: ReadonlyArray<string | null>): Promise<void> {
+    if (organizationIds.length === 0) return;
+    await this.sequelize.query(
+      `INSERT INTO audit_entries (event_id, organization_id, type, occurred_at, user_id, request_id, document_id, queue_id, details)
+       SELECT $1, organization.id, $2, $3, $4, $5, $6, $7, $8::jsonb FROM unnest($9::uuid[]) AS organization (id)
+       ON CONFLICT (event_id, organization_id) DO NOTHING`,
+      {
+        bind: [
+          entry.eventId,
+          entry.type,
+          entry.occurredAt,
+          entry.userId,
+          entry.requestId,
+          entry.documentId,
+          entry.queueId,
+          JSON.stringify(entry.details),
+          organizationIds,
+        ],
+      },
+    );
+  }
+
+  /** The organizations a user has a membership in, whatever its status: their audit logs show the user's logins. */
+  async organizationsOfUser(userId: string): Promise<string[]> {
+    const rows = await this.sequelize.query<{ organization_id: string }>("SELECT organization_id FROM memberships WHERE user_id = $1", {
+      bind: [userId],
+      type: QueryTypes.SELECT,
+    });
+    return rows.map((row) => row.organization_id);
+  }
+
+  /** The organization whose log holds entries of the document; undefined when none has reached the log. */
+  async organizationOfDocument(documentId: string): Promise<string | undefined> {
+    const rows = await this.sequelize.query<{ organization_id: string }>(
+      "SELECT organization_id FROM audit_entries WHERE document_id = $1 AND organization_id IS NOT NULL LIMIT 1",
+      { bind: [documentId], type: QueryTypes.SELECT },
+    );
+    return rows[0]?.organization_id;
+  }
+
+  async page(filter: AuditFilter, page: { offset: number; limit: number }): Promise<{ entries: StoredAuditEntry[]; total: number }> {
+    const conditions: string[] = [];
+    const bind: unknown[] = [];
+    const where = (sql: (param: string) => string, value: unknown) => {
+      bind.push(value);
+      conditions.push(sql(`$${bind.length}`));
+    };
+    if (filter.organizationId !== undefined) where((p) => `organization_id = ${p}`, filter.organizationId);
+    if (filter.documentId !== undefined) where((p) => `document_id = ${p} AND organization_id IS NOT NULL`, filter.documentId);
+    if (filter.types !== undefined) where((p) => `type = ANY(${p}::text[])`, filter.types);
+    if (filter.userId !== undefined) where((p) => `user_id = ${p}`, filter.userId);
+    if (filter.from !== undefined) where((p) => `occurred_at >= ${p}`, filter.from);
+    if (filter.to !== undefined) where((p) => `occurred_at < ${p}`, filter.to);
+    const clause = conditions.length ? `WHERE ${conditions.join(" AND ")}` : "";
+    const direction = filter.order === "asc" ? "ASC" : "DESC";
+    const [rows, counted] = await Promise.all([
+      this.sequelize.query<AuditRow>(
+        `SELECT event_id, organization_id, type, occurred_at, user_id, request_id, document_id, queue_id, details
+         FROM audit_entries ${clause}
+         ORDER BY occurred_at ${direction}, event_id ${direction}
+         LIMIT $${bind.length + 1} OFFSET $${bind.length + 2}`,
+        { bind: [...bind, page.limit, page.offset], type: QueryTypes.SELECT },
+      ),
+      this.sequelize.query<{ total: string }>(`SELECT count(*) AS total FROM audit_entries ${clause}`, {
+        bind,
+        type: QueryTypes.SELECT,
+      }),
+    ]);
+    return { entries: rows.map(entryOf), total: Number(counted[0]?.total ?? 0) };
+  }
+
+  /** Deletes entries older than `before`, a batch per transaction; returns how many went. */
+  async purgeOlderThan(before: Date, maxBatches = 100): Promise<number> {
+    let purged = 0;
+    for (let batch = 0; batch < maxBatches; batch += 1) {
+      const deleted = await this.sequelize.transaction(async (tx) => {
+        await this.sequelize.query("SET LOCAL docex.audit_purge = 'on'", { transaction: tx });
+        const [, result] = await this.sequelize.query(
+          `DELETE FROM audit_entries WHERE ctid IN (
+             SELECT ctid FROM audit_entries WHERE occurred_at < $1 LIMIT ${PURGE_BATCH})`,
+          { bind: [before], transaction: tx },
+        );
+        return (result as { rowCount?: number }).rowCount ?? 0;
+      });
+      purged += deleted;
+      if (deleted < PURGE_BATCH) break;
+    }
+    return purged;
+  }
+}
+
+function entryOf(row: AuditRow): StoredAuditEntry {
+  return {
+    eventId: row.event_id,
+    organizationId: row.organization_id,
+    type: row.type,
+    occurredAt: new Date(row.occurred_at).toISOString(),
+    userId: row.user_id,
+    requestId: row.request_id,
+    documentId: row.document_id,
+    queueId: row.queue_id,
+    details: row.details,
+  };
+}
