@@ -8,6 +8,7 @@ import { AccessControl } from "./domain/access.js";
 import { DocumentChanges } from "./domain/document-changes.js";
 import { DocumentWriter } from "./domain/document-writer.js";
 import { Documents } from "./domain/documents.js";
+import { DuplicateCheck } from "./domain/duplicates.js";
 import { EntityResolver } from "./domain/entity-resolution.js";
 import { Hierarchy } from "./domain/hierarchy.js";
 import { INITIAL_VALIDATION_DEFAULTS, InitialValidationRunner, type InitialValidationSettings } from "./domain/initial-validation.js";
@@ -80,6 +81,8 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
       membership,
       validator: options.validator ?? new EditValidation(webhook, config.DOCUMENT_VALIDATION_TIMEOUT_MS),
       initialValidation: { jobs, wake: () => runner?.wake() },
+      duplicates: new DuplicateCheck(documentStore, access),
+      events,
     });
 
     const http = documentRoutes({ hierarchy, documents }, infra.verifier);

@@ -43,6 +43,7 @@ describe("documents and annotations (membership is an in-process test double)", 
       options: {},
       approvers: [],
       confidence: 40,
+      duplicates: [],
     });
     expect(Object.keys(uploaded.body.data).sort()).to.deep.equal(
       [
@@ -50,6 +51,7 @@ describe("documents and annotations (membership is an in-process test double)", 
         "approvers",
         "confidence",
         "created_at",
+        "duplicates",
         "file_name",
         "id",
         "messages",
@@ -91,8 +93,12 @@ describe("documents and annotations (membership is an in-process test double)", 
         source: "ai",
       },
     ]);
-    const events = await h.events.settle((recorded) => recorded.event.data.document_id === id, 2);
-    expect(events.map((recorded) => recorded.event.type)).to.have.members(["document.extracted", "document.status_changed"]);
+    const events = await h.events.settle((recorded) => recorded.event.data.document_id === id, 3);
+    expect(events.map((recorded) => recorded.event.type)).to.have.members([
+      "document.created",
+      "document.extracted",
+      "document.status_changed",
+    ]);
     const extracted = events.find((recorded) => recorded.event.type === "document.extracted")!;
     expect(extracted.event.data).to.deep.include({
       document_id: id,

@@ -76,6 +76,7 @@ describe("workspaces and queues (membership is an in-process test double)", func
       accounting_automation: "disabled",
       automation_rules: "disabled",
       extraction_evaluation: { status: "disabled", document_confidence: null, fields: [] },
+      duplicate_file_rejection: "disabled",
     });
     expect(queue.body.data.annotation_schema).to.deep.equal(DEFAULT_ANNOTATION_SCHEMA);
     const keys = queue.body.data.annotation_schema.map((field: { key: string }) => field.key);
@@ -97,6 +98,7 @@ describe("workspaces and queues (membership is an in-process test double)", func
         "annotation_schema",
         "automation_rules",
         "created_at",
+        "duplicate_file_rejection",
         "extraction_evaluation",
         "humanized_id",
         "id",

@@ -129,6 +129,14 @@ describe("OpenAPI of the document service: every /api/v2 route described, every 
       "page_size",
     ]);
     expect(paths["/api/v2/queues/{queue_id}"]!.get!.parameters![0]!.description).to.include("UUID or humanized id");
+    const upload = paths["/api/v2/queues/{queue_id}/documents"]!.post!.requestBody!.content["application/json"]!.schema as {
+      properties: Record<string, { contentEncoding?: string; description?: string }>;
+    };
+    expect(upload.properties.content?.description).to.include("base64");
+    const createQueue = paths["/api/v2/queues"]!.post!.requestBody!.content["application/json"]!.schema as {
+      properties: Record<string, { enum?: string[] }>;
+    };
+    expect(createQueue.properties.duplicate_file_rejection?.enum).to.have.members(["enabled", "disabled"]);
   });
 
   it("answers real requests with bodies that fit the schemas it publishes", async () => {
@@ -147,15 +155,24 @@ describe("OpenAPI of the document service: every /api/v2 route described, every 
       workspaceAnswer,
     );
 
-    const queue = await owner.post("/queues", { workspace_id: workspace.body.data.id, name: "OpenAPI invoices" });
+    const queue = await owner.post("/queues", {
+      workspace_id: workspace.body.data.id,
+      name: "OpenAPI invoices",
+      duplicate_file_rejection: "enabled",
+    });
     expectAnswer(queue, "POST /api/v2/queues", 201, queueAnswer);
     const queueId = queue.body.data.id as string;
     expect(queue.body.data.annotation_schema.some((field: { columns?: unknown[] }) => field.columns?.length)).to.equal(true);
     expectAnswer(await owner.get(`/queues/${queueId}`), "GET /api/v2/queues/{queue_id}", 200, queueAnswer);
 
-    const uploaded = await owner.post(`/queues/${queueId}/documents`, { file_name: "invoice.pdf", confidence: null });
+    const content = Buffer.from("%PDF-1.4 openapi").toString("base64");
+    const uploaded = await owner.post(`/queues/${queueId}/documents`, { file_name: "invoice.pdf", content, confidence: null });
     expectAnswer(uploaded, "POST /api/v2/queues/{queue_id}/documents", 201, documentAnswer);
     const id = uploaded.body.data.id as string;
+    const twice = await owner.post(`/queues/${queueId}/documents`, { file_name: "again.pdf", content });
+    expect(twice.status).to.equal(409);
+    expect(twice.headers.get("content-type")).to.include("application/problem+json");
+    expect(paths["/api/v2/queues/{queue_id}/documents"]!.post!.responses).to.include.keys("409");
 
     const extracted = await owner.post(`/documents/${id}/extraction`, {
       annotations: [

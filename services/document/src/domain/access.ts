@@ -53,6 +53,11 @@ export class AccessControl {
     return answer;
   }
 
+  /** The caller's answer for `permission` in `scope`, whatever it is (for filtering rather than refusing). */
+  grantOf(actor: Actor, permission: Permission, scope: Scope): Promise<PermissionAnswer> {
+    return this.ask(actor, permission, scope);
+  }
+
   async allows(actor: Actor, permission: Permission, scope: Scope): Promise<boolean> {
     const answer = await this.ask(actor, permission, scope);
     return answer.isMember && answer.allowed;

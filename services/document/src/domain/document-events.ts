@@ -1,17 +1,39 @@
 import { createEvent, type DocexEvent } from "@docex/events";
 import type { Queue, StoredDocument } from "./records.js";
 
-const withRequestId = (requestId: string | undefined) => (requestId ? { request_id: requestId } : {});
+/** Who caused an event: the user whose request it was (null when a service acted), and the request. */
+export interface EventCause {
+  userId: string | null;
+  requestId?: string | undefined;
+}
 
-export function queueCreated(queue: Queue, requestId?: string): DocexEvent {
+/** The envelope's `actor_user_id` (for the audit log) and `request_id`. */
+const envelopeOf = ({ userId, requestId }: EventCause) => ({ actor_user_id: userId, ...(requestId ? { request_id: requestId } : {}) });
+
+export function queueCreated(queue: Queue, cause: EventCause): DocexEvent {
   return createEvent("queue.created", {
     organization_id: queue.organizationId,
     data: { workspace_id: queue.workspaceId, queue_id: queue.id, organization_id: queue.organizationId },
-    ...withRequestId(requestId),
+    ...envelopeOf(cause),
   });
 }
 
-export function documentExtracted(document: StoredDocument, requestId?: string): DocexEvent {
+export function documentCreated(document: StoredDocument, cause: EventCause): DocexEvent {
+  return createEvent("document.created", {
+    organization_id: document.organizationId,
+    data: {
+      document_id: document.id,
+      queue_id: document.queueId,
+      workspace_id: document.workspaceId,
+      organization_id: document.organizationId,
+      file_name: document.fileName,
+      file_sha256: document.fileSha256,
+    },
+    ...envelopeOf(cause),
+  });
+}
+
+export function documentExtracted(document: StoredDocument, cause: EventCause): DocexEvent {
   return createEvent("document.extracted", {
     organization_id: document.organizationId,
     data: {
@@ -23,27 +45,27 @@ export function documentExtracted(document: StoredDocument, requestId?: string):
       confidence: document.confidence,
       version: document.version,
     },
-    ...withRequestId(requestId),
+    ...envelopeOf(cause),
   });
 }
 
-export function annotationsChanged(before: StoredDocument, after: StoredDocument, userId: string | null, requestId?: string): DocexEvent {
+export function annotationsChanged(before: StoredDocument, after: StoredDocument, cause: EventCause): DocexEvent {
   return createEvent("document.annotations_changed", {
     organization_id: after.organizationId,
     data: {
       document_id: after.id,
       queue_id: after.queueId,
       workspace_id: after.workspaceId,
-      user_id: userId,
+      user_id: cause.userId,
       previous_annotations: before.annotations,
       annotations: after.annotations,
       version: after.version,
     },
-    ...withRequestId(requestId),
+    ...envelopeOf(cause),
   });
 }
 
-export function statusChanged(before: StoredDocument, after: StoredDocument, userId: string | null, requestId?: string): DocexEvent {
+export function statusChanged(before: StoredDocument, after: StoredDocument, cause: EventCause): DocexEvent {
   return createEvent("document.status_changed", {
     organization_id: after.organizationId,
     data: {
@@ -52,8 +74,8 @@ export function statusChanged(before: StoredDocument, after: StoredDocument, use
       workspace_id: after.workspaceId,
       status: after.status,
       previous_status: before.status,
-      user_id: userId,
+      user_id: cause.userId,
     },
-    ...withRequestId(requestId),
+    ...envelopeOf(cause),
   });
 }

@@ -58,9 +58,9 @@ export class DocumentWriter {
     const saved = await this.store.update(tx, after, before.version);
     await this.record(tx, saved, meta, { applied: true, reason: "", changed });
     const events: DocexEvent[] = [];
-    if (meta.extraction) events.push(documentExtracted(saved, meta.requestId));
-    else if (changed.includes("annotations")) events.push(annotationsChanged(before, saved, meta.userId, meta.requestId));
-    if (changed.includes("status")) events.push(statusChanged(before, saved, meta.userId, meta.requestId));
+    if (meta.extraction) events.push(documentExtracted(saved, meta));
+    else if (changed.includes("annotations")) events.push(annotationsChanged(before, saved, meta));
+    if (changed.includes("status")) events.push(statusChanged(before, saved, meta));
     await this.events.add(tx, ...events);
     return saved;
   }

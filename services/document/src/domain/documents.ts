@@ -4,12 +4,15 @@ import { NotFoundError } from "@docex/kit";
 import type { MembershipAccess } from "../clients/membership.js";
 import type { DocumentStore } from "../store/document-store.js";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
+import type { OutboxEvents } from "../store/outbox-events.js";
 import type { Sql, Tx } from "../store/sql.js";
 import type { ValidationJobStore } from "../store/validation-job-store.js";
 import { type AccessControl, type Actor, forbidden, isApproverOnly } from "./access.js";
 import { type AnnotationFields, checkAnnotations, mergeAnnotations, sameContent } from "./annotations.js";
 import type { DocumentChanges } from "./document-changes.js";
+import { documentCreated } from "./document-events.js";
 import type { DocumentWriter } from "./document-writer.js";
+import { type DocumentView, type DuplicateCheck, sha256Of } from "./duplicates.js";
 import { entityRefOf, isUuid } from "./humanized-id.js";
 import type { Annotation, DocumentStatus, Page, Queue, StoredDocument } from "./records.js";
 import { extractionTarget, frozenConflict, isApprovalMove, isFrozen, moveConflict, refuseMove } from "./status-machine.js";
@@ -27,6 +30,16 @@ export interface DocumentsDependencies {
   validator: DocumentValidator;
   /** initial_document_validation: a job written with the extraction, and a nudge to its runner after the commit. */
   initialValidation: { jobs: ValidationJobStore; wake(): void };
+  duplicates: DuplicateCheck;
+  events: OutboxEvents;
+}
+
+export interface UploadInput {
+  fileName: string;
+  /** The file's bytes, when the client sent them; hashed (SHA-256) and not kept. */
+  content: Buffer | null;
+  annotations: AnnotationFields[];
+  confidence: number | null;
 }
 
 export interface DocumentListQuery {
@@ -82,29 +95,46 @@ export class Documents {
     return document;
   }
 
-  async upload(actor: Actor, queueRef: string, input: { fileName: string; annotations: AnnotationFields[]; confidence: number | null }) {
+  /** The documents as `actor` sees them: their user schema applied, with the duplicates they may read. */
+  private async view(actor: Actor, rules: UserFieldRules, documents: StoredDocument[]): Promise<DocumentView[]> {
+    return (await this.deps.duplicates.view(actor, documents)).map((document) => ({ ...document, ...rules.visibleDocument(document) }));
+  }
+
+  /**
+   * A new document in `received`, announced as document.created in the same transaction. With the file's bytes
+   * its SHA-256 is kept; a queue with duplicate_file_rejection refuses (409) a file the organization already has.
+   */
+  async upload(actor: Actor, queueRef: string, input: UploadInput): Promise<DocumentView> {
     const { queue, notFound } = await this.readableQueue(actor, queueRef);
     const scope = { organizationId: queue.organizationId, queueId: queue.id };
     await this.deps.access.require(actor, "document.edit", scope, notFound);
     const rules = await this.fieldRules(actor, queue.organizationId, queue.id);
     const annotations = checkAnnotations(queue.annotationSchema, input.annotations);
     rules.assertMayWrite([], annotations);
-    const document = await this.deps.sql.transaction((tx) =>
-      this.deps.documents.insert(tx, {
+    const fileSha256 = input.content ? sha256Of(input.content) : null;
+    const document = await this.deps.sql.transaction(async (tx) => {
+      if (fileSha256) {
+        await this.deps.documents.lockFile(tx, queue.organizationId, fileSha256);
+        if (queue.duplicateFileRejection) await this.deps.duplicates.refuseDuplicateFile(tx, actor, queue.organizationId, fileSha256);
+      }
+      const inserted = await this.deps.documents.insert(tx, {
         id: randomUUID(),
         queueId: queue.id,
         workspaceId: queue.workspaceId,
         organizationId: queue.organizationId,
         fileName: input.fileName,
+        fileSha256,
         status: "received",
         annotations: mergeAnnotations(queue.annotationSchema, [], annotations),
         messages: [],
         options: {},
         approvers: [],
         confidence: input.confidence,
-      }),
-    );
-    return rules.visibleDocument(document);
+      });
+      await this.deps.events.add(tx, documentCreated(inserted, { userId: actor.userId, requestId: actor.requestId }));
+      return inserted;
+    });
+    return (await this.view(actor, rules, [document]))[0]!;
   }
 
   /**
@@ -139,15 +169,15 @@ export class Documents {
       );
     });
     this.deps.initialValidation.wake();
-    return (await this.fieldRules(actor, saved.organizationId, saved.queueId)).visibleDocument(saved);
+    return (await this.view(actor, await this.fieldRules(actor, saved.organizationId, saved.queueId), [saved]))[0]!;
   }
 
-  async get(actor: Actor, documentId: string): Promise<StoredDocument> {
+  async get(actor: Actor, documentId: string): Promise<DocumentView> {
     const { document } = await this.readableDocument(actor, documentId);
-    return (await this.fieldRules(actor, document.organizationId, document.queueId)).visibleDocument(document);
+    return (await this.view(actor, await this.fieldRules(actor, document.organizationId, document.queueId), [document]))[0]!;
   }
 
-  async list(actor: Actor, queueRef: string, query: DocumentListQuery): Promise<Page<StoredDocument>> {
+  async list(actor: Actor, queueRef: string, query: DocumentListQuery): Promise<Page<DocumentView>> {
     const { queue, grant } = await this.readableQueue(actor, queueRef);
     const { items, total } = await this.deps.documents.list({
       queueId: queue.id,
@@ -157,7 +187,7 @@ export class Documents {
       limit: query.pageSize,
     });
     const rules = await this.fieldRules(actor, queue.organizationId, queue.id);
-    return { items: items.map((document) => rules.visibleDocument(document)), page: query.page, pageSize: query.pageSize, total };
+    return { items: await this.view(actor, rules, items), page: query.page, pageSize: query.pageSize, total };
   }
 
   /**
@@ -165,7 +195,7 @@ export class Documents {
    * value becomes `source: "user"` and loses the AI's confidence; a value sent back unchanged keeps both.
    * Then document_validation (the validator seam) may answer with changes, applied on top of this edit.
    */
-  async editAnnotations(actor: Actor, documentId: string, input: AnnotationFields[]): Promise<StoredDocument> {
+  async editAnnotations(actor: Actor, documentId: string, input: AnnotationFields[]): Promise<DocumentView> {
     const { document, notFound } = await this.readableDocument(actor, documentId);
     await this.deps.access.require(
       actor,
@@ -195,7 +225,7 @@ export class Documents {
       );
       return { saved, previousAnnotations: current.annotations, changed: saved.version !== current.version };
     });
-    if (!changed) return rules.visibleDocument(saved);
+    if (!changed) return (await this.view(actor, rules, [saved]))[0]!;
 
     const answer = await this.deps.validator.validateEdit({
       document: saved,
@@ -204,16 +234,16 @@ export class Documents {
       userId: actor.userId,
       requestId: actor.requestId,
     });
-    if (!answer) return rules.visibleDocument(saved);
+    if (!answer) return (await this.view(actor, rules, [saved]))[0]!;
     const outcome = await this.deps.changes.applyToAnnotationsOf(saved, { ...answer, documentId: saved.id }, actor.requestId);
-    return rules.visibleDocument(outcome.document);
+    return (await this.view(actor, rules, [outcome.document]))[0]!;
   }
 
   /**
    * A move of the status table. Who may edit the document may make any move; an approver may approve
    * (→ ready_to_export) or reject a document assigned to them while it is in approval.
    */
-  async changeStatus(actor: Actor, documentId: string, target: DocumentStatus): Promise<StoredDocument> {
+  async changeStatus(actor: Actor, documentId: string, target: DocumentStatus): Promise<DocumentView> {
     const { document, grant, notFound } = await this.readableDocument(actor, documentId);
     const scope = { organizationId: document.organizationId, queueId: document.queueId };
     const mayEdit = await this.deps.access.allows(actor, "document.edit", scope);
@@ -237,7 +267,7 @@ export class Documents {
         },
       );
     });
-    return (await this.fieldRules(actor, saved.organizationId, saved.queueId)).visibleDocument(saved);
+    return (await this.view(actor, await this.fieldRules(actor, saved.organizationId, saved.queueId), [saved]))[0]!;
   }
 }
 

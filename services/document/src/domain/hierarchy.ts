@@ -87,7 +87,13 @@ export class Hierarchy {
   /** Creates the queue and announces `queue.created` in the same transaction. */
   async createQueue(
     actor: Actor,
-    input: { workspaceRef: string; name: string; humanizedId?: string; annotationSchema?: FieldDefinition[] },
+    input: {
+      workspaceRef: string;
+      name: string;
+      humanizedId?: string;
+      annotationSchema?: FieldDefinition[];
+      duplicateFileRejection?: boolean;
+    },
   ): Promise<QueueView> {
     const workspace = await this.workspace(actor, input.workspaceRef);
     const notFound = () => new NotFoundError(`Workspace ${input.workspaceRef} does not exist.`, "workspace_not_found");
@@ -101,9 +107,10 @@ export class Hierarchy {
           organizationId: workspace.organizationId,
           name: input.name,
           annotationSchema: input.annotationSchema ?? [...DEFAULT_ANNOTATION_SCHEMA],
+          duplicateFileRejection: input.duplicateFileRejection ?? false,
         }),
       );
-      await this.deps.events.add(tx, queueCreated(created, actor.requestId));
+      await this.deps.events.add(tx, queueCreated(created, { userId: actor.userId, requestId: actor.requestId }));
       return created;
     });
     return { queue, automation: await this.deps.automation.settingsOf(queue.id, { requestId: actor.requestId }) };

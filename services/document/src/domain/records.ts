@@ -24,6 +24,8 @@ export interface Queue {
   organizationId: string;
   name: string;
   annotationSchema: FieldDefinition[];
+  /** An upload of a file the organization already has (same SHA-256, not deleted) is refused with 409. Fixed at creation. */
+  duplicateFileRejection: boolean;
   createdAt: Date;
 }
 
@@ -40,8 +42,11 @@ export interface DocumentMessage {
   key: string | null;
   message: string;
   severity: MessageSeverity;
-  /** Kept so that a new validation answer replaces only what the previous one added; never shown. */
-  source: ChangeSource;
+  /**
+   * Kept so that a new validation answer replaces only what the previous one added; never shown. `duplicate_check`
+   * marks the duplicate warning, which is worked out on reading and never stored.
+   */
+  source: ChangeSource | "duplicate_check";
   /**
    * A message about the validation itself (the validator was unavailable, parts of its answer were ignored), not
    * about the document: the next failure replaces it without touching the last answer's messages. Never shown.
@@ -60,6 +65,8 @@ export interface StoredDocument {
   workspaceId: string;
   organizationId: string;
   fileName: string;
+  /** Hex SHA-256 of the bytes uploaded with the document; null when only a file name was sent. */
+  fileSha256: string | null;
   status: DocumentStatus;
   annotations: Annotation[];
   messages: DocumentMessage[];

@@ -2,8 +2,9 @@ import { annotationSchema, DOCUMENT_STATUSES } from "@docex/events";
 import { z } from "zod";
 import type { QueueAutomation } from "../clients/automation.js";
 import { COLUMN_TYPES, FIELD_TYPES } from "../domain/annotation-schema.js";
+import type { DocumentView } from "../domain/duplicates.js";
 import type { QueueView } from "../domain/hierarchy.js";
-import { MESSAGE_SEVERITIES, type Page, type StoredDocument, type Workspace } from "../domain/records.js";
+import { MESSAGE_SEVERITIES, type Page, type Workspace } from "../domain/records.js";
 
 // Each answer's schema sits above the mapper that produces it; the mapper's return type is the schema's, so
 // the published OpenAPI cannot describe a field the code does not send.
@@ -78,6 +79,9 @@ export const queueWithAnnotationSchemaSchema = z.object({
   automation_rules: switchState,
   extraction_evaluation: extractionEvaluationSchema,
   annotation_schema: z.array(fieldDefinitionSchema),
+  duplicate_file_rejection: switchState.describe(
+    "`enabled`: uploading a file the organization already has (same SHA-256, not deleted) answers 409 `duplicate_document`",
+  ),
   created_at: timestamp,
 });
 
@@ -102,6 +106,7 @@ export function queueDto({ queue, automation }: QueueView): z.output<typeof queu
     organization_id: queue.organizationId,
     ...automationDto(automation),
     annotation_schema: queue.annotationSchema,
+    duplicate_file_rejection: queue.duplicateFileRejection ? "enabled" : "disabled",
     created_at: queue.createdAt.toISOString(),
   };
 }
@@ -129,11 +134,17 @@ export const documentSchema = z.object({
     .describe("Choices offered per field key, e.g. from a register"),
   approvers: z.array(uuid).describe("User ids of the approvers assigned by approval automation"),
   confidence: z.number().min(0).max(100).nullable().describe("The extraction's document confidence, a percentage"),
+  duplicates: z
+    .array(uuid)
+    .describe(
+      "Documents of the organization (not deleted) with the same supplier (tax id, else register id) and invoice_id, or the " +
+        "same uploaded file, oldest first; only those the caller may read (a `warning` message counts the others). [] when none",
+    ),
   created_at: timestamp,
   updated_at: timestamp,
 });
 
-export function documentDto(document: StoredDocument): z.output<typeof documentSchema> {
+export function documentDto(document: DocumentView): z.output<typeof documentSchema> {
   return {
     id: document.id,
     queue_id: document.queueId,
@@ -146,6 +157,7 @@ export function documentDto(document: StoredDocument): z.output<typeof documentS
     options: document.options,
     approvers: document.approvers,
     confidence: document.confidence,
+    duplicates: document.duplicates,
     created_at: document.createdAt.toISOString(),
     updated_at: document.updatedAt.toISOString(),
   };

@@ -108,7 +108,9 @@ export function documentRoutes(domain: { hierarchy: Hierarchy; documents: Docume
         path: `${API}/queues`,
         operationId: "createQueue",
         summary: "Create a queue in a workspace",
-        description: "Without `annotation_schema` the queue gets the default schema. Emits `queue_created`.",
+        description:
+          "Without `annotation_schema` the queue gets the default schema. `duplicate_file_rejection` (default `disabled`) " +
+          "makes uploads of a file the organization already has answer 409. Emits `queue_created`.",
         tags: ["Queues"],
         body: createQueueBody,
         responses: {
@@ -127,6 +129,7 @@ export function documentRoutes(domain: { hierarchy: Hierarchy; documents: Docume
           name: body.name,
           ...(body.humanized_id ? { humanizedId: body.humanized_id } : {}),
           ...(body.annotation_schema ? { annotationSchema: body.annotation_schema } : {}),
+          ...(body.duplicate_file_rejection ? { duplicateFileRejection: body.duplicate_file_rejection === "enabled" } : {}),
         });
         created(res, `/queues/${view.queue.id}`, queueDto(view));
       },
@@ -157,7 +160,11 @@ export function documentRoutes(domain: { hierarchy: Hierarchy; documents: Docume
         path: `${API}/queues/{queue_id}/documents`,
         operationId: "uploadDocument",
         summary: "Add a document to a queue",
-        description: "The document starts in status `received`.",
+        description:
+          "The document starts in status `received`; emits `document.created`. With `content` (the file, base64) its SHA-256 " +
+          "is kept: documents with the same file are listed in `duplicates`, and a queue with `duplicate_file_rejection` " +
+          "`enabled` answers 409 `duplicate_document` (`duplicate_of`: the existing document's id, null when the caller " +
+          "cannot read it).",
         tags: ["Documents"],
         params: { queue_id: QUEUE_ID },
         body: uploadDocumentBody,
@@ -168,12 +175,13 @@ export function documentRoutes(domain: { hierarchy: Hierarchy; documents: Docume
             headers: { Location: "The new document: `/api/v2/documents/{id}`" },
           },
         },
-        problems: [403, 404, ...MEMBERSHIP_PROBLEMS],
+        problems: [403, 404, 409, ...MEMBERSHIP_PROBLEMS],
       },
       signedIn,
       async ({ body }, req, res) => {
         const document = await documents.upload(actorOf(req), param(req, "queue_id"), {
           fileName: body.file_name,
+          content: body.content === undefined ? null : Buffer.from(body.content, "base64"),
           annotations: body.annotations ?? [],
           confidence: body.confidence ?? null,
         });

@@ -19,10 +19,22 @@ export const createQueueBody = z.strictObject({
   name,
   humanized_id: humanizedIdInput.optional(),
   annotation_schema: annotationSchemaInput.optional(),
+  duplicate_file_rejection: z
+    .enum(["enabled", "disabled"])
+    .optional()
+    .describe(
+      "`enabled`: an upload whose file (`content`) the organization already has, in any queue and not deleted, is refused " +
+        "with 409 `duplicate_document`. Default `disabled`. Cannot be changed later.",
+    ),
 });
 
 export const uploadDocumentBody = z.strictObject({
   file_name: z.string().trim().min(1).max(255),
+  content: z
+    .base64()
+    .min(1)
+    .optional()
+    .describe("The file's bytes, base64-encoded (within the 1 MiB body). Their SHA-256 finds duplicate files; the bytes are not kept."),
   annotations: annotationsInput.optional(),
   confidence: confidence.nullable().optional(),
 });

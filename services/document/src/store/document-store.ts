@@ -1,8 +1,9 @@
+import { duplicateKeysOf } from "../domain/duplicates.js";
 import type { DocumentStatus, StoredDocument } from "../domain/records.js";
 import type { Sql, Tx } from "./sql.js";
 
 const DOCUMENT_COLUMNS = `id, queue_id AS "queueId", workspace_id AS "workspaceId", organization_id AS "organizationId",
-  file_name AS "fileName", status, annotations, messages, options, approvers::text[] AS approvers, confidence, version,
+  file_name AS "fileName", file_sha256 AS "fileSha256", status, annotations, messages, options, approvers::text[] AS approvers, confidence, version,
   created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 export interface DocumentQuery {
@@ -12,6 +13,16 @@ export interface DocumentQuery {
   approverId?: string;
   offset: number;
   limit: number;
+}
+
+/** Another document (not deleted, same organization) that a document may duplicate, and why. */
+export interface DuplicateMatch {
+  id: string;
+  queueId: string;
+  organizationId: string;
+  approvers: string[];
+  sameInvoice: boolean;
+  sameFile: boolean;
 }
 
 export interface ChangeRecord {
@@ -30,10 +41,13 @@ export interface ChangeRecord {
 export class DocumentStore {
   constructor(private readonly sql: Sql) {}
 
+  /** The duplicate keys (supplier_key, invoice_key) follow the annotations on every write. */
   async insert(tx: Tx, document: Omit<StoredDocument, "version" | "createdAt" | "updatedAt">): Promise<StoredDocument> {
+    const keys = duplicateKeysOf(document.annotations);
     const inserted = await this.sql.one<StoredDocument>(
-      `INSERT INTO documents (id, queue_id, workspace_id, organization_id, file_name, status, annotations, messages, options, approvers, confidence)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::jsonb, $10::uuid[], $11)
+      `INSERT INTO documents (id, queue_id, workspace_id, organization_id, file_name, status, annotations, messages, options, approvers,
+         confidence, file_sha256, supplier_key, invoice_key)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::jsonb, $10::uuid[], $11, $12, $13, $14)
        RETURNING ${DOCUMENT_COLUMNS}`,
       [
         document.id,
@@ -47,6 +61,9 @@ export class DocumentStore {
         JSON.stringify(document.options),
         document.approvers,
         document.confidence,
+        document.fileSha256,
+        keys.supplierKey,
+        keys.invoiceKey,
       ],
       tx,
     );
@@ -61,9 +78,10 @@ export class DocumentStore {
 
   /** Writes `next` as version `previousVersion + 1`; fails if someone else wrote in between. */
   async update(tx: Tx, next: StoredDocument, previousVersion: number): Promise<StoredDocument> {
+    const keys = duplicateKeysOf(next.annotations);
     const updated = await this.sql.one<StoredDocument>(
       `UPDATE documents SET status = $3, annotations = $4::jsonb, messages = $5::jsonb, options = $6::jsonb,
-         approvers = $7::uuid[], confidence = $8, version = version + 1, updated_at = now()
+         approvers = $7::uuid[], confidence = $8, supplier_key = $9, invoice_key = $10, version = version + 1, updated_at = now()
        WHERE id = $1 AND version = $2
        RETURNING ${DOCUMENT_COLUMNS}`,
       [
@@ -75,6 +93,8 @@ export class DocumentStore {
         JSON.stringify(next.options),
         next.approvers,
         next.confidence,
+        keys.supplierKey,
+        keys.invoiceKey,
       ],
       tx,
     );
@@ -98,6 +118,66 @@ export class DocumentStore {
       this.sql.one<{ total: string }>(`SELECT count(*) AS total FROM documents WHERE ${filter}`, bind),
     ]);
     return { items, total: Number(counted?.total ?? 0) };
+  }
+
+  /**
+   * The other documents each of `ids` may duplicate, oldest first: same organization, not deleted, and the same
+   * supplier and invoice id or the same file. A deleted document duplicates nothing. Each branch is one probe of
+   * its partial index (documents_same_invoice, documents_same_file).
+   */
+  async findDuplicates(ids: string[]): Promise<Map<string, DuplicateMatch[]>> {
+    const found = new Map<string, DuplicateMatch[]>();
+    if (ids.length === 0) return found;
+    const rows = await this.sql.rows<DuplicateMatch & { documentId: string; sameInvoice: boolean; sameFile: boolean }>(
+      `SELECT document_id AS "documentId", id, queue_id AS "queueId", organization_id AS "organizationId", approvers::text[] AS approvers,
+              bool_or(same_invoice) AS "sameInvoice", bool_or(same_file) AS "sameFile"
+       FROM (
+         SELECT d.id AS document_id, o.id, o.queue_id, o.organization_id, o.approvers, o.created_at, true AS same_invoice, false AS same_file
+         FROM documents d
+         JOIN documents o ON o.organization_id = d.organization_id AND o.supplier_key = d.supplier_key AND o.invoice_key = d.invoice_key
+           AND o.status <> 'deleted' AND o.id <> d.id
+         WHERE d.id = ANY($1::uuid[]) AND d.status <> 'deleted'
+         UNION ALL
+         SELECT d.id, o.id, o.queue_id, o.organization_id, o.approvers, o.created_at, false, true
+         FROM documents d
+         JOIN documents o ON o.organization_id = d.organization_id AND o.file_sha256 = d.file_sha256
+           AND o.status <> 'deleted' AND o.id <> d.id
+         WHERE d.id = ANY($1::uuid[]) AND d.status <> 'deleted'
+       ) matches
+       GROUP BY document_id, id, queue_id, organization_id, approvers, created_at
+       ORDER BY document_id, created_at, id`,
+      [ids],
+    );
+    for (const { documentId, ...match } of rows) {
+      const list = found.get(documentId) ?? [];
+      list.push(match);
+      found.set(documentId, list);
+    }
+    return found;
+  }
+
+  /**
+   * Serialises uploads of one file within an organization until `tx` ends, so that a queue rejecting duplicate files
+   * cannot let two concurrent uploads of it both in.
+   */
+  async lockFile(tx: Tx, organizationId: string, fileSha256: string): Promise<void> {
+    await this.sql.rows(
+      `SELECT pg_advisory_xact_lock(hashtextextended($1, 0)) IS NULL AS locked`,
+      [`file:${organizationId}:${fileSha256}`],
+      tx,
+    );
+  }
+
+  /** The oldest document of the organization (not deleted) uploaded with this file. */
+  findByFile(tx: Tx, organizationId: string, fileSha256: string): Promise<DuplicateMatch | undefined> {
+    return this.sql.one<DuplicateMatch>(
+      `SELECT id, queue_id AS "queueId", organization_id AS "organizationId", approvers::text[] AS approvers,
+              false AS "sameInvoice", true AS "sameFile"
+       FROM documents WHERE organization_id = $1 AND file_sha256 = $2 AND status <> 'deleted'
+       ORDER BY created_at, id LIMIT 1`,
+      [organizationId, fileSha256],
+      tx,
+    );
   }
 
   async recordChange(tx: Tx, change: ChangeRecord): Promise<void> {

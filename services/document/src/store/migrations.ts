@@ -1,4 +1,5 @@
 import type { Migration } from "@docex/kit";
+import { duplicateDetectionMigration } from "./migration-0003-duplicates.js";
 
 /** Schema of the document database, in order. The kit's outbox tables are added in front. */
 export const migrations: Migration[] = [
@@ -95,4 +96,5 @@ export const migrations: Migration[] = [
         CREATE INDEX initial_validation_jobs_due ON initial_validation_jobs (next_attempt_at);
       `),
   },
+  duplicateDetectionMigration,
 ];
