@@ -32,8 +32,9 @@ const TUNED_DEFAULT = "a deadline or cache time of a call to another service: th
 const LEFT_TO_THE_CODE: Record<string, string> = {
   DATABASE_NAME: "docex_<service>: each service's own database on the server that DATABASE_URL names",
   DATABASE_POOL_MAX: "10 connections per replica; raise it with the server's max_connections in mind",
-  NATS_STREAM: "DOCEX: every service and the nats-replicate-streams job use the default; only tests change it",
+  NATS_STREAM: "DOCEX: every service uses the default; only tests change it",
   NATS_SUBJECT_PREFIX: "docex: as NATS_STREAM",
+  MIGRATE_ONLY: "false: the service serves; only its init container `migrate` sets true (checked below)",
   SHUTDOWN_TIMEOUT_MS: "20 s: terminationGracePeriodSeconds is derived from it (checked below)",
   GATEWAY_UPSTREAM_TIMEOUT_MS: "30 s: the Ingress's proxy timeouts (35 s) are set just above it",
   AUTH_TOTP_ISSUER: "docex: the name authenticator apps show",
@@ -1153,25 +1154,227 @@ describe("Kubernetes manifests (deploy/k8s) and monitoring (deploy/monitoring)",
       );
     });
 
-    it("production: the replicate-streams job raises DOCEX and its dead-letter stream to as many replicas as NATS has servers", () => {
-      const job = find<Workload>(renders.production, "Job", "nats-replicate-streams");
-      const container = job?.spec.template.spec.containers[0];
-      const [node, script, ...args] = container?.command ?? [];
-      expect([node, script]).to.deep.equal(["node", container?.volumeMounts?.[0]?.mountPath]);
-      const replicas = args.find((arg) => arg.startsWith("--replicas="))?.slice("--replicas=".length);
-      expect(Number(replicas)).to.equal(find<Workload>(renders.production, "StatefulSet", "nats")?.spec.replicas);
-      const stream = String(processes.find((process) => process.name === "document")?.defaults.NATS_STREAM);
-      expect(args.filter((arg) => !arg.startsWith("--"))).to.deep.equal([stream, `${stream}_DLQ`]);
-      expect(container?.env?.find((variable) => variable.name === "NATS_URL")?.value).to.equal("nats://nats:4222");
-      // Any docex image has the NATS client: the script may import only what @docex/kit depends on.
-      const source = readFileSync(path.join(k8sDir, "infra/nats/replicate-streams.mjs"), "utf8");
-      const kitDependencies = Object.keys(JSON.parse(readFileSync(path.join(root, "packages/kit/package.json"), "utf8")).dependencies);
-      for (const [, specifier] of source.matchAll(/from "([^"]+)"/g)) {
-        if (specifier && !specifier.startsWith("node:")) expect(kitDependencies, `the script imports ${specifier}`).to.include(specifier);
+    for (const name of ["dev", "production"] as const) {
+      it(`${name}: the services create the JetStream streams with as many replicas as NATS has servers, and no job changes them`, () => {
+        const servers = find<Workload>(renders[name], "StatefulSet", "nats")?.spec.replicas;
+        expect(servers, "NATS servers").to.be.a("number");
+        for (const process of processes.filter((candidate) => candidate.settings.has("NATS_STREAM_REPLICAS"))) {
+          const { effective } = environmentOf(renders[name], process.name);
+          const parsed = process.schema.safeParse(effective).data ?? {};
+          expect(parsed.NATS_STREAM_REPLICAS, `${process.name} NATS_STREAM_REPLICAS`).to.equal(servers);
+        }
+        expect(ofKind(renders[name], "Job"), "Jobs").to.deep.equal([]);
+      });
+    }
+  });
+
+  describe("migrations", () => {
+    /** The entry point of each process's image, from its `svc-<name>` stage of deploy/Dockerfile. */
+    const imageCommand = (name: string): string[] | undefined => {
+      const dockerfile = readFileSync(path.join(root, "deploy/Dockerfile"), "utf8");
+      const stage = dockerfile.split(/^FROM /m).find((part) => part.startsWith(`runtime AS svc-${name}\n`));
+      const command = stage?.match(/^CMD (\[.*\])$/m)?.[1];
+      return command ? (JSON.parse(command) as string[]) : undefined;
+    };
+    const withDatabase = () => processes.filter((process) => process.settings.has("DATABASE_URL"));
+
+    it("every service has a database; the gateway has none", () => {
+      expect(withDatabase().map((process) => process.name)).to.deep.equal(serviceNames());
+    });
+
+    for (const name of Object.keys(RENDERS) as RenderName[]) {
+      it(`${name}: every service with a database migrates it in an init container of its own image (MIGRATE_ONLY=true, its DATABASE_URL), and the service does not migrate again`, async () => {
+        const { serviceConfigSchema } = await import("@docex/kit");
+        const problems: string[] = [];
+        for (const process of processes) {
+          const { deployment, container, effective, secretRefs } = environmentOf(renders[name], process.name);
+          const initContainers = deployment.spec.template.spec.initContainers ?? [];
+          if (!process.settings.has("DATABASE_URL")) {
+            if (initContainers.length > 0) problems.push(`${process.name}: has no database but init containers`);
+            continue;
+          }
+          const parsed = process.schema.safeParse(effective).data ?? {};
+          if (parsed.MIGRATE_ON_START !== false) problems.push(`${process.name}: MIGRATE_ON_START is not false`);
+          if (parsed.MIGRATE_ONLY !== false) problems.push(`${process.name}: MIGRATE_ONLY is not false`);
+          const migrate = initContainers.find((candidate) => candidate.name === "migrate");
+          if (!migrate || initContainers.length !== 1) {
+            problems.push(`${process.name}: no single init container named migrate`);
+            continue;
+          }
+          const at = `${process.name} init container migrate`;
+          if (migrate.image !== container.image) problems.push(`${at}: image ${migrate.image}, not ${container.image}`);
+          const command = imageCommand(process.name);
+          if (!command) problems.push(`${process.name}: no CMD in deploy/Dockerfile's svc-${process.name} stage`);
+          else if (JSON.stringify(migrate.command) !== JSON.stringify(command))
+            problems.push(`${at}: command ${JSON.stringify(migrate.command)}, not the image's ${JSON.stringify(command)}`);
+          if (JSON.stringify(migrate.securityContext) !== JSON.stringify(container.securityContext))
+            problems.push(`${at}: securityContext differs from the service's`);
+          if (name === "base" && JSON.stringify(migrate.resources) !== JSON.stringify(container.resources))
+            problems.push(`${at}: resources differ from the service's`);
+
+          const env: Record<string, string> = {};
+          for (const source of migrate.envFrom ?? []) {
+            const configMap = source.configMapRef && find(renders[name], "ConfigMap", source.configMapRef.name);
+            if (!configMap) problems.push(`${at}: envFrom names no rendered ConfigMap`);
+            Object.assign(env, configMap?.data ?? {});
+          }
+          for (const variable of migrate.env ?? []) {
+            const ref = variable.valueFrom?.secretKeyRef;
+            if (variable.value !== undefined) env[variable.name] = variable.value;
+            else if (ref) {
+              const own = secretRefs.get(variable.name);
+              if (ref.name !== own?.name || ref.key !== own.key || ref.optional)
+                problems.push(`${at}: ${variable.name} from ${ref.name}/${ref.key}, not the service's ${own?.name}/${own?.key}`);
+              env[variable.name] = SECRET_PLACEHOLDERS[ref.key] ?? "";
+            } else problems.push(`${at}: ${variable.name} comes from neither a value nor a Secret`);
+          }
+          if (!migrate.env?.some((variable) => variable.name === "DATABASE_URL" && variable.valueFrom?.secretKeyRef))
+            problems.push(`${at}: DATABASE_URL is not from the service's Secret`);
+          // What migrateAndExitIfRequested reads: the settings every service shares, nothing of its own.
+          const result = serviceConfigSchema(process.name as Parameters<typeof serviceConfigSchema>[0]).safeParse(env);
+          if (!result.success)
+            problems.push(`${at}: ${result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`);
+          else if (result.data.MIGRATE_ONLY !== true) problems.push(`${at}: MIGRATE_ONLY is not true`);
+          else if (result.data.DATABASE_URL !== effective.DATABASE_URL) problems.push(`${at}: another DATABASE_URL than the service's`);
+        }
+        expect(problems, problems.join("\n")).to.deep.equal([]);
+      });
+    }
+  });
+
+  describe("Postgres on CloudNativePG (infra/postgres-cnpg)", () => {
+    const cnpgDir = path.join(k8sDir, "infra/postgres-cnpg");
+    const CNPG_API = "postgresql.cnpg.io/v1";
+    let objects: K8sObject[] = [];
+    before(() => {
+      objects = renderKustomization(cnpgDir);
+    });
+    type ClusterObject = K8sObject & {
+      spec: {
+        instances: number;
+        storage?: { size?: string };
+        inheritedMetadata?: { labels?: Record<string, string> };
+        managed?: { roles?: { name: string; login?: boolean; passwordSecret?: Record<string, unknown> }[] };
+        affinity?: { enablePodAntiAffinity?: boolean; topologyKey?: string };
+      };
+    };
+    const cluster = () => {
+      const clusters = ofKind<ClusterObject>(objects, "Cluster");
+      expect(clusters.length, "Clusters").to.equal(1);
+      return clusters[0] as ClusterObject;
+    };
+
+    it("renders the same with `kubectl kustomize` (when installed), and its core and prometheus-operator objects validate", async function () {
+      const problems = await schemaProblems(objects.filter((object) => object.apiVersion !== CNPG_API));
+      expect(problems, problems.join("\n")).to.deep.equal([]);
+      const theirs = kubectlKustomize(cnpgDir);
+      if (!theirs) this.skip();
+      const text = (list: K8sObject[]) => list.map((object) => JSON.stringify(sortKeys(object))).sort();
+      expect(text(objects)).to.deep.equal(text(theirs));
+    });
+
+    it("a Cluster of at least three instances on separate nodes, with persistent storage and pods the services' NetworkPolicy admits", () => {
+      const { apiVersion, metadata, spec } = cluster();
+      expect(apiVersion).to.equal(CNPG_API);
+      expect(metadata.name).to.match(/^[a-z][a-z0-9-]*$/);
+      expect(metadata.labels?.["app.kubernetes.io/part-of"]).to.equal("docex");
+      expect(spec.instances).to.be.at.least(3);
+      expect(quantity(spec.storage?.size), "storage.size").to.be.at.least(10 * 2 ** 30);
+      expect(spec.affinity?.enablePodAntiAffinity).to.equal(true);
+      expect(spec.affinity?.topologyKey).to.equal("kubernetes.io/hostname");
+      const servicesToPostgres = find<NetworkPolicy>(renders.base, "NetworkPolicy", "services-to-postgres");
+      const admitted = servicesToPostgres?.spec.egress?.some((rule) =>
+        rule.to?.some((peer) => peer.podSelector && selects(peer.podSelector, spec.inheritedMetadata?.labels)),
+      );
+      expect(admitted, "services-to-postgres selects the Cluster's pods").to.equal(true);
+    });
+
+    it("a role and a database docex_<service> for every service with a database, owned by that role, with passwords only referenced", () => {
+      const { metadata, spec } = cluster();
+      const services = processes.filter((process) => process.settings.has("DATABASE_URL")).map((process) => process.name);
+      const roles = spec.managed?.roles ?? [];
+      expect(roles.map((role) => role.name).sort()).to.deep.equal(services.map((service) => `docex_${service}`).sort());
+      for (const role of roles) {
+        expect(role.login, role.name).to.equal(true);
+        expect(Object.keys(role.passwordSecret ?? {}), `${role.name} passwordSecret`).to.deep.equal(["name"]);
       }
-      expect(container?.image).to.match(new RegExp(`/docex/(${processNames().join("|")}):`));
-      expect(readFileSync(path.join(root, "deploy/Dockerfile"), "utf8"), "the images' working directory").to.match(/^WORKDIR \/app$/m);
-      expect(container?.volumeMounts?.[0]?.mountPath).to.match(/^\/app\/[^/]+\.mjs$/);
+      const databases = ofKind<K8sObject & { spec: { name: string; owner: string; cluster: { name: string } } }>(objects, "Database");
+      for (const service of services) {
+        const defaultName = processes.find((process) => process.name === service)?.defaults.DATABASE_NAME;
+        const database = databases.find((candidate) => candidate.spec.name === defaultName);
+        expect(database?.apiVersion, `Database ${defaultName}`).to.equal(CNPG_API);
+        expect(database?.spec.owner, `owner of ${defaultName}`).to.equal(`docex_${service}`);
+        expect(database?.spec.cluster.name).to.equal(metadata.name);
+      }
+    });
+
+    it("holds no secret: no Secret objects, no password or credentials in any field, no URL with a password", () => {
+      expect(ofKind(objects, "Secret")).to.deep.equal([]);
+      const problems: string[] = [];
+      const walk = (value: unknown, at: string) => {
+        if (Array.isArray(value)) {
+          for (const [index, item] of value.entries()) walk(item, `${at}[${index}]`);
+        } else if (isObject(value))
+          for (const [key, child] of Object.entries(value)) {
+            if (/password$|^(data|stringData)$|credentials?$/i.test(key) && !isObject(child)) problems.push(`${at}.${key}`);
+            walk(child, `${at}.${key}`);
+          }
+        else if (typeof value === "string" && /:\/\/[^/\s:@]+:[^@\s]+@/.test(value)) problems.push(`${at}: a URL with a password`);
+      };
+      for (const object of objects) walk(object, idOf(object));
+      expect(problems, problems.join("\n")).to.deep.equal([]);
+    });
+
+    it("Prometheus scrapes every instance's exporter, and the NetworkPolicy admits it, the operator and the services", () => {
+      const { metadata } = cluster();
+      const monitors = ofKind<K8sObject & { spec: { selector: LabelSelector; podMetricsEndpoints: { port: string }[] } }>(
+        objects,
+        "PodMonitor",
+      );
+      const podLabels = { "cnpg.io/cluster": metadata.name, "app.kubernetes.io/component": "postgres" };
+      expect(
+        monitors.some(
+          (monitor) =>
+            selects(monitor.spec.selector, podLabels) && monitor.spec.podMetricsEndpoints.some((endpoint) => endpoint.port === "metrics"),
+        ),
+        "a PodMonitor of the Cluster's pods",
+      ).to.equal(true);
+      const policies = ofKind<NetworkPolicy>(objects, "NetworkPolicy").map((policy) => ({
+        ...policy,
+        metadata: { ...policy.metadata, namespace: "docex" },
+      }));
+      const instance: Endpoint = { label: "a Postgres instance", namespace: "docex", labels: podLabels, ip: "10.244.5.1" };
+      const other: Endpoint = { ...instance, label: "another instance", ip: "10.244.5.2" };
+      const service: Endpoint = {
+        label: "a service",
+        namespace: "docex",
+        labels: { "app.kubernetes.io/component": "service" },
+        ip: "10.244.5.3",
+      };
+      const gateway: Endpoint = {
+        label: "the gateway",
+        namespace: "docex",
+        labels: { "app.kubernetes.io/component": "gateway" },
+        ip: "10.244.5.4",
+      };
+      const operator: Endpoint = { label: "the operator", namespace: "cnpg-system", labels: {}, ip: "10.244.5.5" };
+      const prometheus: Endpoint = { label: "prometheus", namespace: "monitoring", labels: {}, ip: "10.244.5.6" };
+      const apiServer: Endpoint = { label: "the Kubernetes API", ip: "10.0.0.1" };
+      const cases: [Endpoint, Endpoint, number, boolean][] = [
+        [service, instance, 5432, true],
+        [gateway, instance, 5432, false],
+        [other, instance, 5432, true],
+        [operator, instance, 8000, true],
+        [prometheus, instance, 9187, true],
+        [prometheus, instance, 5432, false],
+        [instance, apiServer, 443, true],
+        [instance, other, 5432, true],
+        [instance, service, 8080, false],
+      ];
+      const wrong = cases
+        .filter(([from, to, port, allowed]) => mayConnect(policies, from, to, port) !== allowed)
+        .map(([from, to, port, allowed]) => `${from.label} → ${to.label}:${port} should be ${allowed ? "allowed" : "denied"}`);
+      expect(wrong, wrong.join("\n")).to.deep.equal([]);
     });
   });
 
@@ -1223,7 +1426,6 @@ describe("Kubernetes manifests (deploy/k8s) and monitoring (deploy/monitoring)",
           [pod("webhook"), pod("gateway"), 8080, false],
         ];
         if (name === "dev") expectations.push([stranger, postgres, 5432, false]);
-        if (name === "production") expectations.push([pod("nats-replicate-streams"), nats, 4222, true]);
         for (const process of processes) {
           const self = pod(process.name);
           expectations.push([self, dns, 53, true, "UDP"], [prometheus, self, process.http, true], [stranger, self, process.http, false]);

@@ -33,6 +33,10 @@ export function serviceConfigSchema(service: ServiceName) {
       .regex(/^[a-z_][a-z0-9_]*$/)
       .default(`docex_${service}`),
     DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
+    /** `true`: run the migrations and exit, serving nothing (`migrateAndExitIfRequested`); Kubernetes' init container. */
+    MIGRATE_ONLY: booleanFlag.default(false),
+    /** `false`: start without migrating, and refuse to start while a migration is pending (an init container migrates). */
+    MIGRATE_ON_START: booleanFlag.default(true),
     NATS_URL: z.string().min(1).default("nats://127.0.0.1:4222"),
     NATS_STREAM: z
       .string()
@@ -42,6 +46,8 @@ export function serviceConfigSchema(service: ServiceName) {
       .string()
       .regex(/^[a-z][a-z0-9_]*$/)
       .default("docex"),
+    /** Replicas of the JetStream streams (and dead-letter stream) the services create; at most the number of NATS servers. */
+    NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
     JWT_ISSUER: z.string().min(1).default("docex"),
     JWT_AUDIENCE: z.string().min(1).default("docex-api"),
     AUTH_JWKS_URL: z.url().default(`http://127.0.0.1:${SERVICE_PORTS.auth.http}/api/v2/auth/.well-known/jwks.json`),

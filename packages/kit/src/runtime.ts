@@ -6,8 +6,8 @@ import type { z } from "zod";
 import { TokenVerifier } from "./auth/token-verifier.js";
 import { EventBus, type SubscriptionOptions } from "./bus/event-bus.js";
 import { kitMigrations, Outbox } from "./bus/outbox.js";
-import type { ServiceName, serviceConfigSchema } from "./config.js";
-import { connectDatabase, type Migration, runMigrations } from "./db/database.js";
+import { loadConfigOrExit, type ServiceName, serviceConfigSchema } from "./config.js";
+import { connectDatabase, type Migration, pendingMigrations, runMigrations } from "./db/database.js";
 import type { GrpcServer } from "./grpc/server.js";
 import { Readiness } from "./http/readiness.js";
 import { createLogger, type Logger } from "./logger.js";
@@ -50,13 +50,23 @@ export async function connectInfrastructure(
     logger,
   });
   try {
-    await runMigrations(sequelize, [...kitMigrations, ...options.migrations], logger);
+    const migrations = [...kitMigrations, ...options.migrations];
+    if (config.MIGRATE_ON_START) await runMigrations(sequelize, migrations, logger);
+    else {
+      // Serving on a schema older than the code would fail request by request; refuse to start instead.
+      const pending = await pendingMigrations(sequelize, migrations);
+      if (pending.length > 0)
+        throw new Error(
+          `MIGRATE_ON_START=false, but ${pending.length} migration(s) of ${config.DATABASE_NAME} are pending (${pending.join(", ")}): run the service with MIGRATE_ONLY=true first`,
+        );
+    }
     const bus = await EventBus.connect({
       url: config.NATS_URL,
       name,
       logger,
       metrics,
       namespace: { stream: config.NATS_STREAM, subjectPrefix: config.NATS_SUBJECT_PREFIX },
+      streamReplicas: config.NATS_STREAM_REPLICAS,
     });
     const outbox = new Outbox({ sequelize, bus, logger, metrics, pollIntervalMs: options.outboxPollIntervalMs });
     readiness.add("postgres", () => sequelize.query("SELECT 1"));
@@ -66,6 +76,47 @@ export async function connectInfrastructure(
   } catch (error) {
     await sequelize.close();
     throw error;
+  }
+}
+
+/**
+ * Connects to the service's database, runs the kit's and the service's pending migrations
+ * (under the advisory lock of `runMigrations`) and closes the connections. Returns the names applied.
+ */
+export async function migrateServiceDatabase(
+  config: BaseServiceConfig,
+  options: { migrations: Migration[]; logger: Logger },
+): Promise<string[]> {
+  const sequelize = await connectDatabase({
+    serverUrl: config.DATABASE_URL,
+    database: config.DATABASE_NAME,
+    poolMax: 1,
+    logger: options.logger,
+  });
+  try {
+    return await runMigrations(sequelize, [...kitMigrations, ...options.migrations], options.logger);
+  } finally {
+    await sequelize.close();
+  }
+}
+
+/**
+ * The first line of every service's `main.ts`. With MIGRATE_ONLY=true it migrates the database
+ * and ends the process: exit code 0, or 1 after a `migration failed` log line. It reads only the
+ * settings every service shares, so a migrating container needs DATABASE_URL but none of the
+ * service's own secrets. Otherwise it returns at once and `main.ts` starts the service.
+ */
+export async function migrateAndExitIfRequested(name: ServiceName, migrations: Migration[], env = process.env): Promise<void> {
+  const config = loadConfigOrExit(serviceConfigSchema(name), env);
+  if (!config.MIGRATE_ONLY) return;
+  const logger = createLogger(name, config.LOG_LEVEL);
+  try {
+    const applied = await migrateServiceDatabase(config, { migrations, logger });
+    logger.info({ database: config.DATABASE_NAME, applied: applied.length }, "migrations done; exiting (MIGRATE_ONLY)");
+    process.exit(0);
+  } catch (error) {
+    logger.fatal({ err: error, database: config.DATABASE_NAME }, "migration failed");
+    process.exit(1);
   }
 }
 

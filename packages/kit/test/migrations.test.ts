@@ -1,6 +1,9 @@
 import { expect } from "chai";
 import { QueryTypes, type Sequelize } from "sequelize";
-import { connectDatabase, type Migration, runMigrations } from "../src/db/database.js";
+import { kitMigrations } from "../src/bus/outbox.js";
+import { serviceConfigSchema } from "../src/config.js";
+import { connectDatabase, type Migration, pendingMigrations, runMigrations } from "../src/db/database.js";
+import { connectInfrastructure, migrateServiceDatabase } from "../src/runtime.js";
 import { dropDatabase, serverUrl, silentLogger, uniqueName } from "./support.js";
 
 describe("database bootstrap", () => {
@@ -34,5 +37,58 @@ describe("database bootstrap", () => {
     expect(applied.flat().sort()).to.deep.equal(["0001-runs", "0002-more"]);
     const runs = await first.query<{ name: string }>("SELECT name FROM runs ORDER BY name", { type: QueryTypes.SELECT });
     expect(runs.map((row) => row.name)).to.deep.equal(["0001", "0002"]);
+  });
+});
+
+describe("migrate-only and migrate-on-start", () => {
+  const database = uniqueName("migrate_only");
+  const migrations: Migration[] = [
+    { name: "0001-notes", up: ({ sequelize }) => sequelize.query("CREATE TABLE notes (id int PRIMARY KEY)") },
+  ];
+  const configOf = (env: Record<string, string>) =>
+    serviceConfigSchema("register").parse({ DATABASE_URL: serverUrl, DATABASE_NAME: database, LOG_LEVEL: "silent", ...env });
+
+  after(() => dropDatabase(database));
+
+  it("with MIGRATE_ON_START=false, start-up refuses a database with pending migrations and names MIGRATE_ONLY, without migrating", async () => {
+    const config = configOf({ MIGRATE_ON_START: "false" });
+    expect(config.MIGRATE_ON_START).to.equal(false);
+    const failure = await connectInfrastructure("register", config, { migrations, logger: silentLogger }).then(
+      () => undefined,
+      (error: Error) => error,
+    );
+    expect(failure?.message).to.match(/0000-kit-outbox-and-processed-events, 0001-notes\): run the service with MIGRATE_ONLY=true first/);
+    const sequelize = await connectDatabase({ serverUrl, database, logger: silentLogger });
+    try {
+      expect(await pendingMigrations(sequelize, migrations)).to.deep.equal(["0001-notes"]);
+      const [notes] = await sequelize.query<{ present: boolean }>("SELECT to_regclass('notes') IS NOT NULL AS present", {
+        type: QueryTypes.SELECT,
+      });
+      expect(notes?.present).to.equal(false);
+    } finally {
+      await sequelize.close();
+    }
+  });
+
+  it("the migrate-only step applies the kit's and the service's migrations once, after which nothing is pending", async () => {
+    const config = configOf({ MIGRATE_ONLY: "true" });
+    expect(config.MIGRATE_ONLY).to.equal(true);
+    expect(await migrateServiceDatabase(config, { migrations, logger: silentLogger })).to.deep.equal([
+      "0000-kit-outbox-and-processed-events",
+      "0001-notes",
+    ]);
+    expect(await migrateServiceDatabase(config, { migrations, logger: silentLogger })).to.deep.equal([]);
+    const sequelize = await connectDatabase({ serverUrl, database, logger: silentLogger });
+    try {
+      expect(await pendingMigrations(sequelize, [...kitMigrations, ...migrations])).to.deep.equal([]);
+      expect(await sequelize.query("SELECT id FROM notes", { type: QueryTypes.SELECT })).to.deep.equal([]);
+    } finally {
+      await sequelize.close();
+    }
+  });
+
+  it("by default services migrate at start and serve in the same process", () => {
+    const config = configOf({});
+    expect([config.MIGRATE_ON_START, config.MIGRATE_ONLY]).to.deep.equal([true, false]);
   });
 });

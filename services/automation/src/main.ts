@@ -1,7 +1,9 @@
-import { createLogger, loadConfigOrExit, runUntilSignalled } from "@docex/kit";
+import { createLogger, loadConfigOrExit, migrateAndExitIfRequested, runUntilSignalled } from "@docex/kit";
 import { configSchema } from "./config.js";
 import { startAutomationService } from "./service.js";
+import { migrations } from "./store/migrations.js";
 
+await migrateAndExitIfRequested("automation", migrations);
 const config = loadConfigOrExit(configSchema);
 const logger = createLogger("automation", config.LOG_LEVEL);
 await runUntilSignalled(() => startAutomationService(config, { logger }), logger);

@@ -1,6 +1,8 @@
-import { createLogger, loadConfigOrExit, runUntilSignalled } from "@docex/kit";
+import { createLogger, loadConfigOrExit, migrateAndExitIfRequested, runUntilSignalled } from "@docex/kit";
 import { configSchema, startMembershipService } from "./service.js";
+import { migrations } from "./store/migrations.js";
 
+await migrateAndExitIfRequested("membership", migrations);
 const config = loadConfigOrExit(configSchema);
 const logger = createLogger("membership", config.LOG_LEVEL);
 await runUntilSignalled(() => startMembershipService(config, { logger }), logger);

@@ -1,6 +1,8 @@
-import { createLogger, loadConfigOrExit, runUntilSignalled } from "@docex/kit";
+import { createLogger, loadConfigOrExit, migrateAndExitIfRequested, runUntilSignalled } from "@docex/kit";
 import { configSchema, startRegisterService } from "./service.js";
+import { migrations } from "./store/migrations.js";
 
+await migrateAndExitIfRequested("register", migrations);
 const config = loadConfigOrExit(configSchema);
 const logger = createLogger("register", config.LOG_LEVEL);
 await runUntilSignalled(() => startRegisterService(config, { logger }), logger);

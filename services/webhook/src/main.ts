@@ -1,6 +1,8 @@
-import { createLogger, loadConfigOrExit, runUntilSignalled } from "@docex/kit";
+import { createLogger, loadConfigOrExit, migrateAndExitIfRequested, runUntilSignalled } from "@docex/kit";
 import { configSchema, startWebhookService } from "./service.js";
+import { migrations } from "./store/migrations.js";
 
+await migrateAndExitIfRequested("webhook", migrations);
 const config = loadConfigOrExit(configSchema);
 const logger = createLogger("webhook", config.LOG_LEVEL);
 await runUntilSignalled(() => startWebhookService(config, { logger }), logger);

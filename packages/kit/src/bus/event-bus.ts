@@ -75,6 +75,7 @@ export class EventBus {
     private readonly logger: Logger,
     readonly namespace: EventNamespace,
     private readonly metrics?: Metrics,
+    private readonly streamReplicas = 1,
   ) {}
 
   static async connect(options: {
@@ -84,6 +85,11 @@ export class EventBus {
     metrics?: Metrics;
     /** Tests run in a namespace of their own, so runs never see each other's events. */
     namespace?: EventNamespace;
+    /**
+     * Replicas of the streams, at most the number of NATS servers; 1 by default. A stream with
+     * fewer is raised to this many; one with more is left as it is (lowering is an operator's call).
+     */
+    streamReplicas?: number;
   }): Promise<EventBus> {
     const connection = await connect({
       servers: options.url.split(","),
@@ -101,8 +107,21 @@ export class EventBus {
     })().catch(() => undefined);
     const jsm = await jetstreamManager(connection, { timeout: 5_000 });
     const namespace = options.namespace ?? PRODUCTION_NAMESPACE;
-    const bus = new EventBus(connection, jetstream(connection, { timeout: 5_000 }), jsm, options.logger, namespace, options.metrics);
-    await bus.ensureStreams();
+    const bus = new EventBus(
+      connection,
+      jetstream(connection, { timeout: 5_000 }),
+      jsm,
+      options.logger,
+      namespace,
+      options.metrics,
+      options.streamReplicas,
+    );
+    try {
+      await bus.ensureStreams();
+    } catch (error) {
+      await connection.close();
+      throw error;
+    }
     return bus;
   }
 
@@ -112,19 +131,40 @@ export class EventBus {
       { name: stream, subjects: [`${subjectPrefix}.>`], duplicate_window: 10 * 60_000 * NANOS_PER_MS },
       { name: `${stream}_DLQ`, subjects: [`${this.deadLetterPrefix}.>`], duplicate_window: 2 * 60_000 * NANOS_PER_MS },
     ];
-    for (const stream of streams) {
+    for (const config of streams) await this.ensureStream(config);
+  }
+
+  private async ensureStream(config: { name: string; subjects: string[]; duplicate_window: number }): Promise<void> {
+    const { name } = config;
+    const replicas = this.streamReplicas;
+    let info = await this.jsm.streams.info(name).catch(() => undefined);
+    if (!info) {
       try {
-        await this.jsm.streams.info(stream.name);
-      } catch {
-        try {
-          await this.jsm.streams.add({ ...stream, storage: StorageType.File });
-        } catch (error) {
-          // Another instance may have created it between our look and our add.
-          await this.jsm.streams.info(stream.name).catch(() => {
-            throw error;
+        await this.jsm.streams.add({ ...config, storage: StorageType.File, num_replicas: replicas });
+        return;
+      } catch (error) {
+        // Another instance may have created it between our look and our add.
+        info = await this.jsm.streams.info(name).catch(() => undefined);
+        if (!info) {
+          const reason = error instanceof Error ? error.message : String(error);
+          throw new Error(`cannot create JetStream stream ${name} with ${replicas} replica(s) (more than the NATS servers?): ${reason}`, {
+            cause: error,
           });
         }
       }
+    }
+    const current = info.config.num_replicas || 1;
+    if (current < replicas) {
+      await this.jsm.streams.update(name, { num_replicas: replicas }).catch((error: unknown) => {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new Error(`cannot raise JetStream stream ${name} from ${current} to ${replicas} replicas: ${reason}`, { cause: error });
+      });
+      this.logger.info({ stream: name, from: current, to: replicas }, "stream replicas raised");
+    } else if (current > replicas) {
+      this.logger.warn(
+        { stream: name, replicas: current, configured: replicas },
+        "stream has more replicas than configured; left as it is",
+      );
     }
   }
 

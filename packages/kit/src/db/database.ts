@@ -1,5 +1,5 @@
 import pg from "pg";
-import { type QueryInterface, Sequelize } from "sequelize";
+import { type QueryInterface, QueryTypes, Sequelize } from "sequelize";
 import { SequelizeStorage, Umzug } from "umzug";
 import type { Logger } from "../logger.js";
 
@@ -67,6 +67,8 @@ export interface Migration {
 
 /** A fixed advisory-lock key: one migrator at a time per database. */
 const MIGRATION_LOCK_KEY = 727_001;
+/** Where umzug records the names of the migrations it applied. */
+const MIGRATIONS_TABLE = "schema_migrations";
 
 /**
  * Runs pending migrations once, even when several instances start together: the first
@@ -86,7 +88,7 @@ export async function runMigrations(sequelize: Sequelize, migrations: Migration[
         down: () => (migration.down ?? (async () => undefined))({ queryInterface, sequelize }),
       })),
       context: { queryInterface, sequelize },
-      storage: new SequelizeStorage({ sequelize, tableName: "schema_migrations" }),
+      storage: new SequelizeStorage({ sequelize, tableName: MIGRATIONS_TABLE }),
       logger: undefined,
     });
     const applied = await umzug.up();
@@ -95,4 +97,17 @@ export async function runMigrations(sequelize: Sequelize, migrations: Migration[
   } finally {
     await connection.end();
   }
+}
+
+/** The names of `migrations` not applied yet; it only reads, so it needs neither the lock nor DDL rights. */
+export async function pendingMigrations(sequelize: Sequelize, migrations: Migration[]): Promise<string[]> {
+  const [table] = await sequelize.query<{ present: boolean }>("SELECT to_regclass($1) IS NOT NULL AS present", {
+    bind: [MIGRATIONS_TABLE],
+    type: QueryTypes.SELECT,
+  });
+  const applied = table?.present
+    ? await sequelize.query<{ name: string }>(`SELECT name FROM ${MIGRATIONS_TABLE}`, { type: QueryTypes.SELECT })
+    : [];
+  const done = new Set(applied.map((row) => row.name));
+  return migrations.map((migration) => migration.name).filter((name) => !done.has(name));
 }
