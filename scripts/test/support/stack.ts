@@ -82,9 +82,9 @@ export class Stack {
   async call(
     method: string,
     apiPath: string,
-    options: { token?: string; body?: unknown; raw?: string; contentType?: string } = {},
+    options: { token?: string; body?: unknown; raw?: string; contentType?: string; headers?: Record<string, string> } = {},
   ): Promise<Answer> {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...options.headers };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     const body = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
     if (body !== undefined) headers["content-type"] = options.contentType ?? "application/json";
