@@ -1,4 +1,4 @@
-import { ForbiddenError, ValidationError } from "@docex/kit";
+import { ForbiddenError, NotFoundError, ValidationError } from "@docex/kit";
 import type { MembershipStore, Organization, UserSchemaField } from "../store/membership-store.js";
 import { userSchemaChanged } from "./membership-events.js";
 import type { RequestContext } from "./organizations.js";
@@ -23,6 +23,10 @@ export class UserSchemas {
 
   /** Replaces the fields and publishes `configuration.changed` (resource `user_schema`) with them before and after. */
   async manage(organization: Organization, caller: Grant, change: UserSchemaChange, ctx: RequestContext): Promise<UserSchemaChange> {
+    // A queue outside the caller's queue_ids is one they cannot see: 404, as every service answers it.
+    if (change.queueId !== null && caller.queueIds !== null && !caller.queueIds.includes(change.queueId)) {
+      throw new NotFoundError(`Queue ${change.queueId} does not exist.`, "queue_not_found");
+    }
     const target = await this.store.findGrant(organization.id, change.userId);
     if (!target)
       throw new ValidationError("The request body is invalid.", [
@@ -34,9 +38,6 @@ export class UserSchemas {
           ? "Nobody manages their own user schema."
           : `Your role may not manage a member who is ${target.role}.`,
       );
-    }
-    if (change.queueId !== null && caller.queueIds !== null && !caller.queueIds.includes(change.queueId)) {
-      throw new ForbiddenError("This queue is outside the queues you manage.");
     }
     await this.store.transaction(async (tx) => {
       const previous = await this.store.userSchemaFor(tx, organization.id, change.userId, change.queueId);
