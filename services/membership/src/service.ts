@@ -2,12 +2,13 @@ import { connectInfrastructure, createHttpApp, GrpcServer, type Logger, type Run
 import { membershipService } from "@docex/protos";
 import { z } from "zod";
 import { authUserDirectory, type UserDirectory } from "./clients/auth.js";
+import { documentQueues } from "./clients/document.js";
 import { AuditLog } from "./domain/audit-log.js";
 import { MemberListing } from "./domain/member-listing.js";
 import { MemberProfiles, type MemberProfilesOptions } from "./domain/member-profiles.js";
 import { Organizations } from "./domain/organizations.js";
 import { RoleAssignment } from "./domain/role-assignment.js";
-import { UserSchemas } from "./domain/user-schemas.js";
+import { type QueueDirectory, UserSchemas } from "./domain/user-schemas.js";
 import { AUDIT_LOG_CONSUMER, auditLogSubscription } from "./events/audit-consumer.js";
 import { USER_ONBOARDED_CONSUMER, userOnboardedSubscription } from "./events/user-onboarded.js";
 import { membershipHandlers } from "./grpc/membership-handlers.js";
@@ -28,6 +29,8 @@ export interface MembershipServiceOptions {
   logger?: Logger;
   /** Replaces the gRPC client of auth. */
   userDirectory?: UserDirectory;
+  /** Replaces the gRPC client of document (which queues exist). */
+  queues?: QueueDirectory;
   /** How often copies of auth's user data are refreshed. */
   profiles?: MemberProfilesOptions;
 }
@@ -36,11 +39,13 @@ export interface MembershipServiceOptions {
 export async function startMembershipService(config: MembershipConfig, options: MembershipServiceOptions = {}): Promise<RunningService> {
   const infra = await connectInfrastructure("membership", config, { migrations, logger: options.logger });
   const directory = options.userDirectory ?? authUserDirectory(config.AUTH_GRPC_ADDR, infra.metrics);
+  const documents = options.queues ? undefined : documentQueues(config.DOCUMENT_GRPC_ADDR, { deadlineMs: 2_000, metrics: infra.metrics });
+  const queues = options.queues ?? documents!;
   try {
     const store = new MembershipStore(infra.sequelize, infra.outbox);
     const organizations = new Organizations(store);
     const profiles = new MemberProfiles(store, directory, infra.logger, options.profiles);
-    const userSchemas = new UserSchemas(store);
+    const userSchemas = new UserSchemas(store, queues);
     const auditLog = new AuditLog(new AuditStore(infra.sequelize), store, organizations, config.AUDIT_RETENTION_DAYS);
     const domain = {
       organizations,
@@ -83,10 +88,12 @@ export async function startMembershipService(config: MembershipConfig, options: 
       onStop: async () => {
         clearInterval(purgeTimer);
         directory.close();
+        documents?.close();
       },
     });
   } catch (error) {
     directory.close();
+    documents?.close();
     await infra.bus.close();
     await infra.sequelize.close();
     throw error;

@@ -17,6 +17,7 @@ describe("manage-user-schema over HTTP, and GetUserSchema over gRPC for the docu
     organizationId = team.organization.id;
     owner = team.owner;
     [admin, editor, viewer] = team.members as [Person, Person, Person];
+    h.queues.add(QUEUE, organizationId);
   });
 
   after(async () => {
@@ -88,5 +89,15 @@ describe("manage-user-schema over HTTP, and GetUserSchema over gRPC for the docu
     expect(repeated.status).to.equal(400);
     expect(repeated.body.errors.map((error: { path: string }) => error.path)).to.have.members(["queue_id", "fields.1.key"]);
     expect((await effective(stranger)).fields).to.deep.equal([]);
+  });
+
+  it("answers 404 for a queue that does not exist or is another organization's, and stores nothing", async () => {
+    const elsewhere = h.queues.add(randomUUID(), randomUUID());
+    for (const queueId of [randomUUID(), elsewhere]) {
+      const answer = await manage(owner, { user_id: editor.id, queue_id: queueId, fields: [{ key: "vendor_name", readonly: true }] });
+      expect(answer.status).to.equal(404);
+      expect(answer.body.code).to.equal("queue_not_found");
+      expect((await effective(editor.id, queueId)).fields).to.deep.equal((await effective(editor.id)).fields);
+    }
   });
 });

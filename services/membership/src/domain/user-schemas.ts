@@ -18,14 +18,28 @@ export interface UserSchemaChange {
  * the fields of that (member, queue) pair; an empty list clears them. The document service reads the
  * effective schema over gRPC: the queue's entries over the organization-wide ones, key by key.
  */
+/** Which queues exist: the document service owns them. */
+export interface QueueDirectory {
+  /** Whether `queueId` (a UUID) is a queue of the organization. */
+  queueIn(organizationId: string, queueId: string, ctx: RequestContext): Promise<boolean>;
+}
+
 export class UserSchemas {
-  constructor(private readonly store: MembershipStore) {}
+  constructor(
+    private readonly store: MembershipStore,
+    private readonly queues: QueueDirectory,
+  ) {}
 
   /** Replaces the fields and publishes `configuration.changed` (resource `user_schema`) with them before and after. */
   async manage(organization: Organization, caller: Grant, change: UserSchemaChange, ctx: RequestContext): Promise<UserSchemaChange> {
-    // A queue outside the caller's queue_ids is one they cannot see: 404, as every service answers it.
-    if (change.queueId !== null && caller.queueIds !== null && !caller.queueIds.includes(change.queueId)) {
-      throw new NotFoundError(`Queue ${change.queueId} does not exist.`, "queue_not_found");
+    // A queue outside the caller's queue_ids is one they cannot see: 404, as every service answers it; so is
+    // one that does not exist or is another organization's.
+    if (change.queueId !== null) {
+      const queueId = change.queueId;
+      const visible = caller.queueIds === null || caller.queueIds.includes(queueId);
+      if (!visible || !(await this.queues.queueIn(organization.id, queueId, ctx))) {
+        throw new NotFoundError(`Queue ${queueId} does not exist.`, "queue_not_found");
+      }
     }
     const target = await this.store.findGrant(organization.id, change.userId);
     if (!target)

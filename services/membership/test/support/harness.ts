@@ -3,8 +3,23 @@ import type { Role } from "@docex/events";
 import { createLogger, EventBus, type RunningService } from "@docex/kit";
 import { createMembershipClient, type MembershipClient } from "@docex/protos";
 import { dropDatabase, eventually, TestIssuer, testEventNamespace, testNatsUrl, testServiceConfig } from "@docex/testkit";
+import type { QueueDirectory } from "../../src/domain/user-schemas.js";
 import { type MembershipConfig, type MembershipServiceOptions, startMembershipService } from "../../src/service.js";
 import { AuthDouble } from "./auth-double.js";
+
+/** Stands in for the document service's ResolveEntity of queues. */
+export class KnownQueues implements QueueDirectory {
+  private readonly organizationOf = new Map<string, string>();
+
+  add(queueId: string, organizationId: string): string {
+    this.organizationOf.set(queueId, organizationId);
+    return queueId;
+  }
+
+  async queueIn(organizationId: string, queueId: string): Promise<boolean> {
+    return this.organizationOf.get(queueId) === organizationId;
+  }
+}
 
 export interface Person {
   id: string;
@@ -48,9 +63,11 @@ export class MembershipHarness {
     readonly grpc: MembershipClient,
     readonly bus: EventBus,
     private readonly subscription: { stop(): void },
+    /** The queues the document service would know: tests add the ones they use. */
+    readonly queues: KnownQueues,
   ) {}
 
-  static async start(options: Omit<MembershipServiceOptions, "userDirectory"> = {}): Promise<MembershipHarness> {
+  static async start(options: Omit<MembershipServiceOptions, "userDirectory" | "queues"> = {}): Promise<MembershipHarness> {
     const [issuer, auth] = await Promise.all([TestIssuer.start(), AuthDouble.start()]);
     const logger = createLogger("membership-test", "silent");
     const bus = await EventBus.connect({ url: testNatsUrl(), namespace: testEventNamespace(), name: "membership-test", logger });
@@ -60,7 +77,8 @@ export class MembershipHarness {
       JWT_AUDIENCE: issuer.audience,
       AUTH_GRPC_ADDR: auth.address,
     });
-    const running = await startMembershipService(config, options);
+    const queues = new KnownQueues();
+    const running = await startMembershipService(config, { ...options, queues });
     const grpc = createMembershipClient(`127.0.0.1:${running.grpcPort}`, { deadlineMs: 5_000 });
     let harness: MembershipHarness | undefined;
     const subscription = bus.broadcast("docex.>", (payload, subject) => {
@@ -69,7 +87,7 @@ export class MembershipHarness {
         harness.events.push({ subject, ...event });
       }
     });
-    harness = new MembershipHarness(config, running, issuer, auth, grpc, bus, subscription);
+    harness = new MembershipHarness(config, running, issuer, auth, grpc, bus, subscription, queues);
     return harness;
   }
 

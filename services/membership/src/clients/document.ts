@@ -1,0 +1,34 @@
+import { type Metrics, NotFoundError } from "@docex/kit";
+import { createDocumentClient } from "@docex/protos";
+import type { QueueDirectory } from "../domain/user-schemas.js";
+
+export interface DocumentQueues extends QueueDirectory {
+  close(): void;
+}
+
+/**
+ * The document service's ResolveEntity, asked whether a queue exists in an organization: a deadline, and a
+ * breaker so that an unreachable document service answers 503 at once instead of piling up calls.
+ */
+export function documentQueues(address: string, options: { deadlineMs: number; metrics?: Metrics }): DocumentQueues {
+  const client = createDocumentClient(address, {
+    deadlineMs: options.deadlineMs,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    breaker: { resetTimeoutMs: 5_000 },
+  });
+  return {
+    async queueIn(organizationId, queueId, ctx) {
+      try {
+        const answer = await client.resolveEntity(
+          { entity_type: "queue", id_or_humanized: queueId, organization_id: organizationId },
+          ctx.requestId ? { requestId: ctx.requestId } : {},
+        );
+        return answer.organization_id === organizationId;
+      } catch (error) {
+        if (error instanceof NotFoundError) return false;
+        throw error;
+      }
+    },
+    close: () => client.close(),
+  };
+}
