@@ -111,6 +111,7 @@ const TABLE: Record<ServiceName, Row[]> = {
     ["DELETE", "/webhooks/{webhook_id}"],
     ["GET", "/webhooks/{webhook_id}/deliveries"],
     ["POST", "/webhooks/{webhook_id}/deliveries/{delivery_id}/retry"],
+    ["GET", "/webhooks/{webhook_id}/health"],
     ["GET", "/documents/{document_id}/webhooks"],
     ["GET", "/queues/{queue_id}/webhooks"],
     ["GET", "/workspaces/{workspace_id}/webhooks"],

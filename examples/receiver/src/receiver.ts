@@ -19,8 +19,13 @@ export interface ReceivedEvent {
 }
 
 export interface ReceiverOptions {
-  /** The organization's webhook signing key, exactly as docex returned it. */
+  /** The organization's webhook signing key, exactly as docex returned it (`key`, or its `standard_webhooks_secret`). */
   signingKey: string;
+  /**
+   * Which signature to verify: `x-service-signature` (the default: the body alone) or `standard-webhooks`
+   * (`webhook-signature` over id, timestamp and body; requests older than 5 minutes are refused as replays).
+   */
+  scheme?: "x-service-signature" | "standard-webhooks";
   /**
    * Handles a verified event, once per delivery id. Resolve when the event is safely stored: docex
    * retries until it gets a 2xx within 10 s, so slow work belongs after the answer.
@@ -52,7 +57,9 @@ export function createReceiver(options: ReceiverOptions): Server {
     if (request.method !== "POST") return reply(response, 405, { error: "method_not_allowed" }, { allow: "POST" });
     let delivery: ParsedDelivery;
     try {
-      delivery = parseDelivery(await readBody(request, maxBodyBytes), request.headers, options.signingKey);
+      delivery = parseDelivery(await readBody(request, maxBodyBytes), request.headers, options.signingKey, {
+        scheme: options.scheme ?? "x-service-signature",
+      });
     } catch (error) {
       if (error instanceof BodyTooLarge) return reply(response, 413, { error: "body_too_large" }, { connection: "close" });
       if (error instanceof WebhookSignatureError) {

@@ -1,46 +1,29 @@
+import { WebhookPayloadError, WebhookSignatureError } from "./errors.js";
+import { type HeadersLike, headerOf } from "./headers.js";
 import { WEBHOOK_EVENTS, type WebhookEvent, type WebhookPayload } from "./payloads.js";
 import { DELIVERY_ID_HEADER, SIGNATURE_HEADER, SIGNATURE_PATTERN, TIMESTAMP_HEADER, verifySignature } from "./signature.js";
+import { type StandardVerifyOptions, verifyStandardWebhook } from "./standard-webhooks.js";
 
-/** Request headers as Node's `req.headers` (IncomingHttpHeaders) or a Fetch `Headers` object hold them. */
-export type HeadersLike = { get(name: string): string | null } | Record<string, string | string[] | undefined>;
+export { type SignatureProblem, WebhookPayloadError, WebhookSignatureError } from "./errors.js";
+export type { HeadersLike } from "./headers.js";
 
 export interface ParsedDelivery<P extends WebhookPayload = WebhookPayload> {
   payload: P;
-  /** `x-service-delivery-id`: the same on every retry of one delivery; deduplicate on it. */
+  /** The delivery id (`x-service-delivery-id`, or `webhook-id`): the same on every retry of one delivery; deduplicate on it. */
   deliveryId: string | undefined;
-  /** `x-service-timestamp`: Unix seconds when this attempt started. Not covered by the signature. */
+  /**
+   * Unix seconds when this attempt started (`x-service-timestamp`, or `webhook-timestamp`). Only the Standard
+   * Webhooks timestamp is covered by the signature.
+   */
   timestamp: number | undefined;
 }
 
-export type SignatureProblem = "missing" | "malformed" | "mismatch";
-
-/** The request is not signed by the key: answer 401 and ignore it. */
-export class WebhookSignatureError extends Error {
-  override readonly name = "WebhookSignatureError";
-
-  constructor(readonly reason: SignatureProblem) {
-    super(
-      reason === "missing"
-        ? `no ${SIGNATURE_HEADER} header`
-        : reason === "malformed"
-          ? `${SIGNATURE_HEADER} is not 64 hexadecimal characters`
-          : `${SIGNATURE_HEADER} does not match the body and the signing key`,
-    );
-  }
-}
-
-/** A correctly signed body that is not a payload this version of the kit knows: answer 400. */
-export class WebhookPayloadError extends Error {
-  override readonly name = "WebhookPayloadError";
-}
-
-function headerOf(headers: HeadersLike, name: string): string | undefined {
-  if (typeof headers.get === "function") return (headers as { get(name: string): string | null }).get(name) ?? undefined;
-  const record = headers as Record<string, string | string[] | undefined>;
-  const key = name in record ? name : Object.keys(record).find((candidate) => candidate.toLowerCase() === name);
-  const value = key === undefined ? undefined : record[key];
-  // A repeated header arrives as a list; joined, as Node joins unknown headers, it is malformed.
-  return Array.isArray(value) ? value.join(", ") : value;
+export interface ParseOptions extends StandardVerifyOptions {
+  /**
+   * Which signature to check: `x-service-signature` (the default; the HMAC of the body alone) or
+   * `standard-webhooks` (`webhook-signature` over id, timestamp and body, with the timestamp's tolerance).
+   */
+  scheme?: "x-service-signature" | "standard-webhooks";
 }
 
 const REQUIRED_FIELDS: Record<WebhookEvent, Record<string, (value: unknown) => boolean>> = {
@@ -87,11 +70,24 @@ function payloadOf(text: string): WebhookPayload {
 
 /**
  * Verifies a request from docex and parses its payload. The signature is checked before the body is
- * parsed. Throws WebhookSignatureError when the signature is missing, malformed or wrong, and
- * WebhookPayloadError when the signed body is not a payload of a known `webhook_event` with its
- * top-level fields (annotations are not inspected). Narrow on `payload.webhook_event`.
+ * parsed: `x-service-signature` by default, the Standard Webhooks headers with `{ scheme: "standard-webhooks" }`
+ * (`key` may then also be a list of keys, or `whsec_` secrets). Throws WebhookSignatureError when the signature
+ * is missing, malformed or wrong (or, for Standard Webhooks, its timestamp outside the tolerance), and
+ * WebhookPayloadError when the signed body is not a payload of a known `webhook_event` with its top-level
+ * fields (annotations are not inspected). Narrow on `payload.webhook_event`.
  */
-export function parseDelivery(rawBody: string | Buffer, headers: HeadersLike, key: string): ParsedDelivery {
+export function parseDelivery(
+  rawBody: string | Buffer,
+  headers: HeadersLike,
+  key: string | readonly string[],
+  options: ParseOptions = {},
+): ParsedDelivery {
+  if (options.scheme === "standard-webhooks") {
+    const verified = verifyStandardWebhook(rawBody, headers, key, options);
+    const payload = payloadOf(typeof rawBody === "string" ? rawBody : rawBody.toString("utf8"));
+    return { payload, deliveryId: verified.id, timestamp: verified.timestamp };
+  }
+  if (typeof key !== "string") throw new TypeError("x-service-signature is checked with one key: pass it as a string");
   const signature = headerOf(headers, SIGNATURE_HEADER);
   if (!verifySignature(rawBody, signature, key)) {
     throw new WebhookSignatureError(signature === undefined ? "missing" : SIGNATURE_PATTERN.test(signature) ? "mismatch" : "malformed");

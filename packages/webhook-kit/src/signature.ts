@@ -7,9 +7,25 @@ export const TIMESTAMP_HEADER = "x-service-timestamp";
 /** 32 bytes of HMAC-SHA256 as hex. docex sends lowercase; either case is accepted (the bytes are what count). */
 export const SIGNATURE_PATTERN = /^[0-9a-fA-F]{64}$/;
 
-function keyBytes(key: string): Buffer {
+/** The prefix of a Standard Webhooks secret: `whsec_` and the base64 of the HMAC key's bytes. */
+export const STANDARD_SECRET_PREFIX = "whsec_";
+
+/**
+ * The HMAC key's bytes. docex's key text (64 hex characters) is used as it is, its characters as bytes; its
+ * Standard Webhooks form `whsec_<base64>` (the `standard_webhooks_secret` docex returns beside it) decodes
+ * to the same bytes, so either form signs and verifies both headers.
+ */
+export function keyBytes(key: string): Buffer {
   if (typeof key !== "string" || key.length === 0) {
     throw new TypeError("the signing key must be a non-empty string: the key text exactly as docex returns it");
+  }
+  if (key.startsWith(STANDARD_SECRET_PREFIX)) {
+    const encoded = key.slice(STANDARD_SECRET_PREFIX.length);
+    const bytes = Buffer.from(encoded, "base64");
+    if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) || bytes.length === 0) {
+      throw new TypeError("a whsec_ secret must be whsec_ followed by the base64 of the key's bytes");
+    }
+    return bytes;
   }
   return Buffer.from(key, "utf8");
 }
@@ -23,7 +39,8 @@ function checkRawBody(rawBody: string | Buffer): void {
 
 /**
  * The signature docex expects over `rawBody`: lowercase hex HMAC-SHA256, keyed with the signing key's text
- * (its 64 hex characters as bytes, not decoded). A string body is hashed as UTF-8.
+ * (its 64 hex characters as bytes, not decoded; a `whsec_` secret stands for the same bytes). A string body
+ * is hashed as UTF-8.
  */
 export function sign(rawBody: string | Buffer, key: string): string {
   checkRawBody(rawBody);

@@ -49,7 +49,7 @@ describe("external validation end to end: document, webhook and membership servi
   };
 
   /** A queue of the default schema whose link of `type` points at a fresh receiver. */
-  async function linkedQueue(options: { type?: string; signed?: boolean } = {}) {
+  async function linkedQueue(options: { type?: string; signed?: boolean; failurePolicy?: "allow" | "block" } = {}) {
     const queue = await owner.post("/queues", { workspace_id: workspaceId, name: `Invoices ${randomBytes(3).toString("hex")}` });
     const queueId: string = queue.body.data.id;
     const validator = await receiver();
@@ -57,6 +57,7 @@ describe("external validation end to end: document, webhook and membership servi
       url: `${validator.url}/validate`,
       type: options.type ?? "document_validation",
       signature_verification: options.signed ? "enabled" : "disabled",
+      ...(options.failurePolicy ? { failure_policy: options.failurePolicy } : {}),
     });
     return { queueId, validator };
   }
@@ -212,6 +213,41 @@ describe("external validation end to end: document, webhook and membership servi
       },
     ]);
     expect((await owner.post(`/documents/${id}/status`, { status: "ready_to_export" })).status).to.equal(409);
+  });
+
+  it("failure policy block: an unavailable validator leaves an error, so the document cannot be exported until validation succeeds", async () => {
+    const { queueId, validator } = await linkedQueue({ failurePolicy: "block" });
+    const id = await extractedDocument(queueId);
+    validator.respondWith(() => ({ status: 503, body: "down" }));
+    const reply = await edit(id, [{ key: "invoice_id", value: "B-1" }]);
+    expect(reply.status).to.equal(200);
+    expect(fieldValue(reply.body.data, "invoice_id")).to.equal("B-1");
+    expect(reply.body.data.messages).to.deep.equal([
+      {
+        key: null,
+        message:
+          "External validation was unavailable (it answered HTTP 503); the edit was saved without it. " +
+          "The queue requires external validation: the document cannot be exported until it succeeds.",
+        severity: "error",
+      },
+    ]);
+    const blocked = await owner.post(`/documents/${id}/status`, { status: "ready_to_export" });
+    expect(blocked.status).to.equal(409);
+    expect(blocked.body.code).to.equal("blocked_by_error_messages");
+
+    validator.respondWith(() => ({ body: { results: [] } }));
+    const validated = await edit(id, [{ key: "invoice_id", value: "B-2" }]);
+    expect(validated.body.data.messages).to.deep.equal([]);
+    expect((await owner.post(`/documents/${id}/status`, { status: "ready_to_export" })).status).to.equal(200);
+  });
+
+  it("failure policy allow (the default): the same failure leaves a warning and the document can move on", async () => {
+    const { queueId, validator } = await linkedQueue({ failurePolicy: "allow" });
+    const id = await extractedDocument(queueId);
+    validator.respondWith(() => ({ status: 503, body: "down" }));
+    const reply = await edit(id, [{ key: "invoice_id", value: "A-1" }]);
+    expect(reply.body.data.messages.map((message: Message) => message.severity)).to.deep.equal(["warning"]);
+    expect((await owner.post(`/documents/${id}/status`, { status: "ready_to_export" })).status).to.equal(200);
   });
 
   it("with signing on, an unsigned or wrongly signed answer is rejected: the edit is saved, nothing of the answer applies, a warning says why", async () => {

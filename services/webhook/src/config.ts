@@ -61,6 +61,20 @@ export const configSchema = serviceConfigSchema("webhook")
     DOCUMENT_VALIDATION_TIMEOUT_MS: milliseconds(200, 60_000),
     /** Budget of one initial_document_validation call (API.md): seconds are acceptable there. */
     INITIAL_VALIDATION_TIMEOUT_MS: milliseconds(10_000, 120_000),
+    /**
+     * After a signing-key rotation the previous key keeps signing (webhook-signature) and is accepted on validation
+     * answers for this long, so receivers can switch without losing requests. 0: the new key alone, at once.
+     */
+    WEBHOOK_KEY_ROTATION_GRACE_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(30 * 86_400_000)
+      .default(86_400_000),
+    /** A webhook whose every attempt failed for this long (no success since the run's first failure) is disabled. */
+    WEBHOOK_DISABLE_AFTER_FAILING_MS: milliseconds(5 * 86_400_000, 90 * 86_400_000),
+    /** How often failing webhooks are looked for (and disabled). */
+    WEBHOOK_FAILING_SWEEP_INTERVAL_MS: milliseconds(60_000),
   })
   .refine((config) => config.WEBHOOK_DELIVERY_LEASE_MS >= config.WEBHOOK_DELIVERY_TIMEOUT_MS + 1_000, {
     path: ["WEBHOOK_DELIVERY_LEASE_MS"],

@@ -7,10 +7,13 @@ import { DeliveryIntake } from "./delivery/delivery-intake.js";
 import { DeliveryMetrics } from "./delivery/delivery-metrics.js";
 import { DeliverySender } from "./delivery/delivery-sender.js";
 import { EndpointBreakers } from "./delivery/endpoint-breakers.js";
+import { FailingWebhookSweep } from "./delivery/failing-webhook-sweep.js";
 import { ReceiverTransport } from "./delivery/receiver-transport.js";
 import { AccessControl } from "./domain/access.js";
 import { Deliveries } from "./domain/deliveries.js";
 import { KeySealer } from "./domain/key-sealing.js";
+import { ReceiverHealth } from "./domain/receiver-health.js";
+import { isValidationType } from "./domain/records.js";
 import { RetryPolicy } from "./domain/retry-policy.js";
 import { SigningKeys } from "./domain/signing-keys.js";
 import { type HostResolver, systemResolver, TargetPolicy } from "./domain/target-policy.js";
@@ -21,6 +24,7 @@ import { webhookHandlers } from "./grpc/webhook-handlers.js";
 import { webhookHttp } from "./http/routes.js";
 import { DeliveryStore } from "./store/delivery-store.js";
 import { migrations } from "./store/migrations.js";
+import { OutboxEvents } from "./store/outbox-events.js";
 import { Sql } from "./store/sql.js";
 import { WebhookStore } from "./store/webhook-store.js";
 import { ExternalValidation } from "./validation/external-validation.js";
@@ -81,7 +85,8 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
     const webhookStore = new WebhookStore(sql);
     const deliveryStore = new DeliveryStore(sql);
     const access = new AccessControl(permissions, entities);
-    const signingKeys = new SigningKeys(webhookStore, access, sealer);
+    const events = new OutboxEvents(infra.outbox);
+    const signingKeys = new SigningKeys(webhookStore, access, sealer, events, config.WEBHOOK_KEY_ROTATION_GRACE_MS);
     const retry = new RetryPolicy({ scheduleSeconds: config.WEBHOOK_RETRY_SCHEDULE });
     const metrics: DeliveryMetrics = new DeliveryMetrics(infra.metrics, breakers, (): number => sender.inFlightCount);
     const sender: DeliverySender = new DeliverySender({
@@ -104,13 +109,26 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
       leaseMs: config.WEBHOOK_DELIVERY_LEASE_MS,
       onCreated: (type, count) => metrics.created.inc({ type }, count),
     });
-    const webhooks = new Webhooks(webhookStore, access, targets);
+    const webhooks = new Webhooks(webhookStore, access, targets, events);
     const domain = {
       webhooks,
       deliveries: new Deliveries(deliveryStore, webhooks, () => sender.wake()),
       signingKeys,
-      validationLinks: new ValidationLinks(webhookStore, access, targets),
+      validationLinks: new ValidationLinks(webhookStore, access, targets, events),
+      health: new ReceiverHealth(webhooks, deliveryStore, (webhook) =>
+        // Deprecated validation webhooks are called through the validation breakers, keyed by their id.
+        isValidationType(webhook.type)
+          ? validationBreakers[webhook.type].stateOf(`validation-webhook/${webhook.id}`)
+          : breakers.stateOf(EndpointBreakers.keyOf(webhook.url)),
+      ),
     };
+    const sweep = new FailingWebhookSweep({
+      store: webhookStore,
+      events,
+      logger: infra.logger,
+      disableAfterMs: config.WEBHOOK_DISABLE_AFTER_FAILING_MS,
+      intervalMs: config.WEBHOOK_FAILING_SWEEP_INTERVAL_MS,
+    });
 
     const http = webhookHttp(domain, infra.verifier);
     const app = createHttpApp({
@@ -147,6 +165,7 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
       app,
       grpc,
       onStop: async () => {
+        await sweep.stop();
         await Promise.all(consumers.map((consumer) => consumer.stop()));
         await sender.stop();
         await closeValidation();
@@ -155,6 +174,7 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
       },
     });
     sender.start();
+    sweep.start();
     try {
       for (const consumer of consumers) await consumer.start();
     } catch (error) {

@@ -13,7 +13,7 @@ import {
 import { eventually } from "@docex/testkit";
 import { expect } from "chai";
 import { z } from "zod";
-import { deliverySchema, signingKeySchema, validationLinkSchema, webhookSchema } from "../src/http/responses.js";
+import { deliverySchema, receiverHealthSchema, signingKeySchema, validationLinkSchema, webhookSchema } from "../src/http/responses.js";
 import { type WebhookDomain, webhookHttp } from "../src/http/routes.js";
 import { type Answer, WebhookHarness } from "./support/harness.js";
 
@@ -76,7 +76,7 @@ describe("webhook's OpenAPI description: every route described, and real answers
     const methodFallbacks = mounted.filter((route) => route.startsWith("_ALL "));
     const operations = mounted.filter((route) => !route.startsWith("_ALL "));
     expect(operations).to.have.members(describedRoutes(api));
-    expect(operations).to.have.lengthOf(15);
+    expect(operations).to.have.lengthOf(16);
     const describedPaths = new Set(describedRoutes(api).map((route) => route.split(" ")[1]));
     expect(methodFallbacks.map((route) => route.split(" ")[1])).to.have.members([...describedPaths]);
     expect(operationsOf(document).map(({ route }) => route)).to.have.members(describedRoutes(api));
@@ -145,6 +145,9 @@ describe("webhook's OpenAPI description: every route described, and real answers
       return answer.body.data[0]?.status === "succeeded" ? answer : undefined;
     });
     const page = pageOf(deliverySchema).parse(declared("get", "/api/v2/webhooks/{webhook_id}/deliveries", listed));
+    const health = await harness.call("GET", `/webhooks/${webhook.id}/health`, { as: editor });
+    const report = dataOf(receiverHealthSchema).parse(declared("get", "/api/v2/webhooks/{webhook_id}/health", health)).data;
+    expect(report.attempts).to.be.at.least(1);
     const retried = await harness.call("POST", `/webhooks/${webhook.id}/deliveries/${page.data[0]!.id}/retry`, { as: owner });
     dataOf(deliverySchema).parse(declared("post", "/api/v2/webhooks/{webhook_id}/deliveries/{delivery_id}/retry", retried));
 

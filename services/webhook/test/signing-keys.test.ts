@@ -11,6 +11,7 @@ describe("organization webhook signing key (real membership in-process; document
   let admin: Person;
   let editor: Person;
   let organization: { id: string; humanized_id: string };
+  let replacedKey: string;
 
   before(async () => {
     harness = await WebhookHarness.start();
@@ -32,8 +33,18 @@ describe("organization webhook signing key (real membership in-process; document
     const created = await harness.call("POST", `/organizations/${organization.id}/webhook-signing-key`, { as: owner });
     expect(created.status).to.equal(201);
     expect(created.headers.get("location")).to.equal(`/api/v2/organizations/${organization.id}/webhook-signing-key`);
-    expect(Object.keys(created.body.data).sort()).to.deep.equal(["created_at", "key"]);
+    expect(Object.keys(created.body.data).sort()).to.deep.equal([
+      "created_at",
+      "key",
+      "key_id",
+      "previous_key_valid_until",
+      "standard_webhooks_secret",
+    ]);
     expect(created.body.data.key).to.match(/^[0-9a-f]{64}$/);
+    expect(created.body.data.key_id).to.match(/^[0-9a-f-]{36}$/);
+    // The Standard Webhooks secret is the same key bytes: whsec_ + base64 of the 64 characters.
+    expect(created.body.data.standard_webhooks_secret).to.equal(`whsec_${Buffer.from(created.body.data.key, "utf8").toString("base64")}`);
+    expect(created.body.data.previous_key_valid_until).to.equal(null);
 
     const read = await harness.call("GET", `/organizations/${organization.humanized_id}/webhook-signing-key`, { as: supervisor });
     expect(read.status).to.equal(200);
@@ -46,8 +57,13 @@ describe("organization webhook signing key (real membership in-process; document
     expect(rotated.status).to.equal(200);
     expect(rotated.body.data.key).to.match(/^[0-9a-f]{64}$/);
     expect(rotated.body.data.key).to.not.equal(first.key);
+    expect(rotated.body.data.key_id).to.not.equal(first.key_id);
+    replacedKey = first.key;
+    // The replaced key signs beside the new one for the grace window (24 h by default).
+    const graceEnds = Date.parse(rotated.body.data.previous_key_valid_until) - Date.parse(rotated.body.data.created_at);
+    expect(graceEnds).to.be.closeTo(86_400_000, 5_000);
     const read = await harness.call("GET", `/organizations/${organization.id}/webhook-signing-key`, { as: owner });
-    expect(read.body.data.key).to.equal(rotated.body.data.key);
+    expect(read.body.data).to.deep.equal(rotated.body.data);
   });
 
   it("admins and editors get 403; non-members and unknown organizations 404", async () => {
@@ -71,7 +87,13 @@ describe("organization webhook signing key (real membership in-process; document
       const stored = JSON.stringify(rows);
       expect(stored).to.not.include(key);
       expect(stored).to.not.include(Buffer.from(key, "hex").toString("base64"));
+      expect(stored).to.not.include(Buffer.from(key, "utf8").toString("base64"));
       expect(rows[0].sealed_key).to.match(/^v1\./);
+      // The key replaced by the rotation above is kept for its grace window, sealed like the current one.
+      expect(rows[0].previous_sealed_key).to.match(/^v1\./);
+      expect(rows[0].previous_sealed_key).to.not.equal(rows[0].sealed_key);
+      expect(stored).to.not.include(replacedKey);
+      expect(stored).to.not.include(Buffer.from(replacedKey, "utf8").toString("base64"));
     } finally {
       await client.end();
     }

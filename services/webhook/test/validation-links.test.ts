@@ -34,8 +34,10 @@ describe("external validation links (real membership in-process; document servic
       url,
       signature_verification: "enabled",
     });
+    expect(created.body.data.failure_policy).to.equal("allow");
     expect(Object.keys(created.body.data).sort()).to.deep.equal([
       "created_at",
+      "failure_policy",
       "queue_id",
       "signature_verification",
       "type",
@@ -67,15 +69,44 @@ describe("external validation links (real membership in-process; document servic
     expect(after.body.data.map((link: { type: string }) => link.type)).to.deep.equal(["initial_document_validation"]);
   });
 
+  it("failure_policy: allow by default, block when asked; left out on update it stays; GET shows it", async () => {
+    const place = harness.hierarchy(at.organizationId);
+    const path = `/queues/${place.queueId}/external-validation-links`;
+    const blocking = await harness.call("POST", path, { as: owner, body: { url, type: "document_validation", failure_policy: "block" } });
+    expect(blocking.status).to.equal(201);
+    expect(blocking.body.data.failure_policy).to.equal("block");
+    const kept = await harness.call("POST", path, { as: owner, body: { url: `${url}/v2`, type: "document_validation" } });
+    expect(kept.status).to.equal(200);
+    expect(kept.body.data.failure_policy).to.equal("block");
+    const defaulted = await harness.call("POST", path, {
+      as: owner,
+      body: { url, type: "initial_document_validation", failure_policy: null },
+    });
+    expect(defaulted.body.data.failure_policy).to.equal("allow");
+    const listed = await harness.call("GET", path, { as: editor });
+    expect(listed.body.data.map((link: { type: string; failure_policy: string }) => [link.type, link.failure_policy])).to.deep.equal([
+      ["document_validation", "block"],
+      ["initial_document_validation", "allow"],
+    ]);
+    const allowed = await harness.call("POST", path, { as: owner, body: { url, type: "document_validation", failure_policy: "allow" } });
+    expect(allowed.body.data.failure_policy).to.equal("allow");
+  });
+
   it("refuses bad input (400), unknown or foreign queues (404) and editors (403), storing nothing", async () => {
     const place = harness.hierarchy(at.organizationId);
     const path = `/queues/${place.queueId}/external-validation-links`;
     const bad = await harness.call("POST", path, {
       as: owner,
-      body: { url: "nope", type: "document_status_changed", signature_verification: "on" },
+      body: { url: "nope", type: "document_status_changed", signature_verification: "on", failure_policy: "deny" },
     });
     expect(bad.status).to.equal(400);
-    expect(bad.body.errors.map((error: { path: string }) => error.path).sort()).to.deep.equal(["signature_verification", "type", "url"]);
+    expect(bad.headers.get("content-type")).to.match(/^application\/problem\+json/);
+    expect(bad.body.errors.map((error: { path: string }) => error.path).sort()).to.deep.equal([
+      "failure_policy",
+      "signature_verification",
+      "type",
+      "url",
+    ]);
     expect((await harness.call("DELETE", `${path}/queue_created`, { as: owner })).status).to.equal(400);
     expect((await harness.call("POST", path, { as: editor, body: { url, type: "document_validation" } })).status).to.equal(403);
     const stranger = await harness.team([]);

@@ -54,10 +54,14 @@ describe("webhook endpoints (real membership in-process; document service played
         "signature_verification",
         "destination_id",
         "deprecated",
+        "status",
+        "disabled_reason",
+        "disabled_at",
         "created_at",
         "updated_at",
       ].sort(),
     );
+    expect(webhook).to.deep.include({ status: "active", disabled_reason: null, disabled_at: null });
     const read = await harness.call("GET", `/webhooks/${webhook.id}`, { as: editor });
     expect(read.status).to.equal(200);
     expect(read.body.data).to.deep.equal(webhook);

@@ -65,7 +65,12 @@ export function webhookValidator(address: string, options: { metrics: Metrics; l
           return { outcome: "no_validator" };
         case "unavailable":
         case "rejected":
-          return { outcome: response.outcome, reason: response.reason || "no reason given" };
+          return {
+            outcome: response.outcome,
+            reason: response.reason || "no reason given",
+            // Empty from a webhook service that predates failure policies: allow.
+            failurePolicy: response.failure_policy === "block" ? "block" : "allow",
+          };
         case "ok": {
           const answer = answerSchema.safeParse(safeJson(response.answer_json));
           if (answer.success) {

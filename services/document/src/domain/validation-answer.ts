@@ -14,11 +14,14 @@ const NAMED_PROBLEMS = 5;
 
 const clip = (text: string) => (text.length > MAX_MESSAGE_LENGTH ? `${text.slice(0, MAX_MESSAGE_LENGTH - 1)}…` : text);
 
-/** A warning about the validation itself; it replaces the previous one and leaves the last answer's messages. */
-export function noticeChange(message: string): ValidationChange {
+/**
+ * A message about the validation itself (a warning; an error where the link's failure policy is `block`); it
+ * replaces the previous one and leaves the last answer's messages.
+ */
+export function noticeChange(message: string, severity: "warning" | "error" = "warning"): ValidationChange {
   return {
     ...emptyChange(),
-    messages: [{ key: null, message: clip(message), severity: "warning", notice: true }],
+    messages: [{ key: null, message: clip(message), severity, notice: true }],
     replaceMessages: "notices",
   };
 }

@@ -19,7 +19,7 @@ export interface ValidationAnswer {
 export type ValidationResult =
   | { outcome: "ok"; answer: ValidationAnswer }
   | { outcome: "no_validator" }
-  | { outcome: "unavailable" | "rejected"; reason: string };
+  | { outcome: "unavailable" | "rejected"; reason: string; failurePolicy?: "allow" | "block" };
 
 export interface ValidationCall {
   type: ValidationType;
@@ -86,7 +86,8 @@ export class EditValidation implements DocumentValidator {
 /**
  * The change a result asks for: an answer's values, cells, options and messages (replacing the previous
  * answer's); a warning when the validator failed (replacing the previous warning, keeping the previous answer's
- * messages, so an `error` stays until a validator says otherwise); nothing when there is no validator.
+ * messages, so an `error` stays until a validator says otherwise) — an error instead where the link's failure
+ * policy is `block`; nothing when there is no validator.
  */
 export function validationChange(
   schema: readonly FieldDefinition[],
@@ -100,8 +101,13 @@ export function validationChange(
     case "ok":
       return changeFromAnswer(schema, document, result.answer);
     case "unavailable":
-      return noticeChange(wording.unavailable(result.reason));
-    case "rejected":
-      return noticeChange(wording.rejected(result.reason));
+    case "rejected": {
+      const text = (result.outcome === "unavailable" ? wording.unavailable : wording.rejected)(result.reason);
+      // The link's failure policy `block`: no export until a validator has answered (an `error` blocks the move).
+      if (result.failurePolicy === "block") {
+        return noticeChange(`${text} The queue requires external validation: the document cannot be exported until it succeeds.`, "error");
+      }
+      return noticeChange(text);
+    }
   }
 }

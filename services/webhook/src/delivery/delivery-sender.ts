@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "@docex/kit";
 import type { RetryPolicy } from "../domain/retry-policy.js";
 import { parseRetryAfter } from "../domain/retry-policy.js";
-import { signBody } from "../domain/signature.js";
+import { requestSignatureHeaders, type SigningKeySet } from "../domain/signature.js";
 import type { SigningKeys } from "../domain/signing-keys.js";
 import type { ClaimedDelivery, DeliveryOutcome, DeliveryStore } from "../store/delivery-store.js";
 import type { DeliveryMetrics } from "./delivery-metrics.js";
@@ -158,26 +158,39 @@ export class DeliverySender {
     this.sends.add(send);
   }
 
-  private signatureOf(delivery: ClaimedDelivery): string | undefined {
+  /** The keys that sign the delivery: none with signing off or no key; the previous one too during its grace window. */
+  private keysOf(delivery: ClaimedDelivery): SigningKeySet | undefined {
     if (delivery.signatureVerification !== "enabled" || !delivery.sealedKey || !delivery.kekFingerprint) return undefined;
-    const key = this.options.keys.open({
-      organizationId: delivery.organizationId,
-      sealedKey: delivery.sealedKey,
-      kekFingerprint: delivery.kekFingerprint,
+    const { organizationId } = delivery;
+    const current = this.options.keys.open({ organizationId, sealedKey: delivery.sealedKey, kekFingerprint: delivery.kekFingerprint });
+    if (!delivery.previousSealedKey || !delivery.previousKekFingerprint) return { current };
+    const previous = this.options.keys.open({
+      organizationId,
+      sealedKey: delivery.previousSealedKey,
+      kekFingerprint: delivery.previousKekFingerprint,
     });
-    return signBody(key, delivery.body);
+    return { current, previous };
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
     const { transport, breakers, metrics } = this.options;
-    const signature = this.signatureOf(delivery);
+    if (delivery.webhookStatus === "disabled") {
+      // Disabled after this delivery was claimed or created: nothing is sent.
+      this.push({
+        id: delivery.id,
+        leaseToken: delivery.leaseToken,
+        status: "failed",
+        delayMs: 0,
+        error: "webhook disabled: its receiver kept failing",
+      });
+      return;
+    }
+    const keys = this.keysOf(delivery);
     const startedAt = new Date();
     const headers: Record<string, string> = {
       "content-type": "application/json",
       "user-agent": USER_AGENT,
-      "x-service-delivery-id": delivery.id,
-      "x-service-timestamp": String(Math.floor(startedAt.getTime() / 1000)),
-      ...(signature ? { "x-service-signature": signature } : {}),
+      ...requestSignatureHeaders(delivery.id, Math.floor(startedAt.getTime() / 1000), delivery.body, keys),
     };
     const run = await breakers.run(
       EndpointBreakers.keyOf(delivery.url),

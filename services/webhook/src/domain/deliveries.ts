@@ -21,9 +21,12 @@ export class Deliveries {
     return this.store.deliveriesOf(webhookId, statuses, page);
   }
 
-  /** Sends the delivery once more, whatever its status; 409 while an attempt of it is on the wire. */
+  /** Sends the delivery once more, whatever its status; 409 while an attempt of it is on the wire or the webhook is disabled. */
   async retry(actor: Actor, webhookId: string, deliveryId: string): Promise<Delivery> {
-    await this.webhooks.manageable(actor, webhookId);
+    const webhook = await this.webhooks.manageable(actor, webhookId);
+    if (webhook.status === "disabled") {
+      throw new ConflictError("The webhook is disabled: PATCH it to enable it again, then retry.", "webhook_disabled");
+    }
     const notFound = () => new NotFoundError(`Webhook ${webhookId} has no delivery ${deliveryId}.`, "delivery_not_found");
     const outcome = await this.store.requestRetry(webhookId, deliveryId);
     if (outcome === "not_found") throw notFound();

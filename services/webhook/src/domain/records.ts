@@ -14,6 +14,14 @@ export type ValidationType = (typeof VALIDATION_TYPES)[number];
 export const SIGNATURE_VERIFICATION = ["enabled", "disabled"] as const;
 export type SignatureVerification = (typeof SIGNATURE_VERIFICATION)[number];
 
+/** `disabled`: failing without a success for WEBHOOK_DISABLE_AFTER_FAILING_MS; a PATCH enables it again. */
+export const WEBHOOK_STATUSES = ["active", "disabled"] as const;
+export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
+
+/** What an unavailable validator means for the edit: `allow` it with a warning, or `block` export with an error. */
+export const FAILURE_POLICIES = ["allow", "block"] as const;
+export type FailurePolicy = (typeof FAILURE_POLICIES)[number];
+
 export const DELIVERY_STATUSES = ["pending", "succeeded", "failed"] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
@@ -43,6 +51,12 @@ export interface Webhook {
   signatureVerification: SignatureVerification;
   destinationId: string | null;
   deprecated: boolean;
+  status: WebhookStatus;
+  disabledAt: Date | null;
+  disabledReason: string | null;
+  /** When the current run of failed attempts began; null after a success. */
+  failingSince: Date | null;
+  lastSuccessAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -54,6 +68,7 @@ export interface ValidationLink {
   workspaceId: string;
   url: string;
   signatureVerification: SignatureVerification;
+  failurePolicy: FailurePolicy;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -14,3 +14,51 @@ export function hasValidSignature(signingKey: string, rawBody: string | Buffer, 
   const expected = Buffer.from(signBody(signingKey, rawBody), "hex");
   return timingSafeEqual(expected, Buffer.from(signature.toLowerCase(), "hex"));
 }
+
+/**
+ * One `webhook-signature` entry (Standard Webhooks): `v1,` and the base64 HMAC-SHA256 of `id.timestamp.body`,
+ * keyed with the same bytes as `x-service-signature` (the key's text). The Standard Webhooks secret of a key
+ * is therefore `whsec_` + base64 of those bytes (`standardWebhooksSecret`).
+ */
+export function signStandard(signingKey: string, id: string, timestamp: number, rawBody: string | Buffer): string {
+  return `v1,${createHmac("sha256", Buffer.from(signingKey, "utf8")).update(`${id}.${timestamp}.`).update(rawBody).digest("base64")}`;
+}
+
+/** The key as the official standardwebhooks libraries take it: `whsec_<base64 of the key's text>`. */
+export function standardWebhooksSecret(signingKey: string): string {
+  return `whsec_${Buffer.from(signingKey, "utf8").toString("base64")}`;
+}
+
+/** The keys that sign one request: the current key and, during a rotation's grace window, the previous one. */
+export interface SigningKeySet {
+  current: string;
+  previous?: string;
+}
+
+/**
+ * The identifying and signing headers of a request to a receiver (a delivery attempt or a validation call):
+ * docex's own (`x-service-*`) and Standard Webhooks' (`webhook-*`). `x-service-signature` is signed with the
+ * current key only (one value, as the spec defines it); `webhook-signature` carries one entry per key, so a
+ * receiver still holding the previous key keeps verifying during the grace window.
+ */
+export function requestSignatureHeaders(
+  id: string,
+  timestampSeconds: number,
+  body: string,
+  keys: SigningKeySet | undefined,
+): Record<string, string> {
+  const timestamp = String(timestampSeconds);
+  const headers: Record<string, string> = {
+    "x-service-delivery-id": id,
+    "x-service-timestamp": timestamp,
+    "webhook-id": id,
+    "webhook-timestamp": timestamp,
+  };
+  if (keys) {
+    headers["x-service-signature"] = signBody(keys.current, body);
+    const signatures = [signStandard(keys.current, id, timestampSeconds, body)];
+    if (keys.previous) signatures.push(signStandard(keys.previous, id, timestampSeconds, body));
+    headers["webhook-signature"] = signatures.join(" ");
+  }
+  return headers;
+}

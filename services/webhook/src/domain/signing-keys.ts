@@ -1,14 +1,20 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { NotFoundError } from "@docex/kit";
-import type { SealedSigningKey, WebhookStore } from "../store/webhook-store.js";
+import type { OutboxEvents } from "../store/outbox-events.js";
+import type { SealedKeyRef, SealedSigningKey, WebhookStore } from "../store/webhook-store.js";
 import type { AccessControl, Actor } from "./access.js";
+import { signingKeyChanged } from "./configuration-events.js";
 import type { KeySealer } from "./key-sealing.js";
 
 export interface SigningKey {
   organizationId: string;
+  /** Names the key in events and answers; says nothing about its material. */
+  keyId: string;
   /** 64 lowercase hex characters: 32 random bytes. */
   key: string;
   createdAt: Date;
+  /** Until when the key before the last rotation still signs beside this one; null when none does. */
+  previousValidUntil: Date | null;
 }
 
 /** Why a stored key does not open: said plainly, because the fix is configuration, not code. */
@@ -35,6 +41,9 @@ export class SigningKeys {
     private readonly store: WebhookStore,
     private readonly access: AccessControl,
     private readonly sealer: KeySealer,
+    private readonly events: OutboxEvents,
+    /** How long a rotated-out key keeps signing beside the new one (WEBHOOK_KEY_ROTATION_GRACE_MS). */
+    private readonly rotationGraceMs: number,
   ) {}
 
   private async organizationOf(actor: Actor, organizationRef: string): Promise<string> {
@@ -44,16 +53,38 @@ export class SigningKeys {
     return organization.entityId;
   }
 
-  /** Creates the key, or replaces it (rotation); `created` is false for a rotation. */
+  /**
+   * Creates the key, or replaces it (rotation; `created` false): the replaced key keeps signing beside the new
+   * one for the grace window, so receivers can switch without losing a delivery. A rotation within the window
+   * drops the key before the replaced one.
+   */
   async createOrRotate(actor: Actor, organizationRef: string): Promise<{ key: SigningKey; created: boolean }> {
     const organizationId = await this.organizationOf(actor, organizationRef);
     const key = randomBytes(32).toString("hex");
-    const saved = await this.store.saveSigningKey({
-      organizationId,
-      sealedKey: this.sealer.seal(key, sealingContext(organizationId)),
-      kekFingerprint: this.sealer.fingerprint,
+    return this.store.transaction(async (tx) => {
+      const saved = await this.store.saveSigningKey(
+        {
+          organizationId,
+          keyId: randomUUID(),
+          sealedKey: this.sealer.seal(key, sealingContext(organizationId)),
+          kekFingerprint: this.sealer.fingerprint,
+        },
+        this.rotationGraceMs,
+        tx,
+      );
+      const stored = saved.key;
+      await this.events.add(
+        tx,
+        signingKeyChanged(actor, organizationId, stored, saved.created ? null : stored.previousKeyId, stored.previousValidUntil),
+      );
+      return { key: this.signingKeyOf(stored, key), created: saved.created };
     });
-    return { key: { organizationId, key, createdAt: saved.key.createdAt }, created: saved.created };
+  }
+
+  private signingKeyOf(stored: SealedSigningKey, key: string): SigningKey {
+    const validUntil =
+      stored.previousKeyId && stored.previousValidUntil && stored.previousValidUntil > new Date() ? stored.previousValidUntil : null;
+    return { organizationId: stored.organizationId, keyId: stored.keyId, key, createdAt: stored.createdAt, previousValidUntil: validUntil };
   }
 
   /** 404 until the organization has a key. */
@@ -63,11 +94,11 @@ export class SigningKeys {
     if (!stored) {
       throw new NotFoundError("The organization has no webhook signing key yet; POST creates it.", "signing_key_not_found");
     }
-    return { organizationId, key: this.open(stored), createdAt: stored.createdAt };
+    return this.signingKeyOf(stored, this.open(stored));
   }
 
   /** The key of a sealed row (deliveries and validation targets read it with what they send). */
-  open(stored: Pick<SealedSigningKey, "organizationId" | "sealedKey" | "kekFingerprint">): string {
+  open(stored: SealedKeyRef): string {
     const cached = this.opened.get(stored.sealedKey);
     if (cached) return cached;
     if (stored.kekFingerprint !== this.sealer.fingerprint) throw new SigningKeyUnreadableError(stored.organizationId);

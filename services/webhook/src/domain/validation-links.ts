@@ -1,7 +1,9 @@
 import { NotFoundError } from "@docex/kit";
+import type { OutboxEvents } from "../store/outbox-events.js";
 import type { WebhookStore } from "../store/webhook-store.js";
 import type { AccessControl, Actor } from "./access.js";
-import type { SignatureVerification, ValidationLink, ValidationType } from "./records.js";
+import { linkChanged } from "./configuration-events.js";
+import type { FailurePolicy, SignatureVerification, ValidationLink, ValidationType } from "./records.js";
 import { requireAllowedTarget } from "./target-check.js";
 import type { TargetPolicy } from "./target-policy.js";
 
@@ -10,14 +12,20 @@ export interface ValidationLinkInput {
   type: ValidationType;
   /** Absent: `disabled` for a new link, unchanged for an existing one. */
   signatureVerification?: SignatureVerification;
+  /** Absent: `allow` for a new link, unchanged for an existing one. */
+  failurePolicy?: FailurePolicy;
 }
 
-/** External validation links: one per queue and validation type (spec "External validation link endpoints"). */
+/**
+ * External validation links: one per queue and validation type (spec "External validation link endpoints").
+ * Every change is published as `configuration.changed` in its own transaction (the outbox).
+ */
 export class ValidationLinks {
   constructor(
     private readonly store: WebhookStore,
     private readonly access: AccessControl,
     private readonly targets: TargetPolicy,
+    private readonly events: OutboxEvents,
   ) {}
 
   private async manageableQueue(actor: Actor, queueRef: string) {
@@ -30,13 +38,23 @@ export class ValidationLinks {
   async save(actor: Actor, queueRef: string, input: ValidationLinkInput): Promise<{ link: ValidationLink; created: boolean }> {
     const queue = await this.manageableQueue(actor, queueRef);
     await requireAllowedTarget(this.targets, input.url);
-    return this.store.upsertValidationLink({
-      queueId: queue.entityId,
-      type: input.type,
-      organizationId: queue.organizationId,
-      workspaceId: queue.workspaceId ?? "",
-      url: input.url,
-      ...(input.signatureVerification ? { signatureVerification: input.signatureVerification } : {}),
+    return this.store.transaction(async (tx) => {
+      const before = await this.store.findValidationLink(queue.entityId, input.type, tx);
+      const saved = await this.store.upsertValidationLink(
+        {
+          queueId: queue.entityId,
+          type: input.type,
+          organizationId: queue.organizationId,
+          workspaceId: queue.workspaceId ?? "",
+          url: input.url,
+          ...(input.signatureVerification ? { signatureVerification: input.signatureVerification } : {}),
+          ...(input.failurePolicy ? { failurePolicy: input.failurePolicy } : {}),
+        },
+        tx,
+      );
+      // A concurrent first save may have created the link between the look and the upsert: then this one updated it.
+      await this.events.add(tx, linkChanged(actor, saved.created ? null : (before ?? null), saved.link));
+      return saved;
     });
   }
 
@@ -47,8 +65,10 @@ export class ValidationLinks {
 
   async delete(actor: Actor, queueRef: string, type: ValidationType): Promise<void> {
     const queue = await this.manageableQueue(actor, queueRef);
-    if (!(await this.store.deleteValidationLink(queue.entityId, type))) {
-      throw new NotFoundError(`Queue ${queueRef} has no ${type} link.`, "validation_link_not_found");
-    }
+    await this.store.transaction(async (tx) => {
+      const deleted = await this.store.deleteValidationLink(queue.entityId, type, tx);
+      if (!deleted) throw new NotFoundError(`Queue ${queueRef} has no ${type} link.`, "validation_link_not_found");
+      await this.events.add(tx, linkChanged(actor, deleted, null));
+    });
   }
 }

@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { ConflictError, NotFoundError } from "@docex/kit";
+import type { OutboxEvents } from "../store/outbox-events.js";
 import { isUniqueViolation } from "../store/sql.js";
 import type { WebhookStore } from "../store/webhook-store.js";
 import type { AccessControl, Actor, Scope } from "./access.js";
+import { webhookChanged } from "./configuration-events.js";
 import {
   type EntityType,
   isValidationType,
@@ -45,12 +47,16 @@ const duplicate = () =>
     { path: "url", message: "already used by another webhook of this entity and type" },
   ]);
 
-/** The webhook registry: who may see and change which webhook, and the rules of its fields. */
+/**
+ * The webhook registry: who may see and change which webhook, and the rules of its fields. Every change is
+ * published as `configuration.changed` in its own transaction (the outbox).
+ */
 export class Webhooks {
   constructor(
     private readonly store: WebhookStore,
     private readonly access: AccessControl,
     private readonly targets: TargetPolicy,
+    private readonly events: OutboxEvents,
   ) {}
 
   /** The entity must exist and be visible to the caller (else 404), who must manage its queues (else 403). */
@@ -60,19 +66,26 @@ export class Webhooks {
     await this.access.require(actor, "queue.manage", { organizationId: entity.organizationId, queueId: entity.queueId }, notFound);
     await requireAllowedTarget(this.targets, input.url);
     try {
-      return await this.store.insertWebhook({
-        id: randomUUID(),
-        url: input.url,
-        entityType: entity.entityType,
-        entityId: entity.entityId,
-        organizationId: entity.organizationId,
-        workspaceId: entity.workspaceId,
-        queueId: entity.queueId,
-        type: input.type,
-        signatureVerification: input.signatureVerification,
-        destinationId: input.destinationId,
-        // API.md: validation types live on the queue now (external validation links); creating them here is deprecated.
-        deprecated: isValidationType(input.type),
+      return await this.store.transaction(async (tx) => {
+        const webhook = await this.store.insertWebhook(
+          {
+            id: randomUUID(),
+            url: input.url,
+            entityType: entity.entityType,
+            entityId: entity.entityId,
+            organizationId: entity.organizationId,
+            workspaceId: entity.workspaceId,
+            queueId: entity.queueId,
+            type: input.type,
+            signatureVerification: input.signatureVerification,
+            destinationId: input.destinationId,
+            // API.md: validation types live on the queue now (external validation links); creating them here is deprecated.
+            deprecated: isValidationType(input.type),
+          },
+          tx,
+        );
+        await this.events.add(tx, webhookChanged(actor, "created", null, webhook));
+        return webhook;
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw duplicate();
@@ -96,13 +109,20 @@ export class Webhooks {
     return webhook;
   }
 
+  /** Any PATCH of a disabled webhook enables it again (the integrator has looked at it) and starts its failure run afresh. */
   async update(actor: Actor, id: string, patch: WebhookPatch): Promise<Webhook> {
     await this.manageable(actor, id);
     if (patch.url !== undefined) await requireAllowedTarget(this.targets, patch.url);
     try {
-      const updated = await this.store.updateWebhook(id, patch);
-      if (!updated) throw webhookNotFound(id)();
-      return updated;
+      return await this.store.transaction(async (tx) => {
+        const before = await this.store.findWebhook(id, tx);
+        if (!before) throw webhookNotFound(id)();
+        const enable = before.status === "disabled";
+        const updated = await this.store.updateWebhook(id, { ...patch, enable }, tx);
+        if (!updated) throw webhookNotFound(id)();
+        await this.events.add(tx, webhookChanged(actor, enable ? "enabled" : "updated", before, updated));
+        return updated;
+      });
     } catch (error) {
       if (isUniqueViolation(error)) throw duplicate();
       throw error;
@@ -111,7 +131,11 @@ export class Webhooks {
 
   async delete(actor: Actor, id: string): Promise<void> {
     await this.manageable(actor, id);
-    if (!(await this.store.deleteWebhook(id))) throw webhookNotFound(id)();
+    await this.store.transaction(async (tx) => {
+      const before = await this.store.findWebhook(id, tx);
+      if (!before || !(await this.store.deleteWebhook(id, tx))) throw webhookNotFound(id)();
+      await this.events.add(tx, webhookChanged(actor, "deleted", before, null));
+    });
   }
 
   /** The webhooks attached to the entity itself (not those of its ancestors), oldest first. */

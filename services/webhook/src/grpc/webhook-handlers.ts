@@ -57,11 +57,23 @@ export function webhookHandlers(deps: { validation: ExternalValidation }): Webho
       });
       switch (outcome.outcome) {
         case "ok":
-          return { outcome: "ok", reason: "", answer_json: JSON.stringify(outcome.answer), duration_ms: outcome.durationMs };
+          return {
+            outcome: "ok",
+            reason: "",
+            answer_json: JSON.stringify(outcome.answer),
+            duration_ms: outcome.durationMs,
+            failure_policy: outcome.failurePolicy,
+          };
         case "no_validator":
-          return { outcome: "no_validator", reason: "", answer_json: EMPTY_ANSWER_JSON, duration_ms: 0 };
+          return { outcome: "no_validator", reason: "", answer_json: EMPTY_ANSWER_JSON, duration_ms: 0, failure_policy: "allow" };
         default:
-          return { outcome: outcome.outcome, reason: outcome.reason, answer_json: EMPTY_ANSWER_JSON, duration_ms: outcome.durationMs };
+          return {
+            outcome: outcome.outcome,
+            reason: outcome.reason,
+            answer_json: EMPTY_ANSWER_JSON,
+            duration_ms: outcome.durationMs,
+            failure_policy: outcome.failurePolicy,
+          };
       }
     },
   };

@@ -1,15 +1,19 @@
 import { documentStatusChangedPayloadSchema, queueCreatedPayloadSchema } from "@docex/events";
 import { z } from "zod";
+import { HEALTH_WINDOW, type ReceiverHealthReport } from "../domain/receiver-health.js";
 import {
   DELIVERY_STATUSES,
   type Delivery,
   ENTITY_TYPES,
+  FAILURE_POLICIES,
   SIGNATURE_VERIFICATION,
   VALIDATION_TYPES,
   type ValidationLink,
+  WEBHOOK_STATUSES,
   WEBHOOK_TYPES,
   type Webhook,
 } from "../domain/records.js";
+import { standardWebhooksSecret } from "../domain/signature.js";
 import type { SigningKey } from "../domain/signing-keys.js";
 
 const timestamp = z.iso.datetime();
@@ -25,6 +29,13 @@ export const webhookSchema = z.strictObject({
   signature_verification: z.enum(SIGNATURE_VERIFICATION),
   destination_id: z.guid().nullable(),
   deprecated: z.boolean().describe("True for validation types created through POST /webhooks; they live on queues now"),
+  status: z
+    .enum(WEBHOOK_STATUSES)
+    .describe(
+      "`disabled` once every attempt failed for WEBHOOK_DISABLE_AFTER_FAILING_MS (5 days); nothing is sent then. A PATCH enables it",
+    ),
+  disabled_reason: z.string().nullable().describe("Why the webhook was disabled; null while active"),
+  disabled_at: timestamp.nullable(),
   created_at: timestamp,
   updated_at: timestamp,
 });
@@ -40,6 +51,9 @@ export function webhookResponse(webhook: Webhook): z.infer<typeof webhookSchema>
     signature_verification: webhook.signatureVerification,
     destination_id: webhook.destinationId,
     deprecated: webhook.deprecated,
+    status: webhook.status,
+    disabled_reason: webhook.disabledReason,
+    disabled_at: webhook.disabledAt ? webhook.disabledAt.toISOString() : null,
     created_at: webhook.createdAt.toISOString(),
     updated_at: webhook.updatedAt.toISOString(),
   };
@@ -52,10 +66,24 @@ export const signingKeySchema = z.strictObject({
     .regex(/^[0-9a-f]{64}$/)
     .describe("64 hex characters; the HMAC-SHA256 key is this text as bytes"),
   created_at: timestamp.describe("When this key was created or last rotated"),
+  key_id: z.guid().describe("Names this key (in the audit log, for instance) without revealing it"),
+  standard_webhooks_secret: z
+    .string()
+    .regex(/^whsec_[A-Za-z0-9+/]+=*$/)
+    .describe("The same key for Standard Webhooks libraries (webhook-signature): whsec_ and the base64 of the key's 64 characters"),
+  previous_key_valid_until: timestamp
+    .nullable()
+    .describe("Until when the key replaced by the last rotation still signs webhook-signature beside this one; null when none does"),
 });
 
 export function signingKeyResponse(key: SigningKey): z.infer<typeof signingKeySchema> {
-  return { key: key.key, created_at: key.createdAt.toISOString() };
+  return {
+    key: key.key,
+    created_at: key.createdAt.toISOString(),
+    key_id: key.keyId,
+    standard_webhooks_secret: standardWebhooksSecret(key.key),
+    previous_key_valid_until: key.previousValidUntil ? key.previousValidUntil.toISOString() : null,
+  };
 }
 
 export const validationLinkSchema = z.strictObject({
@@ -63,6 +91,9 @@ export const validationLinkSchema = z.strictObject({
   type: z.enum(VALIDATION_TYPES),
   url: z.string(),
   signature_verification: z.enum(SIGNATURE_VERIFICATION),
+  failure_policy: z
+    .enum(FAILURE_POLICIES)
+    .describe("`allow`: an unavailable or rejected validator leaves a warning; `block`: an error, which keeps the document from export"),
   created_at: timestamp,
   updated_at: timestamp,
 });
@@ -73,6 +104,7 @@ export function validationLinkResponse(link: ValidationLink): z.infer<typeof val
     type: link.type,
     url: link.url,
     signature_verification: link.signatureVerification,
+    failure_policy: link.failurePolicy,
     created_at: link.createdAt.toISOString(),
     updated_at: link.updatedAt.toISOString(),
   };
@@ -134,6 +166,30 @@ export function deliveryResponse(delivery: Delivery): z.infer<typeof deliverySch
       response_body: attempt.responseExcerpt,
       manual: attempt.manual,
     })),
+  };
+}
+
+export const receiverHealthSchema = z.strictObject({
+  success_rate: z.number().min(0).max(1).nullable().describe("Succeeded attempts / attempts in the window; null without attempts"),
+  attempts: z.number().int().min(0),
+  p50_latency_ms: z.number().int().min(0).nullable(),
+  p99_latency_ms: z.number().int().min(0).nullable(),
+  breaker_state: z.enum(["closed", "open", "half_open"]).describe("The receiver's circuit breaker, as the answering replica sees it"),
+  window: z.literal(HEALTH_WINDOW.name),
+  last_success_at: timestamp.nullable().describe("The last successful attempt ever"),
+  failing_since: timestamp.nullable().describe("The first failed attempt of the current run of failures; null after a success"),
+});
+
+export function receiverHealthResponse(health: ReceiverHealthReport): z.infer<typeof receiverHealthSchema> {
+  return {
+    success_rate: health.successRate,
+    attempts: health.attempts,
+    p50_latency_ms: health.p50LatencyMs,
+    p99_latency_ms: health.p99LatencyMs,
+    breaker_state: health.breakerState,
+    window: health.window,
+    last_success_at: health.lastSuccessAt ? health.lastSuccessAt.toISOString() : null,
+    failing_since: health.failingSince ? health.failingSince.toISOString() : null,
   };
 }
 

@@ -14,6 +14,7 @@ import type { Request, Response, Router } from "express";
 import { z } from "zod";
 import { type Actor, isUuid } from "../domain/access.js";
 import type { Deliveries } from "../domain/deliveries.js";
+import type { ReceiverHealth } from "../domain/receiver-health.js";
 import type { EntityType, Webhook } from "../domain/records.js";
 import type { SigningKeys } from "../domain/signing-keys.js";
 import type { ValidationLinks } from "../domain/validation-links.js";
@@ -22,6 +23,8 @@ import {
   deliveryResponse,
   deliverySchema,
   paginationOf,
+  receiverHealthResponse,
+  receiverHealthSchema,
   signingKeyResponse,
   signingKeySchema,
   validationLinkResponse,
@@ -36,6 +39,7 @@ const WEBHOOKS = `${API}/webhooks`;
 const WEBHOOK = `${WEBHOOKS}/{webhook_id}`;
 const DELIVERIES = `${WEBHOOK}/deliveries`;
 const RETRY = `${DELIVERIES}/{delivery_id}/retry`;
+const HEALTH = `${WEBHOOK}/health`;
 const SIGNING_KEY = `${API}/organizations/{organization_id}/webhook-signing-key`;
 const LINKS = `${API}/queues/{queue_id}/external-validation-links`;
 const LINK = `${LINKS}/{type}`;
@@ -60,6 +64,7 @@ export interface WebhookDomain {
   deliveries: Deliveries;
   signingKeys: SigningKeys;
   validationLinks: ValidationLinks;
+  health: ReceiverHealth;
 }
 
 export interface WebhookHttp {
@@ -86,7 +91,7 @@ function markDeprecated(res: Response, webhook: Webhook): void {
 
 /** Thin routes: parse with the schema, call the domain, shape the answer. Every path needs an access token. */
 export function webhookHttp(domain: WebhookDomain, verifier: TokenVerifier): WebhookHttp {
-  const { webhooks, deliveries, signingKeys, validationLinks } = domain;
+  const { webhooks, deliveries, signingKeys, validationLinks, health } = domain;
   const api = new ApiDescription("webhook");
   const auth = authenticate(verifier);
 
@@ -157,7 +162,9 @@ export function webhookHttp(domain: WebhookDomain, verifier: TokenVerifier): Web
         path: WEBHOOK,
         operationId: "updateWebhook",
         summary: "Change a webhook's url, signature verification or destination",
-        description: "Fields left out stay as they are; `signature_verification: null` goes back to `disabled`.",
+        description:
+          "Fields left out stay as they are; `signature_verification: null` goes back to `disabled`. " +
+          "A PATCH of a disabled webhook (even `{}`) enables it again and starts its run of failures afresh.",
         tags: WEBHOOK_TAGS,
         params: WEBHOOK_ID,
         body: patchWebhookBody,
@@ -241,6 +248,28 @@ export function webhookHttp(domain: WebhookDomain, verifier: TokenVerifier): Web
       },
     );
 
+    api.route(
+      router,
+      {
+        method: "get",
+        path: HEALTH,
+        operationId: "getWebhookHealth",
+        summary: "How the webhook's receiver is doing over the last hour",
+        description:
+          "Success rate and latency of the attempts of the last hour (all replicas), the receiver's circuit breaker, the last success, " +
+          "and when the current run of failures began.",
+        tags: WEBHOOK_TAGS,
+        params: WEBHOOK_ID,
+        responses: { 200: { description: "The receiver's health", schema: dataOf(receiverHealthSchema) } },
+        problems: [404],
+      },
+      auth,
+      async ({ params }, req, res) => {
+        const report = await health.of(actorOf(req), idOf(params, "webhook_id", "webhook"));
+        res.json({ data: receiverHealthResponse(report) });
+      },
+    );
+
     for (const [prefix, entityType, param, description, operationId] of ENTITY_LISTS) {
       api.route(
         router,
@@ -290,7 +319,9 @@ export function webhookHttp(domain: WebhookDomain, verifier: TokenVerifier): Web
         path: SIGNING_KEY,
         operationId: "createWebhookSigningKey",
         summary: "Create the organization's webhook signing key, or rotate it",
-        description: "Owners and supervisors. 32 random bytes as 64 hex characters; a rotation signs every later attempt.",
+        description:
+          "Owners and supervisors. 32 random bytes as 64 hex characters; a rotation signs every later attempt. For the grace window " +
+          "(24 h by default) webhook-signature carries a signature with the previous key too, and validation answers signed with it are accepted.",
         tags: WEBHOOK_TAGS,
         params: ORGANIZATION_ID,
         responses: {
@@ -318,7 +349,9 @@ export function webhookHttp(domain: WebhookDomain, verifier: TokenVerifier): Web
         path: LINKS,
         operationId: "saveExternalValidationLink",
         summary: "Create or update the queue's external validation link of a type",
-        description: "One link per queue and type. `signature_verification` left out: `disabled` for a new link, unchanged otherwise.",
+        description:
+          "One link per queue and type. `signature_verification` and `failure_policy` left out: `disabled` and `allow` for a new link, " +
+          "unchanged otherwise. `failure_policy: block` turns an unavailable or rejected validator into an error message on the document.",
         tags: LINK_TAGS,
         params: QUEUE_ID,
         body: validationLinkBody,
@@ -334,6 +367,7 @@ export function webhookHttp(domain: WebhookDomain, verifier: TokenVerifier): Web
           url: body.url,
           type: body.type,
           ...(body.signature_verification ? { signatureVerification: body.signature_verification } : {}),
+          ...(body.failure_policy ? { failurePolicy: body.failure_policy } : {}),
         });
         res.status(created ? 201 : 200).json({ data: validationLinkResponse(link) });
       },
@@ -383,6 +417,7 @@ export function webhookHttp(domain: WebhookDomain, verifier: TokenVerifier): Web
       [WEBHOOK, ["GET", "PATCH", "DELETE"]],
       [DELIVERIES, ["GET"]],
       [RETRY, ["POST"]],
+      [HEALTH, ["GET"]],
       [SIGNING_KEY, ["GET", "POST"]],
       [LINKS, ["GET", "POST"]],
       [LINK, ["DELETE"]],

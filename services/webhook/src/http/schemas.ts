@@ -1,5 +1,12 @@
 import { z } from "zod";
-import { DELIVERY_STATUSES, ENTITY_TYPES, SIGNATURE_VERIFICATION, VALIDATION_TYPES, WEBHOOK_TYPES } from "../domain/records.js";
+import {
+  DELIVERY_STATUSES,
+  ENTITY_TYPES,
+  FAILURE_POLICIES,
+  SIGNATURE_VERIFICATION,
+  VALIDATION_TYPES,
+  WEBHOOK_TYPES,
+} from "../domain/records.js";
 
 const uuid = z.guid({ message: "Must be a UUID." }).transform((id) => id.toLowerCase());
 
@@ -51,6 +58,11 @@ export const validationLinkBody = z.strictObject({
   url: httpUrl,
   type: z.enum(VALIDATION_TYPES),
   signature_verification: signatureVerification.nullish().transform((value) => value ?? undefined),
+  /** `allow` (default): an unavailable validator leaves a warning; `block`: an error, so the document cannot be exported. */
+  failure_policy: z
+    .enum(FAILURE_POLICIES)
+    .nullish()
+    .transform((value) => value ?? undefined),
 });
 
 export const validationTypeParam = z.object({ type: z.enum(VALIDATION_TYPES) });

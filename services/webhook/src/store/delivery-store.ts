@@ -1,5 +1,14 @@
 import type { Fanout } from "../domain/delivery-payloads.js";
-import type { Delivery, DeliveryAttempt, DeliveryStatus, Page, Paged, SignatureVerification, WebhookType } from "../domain/records.js";
+import type {
+  Delivery,
+  DeliveryAttempt,
+  DeliveryStatus,
+  Page,
+  Paged,
+  SignatureVerification,
+  WebhookStatus,
+  WebhookType,
+} from "../domain/records.js";
 import type { Sql } from "./sql.js";
 
 /** A delivery a sender holds the lease of, with what it needs to send it. */
@@ -15,6 +24,11 @@ export interface ClaimedDelivery {
   /** The organization's signing key as stored (sealed); null when it has none. */
   sealedKey: string | null;
   kekFingerprint: string | null;
+  /** The key before the last rotation while its grace window lasts (it signs too); else null. */
+  previousSealedKey: string | null;
+  previousKekFingerprint: string | null;
+  /** A disabled webhook's deliveries are failed without being sent. */
+  webhookStatus: WebhookStatus;
   /** The number this attempt will have (1-based). */
   attempt: number;
   maxAttempts: number;
@@ -22,6 +36,14 @@ export interface ClaimedDelivery {
   /** Milliseconds since the epoch (numbers: cheaper to read than timestamps on the hot path). */
   createdAtMs: number;
   eventOccurredAtMs: number;
+}
+
+export interface AttemptStats {
+  attempts: number;
+  succeeded: number;
+  /** Null without attempts. */
+  p50Ms: number | null;
+  p99Ms: number | null;
 }
 
 /** How an attempt, or a deferral without an attempt, ends; recorded in batches. */
@@ -46,7 +68,9 @@ const claimedSelect = (
   rows: string,
 ) => `SELECT c.id, c.lease_token AS "leaseToken", c.webhook_id AS "webhookId", w.organization_id AS "organizationId", c.type, c.body,
     w.url, w.signature_verification AS "signatureVerification", k.sealed_key AS "sealedKey", k.kek_fingerprint AS "kekFingerprint",
-    c.attempts + 1 AS attempt, c.max_attempts AS "maxAttempts", c.manual_retry AS manual,
+    CASE WHEN k.previous_valid_until > now() THEN k.previous_sealed_key END AS "previousSealedKey",
+    CASE WHEN k.previous_valid_until > now() THEN k.previous_kek_fingerprint END AS "previousKekFingerprint",
+    w.status AS "webhookStatus", c.attempts + 1 AS attempt, c.max_attempts AS "maxAttempts", c.manual_retry AS manual,
     (extract(epoch FROM c.created_at) * 1000)::float8 AS "createdAtMs", (extract(epoch FROM c.event_occurred_at) * 1000)::float8 AS "eventOccurredAtMs"
   FROM ${rows} c
   JOIN webhooks w ON w.id = c.webhook_id
@@ -74,7 +98,7 @@ export class DeliveryStore {
          SELECT w.id, e.event_id, e.type, e.body, $9,
            CASE WHEN $10::uuid IS NULL THEN now() ELSE now() + make_interval(secs => $11::double precision / 1000) END, $10::uuid, e.occurred_at
          FROM events e
-         JOIN webhooks w ON w.type = e.type
+         JOIN webhooks w ON w.type = e.type AND w.status = 'active'
            AND w.entity_id IN (e.document_id, e.queue_id, e.workspace_id, e.organization_id)
            AND ((w.entity_type = 'document' AND w.entity_id = e.document_id) OR (w.entity_type = 'queue' AND w.entity_id = e.queue_id)
              OR (w.entity_type = 'workspace' AND w.entity_id = e.workspace_id) OR (w.entity_type = 'organization' AND w.entity_id = e.organization_id))
@@ -137,13 +161,27 @@ export class DeliveryStore {
                               $9::text[], $10::boolean[], $11::boolean[], $12::text[], $13::bigint[])
            AS t(id, lease_token, attempted, number, started_at, duration_ms, status_code, error, excerpt, succeeded, manual, status, delay_ms)
        ), live AS (
-         SELECT d.id, (d.lease_token = r.lease_token) AS owned FROM deliveries d JOIN r ON r.id = d.id FOR UPDATE OF d
+         SELECT d.id, d.webhook_id, (d.lease_token = r.lease_token) AS owned FROM deliveries d JOIN r ON r.id = d.id FOR UPDATE OF d
        ), attempts AS (
-         INSERT INTO delivery_attempts (delivery_id, number, started_at, duration_ms, status_code, error, response_excerpt, succeeded, manual)
-         SELECT r.id, r.number, r.started_at, r.duration_ms, r.status_code, r.error, r.excerpt, r.succeeded, r.manual
+         INSERT INTO delivery_attempts (delivery_id, webhook_id, number, started_at, duration_ms, status_code, error, response_excerpt,
+                                        succeeded, manual)
+         SELECT r.id, live.webhook_id, r.number, r.started_at, r.duration_ms, r.status_code, r.error, r.excerpt, r.succeeded, r.manual
          FROM r JOIN live ON live.id = r.id WHERE r.attempted
          ON CONFLICT (delivery_id, number) DO NOTHING
-         RETURNING delivery_id
+         RETURNING webhook_id, started_at, succeeded
+       ), runs AS (
+         -- Per webhook: its last success in this batch, and the first failure after it (or of the batch, if none succeeded).
+         SELECT webhook_id, max(started_at) FILTER (WHERE succeeded) AS last_ok, array_agg(started_at) FILTER (WHERE NOT succeeded) AS failures
+         FROM attempts GROUP BY webhook_id
+       ), health AS (
+         UPDATE webhooks w SET
+           last_success_at = GREATEST(w.last_success_at, runs.last_ok),
+           failing_since = CASE
+             WHEN runs.last_ok IS NULL THEN COALESCE(w.failing_since, (SELECT min(f) FROM unnest(runs.failures) f))
+             ELSE (SELECT min(f) FROM unnest(runs.failures) f WHERE f > runs.last_ok)
+           END
+         FROM runs WHERE w.id = runs.webhook_id
+         RETURNING w.id
        )
        UPDATE deliveries d SET
          status = r.status,
@@ -235,6 +273,19 @@ export class DeliveryStore {
     if (updated.length) return "requested";
     const exists = await this.sql.one(`SELECT id FROM deliveries WHERE id = $1 AND webhook_id = $2`, [deliveryId, webhookId]);
     return exists ? "in_flight" : "not_found";
+  }
+
+  /** A webhook's attempts in the last `windowMs`: how many, how many succeeded, and their latency percentiles. */
+  async attemptStats(webhookId: string, windowMs: number): Promise<AttemptStats> {
+    const row = await this.sql.one<AttemptStats>(
+      `SELECT count(*)::int AS attempts, (count(*) FILTER (WHERE succeeded))::int AS succeeded,
+         percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms) AS "p50Ms",
+         percentile_cont(0.99) WITHIN GROUP (ORDER BY duration_ms) AS "p99Ms"
+       FROM delivery_attempts
+       WHERE webhook_id = $1 AND started_at > now() - make_interval(secs => $2::double precision / 1000)`,
+      [webhookId, windowMs],
+    );
+    return row ?? { attempts: 0, succeeded: 0, p50Ms: null, p99Ms: null };
   }
 
   /** Pending deliveries, and those of them due now and not held by a sender. */

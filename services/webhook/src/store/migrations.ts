@@ -87,4 +87,36 @@ export const migrations: Migration[] = [
         );
       `),
   },
+  {
+    name: "0002-key-rotation-grace-receiver-health-failure-policy",
+    up: ({ sequelize }) =>
+      sequelize.query(`
+        -- A key's id names it in events and answers (never its material). On rotation the previous key moves,
+        -- still sealed, beside the new one and signs too until previous_valid_until.
+        ALTER TABLE signing_keys
+          ADD COLUMN key_id                   uuid NOT NULL DEFAULT gen_random_uuid(),
+          ADD COLUMN previous_key_id          uuid,
+          ADD COLUMN previous_sealed_key      text,
+          ADD COLUMN previous_kek_fingerprint text,
+          ADD COLUMN previous_valid_until     timestamptz;
+
+        -- Receiver health: the current run of failures (null after a success) and the automatic disable.
+        ALTER TABLE webhooks
+          ADD COLUMN status          text NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'disabled')),
+          ADD COLUMN disabled_at     timestamptz,
+          ADD COLUMN disabled_reason text,
+          ADD COLUMN last_success_at timestamptz,
+          ADD COLUMN failing_since   timestamptz;
+        CREATE INDEX webhooks_failing ON webhooks (failing_since) WHERE status = 'active' AND failing_since IS NOT NULL;
+
+        -- The webhook of each attempt, so that one webhook's last hour is one index range (GET …/health).
+        ALTER TABLE delivery_attempts ADD COLUMN webhook_id uuid;
+        UPDATE delivery_attempts a SET webhook_id = d.webhook_id FROM deliveries d WHERE d.id = a.delivery_id;
+        ALTER TABLE delivery_attempts ALTER COLUMN webhook_id SET NOT NULL;
+        CREATE INDEX delivery_attempts_of_webhook ON delivery_attempts (webhook_id, started_at);
+
+        ALTER TABLE validation_links
+          ADD COLUMN failure_policy text NOT NULL DEFAULT 'allow' CHECK (failure_policy IN ('allow', 'block'));
+      `),
+  },
 ];

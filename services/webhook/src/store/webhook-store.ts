@@ -1,43 +1,82 @@
-import type { EntityType, Page, Paged, SignatureVerification, ValidationLink, ValidationType, Webhook } from "../domain/records.js";
-import type { Sql } from "./sql.js";
+import type {
+  EntityType,
+  FailurePolicy,
+  Page,
+  Paged,
+  SignatureVerification,
+  ValidationLink,
+  ValidationType,
+  Webhook,
+} from "../domain/records.js";
+import type { Sql, Tx } from "./sql.js";
 
 const WEBHOOK_COLUMNS = `id, url, entity_type AS "entityType", entity_id AS "entityId", organization_id AS "organizationId",
   workspace_id AS "workspaceId", queue_id AS "queueId", type, signature_verification AS "signatureVerification",
-  destination_id AS "destinationId", deprecated, created_at AS "createdAt", updated_at AS "updatedAt"`;
+  destination_id AS "destinationId", deprecated, status, disabled_at AS "disabledAt", disabled_reason AS "disabledReason",
+  failing_since AS "failingSince", last_success_at AS "lastSuccessAt", created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 const LINK_COLUMNS = `queue_id AS "queueId", type, organization_id AS "organizationId", workspace_id AS "workspaceId", url,
-  signature_verification AS "signatureVerification", created_at AS "createdAt", updated_at AS "updatedAt"`;
+  signature_verification AS "signatureVerification", failure_policy AS "failurePolicy", created_at AS "createdAt",
+  updated_at AS "updatedAt"`;
+
+const KEY_COLUMNS = `organization_id AS "organizationId", key_id AS "keyId", sealed_key AS "sealedKey", kek_fingerprint AS "kekFingerprint",
+  created_at AS "createdAt", previous_key_id AS "previousKeyId", previous_valid_until AS "previousValidUntil"`;
 
 export interface SealedSigningKey {
   organizationId: string;
+  keyId: string;
   sealedKey: string;
   kekFingerprint: string;
   createdAt: Date;
+  /** The key before the last rotation, while it still signs beside this one (else null). */
+  previousKeyId: string | null;
+  previousValidUntil: Date | null;
 }
 
-/** A link (id: its queue) or a deprecated validation webhook (id: the webhook's), with the key that signs for it. */
+/** A sealed key as the senders read it with what they send: the current one, or the previous one in its grace window. */
+export interface SealedKeyRef {
+  organizationId: string;
+  sealedKey: string;
+  kekFingerprint: string;
+}
+
+/** A link (id: its queue) or a deprecated validation webhook (id: the webhook's), with the keys that sign for it. */
 export interface StoredValidationTarget {
   kind: "link" | "webhook";
   id: string;
   url: string;
   organizationId: string;
   signatureVerification: SignatureVerification;
+  /** Deprecated validation webhooks have none: `allow`. */
+  failurePolicy: FailurePolicy;
   /** Null when signing is off for the target or the organization has no key. */
   sealedKey: string | null;
   kekFingerprint: string | null;
+  /** The previous key while its grace window lasts (answers signed with it are accepted); else null. */
+  previousSealedKey: string | null;
+  previousKekFingerprint: string | null;
 }
 
 export interface WebhookChange {
   url?: string;
   signatureVerification?: SignatureVerification;
   destinationId?: string | null;
+  /** Makes a disabled webhook active again and forgets its run of failures. */
+  enable?: boolean;
 }
 
 /** Webhooks, validation links and signing keys; answers are plain objects. */
 export class WebhookStore {
   constructor(private readonly sql: Sql) {}
 
-  async insertWebhook(webhook: Omit<Webhook, "createdAt" | "updatedAt">): Promise<Webhook> {
+  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.sql.transaction(work);
+  }
+
+  async insertWebhook(
+    webhook: Omit<Webhook, "createdAt" | "updatedAt" | "status" | "disabledAt" | "disabledReason" | "failingSince" | "lastSuccessAt">,
+    tx?: Tx,
+  ): Promise<Webhook> {
     const row = await this.sql.one<Webhook>(
       `INSERT INTO webhooks (id, url, entity_type, entity_id, organization_id, workspace_id, queue_id, type,
                              signature_verification, destination_id, deprecated)
@@ -55,21 +94,27 @@ export class WebhookStore {
         webhook.destinationId,
         webhook.deprecated,
       ],
+      tx,
     );
     return row!;
   }
 
-  findWebhook(id: string): Promise<Webhook | undefined> {
-    return this.sql.one<Webhook>(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1`, [id]);
+  /** With `tx`, the row stays locked until the transaction ends (the state before a change). */
+  findWebhook(id: string, tx?: Tx): Promise<Webhook | undefined> {
+    return this.sql.one<Webhook>(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1${tx ? " FOR UPDATE" : ""}`, [id], tx);
   }
 
-  /** Undefined when the webhook is gone. */
-  updateWebhook(id: string, change: WebhookChange): Promise<Webhook | undefined> {
+  /** Undefined when the webhook is gone. A new url, or enabling it, starts its failure run afresh. */
+  updateWebhook(id: string, change: WebhookChange, tx?: Tx): Promise<Webhook | undefined> {
     return this.sql.one<Webhook>(
       `UPDATE webhooks SET
          url = CASE WHEN $2::boolean THEN $3 ELSE url END,
          signature_verification = CASE WHEN $4::boolean THEN $5 ELSE signature_verification END,
          destination_id = CASE WHEN $6::boolean THEN $7::uuid ELSE destination_id END,
+         status = CASE WHEN $8::boolean THEN 'active' ELSE status END,
+         disabled_at = CASE WHEN $8::boolean THEN NULL ELSE disabled_at END,
+         disabled_reason = CASE WHEN $8::boolean THEN NULL ELSE disabled_reason END,
+         failing_since = CASE WHEN $8::boolean OR ($2::boolean AND $3 IS DISTINCT FROM url) THEN NULL ELSE failing_since END,
          updated_at = now()
        WHERE id = $1 RETURNING ${WEBHOOK_COLUMNS}`,
       [
@@ -80,13 +125,15 @@ export class WebhookStore {
         change.signatureVerification ?? null,
         change.destinationId !== undefined,
         change.destinationId ?? null,
+        change.enable === true,
       ],
+      tx,
     );
   }
 
   /** Its deliveries and their attempts go with it. */
-  async deleteWebhook(id: string): Promise<boolean> {
-    const rows = await this.sql.rows(`DELETE FROM webhooks WHERE id = $1 RETURNING id`, [id]);
+  async deleteWebhook(id: string, tx?: Tx): Promise<boolean> {
+    const rows = await this.sql.rows(`DELETE FROM webhooks WHERE id = $1 RETURNING id`, [id], tx);
     return rows.length > 0;
   }
 
@@ -107,42 +154,107 @@ export class WebhookStore {
   }
 
   /**
+   * Disables the active webhooks whose run of failures began before `failingFor` ms ago, and fails their pending
+   * deliveries that no sender holds (one held now is failed when it comes back: the sender sees the status).
+   * Answers each webhook as it was before and as it is now. Row locks make replicas that sweep at the same
+   * moment disable each webhook once.
+   */
+  async disableFailing(
+    failingForMs: number,
+    reason: (failingSince: Date) => string,
+    tx: Tx,
+  ): Promise<Array<{ before: Webhook; after: Webhook }>> {
+    const failing = await this.sql.rows<Webhook>(
+      `SELECT ${WEBHOOK_COLUMNS} FROM webhooks
+       WHERE status = 'active' AND failing_since IS NOT NULL AND failing_since <= now() - make_interval(secs => $1::double precision / 1000)
+       ORDER BY failing_since LIMIT 500 FOR UPDATE SKIP LOCKED`,
+      [failingForMs],
+      tx,
+    );
+    const changed: Array<{ before: Webhook; after: Webhook }> = [];
+    for (const before of failing) {
+      const after = await this.sql.one<Webhook>(
+        `UPDATE webhooks SET status = 'disabled', disabled_at = now(), disabled_reason = $2, updated_at = now()
+         WHERE id = $1 RETURNING ${WEBHOOK_COLUMNS}`,
+        [before.id, reason(before.failingSince!)],
+        tx,
+      );
+      changed.push({ before, after: after! });
+    }
+    if (changed.length > 0) {
+      await this.sql.rows(
+        `UPDATE deliveries SET status = 'failed', next_attempt_at = NULL, lease_token = NULL, completed_at = now(), updated_at = now(),
+           last_error = 'webhook disabled: its receiver kept failing'
+         WHERE webhook_id = ANY ($1::uuid[]) AND status = 'pending' AND (lease_token IS NULL OR next_attempt_at <= now())
+         RETURNING id`,
+        [changed.map(({ after }) => after.id)],
+        tx,
+      );
+    }
+    return changed;
+  }
+
+  /**
    * Where a document's validation call of `type` goes, in one round trip (it is on the path of every edit): the
    * queue's link, else the nearest deprecated validation webhook (document, queue, workspace, organization; the
-   * oldest at that level), with the organization's sealed signing key when that target has signing on.
+   * oldest at that level), with the organization's sealed signing keys when that target has signing on.
    */
   validationTarget(type: ValidationType, scope: { documentId: string; queueId: string; workspaceId: string; organizationId: string }) {
     return this.sql.one<StoredValidationTarget>(
       `WITH candidates AS (
-         SELECT 'link' AS kind, queue_id AS id, url, organization_id, signature_verification, 0 AS rank, created_at
+         SELECT 'link' AS kind, queue_id AS id, url, organization_id, signature_verification, failure_policy, 0 AS rank, created_at
          FROM validation_links WHERE queue_id = $2 AND type = $1
          UNION ALL
-         SELECT 'webhook', id, url, organization_id, signature_verification,
+         SELECT 'webhook', id, url, organization_id, signature_verification, 'allow',
                 array_position(ARRAY['document', 'queue', 'workspace', 'organization'], entity_type), created_at
          FROM webhooks
          WHERE type = $1 AND (entity_type, entity_id) IN (('document', $3::uuid), ('queue', $2::uuid), ('workspace', $4::uuid), ('organization', $5::uuid))
        )
        SELECT c.kind, c.id, c.url, c.organization_id AS "organizationId", c.signature_verification AS "signatureVerification",
-              k.sealed_key AS "sealedKey", k.kek_fingerprint AS "kekFingerprint"
+              c.failure_policy AS "failurePolicy", k.sealed_key AS "sealedKey", k.kek_fingerprint AS "kekFingerprint",
+              CASE WHEN k.previous_valid_until > now() THEN k.previous_sealed_key END AS "previousSealedKey",
+              CASE WHEN k.previous_valid_until > now() THEN k.previous_kek_fingerprint END AS "previousKekFingerprint"
        FROM candidates c LEFT JOIN signing_keys k ON k.organization_id = c.organization_id AND c.signature_verification = 'enabled'
        ORDER BY c.rank, c.created_at, c.id LIMIT 1`,
       [type, scope.queueId, scope.documentId, scope.workspaceId, scope.organizationId],
     );
   }
 
-  /** Creates or replaces the link of a queue and type; `created` tells which. */
+  findValidationLink(queueId: string, type: ValidationType, tx?: Tx): Promise<ValidationLink | undefined> {
+    return this.sql.one<ValidationLink>(
+      `SELECT ${LINK_COLUMNS} FROM validation_links WHERE queue_id = $1 AND type = $2${tx ? " FOR UPDATE" : ""}`,
+      [queueId, type],
+      tx,
+    );
+  }
+
+  /** Creates or replaces the link of a queue and type; `created` tells which. Settings left out keep their value (or the default). */
   async upsertValidationLink(
-    link: Omit<ValidationLink, "createdAt" | "updatedAt" | "signatureVerification"> & { signatureVerification?: SignatureVerification },
+    link: Omit<ValidationLink, "createdAt" | "updatedAt" | "signatureVerification" | "failurePolicy"> & {
+      signatureVerification?: SignatureVerification;
+      failurePolicy?: FailurePolicy;
+    },
+    tx?: Tx,
   ): Promise<{ link: ValidationLink; created: boolean }> {
     const row = await this.sql.one<ValidationLink & { created: boolean }>(
-      `INSERT INTO validation_links (queue_id, type, organization_id, workspace_id, url, signature_verification)
-       VALUES ($1, $2, $3, $4, $5, COALESCE($6, 'disabled'))
+      `INSERT INTO validation_links (queue_id, type, organization_id, workspace_id, url, signature_verification, failure_policy)
+       VALUES ($1, $2, $3, $4, $5, COALESCE($6, 'disabled'), COALESCE($7, 'allow'))
        ON CONFLICT (queue_id, type) DO UPDATE SET
          url = EXCLUDED.url,
          signature_verification = COALESCE($6, validation_links.signature_verification),
+         failure_policy = COALESCE($7, validation_links.failure_policy),
          updated_at = now()
        RETURNING ${LINK_COLUMNS}, (xmax = 0) AS created`,
-      [link.queueId, link.type, link.organizationId, link.workspaceId, link.url, link.signatureVerification ?? null],
+      [
+        link.queueId,
+        link.type,
+        link.organizationId,
+        link.workspaceId,
+        link.url,
+        link.signatureVerification ?? null,
+        link.failurePolicy ?? null,
+      ],
+      tx,
     );
     const { created, ...saved } = row!;
     return { link: saved, created };
@@ -152,30 +264,41 @@ export class WebhookStore {
     return this.sql.rows<ValidationLink>(`SELECT ${LINK_COLUMNS} FROM validation_links WHERE queue_id = $1 ORDER BY type`, [queueId]);
   }
 
-  async deleteValidationLink(queueId: string, type: ValidationType): Promise<boolean> {
-    const rows = await this.sql.rows(`DELETE FROM validation_links WHERE queue_id = $1 AND type = $2 RETURNING queue_id`, [queueId, type]);
-    return rows.length > 0;
+  /** The deleted link, or undefined when there was none. */
+  deleteValidationLink(queueId: string, type: ValidationType, tx?: Tx): Promise<ValidationLink | undefined> {
+    return this.sql.one<ValidationLink>(
+      `DELETE FROM validation_links WHERE queue_id = $1 AND type = $2 RETURNING ${LINK_COLUMNS}`,
+      [queueId, type],
+      tx,
+    );
   }
 
-  /** Creates or replaces the organization's key; `created` is false for a rotation. */
-  async saveSigningKey(key: Omit<SealedSigningKey, "createdAt">): Promise<{ key: SealedSigningKey; created: boolean }> {
+  /**
+   * Creates the organization's key, or rotates it: the current key, still sealed, becomes the previous one and
+   * keeps signing beside the new one for `graceMs`. `created` is false for a rotation.
+   */
+  async saveSigningKey(
+    key: { organizationId: string; keyId: string; sealedKey: string; kekFingerprint: string },
+    graceMs: number,
+    tx?: Tx,
+  ): Promise<{ key: SealedSigningKey; created: boolean }> {
     const row = await this.sql.one<SealedSigningKey & { created: boolean }>(
-      `INSERT INTO signing_keys (organization_id, sealed_key, kek_fingerprint) VALUES ($1, $2, $3)
-       ON CONFLICT (organization_id) DO UPDATE SET sealed_key = EXCLUDED.sealed_key, kek_fingerprint = EXCLUDED.kek_fingerprint,
-         created_at = now()
-       RETURNING organization_id AS "organizationId", sealed_key AS "sealedKey", kek_fingerprint AS "kekFingerprint",
-         created_at AS "createdAt", (xmax = 0) AS created`,
-      [key.organizationId, key.sealedKey, key.kekFingerprint],
+      `INSERT INTO signing_keys (organization_id, key_id, sealed_key, kek_fingerprint) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (organization_id) DO UPDATE SET
+         previous_key_id = signing_keys.key_id,
+         previous_sealed_key = signing_keys.sealed_key,
+         previous_kek_fingerprint = signing_keys.kek_fingerprint,
+         previous_valid_until = now() + make_interval(secs => $5::double precision / 1000),
+         key_id = EXCLUDED.key_id, sealed_key = EXCLUDED.sealed_key, kek_fingerprint = EXCLUDED.kek_fingerprint, created_at = now()
+       RETURNING ${KEY_COLUMNS}, (xmax = 0) AS created`,
+      [key.organizationId, key.keyId, key.sealedKey, key.kekFingerprint, graceMs],
+      tx,
     );
     const { created, ...saved } = row!;
     return { key: saved, created };
   }
 
   findSigningKey(organizationId: string): Promise<SealedSigningKey | undefined> {
-    return this.sql.one<SealedSigningKey>(
-      `SELECT organization_id AS "organizationId", sealed_key AS "sealedKey", kek_fingerprint AS "kekFingerprint", created_at AS "createdAt"
-       FROM signing_keys WHERE organization_id = $1`,
-      [organizationId],
-    );
+    return this.sql.one<SealedSigningKey>(`SELECT ${KEY_COLUMNS} FROM signing_keys WHERE organization_id = $1`, [organizationId]);
   }
 }

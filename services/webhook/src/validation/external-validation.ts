@@ -5,8 +5,8 @@ import type { Logger, Metrics } from "@docex/kit";
 import { Histogram } from "prom-client";
 import type { EndpointBreakers } from "../delivery/endpoint-breakers.js";
 import { type PostResult, type ReceiverTransport, USER_AGENT, verdictOf } from "../delivery/receiver-transport.js";
-import type { ValidationType } from "../domain/records.js";
-import { hasValidSignature, signBody } from "../domain/signature.js";
+import type { FailurePolicy, ValidationType } from "../domain/records.js";
+import { hasValidSignature, requestSignatureHeaders, type SigningKeySet } from "../domain/signature.js";
 import { type NormalisedAnswer, readAnswer } from "./validation-answer.js";
 import type { DocumentScope, ValidationTargets } from "./validation-targets.js";
 
@@ -26,9 +26,9 @@ export interface ValidationCall extends DocumentScope {
 
 /** What a call came to; receiver trouble is an outcome, never an exception (protos/webhook.proto). */
 export type ValidationOutcome =
-  | { outcome: "ok"; answer: NormalisedAnswer; durationMs: number }
+  | { outcome: "ok"; answer: NormalisedAnswer; durationMs: number; failurePolicy: FailurePolicy }
   | { outcome: "no_validator" }
-  | { outcome: "unavailable" | "rejected"; reason: string; durationMs: number; detail?: string };
+  | { outcome: "unavailable" | "rejected"; reason: string; durationMs: number; failurePolicy: FailurePolicy; detail?: string };
 
 export interface ExternalValidationDeps {
   targets: ValidationTargets;
@@ -84,7 +84,7 @@ export class ExternalValidation {
   private async callValidator(call: ValidationCall, started: number): Promise<ValidationOutcome> {
     const target = await this.deps.targets.find(call.type, call);
     if (!target) return { outcome: "no_validator" };
-    const { signingKey } = target;
+    const { signingKeys, failurePolicy } = target;
     const body = JSON.stringify({
       document_id: call.documentId,
       queue_id: call.queueId,
@@ -96,9 +96,7 @@ export class ExternalValidation {
     const headers: Record<string, string> = {
       "content-type": "application/json",
       "user-agent": USER_AGENT,
-      "x-service-delivery-id": randomUUID(),
-      "x-service-timestamp": String(Math.floor(Date.now() / 1000)),
-      ...(signingKey ? { "x-service-signature": signBody(signingKey, body) } : {}),
+      ...requestSignatureHeaders(randomUUID(), Math.floor(Date.now() / 1000), body, signingKeys),
     };
 
     const typeBudget = this.deps.budgetsMs[call.type];
@@ -118,18 +116,23 @@ export class ExternalValidation {
     );
     const durationMs = Math.round(performance.now() - sentAt);
     if (run.kind === "open") {
-      return { outcome: "unavailable", reason: "it kept failing and is not called for a while (circuit breaker open)", durationMs };
+      return {
+        outcome: "unavailable",
+        reason: "it kept failing and is not called for a while (circuit breaker open)",
+        durationMs,
+        failurePolicy,
+      };
     }
     const unavailable = this.unavailability(run.result, budget);
     if (unavailable) {
       const detail = run.result.error ?? run.result.cutShort;
-      return { outcome: "unavailable", reason: unavailable, durationMs, ...(detail ? { detail } : {}) };
+      return { outcome: "unavailable", reason: unavailable, durationMs, failurePolicy, ...(detail ? { detail } : {}) };
     }
-    const rejection = this.rejection(run.result, signingKey);
-    if (rejection) return { outcome: "rejected", reason: rejection, durationMs };
+    const rejection = this.rejection(run.result, signingKeys);
+    if (rejection) return { outcome: "rejected", reason: rejection, durationMs, failurePolicy };
     const reading = readAnswer(run.result.body);
-    if (!reading.ok) return { outcome: "rejected", reason: reading.reason, durationMs };
-    return { outcome: "ok", answer: reading.answer, durationMs };
+    if (!reading.ok) return { outcome: "rejected", reason: reading.reason, durationMs, failurePolicy };
+    return { outcome: "ok", answer: reading.answer, durationMs, failurePolicy };
   }
 
   /**
@@ -146,14 +149,16 @@ export class ExternalValidation {
     return undefined;
   }
 
-  private rejection(result: PostResult, signingKey: string | undefined): string | undefined {
+  /** During a rotation's grace window an answer signed with the previous key is accepted too: the receiver may not have switched yet. */
+  private rejection(result: PostResult, signingKeys: SigningKeySet | undefined): string | undefined {
     if (result.truncated) return `its answer is larger than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB`;
-    if (!signingKey) return undefined;
+    if (!signingKeys) return undefined;
     const signature = result.headers["x-service-signature"];
     if (signature === undefined) return "its answer has no x-service-signature, which signing requires";
     const given = Array.isArray(signature) ? signature[0] : signature;
-    if (!hasValidSignature(signingKey, result.body ?? Buffer.alloc(0), given))
-      return "its answer's x-service-signature does not match the answer";
+    const body = result.body ?? Buffer.alloc(0);
+    const keys = signingKeys.previous ? [signingKeys.current, signingKeys.previous] : [signingKeys.current];
+    if (!keys.some((key) => hasValidSignature(key, body, given))) return "its answer's x-service-signature does not match the answer";
     return undefined;
   }
 }

@@ -1,4 +1,5 @@
-import type { ValidationType } from "../domain/records.js";
+import type { FailurePolicy, ValidationType } from "../domain/records.js";
+import type { SigningKeySet } from "../domain/signature.js";
 import type { SigningKeys } from "../domain/signing-keys.js";
 import type { WebhookStore } from "../store/webhook-store.js";
 
@@ -10,8 +11,14 @@ export interface ValidationTarget {
    */
   breakerKey: string;
   url: string;
-  /** The key that signs the call and checks the answer: signing on and the organization has a key. */
-  signingKey: string | undefined;
+  /**
+   * The keys that sign the call and check the answer: signing on and the organization has a key. The
+   * previous key during a rotation's grace window: the call carries its signature too, and an answer signed
+   * with it is accepted.
+   */
+  signingKeys: SigningKeySet | undefined;
+  /** What the document service makes of an unavailable or rejected answer (deprecated webhooks: `allow`). */
+  failurePolicy: FailurePolicy;
 }
 
 export interface DocumentScope {
@@ -37,12 +44,19 @@ export class ValidationTargets {
   async find(type: ValidationType, scope: DocumentScope): Promise<ValidationTarget | undefined> {
     const target = await this.store.validationTarget(type, scope);
     if (!target) return undefined;
-    const { sealedKey, kekFingerprint } = target;
+    const { sealedKey, kekFingerprint, previousSealedKey, previousKekFingerprint, organizationId } = target;
+    let signingKeys: SigningKeySet | undefined;
+    if (sealedKey && kekFingerprint) {
+      signingKeys = { current: this.keys.open({ organizationId, sealedKey, kekFingerprint }) };
+      if (previousSealedKey && previousKekFingerprint) {
+        signingKeys.previous = this.keys.open({ organizationId, sealedKey: previousSealedKey, kekFingerprint: previousKekFingerprint });
+      }
+    }
     return {
       breakerKey: target.kind === "link" ? `link/${target.id}/${type}` : `validation-webhook/${target.id}`,
       url: target.url,
-      signingKey:
-        sealedKey && kekFingerprint ? this.keys.open({ organizationId: target.organizationId, sealedKey, kekFingerprint }) : undefined,
+      signingKeys,
+      failurePolicy: target.failurePolicy,
     };
   }
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { createEvent, eventSubject } from "@docex/events";
+import { createEvent, type DocexEvent, eventSubject, parseEvent } from "@docex/events";
 import { createLogger, EventBus, type RunningService } from "@docex/kit";
 import { configSchema as membershipConfigSchema, startMembershipService } from "@docex/membership";
 import {
@@ -262,6 +262,23 @@ export class WebhookHarness {
     });
     await this.bus.publish(eventSubject(event.type), event, { msgId: event.id });
     return event;
+  }
+
+  /**
+   * Every `configuration.changed` on the stream (of this test run's namespace) from now on, as JetStream
+   * delivers it: a durable of its own that starts at the stream's beginning, so nothing published before
+   * the subscription is missed either.
+   */
+  async configurationEvents(): Promise<Array<DocexEvent<"configuration.changed">>> {
+    const received: Array<DocexEvent<"configuration.changed">> = [];
+    await this.bus.subscribe({
+      durable: uniqueLabel("config-events"),
+      subject: eventSubject("configuration.changed"),
+      handler: async (payload) => {
+        received.push(parseEvent(payload, "configuration.changed"));
+      },
+    });
+    return received;
   }
 
   async deliveries(as: Person, webhookId: string, query = ""): Promise<Answer> {

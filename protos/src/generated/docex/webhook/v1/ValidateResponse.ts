@@ -25,6 +25,12 @@ export interface ValidateResponseInput {
    * Time spent waiting for the receiver.
    */
   'duration_ms'?: (number);
+  /**
+   * The link's failure policy, for outcomes "unavailable" and "rejected": "allow" (the edit stands with a warning)
+   * or "block" (an error message: the document cannot be exported until validation succeeds). Deprecated
+   * validation webhooks are "allow"; an empty value (an older server) means "allow".
+   */
+  'failure_policy'?: (string);
 }
 
 export interface ValidateResponse {
@@ -51,4 +57,10 @@ export interface ValidateResponse {
    * Time spent waiting for the receiver.
    */
   'duration_ms': (number);
+  /**
+   * The link's failure policy, for outcomes "unavailable" and "rejected": "allow" (the edit stands with a warning)
+   * or "block" (an error message: the document cannot be exported until validation succeeds). Deprecated
+   * validation webhooks are "allow"; an empty value (an older server) means "allow".
+   */
+  'failure_policy': (string);
 }
