@@ -1,7 +1,54 @@
 import { randomUUID } from "node:crypto";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { eventually, tokenIn } from "@docex/testkit";
+import { signResponse, verifySignature, verifyStandardWebhook, WebhookSignatureError } from "@docex/webhook-kit";
 import { expect } from "chai";
 import { type Answer, type Stack, sharedStack } from "./support/stack.js";
+
+interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/**
+ * A receiver on 127.0.0.1 that records every request, raw. `/events` answers 204; `/validate` answers an empty
+ * validation result signed with `validationKey`; `/down` answers 503.
+ */
+class RecordingEndpoint {
+  readonly received: Received[] = [];
+  validationKey = "";
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+  ) {}
+
+  static async start(): Promise<RecordingEndpoint> {
+    let endpoint: RecordingEndpoint | undefined;
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk));
+      req.on("end", () => {
+        const path = req.url ?? "/";
+        endpoint!.received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
+        if (path.startsWith("/validate")) {
+          const answer = signResponse([], endpoint!.validationKey);
+          res.writeHead(200, answer.headers).end(answer.body);
+        } else if (path.startsWith("/down")) res.writeHead(503).end();
+        else res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    endpoint = new RecordingEndpoint(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    return endpoint;
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
 
 /**
  * The features of "Beyond the peers" end to end: the whole stack as `npm start` runs it, driven through the
@@ -210,6 +257,177 @@ describe("beyond the peers: audit log, duplicates, Standard Webhooks, key rotati
       });
       expect(bad.status).to.equal(400);
       expect(bad.body.errors.map((error: { path: string }) => error.path)).to.include("duplicate_file_rejection");
+    });
+  });
+
+  describe("webhooks: Standard Webhooks signatures, key rotation grace, failure policy, receiver health", () => {
+    let endpoint: RecordingEndpoint;
+    let keys: Array<{ key: string; standard_webhooks_secret: string; previous_key_valid_until: string | null }> = [];
+    let documentId = "";
+
+    before(async () => {
+      endpoint = await RecordingEndpoint.start();
+    });
+    after(async () => {
+      await endpoint?.stop();
+    });
+
+    const rotate = async () => {
+      // The webhook service learns of a new organization from organization.created, a moment after it exists.
+      const answer = await eventually(async () => {
+        const created = await call("POST", `/organizations/${organizationId}/webhook-signing-key`, { token });
+        return created.status === 404 ? undefined : created;
+      }, 10_000);
+      keys.push(dataOf(answer, keys.length === 0 ? 201 : 200));
+      return keys[keys.length - 1]!;
+    };
+    const extracted = async (id: string) =>
+      dataOf(
+        await call("POST", `/documents/${id}/extraction`, {
+          token,
+          body: { annotations: [{ key: "invoice_id", value: "X" }], confidence: 90 },
+        }),
+        200,
+      );
+    const moveTo = async (status: string) =>
+      dataOf(await call("POST", `/documents/${documentId}/status`, { token, body: { status } }), 200);
+    /** The first delivery of `status` that arrived after the `since`-th request the endpoint got. */
+    const deliveryOf = (status: string, since = 0) =>
+      eventually(
+        () => endpoint.received.slice(since).find((request) => request.path === "/events" && JSON.parse(request.body).status === status),
+        20_000,
+      );
+
+    it("signs every delivery both ways with the organization's key, and with the new and the previous key for a day after a rotation", async () => {
+      keys = [];
+      const first = await rotate();
+      expect(first.standard_webhooks_secret).to.match(/^whsec_[A-Za-z0-9+/]+=*$/);
+      expect(first.previous_key_valid_until).to.equal(null);
+      dataOf(
+        await call("POST", "/webhooks", {
+          token,
+          body: { url: `${endpoint.url}/events`, entity_type: "queue", entity_id: queueId, signature_verification: "enabled" },
+        }),
+        201,
+      );
+      documentId = dataOf(await call("POST", `/queues/${queueId}/documents`, { token, body: { file_name: "signed.pdf" } }), 201).id;
+      await extracted(documentId);
+      await moveTo("postponed");
+      const before = await deliveryOf("postponed");
+      expect(verifySignature(before.body, String(before.headers["x-service-signature"]), first.key)).to.equal(true);
+      const verified = verifyStandardWebhook(before.body, before.headers, first.standard_webhooks_secret);
+      expect(verified.id).to.equal(before.headers["x-service-delivery-id"]);
+      expect(String(before.headers["webhook-signature"]).split(" ")).to.have.length(1);
+      // A replay ten minutes later is refused.
+      expect(() => verifyStandardWebhook(before.body, before.headers, first.standard_webhooks_secret, { now: Date.now() + 600_000 }))
+        .to.throw(WebhookSignatureError)
+        .with.property("reason", "expired");
+
+      const second = await rotate();
+      const sinceRotation = endpoint.received.length;
+      expect(Date.parse(second.previous_key_valid_until!)).to.be.closeTo(Date.now() + 24 * 3600 * 1000, 120_000);
+      await moveTo("to_validate");
+      const after = await deliveryOf("to_validate", sinceRotation);
+      expect(String(after.headers["webhook-signature"]).split(" ")).to.have.length(2);
+      // A receiver still holding the old key and one already holding the new key both accept it.
+      verifyStandardWebhook(after.body, after.headers, first.standard_webhooks_secret);
+      verifyStandardWebhook(after.body, after.headers, second.standard_webhooks_secret);
+      expect(verifySignature(after.body, String(after.headers["x-service-signature"]), second.key)).to.equal(true);
+      expect(verifySignature(after.body, String(after.headers["x-service-signature"]), first.key)).to.equal(false);
+    });
+
+    it("accepts validation answers signed with the previous key during the grace window", async () => {
+      const [previous] = keys;
+      endpoint.validationKey = previous!.key;
+      dataOf(
+        await call("POST", `/queues/${queueId}/external-validation-links`, {
+          token,
+          body: { url: `${endpoint.url}/validate`, type: "document_validation", signature_verification: "enabled" },
+        }),
+        201,
+      );
+      const edited = dataOf(
+        await call("PATCH", `/documents/${documentId}/annotations`, {
+          token,
+          body: { annotations: [{ key: "invoice_id", value: "G-1" }] },
+        }),
+        200,
+      );
+      expect(endpoint.received.some((request) => request.path === "/validate")).to.equal(true);
+      expect(edited.messages, JSON.stringify(edited.messages)).to.deep.equal([]);
+      expect((await call("DELETE", `/queues/${queueId}/external-validation-links/document_validation`, { token })).status).to.equal(204);
+    });
+
+    it("with failure_policy block, an unavailable validator leaves an error that stops export; allow leaves a warning", async () => {
+      const strictQueue = dataOf(await call("POST", "/queues", { token, body: { workspace_id: workspaceId, name: "Blocked" } }), 201).id;
+      const bad = await call("POST", `/queues/${strictQueue}/external-validation-links`, {
+        token,
+        body: { url: `${endpoint.url}/down`, type: "document_validation", failure_policy: "sometimes" },
+      });
+      expect(bad.status).to.equal(400);
+      expect(bad.body.errors.map((error: { path: string }) => error.path)).to.include("failure_policy");
+      const link = dataOf(
+        await call("POST", `/queues/${strictQueue}/external-validation-links`, {
+          token,
+          body: { url: `${endpoint.url}/down`, type: "document_validation", failure_policy: "block" },
+        }),
+        201,
+      );
+      expect(link.failure_policy).to.equal("block");
+      const blocked = dataOf(await call("POST", `/queues/${strictQueue}/documents`, { token, body: { file_name: "blocked.pdf" } }), 201).id;
+      await extracted(blocked);
+      const edited = dataOf(
+        await call("PATCH", `/documents/${blocked}/annotations`, { token, body: { annotations: [{ key: "invoice_id", value: "B-1" }] } }),
+        200,
+      );
+      expect(edited.messages.map((message: { severity: string }) => message.severity)).to.include("error");
+      const refused = await call("POST", `/documents/${blocked}/status`, { token, body: { status: "ready_to_export" } });
+      expect(refused.status).to.equal(409);
+      expect(refused.body.code).to.equal("blocked_by_error_messages");
+
+      const lenientQueue = dataOf(await call("POST", "/queues", { token, body: { workspace_id: workspaceId, name: "Lenient" } }), 201).id;
+      dataOf(
+        await call("POST", `/queues/${lenientQueue}/external-validation-links`, {
+          token,
+          body: { url: `${endpoint.url}/down`, type: "document_validation" },
+        }),
+        201,
+      );
+      const lenient = dataOf(
+        await call("POST", `/queues/${lenientQueue}/documents`, { token, body: { file_name: "lenient.pdf" } }),
+        201,
+      ).id;
+      const warned = dataOf(
+        await call("PATCH", `/documents/${lenient}/annotations`, { token, body: { annotations: [{ key: "invoice_id", value: "L-1" }] } }),
+        200,
+      );
+      const severities = warned.messages.map((message: { severity: string }) => message.severity);
+      expect(severities).to.include("warning");
+      expect(severities).to.not.include("error");
+    });
+
+    it("reports a webhook's health over the last hour, 404 for another organization's webhook", async () => {
+      const failing = dataOf(
+        await call("POST", "/webhooks", { token, body: { url: `${endpoint.url}/down`, entity_type: "document", entity_id: documentId } }),
+        201,
+      );
+      await moveTo("postponed");
+      const health = await eventually(async () => {
+        const answer = await call("GET", `/webhooks/${failing.id}/health`, { token });
+        return answer.status === 200 && answer.body.data.attempts > 0 ? answer.body.data : undefined;
+      }, 20_000);
+      expect(health).to.include({ window: "1h", success_rate: 0, last_success_at: null });
+      expect(health.failing_since).to.be.a("string");
+      expect(["closed", "open", "half_open"]).to.include(health.breaker_state);
+
+      const elsewhere = dataOf(
+        await call("POST", "/organizations", { token, body: { name: `Health elsewhere ${randomUUID().slice(0, 6)}` } }),
+        201,
+      );
+      const outsider = await member("supervisor", elsewhere.id);
+      expect((await call("GET", `/webhooks/${failing.id}/health`, { token: outsider.token })).status).to.equal(404);
+      expect((await call("GET", `/webhooks/${randomUUID()}/health`, { token })).status).to.equal(404);
+      expect((await call("GET", "/webhooks/not-a-uuid/health", { token })).status).to.equal(404);
     });
   });
 });
