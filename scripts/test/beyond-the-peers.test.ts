@@ -406,6 +406,23 @@ describe("beyond the peers: audit log, duplicates, Standard Webhooks, key rotati
       expect(severities).to.not.include("error");
     });
 
+    it("puts webhook, validation-link and signing-key changes in the audit log, without any key material", async () => {
+      const entries = await eventually(async () => {
+        const answer = await call("GET", `/organizations/${organizationId}/audit-log?type=configuration&page_size=100`, { token });
+        const found = answer.body.data ?? [];
+        const resources = new Set(found.map((entry: { details: { resource: string } }) => entry.details.resource));
+        return ["webhook", "validation_link", "signing_key"].every((resource) => resources.has(resource)) ? found : undefined;
+      }, 15_000);
+      const rotations = entries.filter((entry: { details: { resource: string } }) => entry.details.resource === "signing_key");
+      expect(rotations.map((entry: { details: { change: string } }) => entry.details.change).sort()).to.deep.equal(["created", "rotated"]);
+      expect(rotations.every((entry: { user_id: string }) => entry.user_id === ownerId)).to.equal(true);
+      const text = JSON.stringify(entries);
+      for (const key of keys) {
+        expect(text).to.not.include(key.key);
+        expect(text).to.not.include(key.standard_webhooks_secret.slice("whsec_".length));
+      }
+    });
+
     it("reports a webhook's health over the last hour, 404 for another organization's webhook", async () => {
       const failing = dataOf(
         await call("POST", "/webhooks", { token, body: { url: `${endpoint.url}/down`, entity_type: "document", entity_id: documentId } }),
