@@ -14,6 +14,7 @@ import { Hierarchy } from "./domain/hierarchy.js";
 import { INITIAL_VALIDATION_DEFAULTS, InitialValidationRunner, type InitialValidationSettings } from "./domain/initial-validation.js";
 import { type DocumentValidator, EditValidation } from "./domain/validation.js";
 import { organizationProjection } from "./events/organization-projection.js";
+import { validationLinkProjection } from "./events/validation-link-projection.js";
 import { documentHandlers } from "./grpc/document-handlers.js";
 import { documentRoutes } from "./http/routes.js";
 import { DocumentStore } from "./store/document-store.js";
@@ -22,6 +23,7 @@ import { migrations } from "./store/migrations.js";
 import { OutboxEvents } from "./store/outbox-events.js";
 import { Sql } from "./store/sql.js";
 import { ValidationJobStore } from "./store/validation-job-store.js";
+import { ValidationLinkStore } from "./store/validation-link-store.js";
 
 export { configSchema, type DocumentConfig } from "./config.js";
 export type { DocumentValidator, SavedEdit, ValidationChange } from "./domain/validation.js";
@@ -53,9 +55,10 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
     metrics: infra.metrics,
     deadlineMs: config.DOCUMENT_AUTOMATION_DEADLINE_MS,
   });
-  const webhook = webhookValidator(config.WEBHOOK_GRPC_ADDR, { metrics: infra.metrics, logger: infra.logger });
+  const sql = new Sql(infra.sequelize);
+  const validationLinks = new ValidationLinkStore(sql);
+  const webhook = webhookValidator(config.WEBHOOK_GRPC_ADDR, { metrics: infra.metrics, logger: infra.logger, links: validationLinks });
   try {
-    const sql = new Sql(infra.sequelize);
     const hierarchyStore = new HierarchyStore(sql);
     const documentStore = new DocumentStore(sql);
     const events = new OutboxEvents(infra.outbox);
@@ -108,7 +111,7 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
     const running = await serve(infra, {
       app,
       grpc,
-      subscriptions: [organizationProjection(hierarchyStore)],
+      subscriptions: [organizationProjection(hierarchyStore), validationLinkProjection(validationLinks)],
       onStop: async () => {
         await runner?.stop();
         await membership.close();

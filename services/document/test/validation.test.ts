@@ -4,6 +4,7 @@ import type { RunningService } from "@docex/kit";
 import { dropDatabase, eventually, RecordingReceiver, TestIssuer, testServiceConfig } from "@docex/testkit";
 import { startWebhookService, configSchema as webhookConfigSchema } from "@docex/webhook";
 import { expect } from "chai";
+import { QueryTypes, Sequelize } from "sequelize";
 import { closedPort, documentFixture, Harness, type MembershipBackend, UserApi } from "./support/harness.js";
 import { startRealMembership, UserDirectoryStub } from "./support/real-membership.js";
 
@@ -30,6 +31,7 @@ describe("external validation end to end: document, webhook and membership servi
   let issuer: TestIssuer;
   let membership: MembershipBackend & { url: string };
   let webhook: RunningService;
+  let webhookStopped = false;
   let webhookDatabase: string;
   let h: Harness<MembershipBackend>;
   let owner: UserApi;
@@ -119,7 +121,7 @@ describe("external validation end to end: document, webhook and membership servi
 
   after(async () => {
     await h?.stop();
-    await webhook?.stop();
+    if (!webhookStopped) await webhook?.stop();
     await dropDatabase(webhookDatabase);
     await Promise.all(receivers.map((started) => started.stop()));
   });
@@ -445,5 +447,40 @@ describe("external validation end to end: document, webhook and membership servi
     expect(metrics).to.match(
       /document_validation_duration_seconds_count\{[^}]*type="initial_document_validation"[^}]*outcome="ok"[^}]*\} [1-9]/,
     );
+  });
+
+  // Last: it stops the webhook service.
+  it("while the webhook service is down, the link projection decides: no validator says nothing, allow warns, block errs", async () => {
+    const plain = await owner.post("/queues", { workspace_id: workspaceId, name: `No validator ${randomBytes(3).toString("hex")}` });
+    const withoutLink = await extractedDocument(plain.body.data.id);
+    const allow = await extractedDocument((await linkedQueue({ failurePolicy: "allow" })).queueId);
+    const blocking = await linkedQueue({ failurePolicy: "block" });
+    const block = await extractedDocument(blocking.queueId);
+    const removed = await linkedQueue({ failurePolicy: "block" });
+    await webhookCall("DELETE", `/queues/${removed.queueId}/external-validation-links/document_validation`);
+    const afterRemoval = await extractedDocument(removed.queueId);
+    // The projection follows the webhook service's configuration.changed events.
+    const url = new URL(h.config.DATABASE_URL);
+    url.pathname = `/${h.config.DATABASE_NAME}`;
+    const database = new Sequelize(url.toString(), { logging: false });
+    const rows = await eventually(async () => {
+      const found = await database.query<{ queue_id: string; present: boolean; failure_policy: string }>(
+        "SELECT queue_id, present, failure_policy FROM validation_links WHERE queue_id = ANY($1::uuid[])",
+        { bind: [[blocking.queueId, removed.queueId]], type: QueryTypes.SELECT },
+      );
+      return found.length === 2 && found.some((row) => !row.present) ? found : undefined;
+    }, 10_000).finally(() => database.close());
+    expect(rows.find((row) => row.queue_id === blocking.queueId)).to.include({ present: true, failure_policy: "block" });
+
+    await webhook.stop();
+    webhookStopped = true;
+    const severities = async (id: string) =>
+      (await edit(id, [{ key: "invoice_id", value: `down ${randomBytes(2).toString("hex")}` }])).body.data.messages.map(
+        (message: Message) => message.severity,
+      );
+    expect(await severities(withoutLink)).to.deep.equal([]);
+    expect(await severities(afterRemoval)).to.deep.equal([]);
+    expect(await severities(allow)).to.deep.equal(["warning"]);
+    expect(await severities(block)).to.deep.equal(["error"]);
   });
 });

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { eventually, TestIssuer } from "@docex/testkit";
 import { expect } from "chai";
 import { change } from "./support/changes.js";
-import { Harness, type MembershipBackend, UserApi } from "./support/harness.js";
+import { closedPort, Harness, type MembershipBackend, UserApi } from "./support/harness.js";
 import { startRealMembership, UserDirectoryStub } from "./support/real-membership.js";
 
 describe("with the real membership service in-process: roles, queue limits, user schemas and role changes decided by membership", function () {
@@ -27,11 +27,13 @@ describe("with the real membership service in-process: roles, queue limits, user
 
   before(async () => {
     const issuer = await TestIssuer.start();
-    const membership = await startRealMembership(issuer, directory);
+    // The document service's gRPC port is chosen first: membership asks it whether a user schema's queue exists.
+    const documentGrpcPort = await closedPort();
+    const membership = await startRealMembership(issuer, directory, `127.0.0.1:${documentGrpcPort}`);
     membershipUrl = membership.url;
     const backend: MembershipBackend = membership;
     // Permissions cached as in production: only membership.changed makes a role change visible before the TTL.
-    h = await Harness.start({ membership: backend, issuer, permissionCacheMs: 30_000 });
+    h = await Harness.start({ membership: backend, issuer, permissionCacheMs: 30_000, env: { GRPC_PORT: documentGrpcPort } });
     owner = h.as(randomUUID());
   });
   after(async () => {

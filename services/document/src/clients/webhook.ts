@@ -4,7 +4,7 @@ import { createWebhookClient } from "@docex/protos";
 import { Histogram } from "prom-client";
 import { z } from "zod";
 import { MESSAGE_SEVERITIES } from "../domain/records.js";
-import type { ExternalValidator, ValidationCall, ValidationResult } from "../domain/validation.js";
+import type { ExternalValidator, ValidationCall, ValidationLinkPolicies, ValidationResult } from "../domain/validation.js";
 
 /**
  * The gRPC deadline of Validate is the budget plus this: the hop, the webhook's lookups and its answer. The
@@ -27,10 +27,14 @@ export interface WebhookValidator extends ExternalValidator {
 
 /**
  * The one client of the webhook service's Validate: a deadline a little above the budget, a breaker that
- * answers at once while the webhook service is down, and `document_validation_duration_seconds`. Every failure
- * of the call becomes the outcome "unavailable" with a reason the user may read.
+ * answers at once while the webhook service is down, and `document_validation_duration_seconds`. When the call
+ * fails, the projection of the validation links says what the webhook service would have: no validator (nothing
+ * to say), or "unavailable" with a reason the user may read, under the link's failure policy.
  */
-export function webhookValidator(address: string, options: { metrics: Metrics; logger: Logger }): WebhookValidator {
+export function webhookValidator(
+  address: string,
+  options: { metrics: Metrics; logger: Logger; links: ValidationLinkPolicies },
+): WebhookValidator {
   const client = createWebhookClient(address, {
     metrics: options.metrics,
     breaker: { volumeThreshold: 5, resetTimeoutMs: 10_000 },
@@ -91,10 +95,16 @@ export function webhookValidator(address: string, options: { metrics: Metrics; l
     } catch (error) {
       options.logger.warn({ err: error, document_id: document.id, type: call.type }, "Validate failed");
       const late = error instanceof UpstreamError && error.status === 504;
-      return {
-        outcome: "unavailable",
-        reason: late ? "the validation service did not answer in time" : "the validation service is unavailable",
-      };
+      const reason = late ? "the validation service did not answer in time" : "the validation service is unavailable";
+      let failurePolicy: Awaited<ReturnType<ValidationLinkPolicies["policyOf"]>>;
+      try {
+        failurePolicy = await options.links.policyOf(document.queueId, call.type);
+      } catch (lookupError) {
+        // Not knowing whether there is a validator, say that validation did not happen.
+        options.logger.warn({ err: lookupError, document_id: document.id }, "validation link projection unreadable");
+        return { outcome: "unavailable", reason };
+      }
+      return failurePolicy === undefined ? { outcome: "no_validator" } : { outcome: "unavailable", reason, failurePolicy };
     }
   }
 

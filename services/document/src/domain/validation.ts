@@ -15,11 +15,24 @@ export interface ValidationAnswer {
   options: Record<string, RegisterOption[]>;
 }
 
+export const FAILURE_POLICIES = ["allow", "block"] as const;
+/** A validation link's answer to an unavailable validator: a warning (allow) or an error (block). */
+export type FailurePolicy = (typeof FAILURE_POLICIES)[number];
+
+/**
+ * Which queues have a validator of which type, and its failure policy, as far as the document service has heard
+ * (the webhook service's configuration.changed events). Asked only when the webhook service itself cannot be.
+ */
+export interface ValidationLinkPolicies {
+  /** Undefined: the queue has no link of this type. */
+  policyOf(queueId: string, type: string): Promise<FailurePolicy | undefined>;
+}
+
 /** What a Validate call came to. Receiver trouble is an outcome with a reason that can be shown to the user. */
 export type ValidationResult =
   | { outcome: "ok"; answer: ValidationAnswer }
   | { outcome: "no_validator" }
-  | { outcome: "unavailable" | "rejected"; reason: string; failurePolicy?: "allow" | "block" };
+  | { outcome: "unavailable" | "rejected"; reason: string; failurePolicy?: FailurePolicy };
 
 export interface ValidationCall {
   type: ValidationType;

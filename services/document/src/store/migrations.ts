@@ -97,4 +97,22 @@ export const migrations: Migration[] = [
       `),
   },
   duplicateDetectionMigration,
+  {
+    name: "0004-validation-link-projection",
+    up: ({ sequelize }) =>
+      sequelize.query(`
+        -- The webhook service's external validation links as its configuration.changed events tell them: which
+        -- queues have a validator of which type, under which failure policy. Read only when the webhook service
+        -- cannot be asked. A removed link stays as a row with present = false, so that an older event arriving
+        -- late (changed_at) cannot bring it back.
+        CREATE TABLE validation_links (
+          queue_id        uuid NOT NULL,
+          type            text NOT NULL,
+          present         boolean NOT NULL,
+          failure_policy  text NOT NULL CHECK (failure_policy IN ('allow', 'block')),
+          changed_at      timestamptz NOT NULL,
+          PRIMARY KEY (queue_id, type)
+        );
+      `),
+  },
 ];

@@ -31,8 +31,17 @@ export class UserDirectoryStub implements UserDirectory {
 }
 
 /** The membership service in-process on real Postgres and NATS, its calls to auth answered by `directory`. */
-export async function startRealMembership(issuer: TestIssuer, directory: UserDirectory): Promise<MembershipBackend & { url: string }> {
-  const config = testServiceConfig("membership", { AUTH_JWKS_URL: issuer.jwksUri }, membershipConfigSchema);
+/** `documentAddress`: where membership finds the document service (ResolveEntity of a user schema's queue). */
+export async function startRealMembership(
+  issuer: TestIssuer,
+  directory: UserDirectory,
+  documentAddress?: string,
+): Promise<MembershipBackend & { url: string }> {
+  const config = testServiceConfig(
+    "membership",
+    { AUTH_JWKS_URL: issuer.jwksUri, ...(documentAddress ? { DOCUMENT_GRPC_ADDR: documentAddress } : {}) },
+    membershipConfigSchema,
+  );
   const running = await startMembershipService(config, { userDirectory: directory });
   return {
     address: `127.0.0.1:${running.grpcPort}`,
