@@ -6,6 +6,8 @@ export type { CheckPermissionRequest } from "./generated/docex/membership/v1/Che
 export type { CheckPermissionResponse } from "./generated/docex/membership/v1/CheckPermissionResponse.js";
 export type { CreateOrganizationRequest } from "./generated/docex/membership/v1/CreateOrganizationRequest.js";
 export type { CreateOrganizationResponse } from "./generated/docex/membership/v1/CreateOrganizationResponse.js";
+export type { GetOrganizationRequest } from "./generated/docex/membership/v1/GetOrganizationRequest.js";
+export type { GetOrganizationResponse } from "./generated/docex/membership/v1/GetOrganizationResponse.js";
 export type { GetRolesRequest } from "./generated/docex/membership/v1/GetRolesRequest.js";
 export type { GetRolesResponse } from "./generated/docex/membership/v1/GetRolesResponse.js";
 export type { GetUserSchemaRequest } from "./generated/docex/membership/v1/GetUserSchemaRequest.js";

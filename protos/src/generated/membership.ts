@@ -5,6 +5,8 @@ import type { CheckPermissionRequestInput as _docex_membership_v1_CheckPermissio
 import type { CheckPermissionResponseInput as _docex_membership_v1_CheckPermissionResponseInput, CheckPermissionResponse as _docex_membership_v1_CheckPermissionResponse } from './docex/membership/v1/CheckPermissionResponse.js';
 import type { CreateOrganizationRequestInput as _docex_membership_v1_CreateOrganizationRequestInput, CreateOrganizationRequest as _docex_membership_v1_CreateOrganizationRequest } from './docex/membership/v1/CreateOrganizationRequest.js';
 import type { CreateOrganizationResponseInput as _docex_membership_v1_CreateOrganizationResponseInput, CreateOrganizationResponse as _docex_membership_v1_CreateOrganizationResponse } from './docex/membership/v1/CreateOrganizationResponse.js';
+import type { GetOrganizationRequestInput as _docex_membership_v1_GetOrganizationRequestInput, GetOrganizationRequest as _docex_membership_v1_GetOrganizationRequest } from './docex/membership/v1/GetOrganizationRequest.js';
+import type { GetOrganizationResponseInput as _docex_membership_v1_GetOrganizationResponseInput, GetOrganizationResponse as _docex_membership_v1_GetOrganizationResponse } from './docex/membership/v1/GetOrganizationResponse.js';
 import type { GetRolesRequestInput as _docex_membership_v1_GetRolesRequestInput, GetRolesRequest as _docex_membership_v1_GetRolesRequest } from './docex/membership/v1/GetRolesRequest.js';
 import type { GetRolesResponseInput as _docex_membership_v1_GetRolesResponseInput, GetRolesResponse as _docex_membership_v1_GetRolesResponse } from './docex/membership/v1/GetRolesResponse.js';
 import type { GetUserSchemaRequestInput as _docex_membership_v1_GetUserSchemaRequestInput, GetUserSchemaRequest as _docex_membership_v1_GetUserSchemaRequest } from './docex/membership/v1/GetUserSchemaRequest.js';
@@ -27,6 +29,8 @@ export interface ProtoGrpcType {
         CheckPermissionResponse: MessageTypeDefinition<_docex_membership_v1_CheckPermissionResponseInput, _docex_membership_v1_CheckPermissionResponse>
         CreateOrganizationRequest: MessageTypeDefinition<_docex_membership_v1_CreateOrganizationRequestInput, _docex_membership_v1_CreateOrganizationRequest>
         CreateOrganizationResponse: MessageTypeDefinition<_docex_membership_v1_CreateOrganizationResponseInput, _docex_membership_v1_CreateOrganizationResponse>
+        GetOrganizationRequest: MessageTypeDefinition<_docex_membership_v1_GetOrganizationRequestInput, _docex_membership_v1_GetOrganizationRequest>
+        GetOrganizationResponse: MessageTypeDefinition<_docex_membership_v1_GetOrganizationResponseInput, _docex_membership_v1_GetOrganizationResponse>
         GetRolesRequest: MessageTypeDefinition<_docex_membership_v1_GetRolesRequestInput, _docex_membership_v1_GetRolesRequest>
         GetRolesResponse: MessageTypeDefinition<_docex_membership_v1_GetRolesResponseInput, _docex_membership_v1_GetRolesResponse>
         GetUserSchemaRequest: MessageTypeDefinition<_docex_membership_v1_GetUserSchemaRequestInput, _docex_membership_v1_GetUserSchemaRequest>

@@ -101,7 +101,7 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
       documentService.definition,
       documentService.serviceName,
       documentHandlers({
-        resolver: new EntityResolver(hierarchyStore, documentStore),
+        resolver: new EntityResolver(hierarchyStore, documentStore, membership),
         hierarchy: hierarchyStore,
         documents: documentStore,
         changes,

@@ -316,6 +316,22 @@ describe("workspaces and queues (membership is an in-process test double)", func
       expect(resolved).to.include({ id: organizationId, humanized_id: humanizedId, organization_id: organizationId });
     });
 
+    it("ResolveEntity asks membership for an organization whose organization.created has not arrived, and remembers it", async () => {
+      const organization = h.organization("just-created");
+      for (const ref of [organization.humanizedId, organization.id]) {
+        expect(await h.grpc.resolveEntity({ entity_type: "organization", id_or_humanized: ref })).to.include({
+          id: organization.id,
+          humanized_id: organization.humanizedId,
+        });
+      }
+      // Remembered: membership no longer needs to know it.
+      h.double.organizations.delete(organization.id);
+      expect(await h.grpc.resolveEntity({ entity_type: "organization", id_or_humanized: organization.humanizedId })).to.include({
+        id: organization.id,
+      });
+      await expectGrpcError(h.grpc.resolveEntity({ entity_type: "organization", id_or_humanized: randomUUID() }), "NOT_FOUND");
+    });
+
     it("GetQueue answers the queue with its schema as JSON; NOT_FOUND for an unknown one", async () => {
       const organization = h.organization("getqueue");
       const workspace = (await organization.owner.post("/workspaces", { organization_id: organization.id, name: "W" })).body.data;

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { NotFoundError } from "@docex/kit";
 import { expect } from "chai";
 import { MembershipHarness, uniqueLabel } from "./support/harness.js";
 
@@ -136,5 +137,21 @@ describe("organizations: create, read, list (HTTP, real Postgres and NATS)", () 
     const answer = await h.call("DELETE", `/organizations/${organization.id}`, { as: owner });
     expect(answer.status).to.equal(405);
     expect(answer.headers.get("allow")).to.equal("GET");
+  });
+
+  it("GetOrganization finds an organization by UUID or humanized id for any service, NOT_FOUND otherwise", async () => {
+    const owner = h.person("lookup");
+    const organization = await h.createOrganization(owner);
+    for (const ref of [organization.id, organization.humanized_id, organization.id.toUpperCase()]) {
+      const answer = await h.grpc.getOrganization({ id_or_humanized: ref });
+      expect(answer.organization).to.include({ id: organization.id, humanized_id: organization.humanized_id, name: organization.name });
+    }
+    for (const ref of [randomUUID(), "no-such-organization", ""]) {
+      const failure = await h.grpc.getOrganization({ id_or_humanized: ref }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(failure, ref).to.be.instanceOf(NotFoundError);
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { evictOnMembershipChanges, type Logger, type MembershipEviction, type Metrics, PermissionCache } from "@docex/kit";
+import { evictOnMembershipChanges, type Logger, type MembershipEviction, type Metrics, NotFoundError, PermissionCache } from "@docex/kit";
 import { createMembershipClient } from "@docex/protos";
 import { isUuid } from "../domain/humanized-id.js";
 import type { OrganizationRef } from "../domain/records.js";
@@ -29,6 +29,8 @@ export interface CallContext {
 export interface MembershipAccess {
   checkPermission(query: PermissionQuery, ctx?: CallContext): Promise<PermissionAnswer>;
   organizationsOf(userId: string, ctx?: CallContext): Promise<OrganizationRef[]>;
+  /** An organization by UUID or humanized id, whoever asks; undefined when there is none. */
+  organization(ref: string, ctx?: CallContext): Promise<OrganizationRef | undefined>;
   fieldRulesOf(query: { userId: string; organizationId: string; queueId: string }, ctx?: CallContext): Promise<FieldRule[]>;
   close(): Promise<void>;
 }
@@ -107,6 +109,15 @@ export function membershipAccess(address: string, options: MembershipAccessOptio
         humanizedId: organization.humanized_id,
         name: organization.name,
       }));
+    },
+    async organization(ref, ctx) {
+      try {
+        const { organization } = await client.getOrganization({ id_or_humanized: ref }, context(ctx));
+        return organization ? { id: organization.id, humanizedId: organization.humanized_id, name: organization.name } : undefined;
+      } catch (error) {
+        if (error instanceof NotFoundError) return undefined;
+        throw error;
+      }
     },
     fieldRulesOf(query, ctx) {
       if (!isUuid(query.userId)) return Promise.resolve([]);

@@ -2,6 +2,7 @@ import { NotFoundError, ValidationError } from "@docex/kit";
 import type { DocumentStore } from "../store/document-store.js";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
 import { entityRefOf, isUuid } from "./humanized-id.js";
+import type { OrganizationRef } from "./records.js";
 
 export const ENTITY_TYPES = ["organization", "workspace", "queue", "document"] as const;
 export type EntityType = (typeof ENTITY_TYPES)[number];
@@ -17,15 +18,31 @@ export interface ResolvedEntity {
   documentId: string;
 }
 
+/** Membership's answer for one organization, asked when the projection does not know it yet. */
+export interface OrganizationSource {
+  organization(ref: string, ctx?: { requestId?: string }): Promise<OrganizationRef | undefined>;
+}
+
 /**
  * ResolveEntity: turns "UUID or humanized id" (documents: UUID) into ids, for the gateway and every service
- * whose paths carry these ids. Organizations are membership's; they are found in this service's projection.
+ * whose paths carry these ids. Organizations are membership's; they are found in this service's projection of
+ * organization.created, or, for one created a moment ago whose event has not arrived yet, asked of membership
+ * (and remembered), so that an organization can be used the moment it exists.
  */
 export class EntityResolver {
   constructor(
     private readonly hierarchy: HierarchyStore,
     private readonly documents: DocumentStore,
+    private readonly organizations: OrganizationSource,
   ) {}
+
+  private async findOrganization(ref: string): Promise<OrganizationRef | undefined> {
+    const known = await this.hierarchy.findOrganization(entityRefOf(ref));
+    if (known) return known;
+    const told = await this.organizations.organization(ref);
+    if (told) await this.hierarchy.rememberOrganization(told);
+    return told;
+  }
 
   async resolve(entityType: string, idOrHumanized: string, organizationId?: string): Promise<ResolvedEntity> {
     if (!(ENTITY_TYPES as readonly string[]).includes(entityType)) {
@@ -36,9 +53,7 @@ export class EntityResolver {
     const resolved = await this.find(type, idOrHumanized);
     if (!resolved) throw notFound();
     if (organizationId) {
-      const scope = isUuid(organizationId)
-        ? organizationId.toLowerCase()
-        : (await this.hierarchy.findOrganization(entityRefOf(organizationId)))?.id;
+      const scope = isUuid(organizationId) ? organizationId.toLowerCase() : (await this.findOrganization(organizationId))?.id;
       if (resolved.organizationId !== scope) throw notFound();
     }
     return resolved;
@@ -49,7 +64,7 @@ export class EntityResolver {
     const ref = entityRefOf(idOrHumanized);
     switch (type) {
       case "organization": {
-        const organization = await this.hierarchy.findOrganization(ref);
+        const organization = await this.findOrganization(idOrHumanized);
         return (
           organization && {
             ...empty,

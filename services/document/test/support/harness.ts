@@ -135,7 +135,7 @@ export class Harness<M extends MembershipBackend = MembershipDouble> {
     return new UserApi(this.baseUrl, this.issuer, userId);
   }
 
-  private get double(): MembershipDouble {
+  get double(): MembershipDouble {
     if (!(this.membership instanceof MembershipDouble)) throw new Error("this harness runs the real membership service");
     return this.membership;
   }

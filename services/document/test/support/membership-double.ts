@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { createLogger, GrpcServer, ValidationError } from "@docex/kit";
+import { createLogger, GrpcServer, NotFoundError, ValidationError } from "@docex/kit";
 import { type MembershipHandlers, membershipService, type Organization } from "@docex/protos";
 
 export type Role = "owner" | "supervisor" | "admin" | "editor" | "approver" | "viewer";
@@ -68,6 +68,15 @@ export class MembershipDouble {
       },
       async GetUserSchema(request) {
         return { fields: member(request.user_id, request.organization_id)?.fields ?? [] };
+      },
+      async GetOrganization(request) {
+        const ref = request.id_or_humanized.toLowerCase();
+        const found = [...double!.organizations.values()].find(
+          (organization) => organization.id === ref || organization.humanized_id === ref,
+        );
+        if (!found) throw new NotFoundError(`no organization ${request.id_or_humanized}`);
+        const { id, humanized_id, name, created_at } = found;
+        return { organization: { id, humanized_id, name, created_at } };
       },
       async ListOrganizationsOfUser(request) {
         const organizations = [...double!.organizations.values()].filter((organization) => organization.members.has(request.user_id));

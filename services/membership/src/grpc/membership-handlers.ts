@@ -1,6 +1,7 @@
 import { type FieldError, ValidationError } from "@docex/kit";
 import type { MembershipHandlers, Organization as OrganizationMessage } from "@docex/protos";
 import { humanizedIdProblem } from "../domain/humanized-id.js";
+import { organizationNotFound } from "../domain/membership-errors.js";
 import type { Organizations } from "../domain/organizations.js";
 import { decidePermission, isEffective, isPermission, PERMISSIONS } from "../domain/roles.js";
 import type { UserSchemas } from "../domain/user-schemas.js";
@@ -83,6 +84,12 @@ export function membershipHandlers(deps: {
       requireUuids({ user_id: request.user_id });
       const { organizations: found } = await organizations.ofUser(request.user_id);
       return { organizations: found.map(organizationMessage) };
+    },
+
+    async GetOrganization(request) {
+      const organization = request.id_or_humanized ? await store.findOrganization(request.id_or_humanized.toLowerCase()) : undefined;
+      if (!organization) throw organizationNotFound();
+      return { organization: organizationMessage(organization) };
     },
   };
 }

@@ -6,6 +6,8 @@ import type { CheckPermissionRequestInput as _docex_membership_v1_CheckPermissio
 import type { CheckPermissionResponseInput as _docex_membership_v1_CheckPermissionResponseInput, CheckPermissionResponse as _docex_membership_v1_CheckPermissionResponse } from '../../../docex/membership/v1/CheckPermissionResponse.js';
 import type { CreateOrganizationRequestInput as _docex_membership_v1_CreateOrganizationRequestInput, CreateOrganizationRequest as _docex_membership_v1_CreateOrganizationRequest } from '../../../docex/membership/v1/CreateOrganizationRequest.js';
 import type { CreateOrganizationResponseInput as _docex_membership_v1_CreateOrganizationResponseInput, CreateOrganizationResponse as _docex_membership_v1_CreateOrganizationResponse } from '../../../docex/membership/v1/CreateOrganizationResponse.js';
+import type { GetOrganizationRequestInput as _docex_membership_v1_GetOrganizationRequestInput, GetOrganizationRequest as _docex_membership_v1_GetOrganizationRequest } from '../../../docex/membership/v1/GetOrganizationRequest.js';
+import type { GetOrganizationResponseInput as _docex_membership_v1_GetOrganizationResponseInput, GetOrganizationResponse as _docex_membership_v1_GetOrganizationResponse } from '../../../docex/membership/v1/GetOrganizationResponse.js';
 import type { GetRolesRequestInput as _docex_membership_v1_GetRolesRequestInput, GetRolesRequest as _docex_membership_v1_GetRolesRequest } from '../../../docex/membership/v1/GetRolesRequest.js';
 import type { GetRolesResponseInput as _docex_membership_v1_GetRolesResponseInput, GetRolesResponse as _docex_membership_v1_GetRolesResponse } from '../../../docex/membership/v1/GetRolesResponse.js';
 import type { GetUserSchemaRequestInput as _docex_membership_v1_GetUserSchemaRequestInput, GetUserSchemaRequest as _docex_membership_v1_GetUserSchemaRequest } from '../../../docex/membership/v1/GetUserSchemaRequest.js';
@@ -48,6 +50,23 @@ export interface MembershipClient extends grpc.Client {
   createOrganization(argument: _docex_membership_v1_CreateOrganizationRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_membership_v1_CreateOrganizationResponse>): grpc.ClientUnaryCall;
   createOrganization(argument: _docex_membership_v1_CreateOrganizationRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_membership_v1_CreateOrganizationResponse>): grpc.ClientUnaryCall;
   createOrganization(argument: _docex_membership_v1_CreateOrganizationRequestInput, callback: grpc.requestCallback<_docex_membership_v1_CreateOrganizationResponse>): grpc.ClientUnaryCall;
+  
+  /**
+   * An organization by UUID or humanized id, whoever asks; NOT_FOUND when there is none. For services that keep a
+   * projection of organization.created and are asked about one whose event has not reached them yet.
+   */
+  GetOrganization(argument: _docex_membership_v1_GetOrganizationRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_membership_v1_GetOrganizationResponse>): grpc.ClientUnaryCall;
+  GetOrganization(argument: _docex_membership_v1_GetOrganizationRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_membership_v1_GetOrganizationResponse>): grpc.ClientUnaryCall;
+  GetOrganization(argument: _docex_membership_v1_GetOrganizationRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_membership_v1_GetOrganizationResponse>): grpc.ClientUnaryCall;
+  GetOrganization(argument: _docex_membership_v1_GetOrganizationRequestInput, callback: grpc.requestCallback<_docex_membership_v1_GetOrganizationResponse>): grpc.ClientUnaryCall;
+  /**
+   * An organization by UUID or humanized id, whoever asks; NOT_FOUND when there is none. For services that keep a
+   * projection of organization.created and are asked about one whose event has not reached them yet.
+   */
+  getOrganization(argument: _docex_membership_v1_GetOrganizationRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_membership_v1_GetOrganizationResponse>): grpc.ClientUnaryCall;
+  getOrganization(argument: _docex_membership_v1_GetOrganizationRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_membership_v1_GetOrganizationResponse>): grpc.ClientUnaryCall;
+  getOrganization(argument: _docex_membership_v1_GetOrganizationRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_membership_v1_GetOrganizationResponse>): grpc.ClientUnaryCall;
+  getOrganization(argument: _docex_membership_v1_GetOrganizationRequestInput, callback: grpc.requestCallback<_docex_membership_v1_GetOrganizationResponse>): grpc.ClientUnaryCall;
   
   /**
    * The caller's membership in an organization; role is empty when the user is not a member.
@@ -114,6 +133,12 @@ export interface MembershipHandlers extends grpc.UntypedServiceImplementation {
   CreateOrganization: grpc.handleUnaryCall<_docex_membership_v1_CreateOrganizationRequest, _docex_membership_v1_CreateOrganizationResponseInput>;
   
   /**
+   * An organization by UUID or humanized id, whoever asks; NOT_FOUND when there is none. For services that keep a
+   * projection of organization.created and are asked about one whose event has not reached them yet.
+   */
+  GetOrganization: grpc.handleUnaryCall<_docex_membership_v1_GetOrganizationRequest, _docex_membership_v1_GetOrganizationResponseInput>;
+  
+  /**
    * The caller's membership in an organization; role is empty when the user is not a member.
    * Never NOT_FOUND, so callers can cache "not a member" like any other answer.
    */
@@ -134,6 +159,7 @@ export interface MembershipHandlers extends grpc.UntypedServiceImplementation {
 export interface MembershipDefinition extends grpc.ServiceDefinition {
   CheckPermission: MethodDefinition<_docex_membership_v1_CheckPermissionRequestInput, _docex_membership_v1_CheckPermissionResponseInput, _docex_membership_v1_CheckPermissionRequest, _docex_membership_v1_CheckPermissionResponse>
   CreateOrganization: MethodDefinition<_docex_membership_v1_CreateOrganizationRequestInput, _docex_membership_v1_CreateOrganizationResponseInput, _docex_membership_v1_CreateOrganizationRequest, _docex_membership_v1_CreateOrganizationResponse>
+  GetOrganization: MethodDefinition<_docex_membership_v1_GetOrganizationRequestInput, _docex_membership_v1_GetOrganizationResponseInput, _docex_membership_v1_GetOrganizationRequest, _docex_membership_v1_GetOrganizationResponse>
   GetRoles: MethodDefinition<_docex_membership_v1_GetRolesRequestInput, _docex_membership_v1_GetRolesResponseInput, _docex_membership_v1_GetRolesRequest, _docex_membership_v1_GetRolesResponse>
   GetUserSchema: MethodDefinition<_docex_membership_v1_GetUserSchemaRequestInput, _docex_membership_v1_GetUserSchemaResponseInput, _docex_membership_v1_GetUserSchemaRequest, _docex_membership_v1_GetUserSchemaResponse>
   ListOrganizationsOfUser: MethodDefinition<_docex_membership_v1_ListOrganizationsOfUserRequestInput, _docex_membership_v1_ListOrganizationsOfUserResponseInput, _docex_membership_v1_ListOrganizationsOfUserRequest, _docex_membership_v1_ListOrganizationsOfUserResponse>
