@@ -155,6 +155,7 @@ async function startDoubles(
     CreateOrganization: notServed,
     GetUserSchema: async () => ({ fields: [] }),
     ListOrganizationsOfUser: async () => ({ organizations: [] }),
+    GetOrganization: notServed,
   };
   const documents: DocumentHandlers = {
     ResolveEntity: async (request) => {

@@ -174,6 +174,7 @@ async function startDoubles(
     CreateOrganization: unused,
     GetUserSchema: unused,
     ListOrganizationsOfUser: unused,
+    GetOrganization: unused,
   };
   membership.addService(membershipService.definition, membershipService.serviceName, membershipHandlers);
   const [documentPort, membershipPort] = await Promise.all([document.listen("127.0.0.1", 0), membership.listen("127.0.0.1", 0)]);

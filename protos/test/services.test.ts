@@ -21,7 +21,7 @@ const expectedServices: [ServiceDescriptor<grpc.ServiceDefinition>, string, stri
   [
     membershipService,
     "docex.membership.v1.Membership",
-    ["CheckPermission", "CreateOrganization", "GetRoles", "GetUserSchema", "ListOrganizationsOfUser"],
+    ["CheckPermission", "CreateOrganization", "GetOrganization", "GetRoles", "GetUserSchema", "ListOrganizationsOfUser"],
   ],
   [documentService, "docex.document.v1.Document", ["ApplyDocumentChanges", "GetDocument", "GetQueue", "ResolveEntity"]],
   [automationService, "docex.automation.v1.Automation", ["GetQueueAutomation"]],
@@ -97,6 +97,9 @@ describe("protos", () => {
       },
       async ListOrganizationsOfUser() {
         return { organizations: [] };
+      },
+      async GetOrganization() {
+        throw new NotFoundError("no such organization");
       },
     };
 

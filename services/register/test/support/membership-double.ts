@@ -60,6 +60,7 @@ export class MembershipServiceDouble {
       CreateOrganization: unused,
       GetUserSchema: unused,
       ListOrganizationsOfUser: unused,
+      GetOrganization: unused,
     };
     server.addService(membershipService.definition, membershipService.serviceName, handlers);
     const port = await server.listen("127.0.0.1", 0);
