@@ -16,7 +16,10 @@ export type ServiceName = Exclude<keyof typeof SERVICE_PORTS, "gateway">;
 export const SERVICE_NAMES = Object.keys(SERVICE_PORTS).filter((name) => name !== "gateway") as ServiceName[];
 
 export const port = z.coerce.number().int().min(0).max(65535);
-export const booleanFlag = z.enum(["true", "false", "1", "0"]).transform((value) => value === "true" || value === "1");
+export const booleanFlag = z.union([
+  z.boolean(),
+  z.enum(["true", "false", "1", "0"]).transform((value) => value === "true" || value === "1"),
+]);
 
 /** Settings every service reads; a service extends this with its own. */
 export function serviceConfigSchema(service: ServiceName) {
