@@ -49,8 +49,9 @@ export async function startAutomationService(config: AutomationConfig, options: 
     const settings = new SettingsStore(sql);
     const ruleStore = new RuleStore(sql);
     const registerStore = new RegisterStore(sql);
+    const events = new OutboxEvents(infra.outbox);
     const access = new QueueAccess(documents, membership);
-    const queues = new QueueAutomation(access, settings);
+    const queues = new QueueAutomation({ sql, access, settings, events });
     const rules = new AutomationRules({
       sql,
       rules: ruleStore,
@@ -59,13 +60,14 @@ export async function startAutomationService(config: AutomationConfig, options: 
       registerLookup: registers,
       access,
       membership,
+      events,
     });
     const automation = new DocumentAutomation({
       sql,
       settings,
       rules: ruleStore,
       runs: new RunStore(sql),
-      events: new OutboxEvents(infra.outbox),
+      events,
       documents,
       registerLookup: registers,
       logger,

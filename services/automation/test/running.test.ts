@@ -113,6 +113,7 @@ describe("running automation on new extractions (real document and membership se
     const applied = await eventually(() => appliedEventsOf(documentId)[0]);
     expect(applied.data).to.deep.equal({ document_id: documentId, queue_id: queueId, applied_rules: [first, second], status: null });
     expect(applied.organization_id).to.equal(org.organizationId);
+    expect(applied.actor_user_id, "the system acted").to.equal(null);
 
     const reordered = await owner().put(`/queues/${queueId}/accounting-automation-rules/order`, { rule_ids: [second, never, first] });
     expect(reordered.status).to.equal(200);

@@ -369,15 +369,17 @@ describe("learning with the real document and membership services in-process (au
     expect((await owner.learning.get(`/documents/${documentId}/learn`)).status).to.equal(405);
   });
 
-  it("publishes every learn and relearn as learning.feedback through the outbox", async () => {
+  it("publishes every learn and relearn as learning.feedback through the outbox, naming the caller and the request", async () => {
     const supplier = newSupplier();
+    const editor = await stack.invite(organization, `editor-${randomBytes(3).toString("hex")}@example.test`, "editor");
     const documentId = await uploaded(queueA.id, [{ key: "supplier_name", value: supplier.name }]);
     const annotations = { supplier_tax_id: [{ value: supplier.taxId }], contract: [{ value: "C-5" }] };
-    expect((await learn(documentId, { annotations, line_items_visibility: "visible" })).status).to.equal(204);
-    expect((await owner.learning.post(`/documents/${documentId}/relearn`, relearnBody(supplier.taxId, "iban", "CZ1"))).status).to.equal(
-      204,
-    );
-    expect((await owner.learning.post(`/queues/${queueA.id}/relearn`, relearnBody(supplier.taxId, "iban", null))).status).to.equal(204);
+    const learnReply = await learn(documentId, { annotations, line_items_visibility: "visible" });
+    expect(learnReply.status).to.equal(204);
+    const pinReply = await owner.learning.post(`/documents/${documentId}/relearn`, relearnBody(supplier.taxId, "iban", "CZ1"));
+    expect(pinReply.status).to.equal(204);
+    const forgetReply = await editor.learning.post(`/queues/${queueA.id}/relearn`, relearnBody(supplier.taxId, "iban", null));
+    expect(forgetReply.status).to.equal(204);
 
     const events = await stack.events.settle(
       (event) => event.type === "learning.feedback" && event.data.supplier.tax_id === supplier.taxId,
@@ -385,7 +387,11 @@ describe("learning with the real document and membership services in-process (au
     );
     const [learned, pinned, forgotten] = events;
     expect(learned!.organization_id).to.equal(organization.id);
-    expect(learned!.request_id).to.be.a("string");
+    expect([learned, pinned, forgotten].map((event) => [event!.actor_user_id, event!.request_id])).to.deep.equal([
+      [owner.userId, learnReply.headers.get("x-request-id")],
+      [owner.userId, pinReply.headers.get("x-request-id")],
+      [editor.userId, forgetReply.headers.get("x-request-id")],
+    ]);
     expect(learned!.data).to.deep.equal({
       queue_id: queueA.id,
       document_id: documentId,

@@ -4,7 +4,7 @@ import { configSchema, startRegisterService } from "../src/service.js";
 
 describe("register service lifecycle", () => {
   it("starts against real Postgres and NATS, reports ready over HTTP and gRPC, and stops cleanly", async () => {
-    const config = configSchema.parse(testServiceConfig("register"));
+    const config = testServiceConfig("register", {}, configSchema);
     const running = await startRegisterService(config);
     try {
       const probe = await probeRunningService(running);

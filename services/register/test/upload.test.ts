@@ -242,7 +242,7 @@ describe("POST /registers (document and membership are in-process test doubles)"
       expect(answer.headers.get("location")).to.equal(`/api/v2/registers/${answer.body.data[0].id}/items`);
     });
 
-    it("publishes register.updated through the outbox for every element, with the count it left", async () => {
+    it("publishes register.updated through the outbox for every element, with the count it left, the uploader and the request", async () => {
       const recorder = await EventRecorder.start();
       try {
         const name = uniqueName("Evented");
@@ -262,6 +262,7 @@ describe("POST /registers (document and membership are in-process test doubles)"
         expect(appended.event.data.item_count).to.equal(5);
         expect(replaced.msgId).to.equal(replaced.event.id);
         expect(replaced.event.request_id).to.equal(answer.headers.get("x-request-id"));
+        expect([replaced.event.actor_user_id, appended.event.actor_user_id]).to.deep.equal([owner.userId, owner.userId]);
       } finally {
         await recorder.stop();
       }

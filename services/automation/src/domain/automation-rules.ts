@@ -2,10 +2,12 @@ import { randomUUID } from "node:crypto";
 import { ConflictError, type FieldError, NotFoundError, UpstreamError, ValidationError } from "@docex/kit";
 import type { MembershipAccess } from "../clients/membership.js";
 import { type RegisterLookup, RegisterUnavailableError } from "../clients/register.js";
+import type { OutboxEvents } from "../store/outbox-events.js";
 import type { RegisterStore } from "../store/register-store.js";
 import type { RuleStore } from "../store/rule-store.js";
 import type { SettingsStore } from "../store/settings-store.js";
-import type { Sql } from "../store/sql.js";
+import type { Sql, Tx } from "../store/sql.js";
+import { type ConfigurationChange, configurationChanged, ruleState } from "./configuration-changed.js";
 import type { Actor, QueueAccess } from "./queue-access.js";
 import type { Conditions, QueueRecord, Rule, RuleAction, RuleKind, RuleParams } from "./records.js";
 import { parseParams, type RuleContext, ruleProblems } from "./rule-definitions.js";
@@ -37,14 +39,28 @@ export interface AutomationRulesDependencies {
   registerLookup: RegisterLookup;
   access: QueueAccess;
   membership: MembershipAccess;
+  events: OutboxEvents;
 }
+
+const RESOURCE_OF: Readonly<Record<RuleKind, ConfigurationChange["resource"]>> = {
+  accounting: "accounting_automation_rule",
+  approval: "approval_automation_rule",
+};
 
 const ruleNotFound = (id: string) => new NotFoundError(`Automation rule ${id} does not exist in this queue.`, "rule_not_found");
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Accounting and approval rules of a queue: checked against the queue before anything is stored, kept in order. */
+/**
+ * Accounting and approval rules of a queue: checked against the queue before anything is stored, kept in order.
+ * Each change is announced as configuration.changed, with the rule (or the order) before and after, in the
+ * transaction that makes it.
+ */
 export class AutomationRules {
   constructor(private readonly deps: AutomationRulesDependencies) {}
+
+  private announce(tx: Tx, actor: Actor, queue: QueueRecord, kind: RuleKind, change: Omit<ConfigurationChange, "resource">): Promise<void> {
+    return this.deps.events.add(tx, ...configurationChanged(actor, queue, { resource: RESOURCE_OF[kind], ...change }));
+  }
 
   private context(actor: Actor, queue: QueueRecord): RuleContext {
     const { registers, registerLookup, membership } = this.deps;
@@ -108,7 +124,7 @@ export class AutomationRules {
       await this.deps.settings.lock(tx, queue.id, queue.organizationId);
       if ((await this.deps.rules.count(tx, queue.id, kind)) >= MAX_RULES_PER_KIND)
         throw new ConflictError(`A queue has at most ${MAX_RULES_PER_KIND} ${kind} rules; delete one first.`, "too_many_rules");
-      return this.deps.rules.insert(tx, {
+      const created = await this.deps.rules.insert(tx, {
         id: randomUUID(),
         queueId: queue.id,
         organizationId: queue.organizationId,
@@ -118,6 +134,13 @@ export class AutomationRules {
         params,
         conditions: input.conditions,
       });
+      await this.announce(tx, actor, queue, kind, {
+        resourceId: created.id,
+        change: "created",
+        previous: null,
+        current: ruleState(created),
+      });
+      return created;
     });
   }
 
@@ -140,13 +163,20 @@ export class AutomationRules {
     return this.deps.sql.transaction(async (tx) => {
       const current = await this.deps.rules.find(queue.id, kind, existing.id, tx, true);
       if (!current) throw ruleNotFound(ruleId);
-      return this.deps.rules.update(tx, {
+      const updated = await this.deps.rules.update(tx, {
         id: current.id,
         name: patch.name ?? current.name,
         action,
         params: params ?? current.params,
         conditions: patch.conditions ?? current.conditions,
       });
+      await this.announce(tx, actor, queue, kind, {
+        resourceId: updated.id,
+        change: "updated",
+        previous: ruleState(current),
+        current: ruleState(updated),
+      });
+      return updated;
     });
   }
 
@@ -155,9 +185,10 @@ export class AutomationRules {
     if (!UUID.test(ruleId)) throw ruleNotFound(ruleId);
     await this.deps.sql.transaction(async (tx) => {
       await this.deps.settings.lock(tx, queue.id, queue.organizationId);
-      const rule = await this.deps.rules.find(queue.id, kind, ruleId.toLowerCase(), tx);
+      const rule = await this.deps.rules.find(queue.id, kind, ruleId.toLowerCase(), tx, true);
       if (!rule) throw ruleNotFound(ruleId);
       await this.deps.rules.delete(tx, rule);
+      await this.announce(tx, actor, queue, kind, { resourceId: rule.id, change: "deleted", previous: ruleState(rule), current: null });
     });
   }
 
@@ -184,7 +215,14 @@ export class AutomationRules {
       if (errors.length)
         throw new ValidationError(`rule_ids must be a permutation of the queue's ${kind} rules.`, errors, "invalid_rule_order");
       await this.deps.rules.reorder(tx, queue.id, kind, ruleIds);
-      return this.deps.rules.list(queue.id, kind, tx);
+      const reordered = await this.deps.rules.list(queue.id, kind, tx);
+      await this.announce(tx, actor, queue, kind, {
+        resourceId: null,
+        change: "reordered",
+        previous: current.map((rule) => rule.id),
+        current: reordered.map((rule) => rule.id),
+      });
+      return reordered;
     });
   }
 }

@@ -192,6 +192,8 @@ export class DocumentAutomation {
           createEvent("automation.applied", {
             organization_id: event.data.organization_id,
             data: { document_id: run.documentId, queue_id: run.queueId, applied_rules: plan.appliedRules, status: plan.status ?? null },
+            // The system acted: the extraction that triggered the run was nobody's request here.
+            actor_user_id: null,
             ...(event.request_id ? { request_id: event.request_id } : {}),
           }),
         );

@@ -1,5 +1,9 @@
+import type { ConfigurationResource } from "@docex/events";
 import { type FieldError, ValidationError } from "@docex/kit";
+import type { OutboxEvents } from "../store/outbox-events.js";
 import type { SettingsStore } from "../store/settings-store.js";
+import type { Sql, Tx } from "../store/sql.js";
+import { configurationChanged, extractionEvaluationState, switchState } from "./configuration-changed.js";
 import type { Actor, QueueAccess } from "./queue-access.js";
 import {
   type ExtractionEvaluationField,
@@ -16,20 +20,34 @@ export interface QueueView {
   settings: QueueSettings;
 }
 
-/** The switches and the extraction evaluation settings of a queue. */
+export interface QueueAutomationDependencies {
+  sql: Sql;
+  access: QueueAccess;
+  settings: SettingsStore;
+  events: OutboxEvents;
+}
+
+/**
+ * The switches and the extraction evaluation settings of a queue. Each change is announced as
+ * configuration.changed, with the settings before and after, in the transaction that makes it.
+ */
 export class QueueAutomation {
-  constructor(
-    private readonly access: QueueAccess,
-    private readonly settings: SettingsStore,
-  ) {}
+  constructor(private readonly deps: QueueAutomationDependencies) {}
 
   /**
    * Turns one switch. Extraction evaluation may be enabled before its thresholds are set; until PUT
    * extraction-evaluation sets document_confidence, no document meets them.
    */
   async setSwitch(actor: Actor, queueRef: string, name: SwitchName, value: Switch): Promise<QueueView> {
-    const queue = await this.access.manageable(actor, queueRef);
-    return { queue, settings: await this.settings.setSwitch(queue.id, queue.organizationId, name, value) };
+    const queue = await this.deps.access.manageable(actor, queueRef);
+    const settings = await this.change(
+      actor,
+      queue,
+      name,
+      (state) => switchState(state, name),
+      (tx) => this.deps.settings.setSwitch(tx, queue.id, name, value),
+    );
+    return { queue, settings };
   }
 
   /** Replaces the thresholds; the switch stays as it is. Every key must be a field or column of the queue's schema. */
@@ -38,7 +56,7 @@ export class QueueAutomation {
     queueRef: string,
     input: { documentConfidence: number; fields: ExtractionEvaluationField[] },
   ): Promise<QueueSettings> {
-    const queue = await this.access.manageable(actor, queueRef);
+    const queue = await this.deps.access.manageable(actor, queueRef);
     const errors: FieldError[] = [];
     const seen = new Set<string>();
     input.fields.forEach((field, index) => {
@@ -52,6 +70,34 @@ export class QueueAutomation {
     });
     if (errors.length)
       throw new ValidationError("The extraction evaluation does not fit the queue's schema.", errors, "invalid_extraction_evaluation");
-    return this.settings.setExtractionEvaluation(queue.id, queue.organizationId, input.documentConfidence, input.fields);
+    return this.change(actor, queue, "extraction_evaluation", extractionEvaluationState, (tx) =>
+      this.deps.settings.setExtractionEvaluation(tx, queue.id, input.documentConfidence, input.fields),
+    );
+  }
+
+  /** Locks the queue's settings, writes, and announces what `shown` shows of them before and after, in one transaction. */
+  private change(
+    actor: Actor,
+    queue: QueueRecord,
+    resource: ConfigurationResource,
+    shown: (settings: QueueSettings) => unknown,
+    write: (tx: Tx) => Promise<QueueSettings>,
+  ): Promise<QueueSettings> {
+    const { sql, settings, events } = this.deps;
+    return sql.transaction(async (tx) => {
+      const previous = await settings.lock(tx, queue.id, queue.organizationId);
+      const current = await write(tx);
+      await events.add(
+        tx,
+        ...configurationChanged(actor, queue, {
+          resource,
+          resourceId: null,
+          change: "updated",
+          previous: shown(previous),
+          current: shown(current),
+        }),
+      );
+      return current;
+    });
   }
 }

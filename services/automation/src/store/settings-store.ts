@@ -41,8 +41,8 @@ export class SettingsStore {
   }
 
   /**
-   * Creates the queue's row if needed and locks it until `tx` ends: every change of a queue's rules takes
-   * this lock first, so positions are decided one change at a time.
+   * Creates the queue's row if needed and locks it until `tx` ends: every change of a queue's settings or rules
+   * takes this lock first, so positions are decided, and the state before a change is read, one change at a time.
    */
   async lock(tx: Tx, queueId: string, organizationId: string): Promise<QueueSettings> {
     await this.sql.rows(
@@ -55,32 +55,35 @@ export class SettingsStore {
     return settingsOf(row);
   }
 
-  async setSwitch(queueId: string, organizationId: string, name: SwitchName, value: Switch): Promise<QueueSettings> {
+  /** Sets one switch of a queue whose row the caller locked (`lock`) in `tx`. */
+  async setSwitch(tx: Tx, queueId: string, name: SwitchName, value: Switch): Promise<QueueSettings> {
     const column = SWITCH_COLUMNS[name];
     const row = await this.sql.one<SettingsRow>(
-      `INSERT INTO queue_settings (queue_id, organization_id, ${column}) VALUES ($1, $2, $3)
-       ON CONFLICT (queue_id) DO UPDATE SET ${column} = EXCLUDED.${column}, updated_at = now()
-       RETURNING ${COLUMNS}`,
-      [queueId, organizationId, value],
+      `UPDATE queue_settings SET ${column} = $2, updated_at = now() WHERE queue_id = $1 RETURNING ${COLUMNS}`,
+      [queueId, value],
+      tx,
     );
-    if (!row) throw new Error("upsert returned no row");
-    return settingsOf(row);
+    return settingsOf(lockedRow(queueId, row));
   }
 
+  /** Replaces the thresholds of a queue whose row the caller locked (`lock`) in `tx`; the switch stays as it is. */
   async setExtractionEvaluation(
+    tx: Tx,
     queueId: string,
-    organizationId: string,
     documentConfidence: number,
     fields: ExtractionEvaluationField[],
   ): Promise<QueueSettings> {
     const row = await this.sql.one<SettingsRow>(
-      `INSERT INTO queue_settings (queue_id, organization_id, document_confidence, evaluation_fields) VALUES ($1, $2, $3, $4::jsonb)
-       ON CONFLICT (queue_id) DO UPDATE
-         SET document_confidence = EXCLUDED.document_confidence, evaluation_fields = EXCLUDED.evaluation_fields, updated_at = now()
-       RETURNING ${COLUMNS}`,
-      [queueId, organizationId, documentConfidence, JSON.stringify(fields)],
+      `UPDATE queue_settings SET document_confidence = $2, evaluation_fields = $3::jsonb, updated_at = now()
+       WHERE queue_id = $1 RETURNING ${COLUMNS}`,
+      [queueId, documentConfidence, JSON.stringify(fields)],
+      tx,
     );
-    if (!row) throw new Error("upsert returned no row");
-    return settingsOf(row);
+    return settingsOf(lockedRow(queueId, row));
   }
+}
+
+function lockedRow(queueId: string, row: SettingsRow | undefined): SettingsRow {
+  if (!row) throw new Error(`queue_settings row of ${queueId} is missing: lock it before changing it`);
+  return row;
 }

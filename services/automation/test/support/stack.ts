@@ -84,6 +84,7 @@ export interface RecordedEvent {
   type: string;
   organization_id: string | null;
   request_id?: string;
+  actor_user_id?: string | null;
   // biome-ignore lint/suspicious/noExplicitAny: event data is asserted field by field
   data: any;
 }
@@ -169,7 +170,7 @@ export class Stack {
 
   private async boot(options: StackOptions): Promise<void> {
     this.issuer = await TestIssuer.start();
-    this.tap = await EventTap.start(["docex.automation.applied", "docex.document.extracted"]);
+    this.tap = await EventTap.start(["docex.automation.applied", "docex.document.extracted", "docex.configuration.changed"]);
     const automationGrpcPort = await freePort();
     const membershipConfig = testServiceConfig("membership", { AUTH_JWKS_URL: this.issuer.jwksUri }, membershipConfigSchema);
     this.databases.push(membershipConfig.DATABASE_NAME);

@@ -8,6 +8,8 @@ interface FeedbackScope {
   /** Null for POST /queues/{queue_id}/relearn. */
   documentId: string | null;
   supplier: SupplierIds;
+  /** The user whose learn or relearn this is. */
+  actorUserId: string;
   requestId?: string;
 }
 
@@ -35,6 +37,7 @@ export function learnFeedback(
         tax_detail_visibility: payload.taxDetailVisibility,
       },
     },
+    actor_user_id: scope.actorUserId,
     ...(scope.requestId ? { request_id: scope.requestId } : {}),
   });
 }
@@ -47,6 +50,7 @@ export function relearnFeedback(
   return createEvent("learning.feedback", {
     organization_id: scope.organizationId,
     data: { ...common(scope), kind: "relearn", payload: { field_key: payload.fieldKey, value: payload.value } },
+    actor_user_id: scope.actorUserId,
     ...(scope.requestId ? { request_id: scope.requestId } : {}),
   });
 }

@@ -58,7 +58,14 @@ export class FeedbackIntake {
     const supplier = supplierOfLearn(input.annotations, document);
     const identity = supplierIdentity(supplier);
     const event = learnFeedback(
-      { organizationId: document.organizationId, queueId: queue.id, documentId: document.id, supplier, requestId: actor.requestId },
+      {
+        organizationId: document.organizationId,
+        queueId: queue.id,
+        documentId: document.id,
+        supplier,
+        actorUserId: actor.userId,
+        requestId: actor.requestId,
+      },
       input,
     );
     const { store, events } = this.deps;
@@ -101,7 +108,7 @@ export class FeedbackIntake {
   private async relearn(actor: Actor, scope: RelearnScope, input: RelearnInput): Promise<void> {
     const queue = await this.queueOf(scope.queueId, actor);
     const identity = checkRelearn(queue.schema, input);
-    const event = relearnFeedback({ ...scope, supplier: input.supplier, requestId: actor.requestId }, input);
+    const event = relearnFeedback({ ...scope, supplier: input.supplier, actorUserId: actor.userId, requestId: actor.requestId }, input);
     const { store, events } = this.deps;
     await store.transaction(async (tx) => {
       await store.recordFeedback(tx, {

@@ -8,6 +8,7 @@ export interface RecordedEvent {
   occurred_at: string;
   organization_id: string | null;
   request_id?: string;
+  actor_user_id?: string | null;
   // biome-ignore lint/suspicious/noExplicitAny: event data is asserted field by field
   data: any;
 }

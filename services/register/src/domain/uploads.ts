@@ -57,7 +57,7 @@ export class RegisterUploads {
         const itemCount = await this.apply(tx, register, entry, index);
         const updated = await store.setItemCount(tx, register.id, itemCount);
         current.set(keyOf(index), updated);
-        updates.push(registerUpdated(updated, entry.method, actor.requestId));
+        updates.push(registerUpdated(updated, entry.method, actor));
       }
       await events.add(tx, ...updates);
       return [...keys.keys()].map((key) => current.get(key)!);

@@ -5,7 +5,14 @@ import { connect, type NatsConnection } from "@nats-io/transport-node";
 export interface RecordedEvent {
   subject: string;
   msgId: string | undefined;
-  event: { id: string; type: string; data: Record<string, unknown>; organization_id: string | null; request_id?: string };
+  event: {
+    id: string;
+    type: string;
+    data: Record<string, unknown>;
+    organization_id: string | null;
+    request_id?: string;
+    actor_user_id?: string | null;
+  };
 }
 
 /** Reads what reaches this test run's JetStream stream from now on, through an ordered (self-cleaning) consumer. */

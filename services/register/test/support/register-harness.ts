@@ -47,15 +47,18 @@ export class RegisterHarness {
       DocumentServiceDouble.start(),
       MembershipServiceDouble.start(),
     ]);
-    const config = configSchema.parse({
-      ...testServiceConfig("register"),
-      AUTH_JWKS_URL: issuer.jwksUri,
-      JWT_ISSUER: issuer.issuer,
-      JWT_AUDIENCE: issuer.audience,
-      DOCUMENT_GRPC_ADDR: documents.address,
-      MEMBERSHIP_GRPC_ADDR: membership.address,
-      ...overrides,
-    });
+    const config = testServiceConfig(
+      "register",
+      {
+        AUTH_JWKS_URL: issuer.jwksUri,
+        JWT_ISSUER: issuer.issuer,
+        JWT_AUDIENCE: issuer.audience,
+        DOCUMENT_GRPC_ADDR: documents.address,
+        MEMBERSHIP_GRPC_ADDR: membership.address,
+        ...overrides,
+      },
+      configSchema,
+    );
     const running = await startRegisterService(config);
     return new RegisterHarness(config, running, issuer, documents, membership);
   }
