@@ -97,6 +97,7 @@ export function documentGateway(address: string, options: { deadlineMs: number; 
         workspaceId: queue.workspace_id,
         organizationId: queue.organization_id,
         annotationSchema: JSON.parse(queue.annotation_schema_json || "[]") as FieldDefinition[],
+        duplicateFileRejection: queue.duplicate_file_rejection,
         createdAt: queue.created_at,
       };
     },

@@ -123,6 +123,8 @@ export interface QueueRecord {
   workspaceId: string;
   organizationId: string;
   annotationSchema: FieldDefinition[];
+  /** The document service's queue option, shown in the queue answer as it shows it. */
+  duplicateFileRejection: boolean;
   createdAt: string;
 }
 

@@ -75,6 +75,9 @@ export const queueWithAnnotationSchemaSchema = z.object({
   automation_rules: switchState,
   extraction_evaluation: extractionEvaluationSchema,
   annotation_schema: z.array(fieldDefinitionSchema),
+  duplicate_file_rejection: switchState.describe(
+    "`enabled`: uploading a file the organization already has (same SHA-256, not deleted) answers 409 `duplicate_document`",
+  ),
   created_at: timestamp,
 });
 
@@ -89,6 +92,7 @@ export function queueDto({ queue, settings }: QueueView): z.output<typeof queueW
     automation_rules: settings.automationRules,
     extraction_evaluation: extractionEvaluationDto(settings),
     annotation_schema: queue.annotationSchema,
+    duplicate_file_rejection: queue.duplicateFileRejection ? "enabled" : "disabled",
     created_at: queue.createdAt,
   };
 }

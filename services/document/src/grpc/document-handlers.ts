@@ -19,6 +19,7 @@ function queueMessage(queue: Queue): QueueMessage {
     organization_id: queue.organizationId,
     annotation_schema_json: JSON.stringify(queue.annotationSchema),
     created_at: queue.createdAt.toISOString(),
+    duplicate_file_rejection: queue.duplicateFileRejection,
   };
 }
 

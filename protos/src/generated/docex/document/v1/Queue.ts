@@ -15,6 +15,10 @@ export interface QueueInput {
    * ISO 8601.
    */
   'created_at'?: (string);
+  /**
+   * The queue option: uploading a file the organization already has answers 409.
+   */
+  'duplicate_file_rejection'?: (boolean);
 }
 
 export interface Queue {
@@ -31,4 +35,8 @@ export interface Queue {
    * ISO 8601.
    */
   'created_at': (string);
+  /**
+   * The queue option: uploading a file the organization already has answers 409.
+   */
+  'duplicate_file_rejection': (boolean);
 }
