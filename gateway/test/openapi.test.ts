@@ -6,6 +6,9 @@ import { expect } from "chai";
 import { z } from "zod";
 import { closedPortUrl, type RunningGateway, startGateway } from "./harness.js";
 
+// biome-ignore lint/suspicious/noExplicitAny: tests read JSON answers field by field
+type Json = any;
+
 /** A service with one described operation, serving its part at /openapi.json as every service does. */
 async function describedService(path: string, tag: string): Promise<Server> {
   const api = new ApiDescription(tag);
@@ -60,7 +63,7 @@ describe("OpenAPI document and API reference page at the gateway", () => {
   it("merges every service's operations into one OpenAPI 3.1 document, served without a token", async () => {
     const response = await fetch(`${gateway.url}/api/v2/openapi.json`);
     expect(response.status).to.equal(200);
-    const document = await response.json();
+    const document = (await response.json()) as Json;
     expect(document.openapi).to.equal("3.1.0");
     expect(document.paths).to.have.keys(["/api/v2/queues/{queue_id}", "/api/v2/webhooks/{webhook_id}"]);
     expect(document.paths["/api/v2/webhooks/{webhook_id}"].get.operationId).to.equal("getWebhooks");
@@ -71,7 +74,7 @@ describe("OpenAPI document and API reference page at the gateway", () => {
   });
 
   it("describes the events and validation calls integrators receive as OpenAPI webhooks", async () => {
-    const { webhooks: described } = await (await fetch(`${gateway.url}/api/v2/openapi.json`)).json();
+    const { webhooks: described } = (await (await fetch(`${gateway.url}/api/v2/openapi.json`)).json()) as Json;
     expect(described).to.have.keys(["document_status_changed", "queue_created", "initial_document_validation", "document_validation"]);
     const statusChanged = described.document_status_changed.post.requestBody.content["application/json"].schema;
     expect(statusChanged.required).to.have.members(["document_id", "queue_id", "status", "webhook_event"]);
@@ -80,7 +83,7 @@ describe("OpenAPI document and API reference page at the gateway", () => {
   });
 
   it("names a service that did not answer instead of failing the whole document", async () => {
-    const document = await (await fetch(`${partial.url}/api/v2/openapi.json`)).json();
+    const document = (await (await fetch(`${partial.url}/api/v2/openapi.json`)).json()) as Json;
     expect(document["x-docex-missing"]).to.deep.equal(["webhook"]);
     expect(document.paths).to.have.keys(["/api/v2/queues/{queue_id}"]);
   });

@@ -9,6 +9,9 @@ import { closeHttp, listen } from "../src/runtime.js";
 import { parseInput } from "../src/validation.js";
 import { baseUrlOf, silentLogger } from "./support.js";
 
+// biome-ignore lint/suspicious/noExplicitAny: tests read JSON answers field by field
+type Json = any;
+
 describe("createHttpApp", () => {
   let server: Server;
   let base: string;
@@ -56,14 +59,14 @@ describe("createHttpApp", () => {
     expect(response.status).to.equal(400);
     expect(response.headers.get("content-type")).to.match(/^application\/problem\+json/);
     expect(response.headers.get("x-request-id")).to.equal("req-123");
-    const problem = await response.json();
+    const problem = (await response.json()) as Json;
     expect(problem).to.include({ status: 400, code: "malformed_json", type: "/problems/malformed_json", request_id: "req-123" });
   });
 
   it("lists every bad field in errors[] when a body fails its schema", async () => {
     const response = await post("/items", JSON.stringify({ name: "", count: -1, extra: true }));
     expect(response.status).to.equal(400);
-    const problem = await response.json();
+    const problem = (await response.json()) as Json;
     expect(problem.code).to.equal("validation_failed");
     const paths = problem.errors.map((error: { path: string }) => error.path);
     expect(paths).to.include.members(["name", "count"]);
@@ -80,22 +83,22 @@ describe("createHttpApp", () => {
   it("answers a body that is not JSON with 415", async () => {
     const response = await post("/items", "name=x", { "content-type": "application/x-www-form-urlencoded" });
     expect(response.status).to.equal(415);
-    expect((await response.json()).code).to.equal("unsupported_media_type");
+    expect(((await response.json()) as Json).code).to.equal("unsupported_media_type");
   });
 
   it("translates domain errors to their statuses and keeps problem extensions", async () => {
     expect((await fetch(`${base}/items/forbidden`)).status).to.equal(403);
     const notFound = await fetch(`${base}/items/nothing`);
     expect(notFound.status).to.equal(404);
-    expect((await notFound.json()).detail).to.equal("No such item.");
-    const conflict = await (await fetch(`${base}/items/conflict`)).json();
+    expect(((await notFound.json()) as Json).detail).to.equal("No such item.");
+    const conflict = (await (await fetch(`${base}/items/conflict`)).json()) as Json;
     expect(conflict).to.deep.include({ status: 409, code: "duplicate", blocking: ["x"] });
   });
 
   it("answers an unknown path with 404 problem+json", async () => {
     const response = await fetch(`${base}/nowhere`);
     expect(response.status).to.equal(404);
-    expect((await response.json()).code).to.equal("route_not_found");
+    expect(((await response.json()) as Json).code).to.equal("route_not_found");
   });
 
   it("answers an unexpected failure with a 500 that leaks nothing", async () => {
@@ -117,7 +120,7 @@ describe("createHttpApp", () => {
     dependencyUp = false;
     const down = await fetch(`${base}/readyz`);
     expect(down.status).to.equal(503);
-    expect((await down.json()).checks.dependency).to.equal("dependency down");
+    expect(((await down.json()) as Json).checks.dependency).to.equal("dependency down");
     dependencyUp = true;
   });
 
@@ -146,7 +149,7 @@ describe("problem answers for a lost database connection", () => {
       const response = await fetch(`${baseUrlOf(server)}/cut`);
       expect(response.status).to.equal(503);
       expect(response.headers.get("retry-after")).to.equal("1");
-      expect((await response.json()).code).to.equal("database_unavailable");
+      expect(((await response.json()) as Json).code).to.equal("database_unavailable");
     } finally {
       await closeHttp(server, 500);
     }

@@ -9,6 +9,9 @@ import { Metrics } from "../src/metrics.js";
 import { closeHttp, listen } from "../src/runtime.js";
 import { baseUrlOf, silentLogger } from "./support.js";
 
+// biome-ignore lint/suspicious/noExplicitAny: tests read JSON answers field by field
+type Json = any;
+
 describe("ApiDescription: one source for routes, input parsing and OpenAPI", () => {
   const api = new ApiDescription("test");
   const itemBody = z.object({ name: z.string().min(1).describe("What the item is called") }).strict();
@@ -70,21 +73,21 @@ describe("ApiDescription: one source for routes, input parsing and OpenAPI", () 
       body: JSON.stringify({ name: "jar" }),
     });
     expect(ok.status).to.equal(201);
-    expect(await ok.json()).to.deep.equal({ data: { shelf: "s1", name: "jar" } });
+    expect((await ok.json()) as Json).to.deep.equal({ data: { shelf: "s1", name: "jar" } });
     const bad = await fetch(`${base}/api/v2/shelves/s1/items`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ name: "", colour: "red" }),
     });
     expect(bad.status).to.equal(400);
-    expect((await bad.json()).errors.map((error: { path: string }) => error.path)).to.have.members(["name", ""]);
+    expect(((await bad.json()) as Json).errors.map((error: { path: string }) => error.path)).to.have.members(["name", ""]);
     const query = await fetch(`${base}/api/v2/items?page=3`);
-    expect(await query.json()).to.deep.equal({ data: ["page 3"] });
+    expect((await query.json()) as Json).to.deep.equal({ data: ["page 3"] });
     expect((await fetch(`${base}/api/v2/items?page=0`)).status).to.equal(400);
   });
 
   it("publishes paths with parameters, request and response schemas and problem answers at /openapi.json", async () => {
-    const document = await (await fetch(`${base}/openapi.json`)).json();
+    const document = (await (await fetch(`${base}/openapi.json`)).json()) as Json;
     const create = document.paths["/api/v2/shelves/{shelf_id}/items"].post;
     expect(create.operationId).to.equal("createItem");
     expect(create.parameters).to.deep.include({

@@ -184,8 +184,8 @@ describe("outbox and JetStream bus (real Postgres and NATS)", () => {
           return undefined;
         }
       });
-      expect(dead.json()).to.deep.equal({ doomed: true });
-      expect(dead.header.get("x-original-subject")).to.equal(failingSubject);
+      expect(dead!.json()).to.deep.equal({ doomed: true });
+      expect(dead!.header.get("x-original-subject")).to.equal(failingSubject);
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(attempts).to.equal(3);
     } finally {

@@ -1,10 +1,10 @@
 import { dropDatabase, probeRunningService, testServiceConfig } from "@docex/testkit";
 import { expect } from "chai";
-import { startMembershipService } from "../src/service.js";
+import { configSchema, startMembershipService } from "../src/service.js";
 
 describe("membership service lifecycle", () => {
   it("starts against real Postgres and NATS, reports ready over HTTP and gRPC, and stops cleanly", async () => {
-    const config = testServiceConfig("membership");
+    const config = testServiceConfig("membership", {}, configSchema);
     const running = await startMembershipService(config);
     try {
       const probe = await probeRunningService(running);

@@ -4,7 +4,7 @@ import { createLogger, EventBus, type RunningService } from "@docex/kit";
 import { createMembershipClient, type MembershipClient } from "@docex/protos";
 import { dropDatabase, eventually, TestIssuer, testEventNamespace, testNatsUrl, testServiceConfig } from "@docex/testkit";
 import type { QueueDirectory } from "../../src/domain/user-schemas.js";
-import { type MembershipConfig, type MembershipServiceOptions, startMembershipService } from "../../src/service.js";
+import { configSchema, type MembershipConfig, type MembershipServiceOptions, startMembershipService } from "../../src/service.js";
 import { AuthDouble } from "./auth-double.js";
 
 /** Stands in for the document service's ResolveEntity of queues. */
@@ -71,12 +71,16 @@ export class MembershipHarness {
     const [issuer, auth] = await Promise.all([TestIssuer.start(), AuthDouble.start()]);
     const logger = createLogger("membership-test", "silent");
     const bus = await EventBus.connect({ url: testNatsUrl(), namespace: testEventNamespace(), name: "membership-test", logger });
-    const config = testServiceConfig("membership", {
-      AUTH_JWKS_URL: issuer.jwksUri,
-      JWT_ISSUER: issuer.issuer,
-      JWT_AUDIENCE: issuer.audience,
-      AUTH_GRPC_ADDR: auth.address,
-    });
+    const config = testServiceConfig(
+      "membership",
+      {
+        AUTH_JWKS_URL: issuer.jwksUri,
+        JWT_ISSUER: issuer.issuer,
+        JWT_AUDIENCE: issuer.audience,
+        AUTH_GRPC_ADDR: auth.address,
+      },
+      configSchema,
+    );
     const queues = new KnownQueues();
     const running = await startMembershipService(config, { ...options, queues });
     const grpc = createMembershipClient(`127.0.0.1:${running.grpcPort}`, { deadlineMs: 5_000 });
