@@ -50,7 +50,7 @@ export async function startMembershipService(config: MembershipConfig, options: 
     const domain = {
       organizations,
       listing: new MemberListing(store, profiles),
-      roleAssignment: new RoleAssignment(store, directory),
+      roleAssignment: new RoleAssignment(store, directory, queues),
       userSchemas,
       auditLog,
     };

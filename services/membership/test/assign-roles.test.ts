@@ -29,7 +29,7 @@ describe("assign-roles: invitations through auth (a gRPC double of auth), atomic
   it("invites a new email: auth creates the user and mails the invitation; the member is invited until they set a password", async () => {
     const { organization, owner } = await h.team([]);
     const email = `Newcomer-${randomUUID()}@Example.test`;
-    const queue = randomUUID();
+    const queue = h.queues.add(randomUUID(), organization.id);
     const answer = await assign(organization.id, owner, [{ operation: "invite", email, role: "editor", queue_ids: [queue] }]);
     expect(answer.status).to.equal(200);
 
@@ -220,6 +220,23 @@ describe("assign-roles: invitations through auth (a gRPC double of auth), atomic
       const roles = (await h.memberships(organization.id, answers[0]!.status === 200 ? owner : other)).map((member) => member.role);
       expect(roles.sort()).to.deep.equal(["admin", "owner"]);
     }
+  });
+
+  it("answers 404 for queue_ids naming a queue that does not exist or is another organization's, and changes nothing", async () => {
+    const { organization, owner, members } = await h.team(["editor"]);
+    const elsewhere = h.queues.add(randomUUID(), randomUUID());
+    const own = h.queues.add(randomUUID(), organization.id);
+    const before = await snapshot(organization.id, owner);
+    for (const stranger of [randomUUID(), elsewhere]) {
+      const answer = await assign(organization.id, owner, [
+        { operation: "set_role", user_id: members[0]!.id, role: "viewer", queue_ids: [own] },
+        { operation: "invite", email: h.person("queued").email, role: "editor", queue_ids: [own, stranger] },
+      ]);
+      expect(answer.status).to.equal(404);
+      expect(answer.body.code).to.equal("queue_not_found");
+      expect(answer.body.detail).to.include(stranger);
+    }
+    expect(await snapshot(organization.id, owner)).to.deep.equal(before);
   });
 
   it("keeps queue_ids when set_role leaves them out, gives every queue with null, and drops them for a supervisor", async () => {

@@ -172,7 +172,13 @@ export class Stack {
     this.issuer = await TestIssuer.start();
     this.tap = await EventTap.start(["docex.automation.applied", "docex.document.extracted", "docex.configuration.changed"]);
     const automationGrpcPort = await freePort();
-    const membershipConfig = testServiceConfig("membership", { AUTH_JWKS_URL: this.issuer.jwksUri }, membershipConfigSchema);
+    // Ports chosen first: membership asks the document service whether the queues it is told of exist.
+    const documentGrpcPort = await freePort();
+    const membershipConfig = testServiceConfig(
+      "membership",
+      { AUTH_JWKS_URL: this.issuer.jwksUri, DOCUMENT_GRPC_ADDR: `127.0.0.1:${documentGrpcPort}` },
+      membershipConfigSchema,
+    );
     this.databases.push(membershipConfig.DATABASE_NAME);
     this.membership = await startMembershipService(membershipConfig, { userDirectory: this.directory });
     this.running.push(this.membership);
@@ -182,6 +188,7 @@ export class Stack {
         AUTH_JWKS_URL: this.issuer.jwksUri,
         MEMBERSHIP_GRPC_ADDR: `127.0.0.1:${this.membership.grpcPort}`,
         AUTOMATION_GRPC_ADDR: `127.0.0.1:${automationGrpcPort}`,
+        GRPC_PORT: documentGrpcPort,
         DOCUMENT_PERMISSION_CACHE_MS: 0,
         DOCUMENT_USER_SCHEMA_CACHE_MS: 0,
         // The queue DTO waits for automation's answer; the default 250 ms is tight for a test machine under load.

@@ -80,7 +80,13 @@ export class Stack {
     const running: Array<{ service: RunningService; database: string }> = [];
     const auth = { AUTH_JWKS_URL: issuer.jwksUri, JWT_ISSUER: issuer.issuer, JWT_AUDIENCE: issuer.audience };
     try {
-      const membershipConfig = testServiceConfig("membership", auth, membershipConfigSchema);
+      // Ports chosen first: membership asks the document service whether the queues it is told of exist.
+      const documentGrpcPort = await closedPort();
+      const membershipConfig = testServiceConfig(
+        "membership",
+        { ...auth, DOCUMENT_GRPC_ADDR: `127.0.0.1:${documentGrpcPort}` },
+        membershipConfigSchema,
+      );
       const membership = await startMembershipService(membershipConfig, { userDirectory: directory });
       running.push({ service: membership, database: membershipConfig.DATABASE_NAME });
 
@@ -88,6 +94,7 @@ export class Stack {
         "document",
         {
           ...auth,
+          GRPC_PORT: documentGrpcPort,
           MEMBERSHIP_GRPC_ADDR: `127.0.0.1:${membership.grpcPort}`,
           AUTOMATION_GRPC_ADDR: `127.0.0.1:${await closedPort()}`,
         },

@@ -1,4 +1,4 @@
-import { ConflictError } from "@docex/kit";
+import { ConflictError, NotFoundError } from "@docex/kit";
 import type { AuthUser, UserDirectory } from "../clients/auth.js";
 import type { MembershipStore, Organization, Tx } from "../store/membership-store.js";
 import { organizationNotFound } from "./membership-errors.js";
@@ -6,6 +6,7 @@ import { membershipChanged } from "./membership-events.js";
 import type { RequestContext } from "./organizations.js";
 import { type PlannedChange, planRoleChanges, type RoleOperation } from "./role-plan.js";
 import { type Grant, isEffective } from "./roles.js";
+import type { QueueDirectory } from "./user-schemas.js";
 
 function sameQueues(a: string[] | null, b: string[] | null): boolean {
   if (a === null || b === null) return a === b;
@@ -23,6 +24,7 @@ export class RoleAssignment {
   constructor(
     private readonly store: MembershipStore,
     private readonly directory: UserDirectory,
+    private readonly queues: QueueDirectory,
   ) {}
 
   async apply(organization: Organization, callerId: string, operations: RoleOperation[], ctx: RequestContext): Promise<void> {
@@ -33,8 +35,21 @@ export class RoleAssignment {
       const caller = members.get(callerId);
       if (!caller || !isEffective(caller)) throw organizationNotFound();
       const changes = planRoleChanges(caller, members, operations, usersByEmail);
+      await this.requireQueuesOf(organization, operations, ctx);
       for (const change of changes) await this.applyChange(tx, organization, caller, members, change, ctx);
     });
+  }
+
+  /**
+   * Every queue named in queue_ids must be a queue of the organization: one that does not exist, or is another
+   * organization's, answers 404 like an unknown id anywhere else, and nothing changes. Asked once the plan is
+   * accepted (a bad or forbidden entry answers 400 or 403 first), under the lock like the invitations.
+   */
+  private async requireQueuesOf(organization: Organization, operations: RoleOperation[], ctx: RequestContext): Promise<void> {
+    const named = [...new Set(operations.flatMap((op) => (op.operation === "remove" ? [] : (op.queueIds ?? []))))];
+    const known = await Promise.all(named.map((queueId) => this.queues.queueIn(organization.id, queueId, ctx)));
+    const unknown = named.filter((_, i) => !known[i]);
+    if (unknown.length > 0) throw new NotFoundError(`Queue ${unknown.join(", ")} does not exist.`, "queue_not_found");
   }
 
   /** Which invited emails auth already knows; an email it does not know becomes a new user on invitation. */

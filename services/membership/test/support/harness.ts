@@ -137,6 +137,8 @@ export class MembershipHarness {
   async team(roles: Role[], queueIds: Partial<Record<number, string[]>> = {}) {
     const owner = this.person("owner");
     const organization = await this.createOrganization(owner);
+    // The queues the members are limited to are queues of this organization, as the document service would say.
+    for (const ids of Object.values(queueIds)) for (const queueId of ids ?? []) this.queues.add(queueId, organization.id);
     const members = roles.map((role) => ({ role, person: this.person(role) }));
     if (members.length) {
       const answer = await this.call("POST", `/organizations/${organization.id}/assign-roles`, {

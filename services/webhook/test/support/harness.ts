@@ -106,6 +106,7 @@ export class WebhookHarness {
       JWT_ISSUER: issuer.issuer,
       JWT_AUDIENCE: issuer.audience,
       AUTH_GRPC_ADDR: auth.address,
+      DOCUMENT_GRPC_ADDR: documents.address,
     });
     const membership = await startMembershipService(membershipConfig);
     const bus = await EventBus.connect({
