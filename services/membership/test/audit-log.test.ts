@@ -273,5 +273,18 @@ describe("audit log: one consumer of every event, read by owners and supervisors
     expect(await auditLog.purgeExpired()).to.be.at.least(1);
     const left = await rowsOf("SELECT event_id FROM audit_entries WHERE document_id = $1", [documentId]);
     expect(left.map((row) => row.event_id)).to.deep.equal([created!.id]);
+    // The totals of unfiltered and type-filtered pages come from audit_counts, which the purge kept in step.
+    const counts = await rowsOf(
+      `SELECT c.organization_id, c.type, c.entries::int AS entries, (SELECT count(*)::int FROM audit_entries e
+         WHERE e.organization_id = c.organization_id AND e.type = c.type) AS actual FROM audit_counts c`,
+      [],
+    );
+    expect(counts.length).to.be.greaterThan(0);
+    for (const row of counts) expect(row.entries, `${row.organization_id} ${row.type}`).to.equal(row.actual);
+    const page = (await organizationLog(team.owner, "?type=document")).body.pagination;
+    const exact = await rowsOf("SELECT count(*)::int AS n FROM audit_entries WHERE organization_id = $1 AND type LIKE 'document.%'", [
+      team.organization.id,
+    ]);
+    expect(page.total).to.equal(exact[0]!.n);
   });
 });
