@@ -1,4 +1,7 @@
+import { execFile } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { expect } from "chai";
 import type { Sequelize } from "sequelize";
@@ -6,6 +9,8 @@ import { type DeliveredMessage, EventBus } from "../src/bus/event-bus.js";
 import { kitMigrations, Outbox } from "../src/bus/outbox.js";
 import { connectDatabase, runMigrations } from "../src/db/database.js";
 import { dropDatabase, eventually, natsUrl, serverUrl, silentLogger, uniqueName } from "./support.js";
+
+const run = promisify(execFile);
 
 describe("outbox and JetStream bus (real Postgres and NATS)", () => {
   const database = uniqueName("outbox");
@@ -157,19 +162,22 @@ describe("outbox and JetStream bus (real Postgres and NATS)", () => {
     }
   });
 
-  it("retries a failing handler and dead-letters the event after the last delivery", async () => {
+  it("retries a failing handler, dead-letters the event after the last delivery, and replays it on demand", async () => {
     const durable = `kit_test_${randomBytes(4).toString("hex")}`;
     const failingSubject = `${subject}.failing`;
     const consumerBus = await EventBus.connect({ url: natsUrl, name: durable, logger: silentLogger, namespace });
     let attempts = 0;
+    let broken = true;
+    const handled: unknown[] = [];
     await consumerBus.subscribe({
       durable,
       subject: failingSubject,
       maxDeliver: 3,
       retryDelaysMs: [20],
-      handler: async () => {
+      handler: async (payload) => {
         attempts += 1;
-        throw new Error("handler broken");
+        if (broken) throw new Error("handler broken");
+        handled.push(payload);
       },
     });
     const eventId = randomUUID();
@@ -188,6 +196,43 @@ describe("outbox and JetStream bus (real Postgres and NATS)", () => {
       expect(dead!.header.get("x-original-subject")).to.equal(failingSubject);
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(attempts).to.equal(3);
+
+      // After the outage: replayed, handled once more, and gone from the dead-letter stream.
+      broken = false;
+      const replayed = await bus.replayDeadLetters(durable);
+      expect(replayed).to.deep.equal([{ durable, subject: failingSubject, msgId: eventId }]);
+      await eventually(() => (handled.length === 1 ? true : undefined));
+      expect(handled).to.deep.equal([{ doomed: true }]);
+      const left = await jsm.streams
+        .getMessage(bus.deadLetterStream, { last_by_subj: `${bus.deadLetterPrefix}.${durable}` })
+        .catch(() => null);
+      expect(left).to.equal(null);
+      expect(await bus.replayDeadLetters(durable)).to.deep.equal([]);
+
+      // The operator's command does the same, from any service's image.
+      broken = true;
+      const second = randomUUID();
+      await bus.publish(failingSubject, { doomed: "again" }, { msgId: second });
+      await eventually(async () => {
+        const found = await jsm.streams
+          .getMessage(bus.deadLetterStream, { last_by_subj: `${bus.deadLetterPrefix}.${durable}` })
+          .catch(() => null);
+        return found ? true : undefined;
+      });
+      broken = false;
+      const command = fileURLToPath(new URL("../dist/bus/replay-dead-letters.js", import.meta.url));
+      const { stdout } = await run(process.execPath, [command, durable], {
+        env: {
+          ...process.env,
+          NATS_URL: natsUrl,
+          NATS_STREAM: namespace.stream,
+          NATS_SUBJECT_PREFIX: namespace.subjectPrefix,
+          LOG_LEVEL: "silent",
+        },
+        timeout: 30_000,
+      });
+      expect(stdout).to.include(`${durable}\t${failingSubject}\t${second}`).and.include("replayed 1 dead-lettered event of");
+      await eventually(() => (handled.length === 2 ? true : undefined));
     } finally {
       await consumerBus.close();
     }

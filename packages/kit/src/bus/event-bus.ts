@@ -322,11 +322,58 @@ export class EventBus {
   private async deadLetter(message: JsMsg, durable: string, error: unknown): Promise<void> {
     const headers = natsHeaders();
     headers.set("x-original-subject", this.canonicalSubject(message.subject));
+    const requestId = message.headers?.get("x-request-id");
+    if (requestId) headers.set("x-request-id", requestId);
     headers.set("x-error", (error instanceof Error ? error.message : String(error)).slice(0, 500));
     const msgId = message.headers?.get("Nats-Msg-Id");
     await this.js
       .publish(`${this.deadLetterPrefix}.${durable}`, message.data, { headers, ...(msgId ? { msgID: `${durable}:${msgId}` } : {}) })
       .catch((publishError: unknown) => this.logger.error({ err: publishError }, "dead-letter publish failed"));
+  }
+
+  /**
+   * Puts dead-lettered events back on the stream, oldest first, and removes them from the dead-letter stream:
+   * those of one durable consumer, or all. For after an outage that outlasted a consumer's redeliveries (the
+   * `DocexEventsDeadLettered` alert). An event goes back under its original subject with a new message id, so
+   * every consumer of that subject sees it again; consumers are idempotent, so the ones that handled it before
+   * change nothing. Returns what was replayed.
+   */
+  async replayDeadLetters(
+    durable?: string,
+    limit = 100_000,
+  ): Promise<Array<{ durable: string; subject: string; msgId: string | undefined }>> {
+    const prefix = `${this.deadLetterPrefix}.`;
+    const filter = durable ? `${prefix}${durable}` : `${prefix}>`;
+    const replayed: Array<{ durable: string; subject: string; msgId: string | undefined }> = [];
+    // An ordered consumer reads the dead-letter stream once, oldest first, and leaves nothing behind.
+    const consumer = await this.js.consumers.get(this.deadLetterStream, { filter_subjects: filter });
+    let more = true;
+    while (more && replayed.length < limit) {
+      const batch = await consumer.fetch({ max_messages: Math.min(256, limit - replayed.length), expires: 1_000 });
+      more = false;
+      for await (const message of batch) {
+        more = message.info.pending > 0;
+        const subject = message.headers?.get("x-original-subject");
+        if (!subject) {
+          this.logger.warn({ seq: message.seq, subject: message.subject }, "dead letter without its original subject left in place");
+          continue;
+        }
+        const headers = natsHeaders();
+        const requestId = message.headers?.get("x-request-id");
+        if (requestId) headers.set("x-request-id", requestId);
+        headers.set("x-replayed-from", `${this.deadLetterStream}:${message.seq}`);
+        await this.js.publish(this.wireSubject(subject), message.data, {
+          headers,
+          msgID: `replay:${this.deadLetterStream}:${message.seq}`,
+        });
+        await this.jsm.streams.deleteMessage(this.deadLetterStream, message.seq, false);
+        const consumerName = message.subject.slice(prefix.length);
+        // Dead letters carry `<durable>:<original message id>`.
+        const msgId = message.headers?.get("Nats-Msg-Id")?.replace(`${consumerName}:`, "") || undefined;
+        replayed.push({ durable: consumerName, subject, msgId });
+      }
+    }
+    return replayed;
   }
 
   /** Readiness: the connection is up and the server answers. */
