@@ -15,4 +15,5 @@ export * from "./http/request-id.js";
 export * from "./logger.js";
 export * from "./metrics.js";
 export * from "./runtime.js";
+export * from "./transient-failures.js";
 export * from "./validation.js";

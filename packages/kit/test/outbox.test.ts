@@ -8,6 +8,7 @@ import type { Sequelize } from "sequelize";
 import { type DeliveredMessage, EventBus } from "../src/bus/event-bus.js";
 import { kitMigrations, Outbox } from "../src/bus/outbox.js";
 import { connectDatabase, runMigrations } from "../src/db/database.js";
+import { UpstreamError } from "../src/errors.js";
 import { dropDatabase, eventually, natsUrl, serverUrl, silentLogger, uniqueName } from "./support.js";
 
 const run = promisify(execFile);
@@ -233,6 +234,40 @@ describe("outbox and JetStream bus (real Postgres and NATS)", () => {
       });
       expect(stdout).to.include(`${durable}\t${failingSubject}\t${second}`).and.include("replayed 1 dead-lettered event of");
       await eventually(() => (handled.length === 2 ? true : undefined));
+    } finally {
+      await consumerBus.close();
+    }
+  });
+
+  it("waits out a dependency that is unavailable instead of dead-lettering at the poison limit", async () => {
+    const durable = `kit_test_${randomBytes(4).toString("hex")}`;
+    const waitingSubject = `${subject}.waiting`;
+    const consumerBus = await EventBus.connect({ url: natsUrl, name: durable, logger: silentLogger, namespace });
+    let attempts = 0;
+    const handled: unknown[] = [];
+    const outage = Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" });
+    await consumerBus.subscribe({
+      durable,
+      subject: waitingSubject,
+      maxDeliver: 2,
+      transientMaxDeliver: 50,
+      retryDelaysMs: [10],
+      handler: async (payload) => {
+        attempts += 1;
+        if (attempts <= 4) throw outage; // the database is down for four deliveries, twice the poison limit
+        if (attempts === 5) throw new UpstreamError(503, "document service unavailable", "upstream_unavailable");
+        handled.push(payload);
+      },
+    });
+    try {
+      await bus.publish(waitingSubject, { patient: true }, { msgId: randomUUID() });
+      await eventually(() => (handled.length === 1 ? true : undefined));
+      expect(attempts).to.equal(6);
+      const jsm = await jetstreamManager(bus.connection);
+      const dead = await jsm.streams
+        .getMessage(bus.deadLetterStream, { last_by_subj: `${bus.deadLetterPrefix}.${durable}` })
+        .catch(() => null);
+      expect(dead).to.equal(null);
     } finally {
       await consumerBus.close();
     }

@@ -12,6 +12,7 @@ import {
 import { connect, type NatsConnection, headers as natsHeaders } from "@nats-io/transport-node";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
+import { isTransientFailure } from "../transient-failures.js";
 
 export const STREAM = "DOCEX";
 export const DEAD_LETTER_STREAM = "DOCEX_DLQ";
@@ -51,8 +52,15 @@ export interface SubscriptionOptions {
   durable: string;
   subject: string;
   handler: EventHandler;
-  /** Deliveries before a message goes to the dead-letter stream. */
+  /** Deliveries before a message whose handling keeps failing goes to the dead-letter stream (a poison event). */
   maxDeliver?: number;
+  /**
+   * Deliveries before a message goes to the dead-letter stream while its handling fails only for transient reasons
+   * (the database or a called service unavailable: `isTransientFailure`): an outage is waited out, up to about
+   * this many retries at the last retry delay (by default 200 × 30 s, some 1.5 h), instead of dead-lettering
+   * every event that arrives during it.
+   */
+  transientMaxDeliver?: number;
   ackWaitMs?: number;
   /** Delay before redelivery after a failed attempt, by attempt number (the last one repeats). */
   retryDelaysMs?: number[];
@@ -239,13 +247,14 @@ export class EventBus {
   /** Starts a durable consumer; messages published while it was down are delivered when it starts. */
   async subscribe(options: SubscriptionOptions): Promise<void> {
     const maxDeliver = options.maxDeliver ?? 10;
+    const transientMaxDeliver = Math.max(options.transientMaxDeliver ?? 200, maxDeliver);
     const retryDelays = options.retryDelaysMs ?? [200, 1_000, 5_000, 15_000, 30_000];
     const config = {
       durable_name: options.durable,
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
       filter_subject: this.wireSubject(options.subject),
-      max_deliver: maxDeliver,
+      max_deliver: transientMaxDeliver,
       ack_wait: (options.ackWaitMs ?? 30_000) * NANOS_PER_MS,
       max_ack_pending: Math.max(options.maxInFlight ?? 256, 1),
     };
@@ -274,7 +283,7 @@ export class EventBus {
           current ??= await open();
           if (stopped) break;
           for await (const message of current) {
-            await this.handle(message, options, maxDeliver, retryDelays);
+            await this.handle(message, options, { poison: maxDeliver, transient: transientMaxDeliver }, retryDelays);
           }
         } catch (error) {
           if (stopped) break;
@@ -293,7 +302,12 @@ export class EventBus {
     });
   }
 
-  private async handle(message: JsMsg, options: SubscriptionOptions, maxDeliver: number, retryDelays: number[]): Promise<void> {
+  private async handle(
+    message: JsMsg,
+    options: SubscriptionOptions,
+    maxDeliver: { poison: number; transient: number },
+    retryDelays: number[],
+  ): Promise<void> {
     const delivered: DeliveredMessage = {
       subject: this.canonicalSubject(message.subject),
       msgId: message.headers?.get("Nats-Msg-Id") || undefined,
@@ -306,14 +320,18 @@ export class EventBus {
       message.ack();
       count("ok");
     } catch (error) {
-      if (delivered.deliveryCount >= maxDeliver) {
+      const transient = isTransientFailure(error);
+      if (delivered.deliveryCount >= (transient ? maxDeliver.transient : maxDeliver.poison)) {
         this.logger.error({ err: error, durable: options.durable, subject: message.subject }, "event dead-lettered");
         await this.deadLetter(message, options.durable, error);
         message.term();
         count("dead_letter");
         return;
       }
-      this.logger.warn({ err: error, durable: options.durable, attempt: delivered.deliveryCount }, "event handling failed; will retry");
+      this.logger.warn(
+        { err: error, durable: options.durable, attempt: delivered.deliveryCount, transient },
+        transient ? "event handling failed while a dependency is unavailable; will retry" : "event handling failed; will retry",
+      );
       message.nak(retryDelays[Math.min(delivered.deliveryCount - 1, retryDelays.length - 1)]);
       count("retry");
     }

@@ -4,6 +4,7 @@ import type { Caller } from "../auth/token-verifier.js";
 import { DomainError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError, UpstreamError, ValidationError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
+import { isTransientDatabaseFailure } from "../transient-failures.js";
 import type { ApiDescription } from "./operations.js";
 import { sendProblem } from "./problem.js";
 import type { Readiness } from "./readiness.js";
@@ -167,26 +168,3 @@ export function problemErrorHandler(logger: Logger): ErrorRequestHandler {
 }
 
 /** Postgres codes of a connection that went away: admin shutdown, crash, cannot connect, connection failure. */
-const LOST_CONNECTION_CODES = new Set(["57P01", "57P02", "57P03", "08000", "08001", "08003", "08006"]);
-
-/**
- * A request that failed because the database connection dropped (a failover, a restart, a cut
- * connection) is the server's trouble, not the client's: 503 with Retry-After, not a bare 500.
- */
-export function isTransientDatabaseFailure(error: unknown): boolean {
-  for (
-    let current = error as { name?: string; code?: string; parent?: unknown; original?: unknown; message?: string } | undefined, depth = 0;
-    current && depth < 4;
-    depth++
-  ) {
-    if (
-      typeof current.name === "string" &&
-      /^Sequelize(Connection|ConnectionAcquireTimeout|HostNotReachable|ConnectionRefused)/.test(current.name)
-    )
-      return true;
-    if (typeof current.code === "string" && LOST_CONNECTION_CODES.has(current.code)) return true;
-    if (typeof current.message === "string" && /Connection terminated|terminating connection/i.test(current.message)) return true;
-    current = (current.parent ?? current.original) as typeof current;
-  }
-  return false;
-}

@@ -1,4 +1,4 @@
-import type { EventBus, Logger, Metrics } from "@docex/kit";
+import { type EventBus, isTransientFailure, type Logger, type Metrics } from "@docex/kit";
 import { AckPolicy, type ConsumerMessages, DeliverPolicy, type JsMsg, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { headers as natsHeaders } from "@nats-io/transport-node";
 
@@ -25,6 +25,8 @@ export interface BatchConsumerOptions {
   maxBatch?: number;
   /** Deliveries of one event before it goes to the dead-letter stream. */
   maxDeliver?: number;
+  /** The same while its handling fails only for transient reasons (the kit's `isTransientFailure`): an outage is waited out. */
+  transientMaxDeliver?: number;
   /** Delay before redelivery after a failed attempt, by attempt number (the last one repeats). */
   retryDelaysMs?: number[];
 }
@@ -46,6 +48,7 @@ export class BatchConsumer {
   private working: Promise<void> | undefined;
   private readonly maxBatch: number;
   private readonly maxDeliver: number;
+  private readonly transientMaxDeliver: number;
   private readonly retryDelaysMs: number[];
 
   constructor(
@@ -56,6 +59,7 @@ export class BatchConsumer {
   ) {
     this.maxBatch = options.maxBatch ?? 256;
     this.maxDeliver = options.maxDeliver ?? 10;
+    this.transientMaxDeliver = Math.max(options.transientMaxDeliver ?? 200, this.maxDeliver);
     this.retryDelaysMs = options.retryDelaysMs ?? [200, 1_000, 5_000, 15_000, 30_000];
   }
 
@@ -67,7 +71,7 @@ export class BatchConsumer {
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
       filter_subject: this.bus.wireSubject(this.options.subject),
-      max_deliver: this.maxDeliver,
+      max_deliver: this.transientMaxDeliver,
       ack_wait: this.options.ackWaitMs * NANOS_PER_MS,
       max_ack_pending: this.maxBatch * 4,
     };
@@ -152,7 +156,7 @@ export class BatchConsumer {
 
   private async failed(message: JsMsg, error: unknown): Promise<void> {
     const attempt = message.info.deliveryCount;
-    if (attempt >= this.maxDeliver) {
+    if (attempt >= (isTransientFailure(error) ? this.transientMaxDeliver : this.maxDeliver)) {
       this.logger.error({ err: error, durable: this.options.durable, subject: message.subject }, "event dead-lettered");
       await this.deadLetter(message, error);
       message.term();
