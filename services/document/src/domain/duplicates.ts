@@ -96,7 +96,12 @@ export class DuplicateCheck {
 
   /** `documents` with `duplicates` and the warning, for `actor`. */
   async view(actor: Actor, documents: StoredDocument[]): Promise<DocumentView[]> {
-    const matches = await this.store.findDuplicates(documents.map((document) => document.id));
+    // Only a document with a file, or with a supplier and an invoice id, can have a duplicate: the others cost no query.
+    const comparable = documents.filter((document) => {
+      const keys = duplicateKeysOf(document.annotations);
+      return document.fileSha256 !== null || (keys.supplierKey !== null && keys.invoiceKey !== null);
+    });
+    const matches = await this.store.findDuplicates(comparable.map((document) => document.id));
     const readable = await this.readableTo(actor, [...matches.values()].flat());
     return documents.map((document) => {
       const found = matches.get(document.id) ?? [];
