@@ -3,6 +3,7 @@ export * from "./auth/token-verifier.js";
 export * from "./bus/event-bus.js";
 export * from "./bus/outbox.js";
 export * from "./config.js";
+export * from "./crypto/secret-sealer.js";
 export * from "./db/database.js";
 export * from "./errors.js";
 export * from "./grpc/client.js";

@@ -1,0 +1,41 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+
+const SEALED_PREFIX = "v1.";
+
+/**
+ * AES-256-GCM for secrets at rest under a service's key-encryption key (AUTH_KEY_ENCRYPTION_KEY,
+ * WEBHOOK_KEY_ENCRYPTION_KEY): `v1.` + base64(iv | tag | ciphertext). Each sealed secret is bound to what it
+ * belongs to through the associated data (`context`), so a value copied to another row does not open.
+ */
+export class SecretSealer {
+  /** Short digest of the key-encryption key, stored beside sealed values so that a wrong key is named as such. */
+  readonly fingerprint: string;
+
+  constructor(
+    protected readonly key: Buffer,
+    /** Names the key in the error for a key of the wrong length, e.g. its environment variable. */
+    keyName = "The key-encryption key",
+  ) {
+    if (key.length !== 32) throw new Error(`${keyName} must be 32 bytes.`);
+    this.fingerprint = createHash("sha256").update(key).digest("hex").slice(0, 16);
+  }
+
+  /** `context` says what the plaintext belongs to; opening it under another context fails. */
+  seal(plaintext: string, context: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv("aes-256-gcm", this.key, iv);
+    cipher.setAAD(Buffer.from(context, "utf8"));
+    const ciphertext = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
+    return SEALED_PREFIX + Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString("base64");
+  }
+
+  /** Throws for another key, another context, a tampered value or an unknown format. */
+  open(sealed: string, context: string): string {
+    if (!sealed.startsWith(SEALED_PREFIX)) throw new Error("Unknown sealed-secret format.");
+    const bytes = Buffer.from(sealed.slice(SEALED_PREFIX.length), "base64");
+    const decipher = createDecipheriv("aes-256-gcm", this.key, bytes.subarray(0, 12));
+    decipher.setAAD(Buffer.from(context, "utf8"));
+    decipher.setAuthTag(bytes.subarray(12, 28));
+    return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString("utf8");
+  }
+}
