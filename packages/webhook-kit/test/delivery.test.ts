@@ -5,8 +5,8 @@ import {
   sign,
   type ValidationRequestPayload,
   WebhookPayloadError,
-  WebhookSignatureError,
 } from "../src/index.js";
+import { signatureProblem } from "./signature-problem.js";
 
 const key = "3f6c1a0e9b2d47c8a5e1f0b3d6c9a2e5f8b1c4d7e0a3f6b9c2d5e8f1a4b7c0d3";
 const statusChanged: DocumentStatusChangedPayload = {
@@ -30,16 +30,6 @@ function signedHeaders(body: string): Record<string, string> {
     "x-service-delivery-id": "7d1c0f7e-2f0a-4b8e-9a51-3c4d5e6f7a8b",
     "x-service-timestamp": "1795312800",
   };
-}
-
-function signatureProblem(run: () => unknown): string {
-  try {
-    run();
-  } catch (error) {
-    expect(error).to.be.instanceOf(WebhookSignatureError);
-    return (error as WebhookSignatureError).reason;
-  }
-  throw new Error("expected a WebhookSignatureError");
 }
 
 describe("parseDelivery", () => {
