@@ -54,7 +54,7 @@ describe("audit log: one consumer of every event, read by owners and supervisors
     const where = { document_id: documentId, queue_id: queueId, workspace_id: workspaceId };
     const before = [annotation("invoice_id", "INV-1"), annotation("total_due", "100")];
     const after = [annotation("invoice_id", "INV-1"), annotation("total_due", "120"), annotation("iban", "CZ65")];
-    return [
+    const events = [
       createEvent("document.created", {
         organization_id: organizationId,
         data: { ...where, organization_id: organizationId, file_name: "a.pdf", file_sha256: "b".repeat(64) },
@@ -73,6 +73,9 @@ describe("audit log: one consumer of every event, read by owners and supervisors
         request_id: "req-confirm",
       }),
     ];
+    // A millisecond apart, so that the order by time is the order of the history (equal times fall back to the id).
+    const start = Date.now() - 1_000;
+    return events.map((event, i) => ({ ...event, occurred_at: new Date(start + i).toISOString() }));
   }
 
   it("records a document's history once, with who, what (before and after) and the request; redelivery adds nothing", async () => {
