@@ -54,7 +54,24 @@ describe("SSRF guard (real membership in-process; document service played by a g
       expect(answer.status, url).to.equal(400);
       expect(answer.body.code, url).to.equal("url_not_allowed");
       expect(answer.body.errors[0].path, url).to.equal("url");
+      // The kind of address, never the address a name resolved to (nor an internal host and port).
+      expect(answer.body.errors[0].message, url).to.match(/^the URL's host (is|name resolves to) (a|an) [A-Za-z]/);
+      for (const internal of ["127.0.0.1", "169.254.169.254", "10.0.0.1", "::ffff", "8080"]) {
+        expect(JSON.stringify(answer.body), url).to.not.include(internal);
+      }
     }
+    const metadata = await harness.call("POST", "/webhooks", {
+      as: owner,
+      instance: guarded,
+      body: { url: "https://metadata.test/latest", entity_type: "queue", entity_id: at.queueId },
+    });
+    expect(metadata.body.errors[0].message).to.equal("the URL's host name resolves to a link-local address (cloud metadata lives there)");
+    const mapped = await harness.call("POST", "/webhooks", {
+      as: owner,
+      instance: guarded,
+      body: { url: "https://mapped.test/hook", entity_type: "queue", entity_id: at.queueId },
+    });
+    expect(mapped.body.errors[0].message).to.equal("the URL's host name resolves to an IPv6 address carrying a private address");
     const link = await harness.call("POST", `/queues/${at.queueId}/external-validation-links`, {
       as: owner,
       instance: guarded,
@@ -113,7 +130,8 @@ describe("SSRF guard (real membership in-process; document service played by a g
         return list[0]?.attempts.length ? list : undefined;
       });
       expect(delivery.attempts[0].status_code).to.equal(null);
-      expect(delivery.attempts[0].error).to.match(/^refused: /);
+      expect(delivery.attempts[0].error).to.match(/^refused: the URL's host (is|name resolves to) a loopback address$/);
+      expect(delivery.attempts[0].error).to.not.include("127.0.0.1");
     }
     expect(receiver.requests).to.have.length(0);
     for (const id of ids) await harness.call("DELETE", `/webhooks/${id}`, { as: owner, instance: guarded });
@@ -133,7 +151,7 @@ describe("SSRF guard (real membership in-process; document service played by a g
       const result = await transport.post(url, "{}", { "content-type": "application/json" }, { timeoutMs: 2_000, excerptBytes: 1024 });
       expect(result.refused).to.equal(true);
       expect(result.statusCode).to.equal(null);
-      expect(result.error).to.match(/refused: rebinding\.test resolves to a forbidden address/);
+      expect(result.error).to.equal("refused: the URL's host name resolves to a loopback address");
     } finally {
       await transport.close();
     }

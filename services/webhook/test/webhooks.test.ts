@@ -105,7 +105,8 @@ describe("webhook endpoints (real membership in-process; document service played
     const documents = await harness.call("GET", `/documents/${place.documentId}/webhooks`, { as: editor });
     expect(documents.status).to.equal(200);
     expect(documents.body.data.map((webhook: { id: string }) => webhook.id)).to.deep.equal([made.document]);
-    expect(documents.body.pagination).to.deep.equal({ page: 1, page_size: 20, total: 1, total_pages: 1 });
+    // Without page or page_size, the whole list: one page of everything.
+    expect(documents.body.pagination).to.deep.equal({ page: 1, page_size: 1, total: 1, total_pages: 1 });
     const queues = await harness.call("GET", `/queues/${place.queueId}/webhooks`, { as: editor });
     expect(queues.body.data.map((webhook: { id: string }) => webhook.id)).to.deep.equal([made.queue]);
     const workspaces = await harness.call("GET", `/workspaces/${place.workspaceId}/webhooks`, { as: editor });
@@ -125,6 +126,26 @@ describe("webhook endpoints (real membership in-process; document service played
     expect(byHumanizedId.body.data).to.have.length(1);
     expect(byHumanizedId.body.pagination).to.deep.include({ page: 1, page_size: 1 });
     expect(byHumanizedId.body.pagination.total).to.be.at.least(1);
+  });
+
+  it("the four lists return every webhook of the entity (not the first 20) unless page or page_size is sent", async () => {
+    const place = harness.hierarchy(at.organizationId);
+    const made: string[] = [];
+    for (let index = 0; index < 25; index += 1) {
+      made.push((await harness.createWebhook(owner, { url: `${url}/many/${index}`, entity_type: "queue", entity_id: place.queueId })).id!);
+    }
+    const all = await harness.call("GET", `/queues/${place.queueId}/webhooks`, { as: editor });
+    expect(all.status).to.equal(200);
+    expect(all.body.data.map((webhook: { id: string }) => webhook.id)).to.deep.equal(made);
+    expect(all.body.pagination).to.deep.equal({ page: 1, page_size: 25, total: 25, total_pages: 1 });
+    const third = await harness.call("GET", `/queues/${place.queueId}/webhooks?page=3&page_size=10`, { as: editor });
+    expect(third.body.data.map((webhook: { id: string }) => webhook.id)).to.deep.equal(made.slice(20));
+    expect(third.body.pagination).to.deep.equal({ page: 3, page_size: 10, total: 25, total_pages: 3 });
+    const firstPage = await harness.call("GET", `/queues/${place.queueId}/webhooks?page=1`, { as: editor });
+    expect(firstPage.body.data).to.have.length(20);
+    expect(firstPage.body.pagination).to.deep.equal({ page: 1, page_size: 20, total: 25, total_pages: 2 });
+    const none = await harness.call("GET", `/documents/${place.documentId}/webhooks`, { as: editor });
+    expect(none.body).to.deep.equal({ data: [], pagination: { page: 1, page_size: 0, total: 0, total_pages: 0 } });
   });
 
   it("accepts a queue's humanized id in the list path", async () => {

@@ -71,7 +71,8 @@ export class ReceiverTransport {
       (addresses) => {
         const usable = addresses.filter(({ family }) => !options.family || family === options.family);
         const refusal = this.policy.refusalOf(addresses);
-        if (refusal) return callback(new TargetRefusedError(`refused: ${hostname} resolves to a forbidden address (${refusal})`), []);
+        // The kind of address, not the address: the error is shown in the delivery's attempts.
+        if (refusal) return callback(new TargetRefusedError(`refused: the URL's host name resolves to ${refusal}`), []);
         const first = usable[0];
         if (!first) return callback(Object.assign(new Error(`${hostname} has no usable address`), { code: "ENOTFOUND" }), []);
         if (options.all) callback(null, usable);
@@ -88,7 +89,7 @@ export class ReceiverTransport {
     const host = hostOf(target);
     if (isIP(host)) {
       const refusal = this.policy.refusalOf([{ address: host, family: isIP(host) }]);
-      if (refusal) return { ...NO_ANSWER, error: `refused: ${refusal}`, refused: true, durationMs: elapsed() };
+      if (refusal) return { ...NO_ANSWER, error: `refused: the URL's host is ${refusal}`, refused: true, durationMs: elapsed() };
     }
     try {
       // headersTimeout bounds the wait for the answer (the 10 s of "a 2xx within 10 s"); bodyTimeout each pause in its body.

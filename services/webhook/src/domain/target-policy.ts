@@ -6,39 +6,60 @@ import { BlockList, isIP } from "node:net";
  * private, link-local, CGNAT, multicast, unspecified and reserved ranges are refused, also when they hide
  * inside IPv6 (IPv4-mapped, IPv4-compatible, NAT64, 6to4).
  */
-const FORBIDDEN_V4: Array<[string, number]> = [
-  ["0.0.0.0", 8], // "this network", unspecified
-  ["10.0.0.0", 8], // private
-  ["100.64.0.0", 10], // CGNAT
-  ["127.0.0.0", 8], // loopback
-  ["169.254.0.0", 16], // link-local, cloud metadata
-  ["172.16.0.0", 12], // private
-  ["192.0.0.0", 24], // IETF protocol assignments
-  ["192.0.2.0", 24], // documentation
-  ["192.88.99.0", 24], // 6to4 relay anycast
-  ["192.168.0.0", 16], // private
-  ["198.18.0.0", 15], // benchmarking
-  ["198.51.100.0", 24], // documentation
-  ["203.0.113.0", 24], // documentation
-  ["224.0.0.0", 4], // multicast
-  ["240.0.0.0", 4], // reserved, broadcast
+/** What kind of address a range holds, as refusals say it: never the address itself (it may be internal). */
+const LOOPBACK = "a loopback address";
+const PRIVATE = "a private address";
+const LINK_LOCAL = "a link-local address (cloud metadata lives there)";
+const SHARED = "a shared (carrier-grade NAT) address";
+const UNSPECIFIED = "an unspecified address";
+const MULTICAST = "a multicast address";
+const DOCUMENTATION = "a documentation address";
+const RESERVED = "a reserved address";
+
+const FORBIDDEN_V4: Array<[string, number, string]> = [
+  ["0.0.0.0", 8, UNSPECIFIED], // "this network"
+  ["10.0.0.0", 8, PRIVATE],
+  ["100.64.0.0", 10, SHARED], // CGNAT
+  ["127.0.0.0", 8, LOOPBACK],
+  ["169.254.0.0", 16, LINK_LOCAL], // cloud metadata
+  ["172.16.0.0", 12, PRIVATE],
+  ["192.0.0.0", 24, RESERVED], // IETF protocol assignments
+  ["192.0.2.0", 24, DOCUMENTATION],
+  ["192.88.99.0", 24, RESERVED], // 6to4 relay anycast
+  ["192.168.0.0", 16, PRIVATE],
+  ["198.18.0.0", 15, RESERVED], // benchmarking
+  ["198.51.100.0", 24, DOCUMENTATION],
+  ["203.0.113.0", 24, DOCUMENTATION],
+  ["224.0.0.0", 4, MULTICAST],
+  ["240.0.0.0", 4, RESERVED], // reserved, broadcast
 ];
 
-const FORBIDDEN_V6: Array<[string, number]> = [
-  ["::", 128], // unspecified
-  ["::1", 128], // loopback
-  ["100::", 64], // discard-only
-  ["2001:db8::", 32], // documentation
-  ["fc00::", 7], // unique local
-  ["fe80::", 10], // link-local
-  ["fec0::", 10], // site-local (deprecated)
-  ["ff00::", 8], // multicast
+const FORBIDDEN_V6: Array<[string, number, string]> = [
+  ["::", 128, UNSPECIFIED],
+  ["::1", 128, LOOPBACK],
+  ["100::", 64, RESERVED], // discard-only
+  ["2001:db8::", 32, DOCUMENTATION],
+  ["fc00::", 7, PRIVATE], // unique local
+  ["fe80::", 10, LINK_LOCAL],
+  ["fec0::", 10, PRIVATE], // site-local (deprecated)
+  ["ff00::", 8, MULTICAST],
 ];
 
-const forbiddenV4 = new BlockList();
-for (const [network, prefix] of FORBIDDEN_V4) forbiddenV4.addSubnet(network, prefix, "ipv4");
-const forbiddenV6 = new BlockList();
-for (const [network, prefix] of FORBIDDEN_V6) forbiddenV6.addSubnet(network, prefix, "ipv6");
+/** One BlockList per range, so that a refusal can say which kind of address it met. */
+function rangesOf(ranges: Array<[string, number, string]>, family: "ipv4" | "ipv6"): Array<[BlockList, string]> {
+  return ranges.map(([network, prefix, kind]) => {
+    const list = new BlockList();
+    list.addSubnet(network, prefix, family);
+    return [list, kind];
+  });
+}
+
+const forbiddenV4 = rangesOf(FORBIDDEN_V4, "ipv4");
+const forbiddenV6 = rangesOf(FORBIDDEN_V6, "ipv6");
+
+function kindIn(ranges: Array<[BlockList, string]>, address: string, family: "ipv4" | "ipv6"): string | undefined {
+  return ranges.find(([list]) => list.check(address, family))?.[1];
+}
 
 /** The 16 bytes of an IPv6 address (`::ffff:127.0.0.1` and `::ffff:7f00:1` alike). */
 function ipv6Bytes(address: string): Buffer {
@@ -72,17 +93,22 @@ function embeddedIpv4(bytes: Buffer): string | undefined {
   return undefined;
 }
 
-/** Why an IP address may not be a target, or undefined when it may. */
+/**
+ * What kind of forbidden address this is ("a loopback address", "an IPv6 address carrying a private address", …),
+ * or undefined when it may be a target. The kind, never the address: refusals are shown to callers, and the
+ * address a name resolves to may be internal.
+ */
 export function forbiddenAddressReason(address: string): string | undefined {
   const family = isIP(address);
-  if (family === 4) return forbiddenV4.check(address, "ipv4") ? `${address} is a loopback, private or reserved address` : undefined;
-  if (family !== 6) return `${address} is not an IP address`;
+  if (family === 4) return kindIn(forbiddenV4, address, "ipv4");
+  if (family !== 6) return "not an IP address";
   const bytes = ipv6Bytes(address);
   const normalised = bytes.toString("hex").replace(/(.{4})(?!$)/g, "$1:");
-  if (forbiddenV6.check(normalised, "ipv6")) return `${address} is a loopback, private or reserved address`;
+  const kind = kindIn(forbiddenV6, normalised, "ipv6");
+  if (kind) return kind;
   const inner = embeddedIpv4(bytes);
-  if (inner && forbiddenV4.check(inner, "ipv4")) return `${address} carries the loopback, private or reserved address ${inner}`;
-  return undefined;
+  const innerKind = inner ? kindIn(forbiddenV4, inner, "ipv4") : undefined;
+  return innerKind ? `an IPv6 address carrying ${innerKind}` : undefined;
 }
 
 export interface ResolvedAddress {
@@ -121,8 +147,8 @@ export class TargetPolicy {
     if (this.allowPrivate) return { allowed: true };
     const host = hostOf(url);
     if (isIP(host)) {
-      const reason = forbiddenAddressReason(host);
-      return reason ? { allowed: false, reason } : { allowed: true };
+      const kind = forbiddenAddressReason(host);
+      return kind ? { allowed: false, reason: `the URL's host is ${kind}` } : { allowed: true };
     }
     let addresses: ResolvedAddress[];
     try {
@@ -130,14 +156,14 @@ export class TargetPolicy {
     } catch {
       return { allowed: true };
     }
-    for (const { address } of addresses) {
-      const reason = forbiddenAddressReason(address);
-      if (reason) return { allowed: false, reason: `${host} resolves to ${address}: ${reason}` };
-    }
-    return { allowed: true };
+    const kind = this.refusalOf(addresses);
+    return kind ? { allowed: false, reason: `the URL's host name resolves to ${kind}` } : { allowed: true };
   }
 
-  /** The same rule for a connection about to be made: every address the name resolved to must be allowed. */
+  /**
+   * The same rule for a connection about to be made: every address the name resolved to must be allowed. Answers
+   * the kind of the first forbidden address (see forbiddenAddressReason), never the address.
+   */
   refusalOf(addresses: ResolvedAddress[]): string | undefined {
     if (this.allowPrivate) return undefined;
     for (const { address } of addresses) {

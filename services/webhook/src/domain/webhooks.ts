@@ -138,8 +138,8 @@ export class Webhooks {
     });
   }
 
-  /** The webhooks attached to the entity itself (not those of its ancestors), oldest first. */
-  async of(actor: Actor, entityType: EntityType, idOrHumanized: string, page: Page): Promise<Paged<Webhook>> {
+  /** The webhooks attached to the entity itself (not those of its ancestors), oldest first; all of them without `page`. */
+  async of(actor: Actor, entityType: EntityType, idOrHumanized: string, page?: Page): Promise<Paged<Webhook>> {
     const entity = await this.access.visibleEntity(actor, entityType, idOrHumanized);
     return this.store.webhooksOf(entityType, entity.entityId, page);
   }

@@ -1,4 +1,5 @@
 import { documentStatusChangedPayloadSchema, queueCreatedPayloadSchema } from "@docex/events";
+import { paginationSchema } from "@docex/kit";
 import { z } from "zod";
 import { HEALTH_WINDOW, type ReceiverHealthReport } from "../domain/receiver-health.js";
 import {
@@ -196,3 +197,16 @@ export function receiverHealthResponse(health: ReceiverHealthReport): z.infer<ty
 export function paginationOf(page: number, pageSize: number, total: number) {
   return { page, page_size: pageSize, total, total_pages: Math.ceil(total / pageSize) };
 }
+
+/** Pagination of a whole list (the four webhook lists without `page`/`page_size`): one page holding everything. */
+export function wholeListPagination(total: number) {
+  return { page: 1, page_size: total, total, total_pages: total === 0 ? 0 : 1 };
+}
+
+/** The four webhook lists: API.md's pagination, except that a whole list's `page_size` is its `total` (0 or above 100 too). */
+export const webhookListSchema = z.object({
+  data: z.array(webhookSchema),
+  pagination: paginationSchema.extend({
+    page_size: z.number().int().min(0).describe("`total` when the whole list was asked for (no page or page_size); else 1..100"),
+  }),
+});

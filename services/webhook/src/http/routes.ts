@@ -29,10 +29,19 @@ import {
   signingKeySchema,
   validationLinkResponse,
   validationLinkSchema,
+  webhookListSchema,
   webhookResponse,
   webhookSchema,
+  wholeListPagination,
 } from "./responses.js";
-import { createWebhookBody, deliveriesQuery, pageQuery, patchWebhookBody, validationLinkBody, validationTypeParam } from "./schemas.js";
+import {
+  createWebhookBody,
+  deliveriesQuery,
+  entityListQuery,
+  patchWebhookBody,
+  validationLinkBody,
+  validationTypeParam,
+} from "./schemas.js";
 
 const API = "/api/v2";
 const WEBHOOKS = `${API}/webhooks`;
@@ -278,17 +287,26 @@ export function webhookHttp(domain: WebhookDomain, verifier: TokenVerifier): Web
           path: `${API}/${prefix}/{${param}}/webhooks`,
           operationId,
           summary: `List the webhooks attached to a ${entityType}`,
-          description: "The entity's own webhooks, not those of its ancestors; oldest first.",
+          description:
+            "The entity's own webhooks, not those of its ancestors; oldest first. Without `page` and `page_size` every webhook of the " +
+            "entity is returned (pagination then says page 1 of 1, `page_size` = `total`); with either, a page of `page_size` (default 20).",
           tags: WEBHOOK_TAGS,
           params: { [param]: description },
-          query: pageQuery,
-          responses: { 200: { description: "A page of webhooks", schema: pageOf(webhookSchema) } },
+          query: entityListQuery,
+          responses: { 200: { description: "The entity's webhooks, or a page of them", schema: webhookListSchema } },
           problems: [404],
         },
         auth,
         async ({ params, query }, req, res) => {
-          const page = await webhooks.of(actorOf(req), entityType, params[param] ?? "", { page: query.page, pageSize: query.page_size });
-          res.json({ data: page.items.map(webhookResponse), pagination: paginationOf(query.page, query.page_size, page.total) });
+          const ref = params[param] ?? "";
+          if (query.page === undefined && query.page_size === undefined) {
+            const all = await webhooks.of(actorOf(req), entityType, ref);
+            res.json({ data: all.items.map(webhookResponse), pagination: wholeListPagination(all.total) });
+            return;
+          }
+          const [number, size] = [query.page ?? 1, query.page_size ?? 20];
+          const page = await webhooks.of(actorOf(req), entityType, ref, { page: number, pageSize: size });
+          res.json({ data: page.items.map(webhookResponse), pagination: paginationOf(number, size, page.total) });
         },
       );
     }

@@ -72,6 +72,15 @@ export const pageQuery = z.object({
   page_size: z.coerce.number().int().min(1).max(100).default(20),
 });
 
+/**
+ * The four "webhooks of an entity" lists: the spec answers "data: array of webhook records", so without `page` and
+ * `page_size` every webhook of the entity is returned; with either, API.md's pages (page from 1, size 1..100, default 20).
+ */
+export const entityListQuery = z.object({
+  page: z.coerce.number().int().min(1).optional(),
+  page_size: z.coerce.number().int().min(1).max(100).optional(),
+});
+
 /** `status` takes one status, several comma-separated, or the parameter repeated. */
 export const deliveriesQuery = pageQuery.extend({
   status: z

@@ -137,13 +137,13 @@ export class WebhookStore {
     return rows.length > 0;
   }
 
-  /** The webhooks attached to one entity itself, oldest first. */
-  async webhooksOf(entityType: EntityType, entityId: string, page: Page): Promise<Paged<Webhook>> {
+  /** The webhooks attached to one entity itself, oldest first: all of them without `page`, else that page. */
+  async webhooksOf(entityType: EntityType, entityId: string, page?: Page): Promise<Paged<Webhook>> {
     const [items, count] = await Promise.all([
       this.sql.rows<Webhook>(
         `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE entity_type = $1 AND entity_id = $2
          ORDER BY created_at, id LIMIT $3 OFFSET $4`,
-        [entityType, entityId, page.pageSize, (page.page - 1) * page.pageSize],
+        [entityType, entityId, page ? page.pageSize : null, page ? (page.page - 1) * page.pageSize : 0],
       ),
       this.sql.one<{ total: number }>(`SELECT count(*)::int AS total FROM webhooks WHERE entity_type = $1 AND entity_id = $2`, [
         entityType,
