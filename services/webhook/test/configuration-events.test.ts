@@ -5,6 +5,8 @@ import { type Person, WebhookHarness } from "./support/harness.js";
 
 type ConfigurationChanged = DocexEvent<"configuration.changed">;
 
+const DESTINATION = "0b7c7f4e-3f1c-4f39-9d2c-0e1b2a3c4d5e";
+
 describe("configuration.changed for the audit log, through the outbox (real Postgres, NATS, membership and receivers; document service played by a gRPC double)", function () {
   this.timeout(60_000);
   let harness: WebhookHarness;
@@ -40,9 +42,7 @@ describe("configuration.changed for the audit log, through the outbox (real Post
     });
     expect(created.status).to.equal(201);
     const id = created.body.data.id as string;
-    expect((await harness.call("PATCH", `/webhooks/${id}`, { as: owner, body: { signature_verification: "enabled" } })).status).to.equal(
-      200,
-    );
+    expect((await harness.call("PATCH", `/webhooks/${id}`, { as: owner, body: { destination_id: DESTINATION } })).status).to.equal(200);
     expect((await harness.call("DELETE", `/webhooks/${id}`, { as: owner })).status).to.equal(204);
 
     const [create, update, remove] = await eventsOf(id, 3);
@@ -59,8 +59,8 @@ describe("configuration.changed for the audit log, through the outbox (real Post
       status: "active",
     });
     expect(update!.data.change).to.equal("updated");
-    expect(update!.data.previous).to.deep.include({ signature_verification: "disabled" });
-    expect(update!.data.current).to.deep.include({ signature_verification: "enabled" });
+    expect(update!.data.previous).to.deep.include({ destination_id: null });
+    expect(update!.data.current).to.deep.include({ destination_id: DESTINATION });
     expect(remove!.data).to.deep.include({ change: "deleted", current: null });
     expect(JSON.stringify([create, update, remove])).to.not.include("s3cret-token");
   });

@@ -15,6 +15,8 @@ describe("external validation links (real membership in-process; document servic
     [editor] = team.members as [Person];
     at = harness.hierarchy(team.organization.id);
     url = `${(await harness.receiver()).url}/validate`;
+    // Signing on needs the organization's key (409 signing_key_missing otherwise).
+    await harness.call("POST", `/organizations/${team.organization.id}/webhook-signing-key`, { as: owner });
   });
 
   after(async () => {

@@ -18,6 +18,8 @@ describe("webhook endpoints (real membership in-process; document service played
     at = harness.hierarchy(team.organization.id);
     organizationHumanizedId = team.organization.humanized_id;
     url = `${(await harness.receiver()).url}/hooks`;
+    // Signing on needs the organization's key (409 signing_key_missing otherwise).
+    await harness.call("POST", `/organizations/${team.organization.id}/webhook-signing-key`, { as: owner });
   });
 
   after(async () => {

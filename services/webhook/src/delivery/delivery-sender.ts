@@ -4,6 +4,7 @@ import type { RetryPolicy } from "../domain/retry-policy.js";
 import { parseRetryAfter } from "../domain/retry-policy.js";
 import { requestSignatureHeaders, type SigningKeySet } from "../domain/signature.js";
 import type { SigningKeys } from "../domain/signing-keys.js";
+import { SIGNING_KEY_MISSING_REASON } from "../domain/signing-requirement.js";
 import type { ClaimedDelivery, DeliveryOutcome, DeliveryStore } from "../store/delivery-store.js";
 import type { DeliveryMetrics } from "./delivery-metrics.js";
 import { EndpointBreakers } from "./endpoint-breakers.js";
@@ -186,6 +187,12 @@ export class DeliverySender {
       return;
     }
     const keys = this.keysOf(delivery);
+    if (delivery.signatureVerification === "enabled" && !keys) {
+      // Signing on, no key (a row from before create and PATCH refused that): fail closed, never send unsigned. The
+      // attempt fails and is retried on the schedule, so a key created meanwhile signs the next one.
+      this.failUnsent(delivery, SIGNING_KEY_MISSING_REASON);
+      return;
+    }
     const startedAt = new Date();
     const headers: Record<string, string> = {
       "content-type": "application/json",
@@ -231,6 +238,31 @@ export class DeliverySender {
     const retryAfter = result.statusCode === null ? undefined : parseRetryAfter(result.headers["retry-after"], now);
     const next = this.options.retry.afterFailure(delivery.attempt, delivery.maxAttempts, now, retryAfter);
     metrics.outcomes.inc({ outcome: next.kind === "retry" ? "retry_scheduled" : "failed" });
+    this.push({
+      id: delivery.id,
+      leaseToken: delivery.leaseToken,
+      attempt,
+      status: next.kind === "retry" ? "pending" : "failed",
+      delayMs: next.kind === "retry" ? next.at.getTime() - now.getTime() : 0,
+      error,
+    });
+  }
+
+  /** A failed attempt that sent nothing (and says why); retried on the schedule like any other failure. */
+  private failUnsent(delivery: ClaimedDelivery, error: string): void {
+    const now = new Date();
+    const next = this.options.retry.afterFailure(delivery.attempt, delivery.maxAttempts, now, undefined);
+    this.options.metrics.outcomes.inc({ outcome: next.kind === "retry" ? "retry_scheduled" : "failed" });
+    const attempt = {
+      number: delivery.attempt,
+      startedAt: now,
+      durationMs: 0,
+      statusCode: null,
+      error,
+      responseExcerpt: null,
+      succeeded: false,
+      manual: delivery.manual,
+    };
     this.push({
       id: delivery.id,
       leaseToken: delivery.leaseToken,

@@ -4,6 +4,7 @@ import type { WebhookStore } from "../store/webhook-store.js";
 import type { AccessControl, Actor } from "./access.js";
 import { linkChanged } from "./configuration-events.js";
 import type { FailurePolicy, SignatureVerification, ValidationLink, ValidationType } from "./records.js";
+import { requireSigningKeyFor } from "./signing-requirement.js";
 import { requireAllowedTarget } from "./target-check.js";
 import type { TargetPolicy } from "./target-policy.js";
 
@@ -37,6 +38,9 @@ export class ValidationLinks {
 
   async save(actor: Actor, queueRef: string, input: ValidationLinkInput): Promise<{ link: ValidationLink; created: boolean }> {
     const queue = await this.manageableQueue(actor, queueRef);
+    // The state after the save: left out, signing keeps the existing link's value.
+    const signing = input.signatureVerification ?? (await this.store.findValidationLink(queue.entityId, input.type))?.signatureVerification;
+    await requireSigningKeyFor(this.store, queue.organizationId, signing ?? "disabled");
     await requireAllowedTarget(this.targets, input.url);
     return this.store.transaction(async (tx) => {
       const before = await this.store.findValidationLink(queue.entityId, input.type, tx);

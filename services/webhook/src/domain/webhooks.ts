@@ -14,6 +14,7 @@ import {
   type Webhook,
   type WebhookType,
 } from "./records.js";
+import { requireSigningKeyFor } from "./signing-requirement.js";
 import { requireAllowedTarget } from "./target-check.js";
 import type { TargetPolicy } from "./target-policy.js";
 
@@ -64,6 +65,7 @@ export class Webhooks {
     const entity = await this.access.visibleEntity(actor, input.entityType, input.entityId);
     const notFound = () => new NotFoundError(`No ${input.entityType} ${input.entityId}.`, `${input.entityType}_not_found`);
     await this.access.require(actor, "queue.manage", { organizationId: entity.organizationId, queueId: entity.queueId }, notFound);
+    await requireSigningKeyFor(this.store, entity.organizationId, input.signatureVerification);
     await requireAllowedTarget(this.targets, input.url);
     try {
       return await this.store.transaction(async (tx) => {
@@ -111,7 +113,9 @@ export class Webhooks {
 
   /** Any PATCH of a disabled webhook enables it again (the integrator has looked at it) and starts its failure run afresh. */
   async update(actor: Actor, id: string, patch: WebhookPatch): Promise<Webhook> {
-    await this.manageable(actor, id);
+    const current = await this.manageable(actor, id);
+    // The state after the change: a PATCH that leaves signing on in an organization without a key is refused too.
+    await requireSigningKeyFor(this.store, current.organizationId, patch.signatureVerification ?? current.signatureVerification);
     if (patch.url !== undefined) await requireAllowedTarget(this.targets, patch.url);
     try {
       return await this.store.transaction(async (tx) => {

@@ -85,6 +85,15 @@ export class ExternalValidation {
     const target = await this.deps.targets.find(call.type, call);
     if (!target) return { outcome: "no_validator" };
     const { signingKeys, failurePolicy } = target;
+    if (target.signingKeyMissing) {
+      // Fail closed: an unsigned call whose answer nobody checks is what signing on was meant to prevent.
+      return {
+        outcome: "unavailable",
+        reason: "it was not called: signature verification is on but the organization has no webhook signing key",
+        durationMs: 0,
+        failurePolicy,
+      };
+    }
     const body = JSON.stringify({
       document_id: call.documentId,
       queue_id: call.queueId,

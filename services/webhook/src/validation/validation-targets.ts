@@ -19,6 +19,8 @@ export interface ValidationTarget {
   signingKeys: SigningKeySet | undefined;
   /** What the document service makes of an unavailable or rejected answer (deprecated webhooks: `allow`). */
   failurePolicy: FailurePolicy;
+  /** Signing is on but the organization has no key: the target is not called (fail closed), the outcome is `unavailable`. */
+  signingKeyMissing: boolean;
 }
 
 export interface DocumentScope {
@@ -33,7 +35,7 @@ export interface DocumentScope {
  * validation link of the type; where the queue has none, the nearest validation webhook created through the
  * deprecated `POST /webhooks` (document, queue, workspace, organization; the oldest at that level). One target
  * answers: the others are not called, since a document takes one answer. Signing follows deliveries: with
- * signing on but no key in the organization, the call goes unsigned and the answer unchecked.
+ * signing on but no key in the organization, nothing is called (fail closed: never unsigned, never unchecked).
  */
 export class ValidationTargets {
   constructor(
@@ -57,6 +59,7 @@ export class ValidationTargets {
       url: target.url,
       signingKeys,
       failurePolicy: target.failurePolicy,
+      signingKeyMissing: target.signatureVerification === "enabled" && !signingKeys,
     };
   }
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createEvent, type DocexEvent, eventSubject, parseEvent } from "@docex/events";
-import { createLogger, EventBus, type RunningService } from "@docex/kit";
+import { createLogger, databaseUrl, EventBus, type RunningService } from "@docex/kit";
 import { configSchema as membershipConfigSchema, startMembershipService } from "@docex/membership";
 import {
   dropDatabase,
@@ -11,6 +11,7 @@ import {
   testNatsUrl,
   uniqueDatabaseName,
 } from "@docex/testkit";
+import pg from "pg";
 import { configSchema, startWebhookService, type WebhookConfig, type WebhookServiceOptions } from "../../src/service.js";
 import { AuthDouble } from "./auth-double.js";
 import { DocumentDouble } from "./document-double.js";
@@ -178,6 +179,20 @@ export class WebhookHarness {
     const response = await fetch(`http://127.0.0.1:${port}/api/v2${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
     const text = await response.text();
     return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+  }
+
+  /**
+   * A statement straight on an instance's database (the first one's by default): rows the API would refuse to write
+   * today, such as those saved before a rule existed.
+   */
+  async sql<T extends Record<string, unknown>>(text: string, params: unknown[] = [], instance = this.webhook): Promise<T[]> {
+    const client = new pg.Client({ connectionString: databaseUrl(testDatabaseServerUrl(), instance.config.DATABASE_NAME) });
+    await client.connect();
+    try {
+      return (await client.query<T>(text, params)).rows;
+    } finally {
+      await client.end();
+    }
   }
 
   /** An organization in membership (the owner is its owner) that the document double knows too. */
