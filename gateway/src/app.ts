@@ -1,5 +1,4 @@
 import {
-  bearerTokenOf,
   type Logger,
   MethodNotAllowedError,
   type Metrics,
@@ -10,9 +9,9 @@ import {
   RateLimitedError,
   type Readiness,
   requestIdFrom,
+  requireBearerToken,
   type ServiceName,
   sendProblem,
-  UnauthorizedError,
 } from "@docex/kit";
 import express, { type Express, type Request, type RequestHandler, type Response } from "express";
 import { type RateLimitInfo, rateLimit } from "express-rate-limit";
@@ -170,8 +169,12 @@ const enforceBodyLimit: RequestHandler = (req, res, next) => {
 function authenticateUnlessPublic(verifier: GatewayDeps["verifier"]): RequestHandler {
   return (req, res, next) => {
     if (localsOf(res).route!.access === "public") return next();
-    const token = bearerTokenOf(req.headers.authorization);
-    if (!token) return next(new UnauthorizedError("A bearer access token is required.", "missing_token"));
+    let token: string;
+    try {
+      token = requireBearerToken(req.headers.authorization);
+    } catch (error) {
+      return next(error);
+    }
     verifier.verify(token).then((caller) => {
       req.caller = caller;
       next();

@@ -21,6 +21,13 @@ export const gatewayConfigSchema = z
     JWT_AUDIENCE: z.string().min(1).default("docex-api"),
     /** Requests per client address and minute; 0 turns the limit off. */
     GATEWAY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
+    /** Largest request head (request line and headers) accepted; larger is 431. Node's default, 16 KiB. */
+    GATEWAY_MAX_HEADER_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .max(1024 * 1024)
+      .default(16 * 1024),
     GATEWAY_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(20_000),
   })

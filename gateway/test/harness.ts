@@ -34,8 +34,13 @@ export class EchoService {
 
   private constructor(private readonly server: Server) {}
 
-  static async start(issuer: TestIssuer): Promise<EchoService> {
-    const verifier = new TokenVerifier({ jwksUri: issuer.jwksUri, issuer: issuer.issuer, audience: issuer.audience });
+  static async start(issuer: TestIssuer, options: { jwksCooldownMs?: number } = {}): Promise<EchoService> {
+    const verifier = new TokenVerifier({
+      jwksUri: issuer.jwksUri,
+      issuer: issuer.issuer,
+      audience: issuer.audience,
+      jwksCooldownMs: options.jwksCooldownMs,
+    });
     let service: EchoService | undefined;
     const app = createHttpApp({
       logger: createLogger("echo", "silent"),
@@ -96,6 +101,10 @@ export interface GatewayTestOptions {
   urls?: Partial<Record<ServiceName, string>>;
   rateLimitPerMinute?: number;
   upstreamTimeoutMs?: number;
+  /** Least time between JWKS refetches caused by unknown kids; kit's default (30 s) unless given. */
+  jwksCooldownMs?: number;
+  /** The server's header limit; Node's default unless given. */
+  maxHeaderSize?: number;
   configure?: (deps: GatewayDeps) => void;
 }
 
@@ -111,14 +120,19 @@ export async function startGateway(options: GatewayTestOptions): Promise<Running
     metrics: new Metrics("gateway", { defaultMetrics: false }),
     readiness: new Readiness(),
     verifier: new CachedTokenVerifier(
-      new TokenVerifier({ jwksUri: options.issuer.jwksUri, issuer: options.issuer.issuer, audience: options.issuer.audience }),
+      new TokenVerifier({
+        jwksUri: options.issuer.jwksUri,
+        issuer: options.issuer.issuer,
+        audience: options.issuer.audience,
+        jwksCooldownMs: options.jwksCooldownMs,
+      }),
     ),
     upstreams,
     rateLimitPerMinute: options.rateLimitPerMinute ?? 0,
     upstreamTimeoutMs: options.upstreamTimeoutMs ?? 5_000,
   };
   options.configure?.(deps);
-  const server = await listen(createGateway(deps), "127.0.0.1", 0);
+  const server = await listen(createGateway(deps), "127.0.0.1", 0, { maxHeaderSize: options.maxHeaderSize });
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     metrics: deps.metrics,

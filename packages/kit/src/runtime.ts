@@ -1,5 +1,7 @@
-import type { Server } from "node:http";
+import { randomUUID } from "node:crypto";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import type { Express } from "express";
 import type { Sequelize } from "sequelize";
 import type { z } from "zod";
@@ -162,12 +164,66 @@ export async function serve(infra: Infrastructure, options: ServeOptions): Promi
   return { name: infra.name, httpPort, grpcPort, stop };
 }
 
-export function listen(app: Express, host: string, port: number): Promise<Server> {
+export interface ListenOptions {
+  /** Largest request head (request line and headers) accepted; Node's default (16 KiB) unless given. Larger is 431. */
+  maxHeaderSize?: number;
+}
+
+export function listen(app: Express, host: string, port: number, options: ListenOptions = {}): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(server)));
+    const server = createServer({ maxHeaderSize: options.maxHeaderSize }, app);
     server.keepAliveTimeout = 65_000;
     server.headersTimeout = 66_000;
+    server.on("clientError", answerClientError);
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve(server);
+    });
   });
+}
+
+const CLIENT_ERRORS: Record<string, { status: number; title: string; code: string; detail: string }> = {
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    title: "Request Header Fields Too Large",
+    code: "headers_too_large",
+    detail: "The request's headers are larger than this server accepts.",
+  },
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    status: 408,
+    title: "Request Timeout",
+    code: "request_timeout",
+    detail: "The request took too long to arrive.",
+  },
+};
+const MALFORMED = { status: 400, title: "Bad Request", code: "malformed_request", detail: "The request is not valid HTTP." };
+
+/**
+ * A request Node's parser refuses before any handler sees it (headers over the limit, broken
+ * HTTP, too slow) is answered with problem+json like everything else, instead of Node's bare
+ * status line, and the connection is closed.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  const pending = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+  if (error.code === "ECONNRESET" || !socket.writable || pending?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const answer = CLIENT_ERRORS[error.code ?? ""] ?? MALFORMED;
+  const body = JSON.stringify({
+    type: `/problems/${answer.code}`,
+    title: answer.title,
+    status: answer.status,
+    detail: answer.detail,
+    code: answer.code,
+    errors: [],
+    request_id: randomUUID(),
+  });
+  socket.end(
+    `HTTP/1.1 ${answer.status} ${answer.title}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    () => socket.destroy(),
+  );
 }
 
 /** Stops accepting connections, lets in-flight requests finish, then closes what is left. */

@@ -2,7 +2,7 @@ import { generateKeyPairSync, randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import { expect } from "chai";
 import jwt from "jsonwebtoken";
-import { TokenVerifier } from "../src/auth/token-verifier.js";
+import { bearerTokenOf, MAX_ACCESS_TOKEN_BYTES, readBearerToken, requireBearerToken, TokenVerifier } from "../src/auth/token-verifier.js";
 import { UnauthorizedError } from "../src/errors.js";
 import { baseUrlOf } from "./support.js";
 
@@ -78,5 +78,82 @@ describe("TokenVerifier", () => {
   it("refuses a tampered payload", () => {
     const [header, , signature] = sign(claims()).split(".");
     return rejects(`${header}.${b64({ ...claims(), sub: "admin", iss: "docex", aud: "docex-api" })}.${signature}`);
+  });
+});
+
+describe("readBearerToken", () => {
+  const jws = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ1In0.c2lnbmF0dXJl";
+
+  it("reads the token of a bearer header, whatever the case of the scheme and the spaces around", () => {
+    expect(readBearerToken(`Bearer ${jws}`)).to.deep.equal({ token: jws });
+    expect(readBearerToken(`bearer   ${jws}  `)).to.deep.equal({ token: jws });
+    expect(readBearerToken(`BEARER\t${jws}`)).to.deep.equal({ token: jws });
+    expect(bearerTokenOf(`Bearer ${jws}`)).to.equal(jws);
+  });
+
+  it("tells a missing token from a malformed one", () => {
+    expect(readBearerToken(undefined)).to.deep.equal({ problem: "missing" });
+    expect(readBearerToken("Basic YWRhOnNlY3JldA==")).to.deep.equal({ problem: "missing" });
+    expect(readBearerToken("Bearer")).to.deep.equal({ problem: "missing" });
+    expect(readBearerToken("Bearer   ")).to.deep.equal({ problem: "missing" });
+    expect(readBearerToken(`Bearer${jws}`)).to.deep.equal({ problem: "missing" });
+    expect(readBearerToken("Bearer a.b")).to.deep.equal({ problem: "malformed" });
+    expect(readBearerToken("Bearer a.b.c.d")).to.deep.equal({ problem: "malformed" });
+    expect(readBearerToken("Bearer .b.c")).to.deep.equal({ problem: "malformed" });
+    expect(readBearerToken(`Bearer ${jws} extra`)).to.deep.equal({ problem: "malformed" });
+    expect(readBearerToken(`Bearer ${jws}!`)).to.deep.equal({ problem: "malformed" });
+    expect(() => requireBearerToken("Bearer a.b"))
+      .to.throw(UnauthorizedError)
+      .with.property("code", "invalid_token");
+    expect(() => requireBearerToken(undefined))
+      .to.throw(UnauthorizedError)
+      .with.property("code", "missing_token");
+  });
+
+  it(`refuses a token over ${MAX_ACCESS_TOKEN_BYTES} bytes`, () => {
+    const long = `a.${"b".repeat(MAX_ACCESS_TOKEN_BYTES)}.c`;
+    expect(readBearerToken(`Bearer ${long}`)).to.deep.equal({ problem: "too_long" });
+    expect(() => requireBearerToken(`Bearer ${long}`))
+      .to.throw(UnauthorizedError)
+      .with.property("code", "invalid_token");
+  });
+
+  // The inputs that made the old regex quadratic: long runs it could split many ways, then a character that fails the match.
+  const crafted = (size: number) => [
+    `Bearer a.${"a".repeat(size)}!`,
+    `Bearer a.a${".".repeat(1)}${"a".repeat(size)} !`,
+    `Bearer ${"a".repeat(size)}`,
+    `Bearer a.a.${"a".repeat(size / 2)}${" ".repeat(size / 2)}!`,
+    `Bearer ${" ".repeat(size)}!`,
+  ];
+
+  /** CPU ms of one call; process.cpuUsage counts every thread (GC, compiler), so the least of a few tries is the call's own. */
+  const cpuMsOf = (call: () => void) => {
+    let least = Number.POSITIVE_INFINITY;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const before = process.cpuUsage();
+      call();
+      const used = process.cpuUsage(before);
+      least = Math.min(least, (used.user + used.system) / 1000);
+    }
+    return least;
+  };
+
+  it("reads a 64 KB crafted header in under 5 ms of CPU", () => {
+    for (const header of crafted(64 * 1024)) {
+      expect("token" in readBearerToken(header)).to.equal(false);
+      expect(
+        cpuMsOf(() => readBearerToken(header)),
+        `CPU ms for ${header.slice(0, 20)}…`,
+      ).to.be.below(5);
+    }
+  });
+
+  it("is linear up to the token limit (a header just under 8 KiB, read 200 times, in under 50 ms of CPU)", () => {
+    const headers = crafted(MAX_ACCESS_TOKEN_BYTES - 16);
+    const cpuMs = cpuMsOf(() => {
+      for (let i = 0; i < 40; i++) for (const header of headers) readBearerToken(header);
+    });
+    expect(cpuMs).to.be.below(50);
   });
 });

@@ -22,9 +22,13 @@ export interface TestUser {
  * 127.0.0.1, and tokens minted with it, good and deliberately bad.
  */
 export class TestIssuer {
-  readonly kid = `test-${randomUUID()}`;
-  private readonly privateKey: KeyObject;
-  readonly publicKey: KeyObject;
+  private current: { kid: string; privateKey: KeyObject; publicKey: KeyObject };
+  /** Keys published besides the current one (the ones `rotate` retired). */
+  private retired: { kid: string; publicKey: KeyObject }[] = [];
+  /** How many times the JWKS was asked for. */
+  jwksRequests = 0;
+  /** While false the JWKS answers 503, as an auth service that is down. */
+  jwksAvailable = true;
 
   private constructor(
     private readonly server: Server,
@@ -32,8 +36,20 @@ export class TestIssuer {
     readonly audience: string,
     keys: { privateKey: KeyObject; publicKey: KeyObject },
   ) {
-    this.privateKey = keys.privateKey;
-    this.publicKey = keys.publicKey;
+    this.current = { kid: `test-${randomUUID()}`, ...keys };
+  }
+
+  /** The kid of the key tokens are signed with now. */
+  get kid(): string {
+    return this.current.kid;
+  }
+
+  get publicKey(): KeyObject {
+    return this.current.publicKey;
+  }
+
+  private get privateKey(): KeyObject {
+    return this.current.privateKey;
   }
 
   static async start(options: { issuer?: string; audience?: string } = {}): Promise<TestIssuer> {
@@ -41,6 +57,12 @@ export class TestIssuer {
     let issuer: TestIssuer | undefined;
     const server = createServer((req, res) => {
       if (req.url?.endsWith("/jwks.json") && issuer) {
+        issuer.jwksRequests += 1;
+        if (!issuer.jwksAvailable) {
+          res.statusCode = 503;
+          res.end();
+          return;
+        }
         res.setHeader("content-type", "application/json");
         res.end(JSON.stringify(issuer.jwks()));
         return;
@@ -53,13 +75,26 @@ export class TestIssuer {
     return issuer;
   }
 
+  /** A key rotation: tokens are signed with a new key under a new kid from now on; the old key stays published unless told. */
+  rotate(options: { keepPrevious?: boolean } = {}): void {
+    if (options.keepPrevious ?? true) this.retired.push({ kid: this.current.kid, publicKey: this.current.publicKey });
+    else this.retired = [];
+    this.current = { kid: `test-${randomUUID()}`, ...generateKeyPairSync("rsa", { modulusLength: 2048 }) };
+  }
+
   get jwksUri(): string {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/.well-known/jwks.json`;
   }
 
   jwks() {
-    const jwk = this.publicKey.export({ format: "jwk" });
-    return { keys: [{ ...jwk, kid: this.kid, alg: "RS256", use: "sig" }] };
+    return {
+      keys: [this.current, ...this.retired].map(({ kid, publicKey }) => ({
+        ...publicKey.export({ format: "jwk" }),
+        kid,
+        alg: "RS256",
+        use: "sig",
+      })),
+    };
   }
 
   /** A valid access token for `user`, unless the options make it otherwise. */

@@ -1,8 +1,7 @@
-import { createPublicKey, type KeyObject } from "node:crypto";
 import type { RequestHandler } from "express";
 import jwt, { type JwtHeader, type JwtPayload } from "jsonwebtoken";
-import { JwksClient } from "jwks-rsa";
 import { UnauthorizedError } from "../errors.js";
+import { JwksKeySet } from "./jwks-key-set.js";
 
 /** The verified user behind a request. */
 export interface Caller {
@@ -28,46 +27,26 @@ export interface TokenVerifierOptions {
   algorithms?: jwt.Algorithm[];
   /** Allowed clock skew in seconds. */
   clockToleranceSeconds?: number;
+  /** Least time between two JWKS fetches caused by unknown `kid`s (and how long a failed fetch is remembered); 30 s. */
+  jwksCooldownMs?: number;
+  /** Age after which the JWKS is refetched in the background; 10 min. */
+  jwksMaxAgeMs?: number;
 }
 
 const ALLOWED_ALGORITHMS: jwt.Algorithm[] = ["RS256", "ES256"];
-const KEY_CACHE_MS = 10 * 60_000;
 
 /**
- * Verifies access tokens against the auth service's JWKS. Keys are cached; a token with an
- * unknown `kid` triggers a refetch, rate limited so that forged kids cannot flood auth.
+ * Verifies access tokens against the auth service's JWKS. The whole key set is cached
+ * (`JwksKeySet`): an unknown `kid` refetches it at most once per cooldown whatever the kid,
+ * so forged kids can neither flood auth nor keep a valid token's key from being found.
  */
 export class TokenVerifier implements AccessTokenVerifier {
-  private readonly jwks: JwksClient;
+  readonly keySet: JwksKeySet;
   private readonly algorithms: jwt.Algorithm[];
-  /** Parsed keys by kid, for as long as the JWKS cache keeps them: parsing a PEM costs more than verifying a signature. */
-  private readonly keys = new Map<string, { key: KeyObject; until: number }>();
 
   constructor(private readonly options: TokenVerifierOptions) {
     this.algorithms = (options.algorithms ?? ALLOWED_ALGORITHMS).filter((alg) => ALLOWED_ALGORITHMS.includes(alg));
-    this.jwks = new JwksClient({
-      jwksUri: options.jwksUri,
-      cache: true,
-      cacheMaxEntries: 20,
-      cacheMaxAge: KEY_CACHE_MS,
-      rateLimit: true,
-      jwksRequestsPerMinute: 30,
-      timeout: 3_000,
-    });
-  }
-
-  private async publicKeyOf(kid: string): Promise<KeyObject> {
-    const cached = this.keys.get(kid);
-    if (cached && cached.until > Date.now()) return cached.key;
-    let key: KeyObject;
-    try {
-      key = createPublicKey((await this.jwks.getSigningKey(kid)).getPublicKey());
-    } catch {
-      throw new UnauthorizedError("The access token is not signed with an accepted key.", "invalid_token");
-    }
-    if (this.keys.size >= 50) this.keys.clear();
-    this.keys.set(kid, { key, until: Date.now() + KEY_CACHE_MS });
-    return key;
+    this.keySet = new JwksKeySet({ uri: options.jwksUri, cooldownMs: options.jwksCooldownMs, maxAgeMs: options.jwksMaxAgeMs });
   }
 
   async verify(token: string): Promise<Caller> {
@@ -77,7 +56,11 @@ export class TokenVerifier implements AccessTokenVerifier {
     if (!header.kid || !this.algorithms.includes(header.alg as jwt.Algorithm)) {
       throw new UnauthorizedError("The access token is not signed with an accepted key.", "invalid_token");
     }
-    const publicKey = await this.publicKeyOf(header.kid);
+    const published = await this.keySet.keyFor(header.kid);
+    if (!published || (published.alg !== undefined && published.alg !== header.alg)) {
+      throw new UnauthorizedError("The access token is not signed with an accepted key.", "invalid_token");
+    }
+    const publicKey = published.key;
     let payload: JwtPayload;
     try {
       payload = jwt.verify(token, publicKey, {
@@ -107,17 +90,91 @@ export class TokenVerifier implements AccessTokenVerifier {
   }
 }
 
+/** Longest access token accepted: auth's are under 1 KiB; anything longer is refused unread. */
+export const MAX_ACCESS_TOKEN_BYTES = 8 * 1024;
+
+/** What an `Authorization` header holds: a token, nothing usable (no header, another scheme), or a bearer token that cannot be one. */
+export type BearerToken = { token: string } | { problem: "missing" | "malformed" | "too_long" };
+
+const BEARER = "bearer";
+
+/** base64url and padding: what the three segments of a compact JWS consist of. */
+function isTokenChar(code: number): boolean {
+  return (
+    (code >= 0x30 && code <= 0x39) || // 0-9
+    (code >= 0x41 && code <= 0x5a) || // A-Z
+    (code >= 0x61 && code <= 0x7a) || // a-z
+    code === 0x2d || // -
+    code === 0x5f || // _
+    code === 0x3d // =
+  );
+}
+
+const isSpace = (code: number) => code === 0x20 || code === 0x09;
+
+/**
+ * Reads `Bearer <header>.<payload>.<signature>` in one pass over the characters, without a
+ * regular expression (a backtracking one was quadratic on crafted headers). A header longer
+ * than a token can be is refused by its length before it is looked at.
+ */
+export function readBearerToken(header: string | undefined): BearerToken {
+  if (header === undefined) return { problem: "missing" };
+  if (header.length > BEARER.length + 16 + MAX_ACCESS_TOKEN_BYTES) {
+    return header.slice(0, BEARER.length).toLowerCase() === BEARER ? { problem: "too_long" } : { problem: "missing" };
+  }
+  let i = 0;
+  const end = header.length;
+  while (i < end && isSpace(header.charCodeAt(i))) i++;
+  if (header.slice(i, i + BEARER.length).toLowerCase() !== BEARER) return { problem: "missing" };
+  i += BEARER.length;
+  if (i >= end || !isSpace(header.charCodeAt(i))) return { problem: "missing" };
+  while (i < end && isSpace(header.charCodeAt(i))) i++;
+  const start = i;
+  let dots = 0;
+  let segmentLength = 0;
+  for (; i < end; i++) {
+    const code = header.charCodeAt(i);
+    if (isTokenChar(code)) segmentLength++;
+    else if (code === 0x2e) {
+      // The header and payload segments must not be empty; the signature may be (alg none, refused later anyway).
+      if (segmentLength === 0 || ++dots > 2) return { problem: "malformed" };
+      segmentLength = 0;
+    } else break;
+  }
+  const token = header.slice(start, i);
+  while (i < end && isSpace(header.charCodeAt(i))) i++;
+  if (i !== end || dots !== 2) return { problem: token.length === 0 ? "missing" : "malformed" };
+  if (token.length > MAX_ACCESS_TOKEN_BYTES) return { problem: "too_long" };
+  return { token };
+}
+
+/** The bearer token of an `Authorization` header, or undefined when it has none that can be one. */
 export function bearerTokenOf(header: string | undefined): string | undefined {
-  const match = /^Bearer\s+([A-Za-z0-9\-_=]+\.[A-Za-z0-9\-_=]+\.?[A-Za-z0-9\-_.+/=]*)\s*$/i.exec(header ?? "");
-  return match?.[1];
+  const read = readBearerToken(header);
+  return "token" in read ? read.token : undefined;
+}
+
+/** The bearer token of an `Authorization` header; a 401 `UnauthorizedError` when there is none or it cannot be a token. */
+export function requireBearerToken(header: string | undefined): string {
+  const read = readBearerToken(header);
+  if ("token" in read) return read.token;
+  switch (read.problem) {
+    case "missing":
+      throw new UnauthorizedError("A bearer access token is required.", "missing_token");
+    case "too_long":
+      throw new UnauthorizedError(`The access token is longer than ${MAX_ACCESS_TOKEN_BYTES} bytes.`, "invalid_token");
+    case "malformed":
+      throw new UnauthorizedError("The access token is malformed.", "invalid_token");
+  }
 }
 
 /** Express middleware: 401 problem+json unless the bearer token verifies; sets `req.caller`. */
 export function authenticate(verifier: AccessTokenVerifier): RequestHandler {
   return async (req, _res, next) => {
-    const token = bearerTokenOf(req.headers.authorization);
-    if (!token) return next(new UnauthorizedError("A bearer access token is required.", "missing_token"));
     try {
+      const token = requireBearerToken(req.headers.authorization);
+      // Verified already before the body was read (a route with a large body, see createHttpApp).
+      if (req.caller?.token === token) return next();
       req.caller = await verifier.verify(token);
       next();
     } catch (error) {
