@@ -71,6 +71,12 @@ export class AccessControl {
     }
   }
 
+  /** Whether the caller may do `permission` within the scope (no error either way). */
+  async allows(actor: Actor, permission: Permission, scope: Scope): Promise<boolean> {
+    const answer = await this.ask(actor, permission, scope);
+    return answer.isMember && answer.allowed;
+  }
+
   private ask(actor: Actor, permission: Permission, scope: Scope) {
     return this.permissions.checkPermission(
       { userId: actor.userId, organizationId: scope.organizationId, permission, queueId: scope.queueId },

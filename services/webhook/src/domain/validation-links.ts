@@ -7,6 +7,7 @@ import type { FailurePolicy, SignatureVerification, ValidationLink, ValidationTy
 import { requireSigningKeyFor } from "./signing-requirement.js";
 import { requireAllowedTarget } from "./target-check.js";
 import type { TargetPolicy } from "./target-policy.js";
+import { maskUrl } from "./url-masking.js";
 
 export interface ValidationLinkInput {
   url: string;
@@ -64,7 +65,14 @@ export class ValidationLinks {
 
   async list(actor: Actor, queueRef: string): Promise<ValidationLink[]> {
     const queue = await this.access.visibleEntity(actor, "queue", queueRef);
-    return this.store.validationLinksOf(queue.entityId);
+    const links = await this.store.validationLinksOf(queue.entityId);
+    // Whole for those who may manage the queue's links; masked for other readers (see url-masking.ts).
+    if (
+      links.length === 0 ||
+      (await this.access.allows(actor, "queue.manage", { organizationId: queue.organizationId, queueId: queue.entityId }))
+    )
+      return links;
+    return links.map((link) => ({ ...link, url: maskUrl(link.url) }));
   }
 
   async delete(actor: Actor, queueRef: string, type: ValidationType): Promise<void> {

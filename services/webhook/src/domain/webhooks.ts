@@ -17,6 +17,7 @@ import {
 import { requireSigningKeyFor } from "./signing-requirement.js";
 import { requireAllowedTarget } from "./target-check.js";
 import type { TargetPolicy } from "./target-policy.js";
+import { maskUrl } from "./url-masking.js";
 
 export interface NewWebhook {
   url: string;
@@ -104,6 +105,15 @@ export class Webhooks {
     return webhook;
   }
 
+  /**
+   * A webhook as the caller may read it (404 when they may not see it): whole for those who may manage it (owners,
+   * supervisors, admins of its queue), its URL masked for the others (see url-masking.ts).
+   */
+  async read(actor: Actor, id: string): Promise<Webhook> {
+    const webhook = await this.visible(actor, id);
+    return (await this.access.allows(actor, "queue.manage", scopeOf(webhook))) ? webhook : { ...webhook, url: maskUrl(webhook.url) };
+  }
+
   /** A webhook the caller may see (else 404) and manage (else 403). */
   async manageable(actor: Actor, id: string): Promise<Webhook> {
     const webhook = await this.visible(actor, id);
@@ -142,9 +152,16 @@ export class Webhooks {
     });
   }
 
-  /** The webhooks attached to the entity itself (not those of its ancestors), oldest first; all of them without `page`. */
+  /**
+   * The webhooks attached to the entity itself (not those of its ancestors), oldest first; all of them without `page`.
+   * URLs are masked unless the caller may manage the entity's webhooks (as in `read`).
+   */
   async of(actor: Actor, entityType: EntityType, idOrHumanized: string, page?: Page): Promise<Paged<Webhook>> {
     const entity = await this.access.visibleEntity(actor, entityType, idOrHumanized);
-    return this.store.webhooksOf(entityType, entity.entityId, page);
+    const listed = await this.store.webhooksOf(entityType, entity.entityId, page);
+    // Every webhook of the list shares the entity's scope: one answer says whether its URLs are shown whole.
+    const scope = { organizationId: entity.organizationId, queueId: entity.queueId };
+    if (listed.items.length === 0 || (await this.access.allows(actor, "queue.manage", scope))) return listed;
+    return { ...listed, items: listed.items.map((webhook) => ({ ...webhook, url: maskUrl(webhook.url) })) };
   }
 }

@@ -20,9 +20,12 @@ import type { SigningKey } from "../domain/signing-keys.js";
 const timestamp = z.iso.datetime();
 
 /** WebhookResponseDto of API.md. */
+const URL_READ =
+  "Whole for callers who may manage it (owner, supervisor, admin of its queue); for other readers masked: scheme, host, port and path, token-like path segments (8+ characters with a digit, or 24+) as ***, no query";
+
 export const webhookSchema = z.strictObject({
   id: z.guid(),
-  url: z.string(),
+  url: z.string().describe(URL_READ),
   entity_type: z.enum(ENTITY_TYPES),
   entity_id: z.guid(),
   organization_id: z.guid(),
@@ -90,7 +93,7 @@ export function signingKeyResponse(key: SigningKey): z.infer<typeof signingKeySc
 export const validationLinkSchema = z.strictObject({
   queue_id: z.guid(),
   type: z.enum(VALIDATION_TYPES),
-  url: z.string(),
+  url: z.string().describe(URL_READ),
   signature_verification: z.enum(SIGNATURE_VERIFICATION),
   failure_policy: z
     .enum(FAILURE_POLICIES)

@@ -158,7 +158,7 @@ export function webhookHttp(domain: WebhookDomain, verifier: TokenVerifier): Web
       },
       auth,
       async ({ params }, req, res) => {
-        const webhook = await webhooks.visible(actorOf(req), idOf(params, "webhook_id", "webhook"));
+        const webhook = await webhooks.read(actorOf(req), idOf(params, "webhook_id", "webhook"));
         markDeprecated(res, webhook);
         res.json({ data: webhookResponse(webhook) });
       },
