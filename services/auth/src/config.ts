@@ -47,12 +47,16 @@ export const configSchema = serviceConfigSchema("auth")
     SOCIAL_OIDC_ISSUERS: z.preprocess(unsetWhenEmpty, socialIssuers),
     BOOTSTRAP_OWNER_EMAIL: z.preprocess(unsetWhenEmpty, z.email().optional()),
     BOOTSTRAP_OWNER_PASSWORD: z.preprocess(unsetWhenEmpty, z.string().min(PASSWORD_MIN_LENGTH).max(PASSWORD_MAX_LENGTH).optional()),
-    /** Failed logins, PIN and TOTP tries per account before a lockout; the lockout doubles on repeat. */
+    /** Failed logins, PIN and TOTP tries per account from one client address (IPv6: /64) before a lockout; it doubles on repeat. */
     AUTH_ACCOUNT_FAILURE_LIMIT: count(10),
     AUTH_ACCOUNT_FAILURE_WINDOW_SECONDS: seconds(15 * 60),
-    /** The same per client address. */
+    /** The same per account from all addresses together, in the same window: guesses spread over many addresses. */
+    AUTH_ACCOUNT_TOTAL_FAILURE_LIMIT: count(50),
+    /** Failures per client address (IPv6: /64), whatever the account. */
     AUTH_ADDRESS_FAILURE_LIMIT: count(100),
     AUTH_ADDRESS_FAILURE_WINDOW_SECONDS: seconds(5 * 60),
+    /** The longest one lockout lasts, however often it repeats. */
+    AUTH_LOCKOUT_MAX_SECONDS: seconds(15 * 60),
     /** Mails (magic link, reset, PIN) per recipient and window; more are dropped silently (the answer stays 202). */
     AUTH_MAIL_LIMIT_PER_RECIPIENT: count(5),
     /** Mail requests per client address and window; more answer 429. */

@@ -8,6 +8,7 @@ import type { AuthDomain } from "./domain/auth-domain.js";
 import { BackgroundWork } from "./domain/background-work.js";
 import { ensureBootstrapOwner } from "./domain/bootstrap-owner.js";
 import { addSeconds, type Clock, systemClock } from "./domain/clock.js";
+import type { CredentialChecks } from "./domain/credential-checks.js";
 import { Login } from "./domain/login.js";
 import { LoginAttempts } from "./domain/login-attempts.js";
 import { MailedTokens } from "./domain/mailed-tokens.js";
@@ -111,13 +112,20 @@ async function buildDomain(
 ): Promise<AuthDomain & { hasher: PasswordHasher }> {
   const { sql, users } = store;
   const sealing = SealingKey.fromBase64(config.AUTH_KEY_ENCRYPTION_KEY);
-  const hasher = await PasswordHasher.create();
+  const credentialChecks = credentialCheckCounter(infra);
+  const hasher = await PasswordHasher.create(credentialChecks);
   const events = new OutboxEvents(infra.outbox);
   const mail = new Mailer(events, mailDelivery, config.AUTH_APP_URL, clock);
-  const window = (limit: number, windowSeconds: number) => ({ limit, windowSeconds });
+  const window = (limit: number, windowSeconds: number) => ({ limit, windowSeconds, maxLockoutSeconds: config.AUTH_LOCKOUT_MAX_SECONDS });
+  const accountFromAddress = window(config.AUTH_ACCOUNT_FAILURE_LIMIT, config.AUTH_ACCOUNT_FAILURE_WINDOW_SECONDS);
+  const address = window(config.AUTH_ADDRESS_FAILURE_LIMIT, config.AUTH_ADDRESS_FAILURE_WINDOW_SECONDS);
   const throttle = new Throttle(store.throttles, clock, {
-    account: window(config.AUTH_ACCOUNT_FAILURE_LIMIT, config.AUTH_ACCOUNT_FAILURE_WINDOW_SECONDS),
-    address: window(config.AUTH_ADDRESS_FAILURE_LIMIT, config.AUTH_ADDRESS_FAILURE_WINDOW_SECONDS),
+    account_address: accountFromAddress,
+    account: window(config.AUTH_ACCOUNT_TOTAL_FAILURE_LIMIT, config.AUTH_ACCOUNT_FAILURE_WINDOW_SECONDS),
+    address,
+    // The recovery paths have the same limits, counted apart from logins.
+    recovery_account: accountFromAddress,
+    recovery_address: address,
     mail_recipient: window(config.AUTH_MAIL_LIMIT_PER_RECIPIENT, config.AUTH_MAIL_WINDOW_SECONDS),
     mail_address: window(config.AUTH_MAIL_LIMIT_PER_ADDRESS, config.AUTH_MAIL_WINDOW_SECONDS),
   });
@@ -128,10 +136,10 @@ async function buildDomain(
   const accessTokens = new AccessTokenIssuer(signingKeys, clock, { issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
   const sessions = new Sessions(sql, store.sessions, users, accessTokens, clock, config.AUTH_REFRESH_REUSE_GRACE_SECONDS);
   const secrets = new OneTimeSecrets(store.secrets, sealing, clock);
-  const twoFactor = new TwoFactor(sql, users, store.sessions, sealing, throttle, clock, config.AUTH_TOTP_ISSUER);
+  const twoFactor = new TwoFactor(sql, users, store.sessions, sealing, throttle, clock, config.AUTH_TOTP_ISSUER, credentialChecks);
   const socialIdentity = new SocialIdentityVerifier(config.SOCIAL_OIDC_ISSUERS, clock);
   const attempts = new LoginAttempts(sql, events);
-  const login = new Login(sql, users, hasher, secrets, twoFactor, sessions, socialIdentity, throttle, attempts);
+  const login = new Login(sql, users, hasher, secrets, twoFactor, sessions, socialIdentity, throttle, attempts, store.usedIdTokens);
   const onboarding = new SelfOnboarding(sql, users, secrets, mail, events, throttle, membership, clock, infra.logger, background);
   const passwordChange = new PasswordChange(users, store.sessions, hasher, secrets, sessions, onboarding, login, throttle, clock);
   return {
@@ -146,6 +154,18 @@ async function buildDomain(
     throttle,
     hasher,
   };
+}
+
+/** `auth_credential_checks_total{kind}`: passwords and TOTP codes actually verified (not those the throttle refused first). */
+function credentialCheckCounter(infra: Infrastructure): CredentialChecks {
+  const counter = new Counter({
+    name: "auth_credential_checks_total",
+    help: "Credentials verified, by kind (password: argon2id verifications, totp: codes checked); attempts the throttle refused are not counted",
+    labelNames: ["kind"],
+    registers: [infra.metrics.registry],
+  });
+  for (const kind of ["password", "totp"]) counter.inc({ kind }, 0);
+  return { checked: (kind) => counter.inc({ kind }) };
 }
 
 function mailCounter(infra: Infrastructure): Counter<"template" | "outcome"> {

@@ -1,9 +1,13 @@
+import { createHash, randomBytes } from "node:crypto";
 import { expect } from "chai";
 import { generate } from "otplib";
 import { AuthHarness, newAddress, newEmail } from "./support/auth-harness.js";
 import { OidcProvider } from "./support/oidc-provider.js";
 
 const PASSWORD = "social user password";
+/** The client's secret nonce of a sign-in; the issuer only sees its hash (the `nonce` claim). */
+const NONCE = randomBytes(24).toString("base64url");
+const nonceClaim = (nonce: string, encoding: "base64url" | "hex" = "base64url") => createHash("sha256").update(nonce).digest(encoding);
 
 describe("social login with an OIDC id_token", () => {
   let auth: AuthHarness;
@@ -23,9 +27,10 @@ describe("social login with an OIDC id_token", () => {
   });
 
   const socialLogin = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-    auth.call("POST", "/auth/social-login", { body, headers, address: newAddress() });
+    auth.call("POST", "/auth/social-login", { body: { nonce: NONCE, ...body }, headers, address: newAddress() });
+  /** An id_token of the configured issuer, bound to NONCE unless the overrides say otherwise. */
   const idToken = (overrides: Record<string, unknown> = {}, forEmail = email) =>
-    auth.oidc.idToken(forEmail, auth.clock.nowSeconds(), overrides);
+    auth.oidc.idToken(forEmail, auth.clock.nowSeconds(), { nonce: nonceClaim(NONCE), ...overrides });
 
   it("logs in an existing user whose id_token verifies against the issuer's JWKS", async () => {
     const answer = await socialLogin({ email, id_token: idToken() });
@@ -37,11 +42,21 @@ describe("social login with an OIDC id_token", () => {
 
   const refusals: Array<[string, () => Record<string, unknown>]> = [
     ["a wrong audience", () => ({ email, id_token: idToken({ aud: "someone-else" }) })],
-    ["an issuer that is not configured", () => ({ email, id_token: stranger.idToken(email, auth.clock.nowSeconds()) })],
+    [
+      "an issuer that is not configured",
+      () => ({ email, id_token: stranger.idToken(email, auth.clock.nowSeconds(), { nonce: nonceClaim(NONCE) }) }),
+    ],
     [
       "a configured issuer's name on a token signed by another key",
-      () => ({ email, id_token: stranger.idToken(email, auth.clock.nowSeconds(), { iss: auth.oidc.issuer }) }),
+      () => ({ email, id_token: stranger.idToken(email, auth.clock.nowSeconds(), { iss: auth.oidc.issuer, nonce: nonceClaim(NONCE) }) }),
     ],
+    ["a token without a nonce claim", () => ({ email, id_token: idToken({ nonce: undefined }) })],
+    [
+      "a token whose nonce is another sign-in's",
+      () => ({ email, id_token: idToken({ nonce: nonceClaim("another client's nonce, 32 chars") }) }),
+    ],
+    ["a token whose nonce claim is the plain nonce (a leaked token shows it)", () => ({ email, id_token: idToken({ nonce: NONCE }) })],
+    ["a body nonce other than the token's", () => ({ email, id_token: idToken(), nonce: randomBytes(24).toString("base64url") })],
     ["an unverified email", () => ({ email, id_token: idToken({ email_verified: false }) })],
     ["an email other than the body's", () => ({ email, id_token: idToken({}, newEmail("other")) })],
     ["an expired token", () => ({ email, id_token: idToken({ exp: auth.clock.nowSeconds() - 120 }) })],
@@ -63,9 +78,36 @@ describe("social login with an OIDC id_token", () => {
   });
 
   it("names missing fields in a 400", async () => {
-    const answer = await socialLogin({});
+    const answer = await auth.call("POST", "/auth/social-login", { body: {}, address: newAddress() });
     expect(answer.status).to.equal(400);
-    expect(answer.body.errors.map((error: { path: string }) => error.path).sort()).to.deep.equal(["email", "id_token"]);
+    expect(answer.body.errors.map((error: { path: string }) => error.path).sort()).to.deep.equal(["email", "id_token", "nonce"]);
+  });
+
+  it("takes the nonce's hash as hex too", async () => {
+    const answer = await socialLogin({ email, id_token: idToken({ nonce: nonceClaim(NONCE, "hex") }) });
+    expect(answer.status).to.equal(200);
+  });
+
+  it("refuses a missing nonce in the body with 400 naming it", async () => {
+    const answer = await auth.call("POST", "/auth/social-login", { body: { email, id_token: idToken() }, address: newAddress() });
+    expect(answer.status).to.equal(400);
+    expect(answer.body.errors.map((error: { path: string }) => error.path)).to.deep.equal(["nonce"]);
+  });
+
+  it("logs in once per id_token: a replay is refused, also while the token is still valid", async () => {
+    const token = idToken();
+    expect((await socialLogin({ email, id_token: token })).status).to.equal(200);
+    const replayed = await socialLogin({ email, id_token: token });
+    expect(replayed.status).to.equal(401);
+    expect(replayed.body.code).to.equal("invalid_id_token");
+    expect(replayed.body.detail).to.match(/used already/);
+  });
+
+  it("lets exactly one of parallel logins with one id_token through", async () => {
+    const token = idToken();
+    const answers = await Promise.all(Array.from({ length: 8 }, () => socialLogin({ email, id_token: token })));
+    expect(answers.filter((answer) => answer.status === 200)).to.have.length(1);
+    expect(answers.filter((answer) => answer.status === 401 && answer.body.code === "invalid_id_token")).to.have.length(7);
   });
 
   it("asks for TOTP when the user has it on", async () => {
@@ -77,13 +119,16 @@ describe("social login with an OIDC id_token", () => {
       bearer: accessToken,
       body: { code: await generate({ secret, epoch: auth.clock.nowSeconds() }) },
     });
-    const noCode = await socialLogin({ email: totpEmail, id_token: idToken({}, totpEmail) });
+    const token = idToken({}, totpEmail);
+    const noCode = await socialLogin({ email: totpEmail, id_token: token });
     expect(noCode.status).to.equal(401);
     expect(noCode.body.code).to.equal("totp_required");
     auth.clock.advance(30);
     const code = await generate({ secret, epoch: auth.clock.nowSeconds() });
-    const withCode = await socialLogin({ email: totpEmail, id_token: idToken({}, totpEmail) }, { "x-totp": code });
+    // Without the code the id_token was not used up: the retry with the code may use it.
+    const withCode = await socialLogin({ email: totpEmail, id_token: token }, { "x-totp": code });
     expect(withCode.status).to.equal(200);
+    expect((await socialLogin({ email: totpEmail, id_token: token }, { "x-totp": code })).status).to.equal(401);
     expect((await auth.verifier().verify(withCode.body.data.access_token)).amr).to.deep.equal(["social", "otp"]);
   });
 });

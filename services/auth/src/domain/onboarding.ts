@@ -77,8 +77,8 @@ export class SelfOnboarding {
   /** Exchanges a right PIN for an invitation token; every failure looks the same. */
   async verifyPin(emailGiven: string, pin: string, ctx: RequestContext): Promise<{ invitationToken: string; expiresAt: Date }> {
     const email = normalizeEmail(emailGiven);
-    const keys = [Throttle.key("account", email), Throttle.key("address", ctx.clientAddress)];
-    await this.throttle.assertAllowed(keys);
+    // Counted before the PIN is checked (each PIN also has its own five tries, under a row lock).
+    const reserved = await this.throttle.reserve(Throttle.loginKeys(email, ctx.clientAddress));
     const user = await this.users.findByEmail(email);
     const issued =
       user?.status === "invited"
@@ -87,10 +87,8 @@ export class SelfOnboarding {
             return this.secrets.issueToken(tx, user.id, "invitation");
           })
         : undefined;
-    if (!issued) {
-      await this.throttle.recordFailure(keys);
-      throw authErrors.invalidPin();
-    }
+    if (!issued) throw authErrors.invalidPin();
+    await reserved.succeeded();
     return { invitationToken: issued.token, expiresAt: issued.expiresAt };
   }
 

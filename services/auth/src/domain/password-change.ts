@@ -44,10 +44,10 @@ export class PasswordChange {
 
   async change(token: string, password: string, ctx: RequestContext): Promise<IssuedTokens> {
     const { secret, user } = await this.resolve(token, ctx);
-    const keys = [Throttle.key("account", user.email), Throttle.key("address", ctx.clientAddress)];
-    await this.throttle.assertAllowed(keys);
+    // A recovery path: counted on its own, so a locked password login leaves it open (only the mailbox's holder gets here).
+    const reserved = await this.throttle.reserve(Throttle.recoveryKeys(user.email, ctx.clientAddress));
     const passwordHash = await this.hasher.hash(password);
-    const tokens = await this.login.complete(user, secret.purpose === "invitation" ? "invite" : "pwd", ctx, keys, async (tx) => {
+    const tokens = await this.login.complete(user, secret.purpose === "invitation" ? "invite" : "pwd", ctx, reserved, async (tx) => {
       if (!(await this.secrets.consume(tx, secret))) throw authErrors.invalidToken();
       await this.secrets.deleteOutstanding(tx, user.id, secret.purpose === "invitation" ? "password_reset" : "invitation");
       await this.sessions.revokeAll(tx, user.id, "password_changed");
@@ -59,8 +59,9 @@ export class PasswordChange {
     return tokens;
   }
 
+  /** An unknown token counts against the client address after the fact: 256 random bits cannot be guessed anyway. */
   private async resolve(token: string, ctx: RequestContext): Promise<{ secret: OneTimeSecret; user: User }> {
-    const address = Throttle.key("address", ctx.clientAddress);
+    const address = Throttle.key("recovery_address", ctx.clientAddress);
     await this.throttle.assertAllowed([address]);
     const secret = await this.secrets.find(token, ["password_reset", "invitation"]);
     const user = secret && (await this.users.findById(secret.userId));

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import argon2 from "argon2";
+import { type CredentialChecks, uncountedChecks } from "./credential-checks.js";
 
 export const PASSWORD_MIN_LENGTH = 10;
 export const PASSWORD_MAX_LENGTH = 128;
@@ -17,10 +18,13 @@ export function passwordLength(password: string): number {
  * runs one verification against a dummy hash, so the answer takes as long as for a wrong password.
  */
 export class PasswordHasher {
-  private constructor(private readonly dummyHash: string) {}
+  private constructor(
+    private readonly dummyHash: string,
+    private readonly checks: CredentialChecks,
+  ) {}
 
-  static async create(): Promise<PasswordHasher> {
-    return new PasswordHasher(await argon2.hash(randomBytes(32).toString("base64url"), ARGON2_PARAMETERS));
+  static async create(checks: CredentialChecks = uncountedChecks): Promise<PasswordHasher> {
+    return new PasswordHasher(await argon2.hash(randomBytes(32).toString("base64url"), ARGON2_PARAMETERS), checks);
   }
 
   hash(password: string): Promise<string> {
@@ -29,6 +33,7 @@ export class PasswordHasher {
 
   /** True only when `hash` is set and matches; with no hash it burns the same time and answers false. */
   async verify(hash: string | null, password: string): Promise<boolean> {
+    this.checks.checked("password");
     try {
       const matches = await argon2.verify(hash ?? this.dummyHash, password);
       return hash !== null && matches;

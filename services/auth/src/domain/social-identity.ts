@@ -1,17 +1,41 @@
+import { createHash } from "node:crypto";
 import jwt, { type JwtPayload } from "jsonwebtoken";
 import { JwksClient } from "jwks-rsa";
 import type { SocialIssuer } from "../config.js";
 import { authErrors } from "./auth-errors.js";
 import { type Clock, epochSeconds } from "./clock.js";
+import { tokenDigest } from "./secrets.js";
 import { normalizeEmail } from "./users.js";
 
 /** Asymmetric algorithms only: `none` and HMAC (keyed with a public key) are refused. */
 const ACCEPTED_ALGORITHMS: jwt.Algorithm[] = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512"];
+const CLOCK_TOLERANCE_SECONDS = 30;
+
+/** An id_token that passed every check, with what makes it single-use. */
+export interface VerifiedIdToken {
+  /** The verified email, normalized. */
+  email: string;
+  /** SHA-256 of the whole token: the key under which its use is remembered. */
+  digest: Buffer;
+  usedAt: Date;
+  /** Until when it could still verify (exp plus the clock tolerance); its use is remembered that long. */
+  expiresAt: Date;
+}
+
+/**
+ * The `nonce` claim a client's nonce must have produced: SHA-256 of it, base64url (no padding) or hex.
+ * The client keeps the nonce itself and sends only its hash to the issuer, so an id_token that leaks (a
+ * log, a referrer, another relying party of the same issuer) cannot be used without it.
+ */
+export function nonceClaimsFor(nonce: string): string[] {
+  const hash = createHash("sha256").update(nonce, "utf8").digest();
+  return [hash.toString("base64url"), hash.toString("hex")];
+}
 
 /**
  * Verifies OpenID Connect id_tokens of the issuers in SOCIAL_OIDC_ISSUERS: signature by a key of
- * the issuer's JWKS, `iss` exactly one of them, `aud` that issuer's audience, `exp`, and a verified
- * email equal to the one the client claims.
+ * the issuer's JWKS, `iss` exactly one of them, `aud` that issuer's audience, `exp`, a verified email
+ * equal to the one the client claims, and a `nonce` claim made from the nonce the client sends along.
  */
 export class SocialIdentityVerifier {
   private readonly clients = new Map<string, JwksClient>();
@@ -35,8 +59,8 @@ export class SocialIdentityVerifier {
     }
   }
 
-  /** The verified email (normalized), or 401 invalid_id_token saying which check failed. */
-  async verify(idToken: string, claimedEmail: string): Promise<string> {
+  /** The verified token, or 401 invalid_id_token saying which check failed. */
+  async verify(idToken: string, claimedEmail: string, nonce: string): Promise<VerifiedIdToken> {
     const decoded = jwt.decode(idToken, { complete: true });
     if (!decoded || typeof decoded.payload === "string") throw authErrors.invalidIdToken("it is not a JWT");
     const issuer = this.issuers.find((candidate) => candidate.issuer === (decoded.payload as JwtPayload).iss);
@@ -57,7 +81,7 @@ export class SocialIdentityVerifier {
         issuer: issuer.issuer,
         audience: issuer.audience,
         clockTimestamp: epochSeconds(this.clock.now()),
-        clockTolerance: 30,
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
       }) as JwtPayload;
     } catch (error) {
       const why = error instanceof jwt.TokenExpiredError ? "it has expired" : error instanceof Error ? error.message : "it does not verify";
@@ -68,6 +92,13 @@ export class SocialIdentityVerifier {
     if (typeof claims.email !== "string" || normalizeEmail(claims.email) !== normalizeEmail(claimedEmail)) {
       throw authErrors.invalidIdToken("its email is not the one in the request");
     }
-    return normalizeEmail(claims.email);
+    if (typeof claims.nonce !== "string") throw authErrors.invalidIdToken("it has no nonce");
+    if (!nonceClaimsFor(nonce).includes(claims.nonce)) throw authErrors.invalidIdToken("its nonce is not the one of this login");
+    return {
+      email: normalizeEmail(claims.email),
+      digest: tokenDigest(idToken),
+      usedAt: this.clock.now(),
+      expiresAt: new Date((claims.exp + CLOCK_TOLERANCE_SECONDS) * 1000),
+    };
   }
 }

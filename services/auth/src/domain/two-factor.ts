@@ -5,9 +5,10 @@ import type { Sql } from "../store/sql.js";
 import type { UserStore } from "../store/user-store.js";
 import { authErrors } from "./auth-errors.js";
 import { addSeconds, type Clock, epochSeconds } from "./clock.js";
+import { type CredentialChecks, uncountedChecks } from "./credential-checks.js";
 import type { RequestContext } from "./request-context.js";
 import { randomToken, type SealingKey, tokenDigest } from "./secrets.js";
-import { Throttle, type ThrottleKey } from "./throttle.js";
+import { Throttle, type ThrottleAttempt } from "./throttle.js";
 import type { User } from "./users.js";
 
 export const TRUSTED_SOURCE_TTL_SECONDS = 30 * 24 * 3600;
@@ -20,6 +21,8 @@ export interface SecondFactorProof {
 }
 
 export type SecondFactorCheck = "not_required" | "trusted_source" | "totp";
+/** A check that did not pass: no code was sent (not a guess), or a wrong one (a guess). */
+export type SecondFactorOutcome = SecondFactorCheck | "code_missing" | "code_wrong";
 
 export interface TotpEnrollment {
   secret: string;
@@ -39,21 +42,21 @@ export class TwoFactor {
     private readonly throttle: Throttle,
     private readonly clock: Clock,
     private readonly issuerName: string,
+    private readonly checks: CredentialChecks = uncountedChecks,
   ) {}
 
   /**
-   * The second factor of a login that passed its first. Throws 401 totp_required when TOTP is on and
-   * neither a trusted source of this user nor a fresh code came; a wrong code counts as a failure.
+   * The second factor of a login that passed its first: not needed, a trusted source of this user, a fresh
+   * code, or neither (`code_missing` / `code_wrong`, which the caller answers with 401 totp_required). The
+   * caller has reserved the attempt with the throttle before checking the first factor.
    */
-  async check(user: User, proof: SecondFactorProof, throttleKeys: ThrottleKey[]): Promise<SecondFactorCheck> {
+  async check(user: User, proof: SecondFactorProof): Promise<SecondFactorOutcome> {
     if (!user.totpEnabled || !user.totpSecret) return "not_required";
     if (proof.trustedSource && (await this.sessions.isTrustedSource(tokenDigest(proof.trustedSource), user.id, this.clock.now()))) {
       return "trusted_source";
     }
-    if (proof.totp === undefined) throw authErrors.totpRequired();
-    if (await this.acceptCode(user.id, user.totpSecret, proof.totp)) return "totp";
-    await this.throttle.recordFailure(throttleKeys);
-    throw authErrors.totpRequired();
+    if (proof.totp === undefined) return "code_missing";
+    return (await this.acceptCode(user.id, user.totpSecret, proof.totp)) ? "totp" : "code_wrong";
   }
 
   async issueTrustedSource(userId: string): Promise<string> {
@@ -72,14 +75,14 @@ export class TwoFactor {
   }
 
   async confirm(user: User, code: string, ctx: RequestContext): Promise<void> {
-    const throttleKeys = await this.allowedKeys(user, ctx);
     if (user.totpEnabled) throw new ConflictError("Two-factor authentication is already on.", "totp_already_enabled");
     if (!user.totpPendingSecret) throw new ConflictError("Start with POST /auth/totp to get a secret first.", "totp_not_started");
+    const attempt = await this.reserve(user, ctx);
     const step = await this.matchingStep(user.id, user.totpPendingSecret, code);
     if (step === undefined) {
-      await this.throttle.recordFailure(throttleKeys);
       throw new ValidationError("The code does not match the secret.", [{ path: "code", message: "Invalid code" }], "invalid_totp_code");
     }
+    await attempt.succeeded();
     const enabled = await this.sql.transaction((tx) => this.users.enableTotp(tx, user.id, user.totpPendingSecret!, step, this.clock.now()));
     if (!enabled) throw new ConflictError("The setup changed meanwhile; start again with POST /auth/totp.", "totp_not_started");
   }
@@ -90,13 +93,11 @@ export class TwoFactor {
    */
   async disable(user: User, callerAmr: string[], ctx: RequestContext): Promise<void> {
     if (user.totpEnabled && user.totpSecret && !callerAmr.includes("otp")) {
-      const throttleKeys = await this.allowedKeys(user, ctx);
       const proof = ctx.proof ?? {};
       if (proof.totp === undefined) throw authErrors.totpRequired();
-      if (!(await this.acceptCode(user.id, user.totpSecret, proof.totp))) {
-        await this.throttle.recordFailure(throttleKeys);
-        throw authErrors.totpRequired();
-      }
+      const attempt = await this.reserve(user, ctx);
+      if (!(await this.acceptCode(user.id, user.totpSecret, proof.totp))) throw authErrors.totpRequired();
+      await attempt.succeeded();
     }
     await this.sql.transaction(async (tx) => {
       await this.users.disableTotp(tx, user.id, this.clock.now());
@@ -104,11 +105,9 @@ export class TwoFactor {
     });
   }
 
-  /** The keys code tries count against; 429 when they are blocked. */
-  private async allowedKeys(user: User, ctx: RequestContext): Promise<ThrottleKey[]> {
-    const keys = [Throttle.key("account", user.email), Throttle.key("address", ctx.clientAddress)];
-    await this.throttle.assertAllowed(keys);
-    return keys;
+  /** Counts a code try before it is checked, like a login's; 429 when blocked. */
+  private reserve(user: User, ctx: RequestContext): Promise<ThrottleAttempt> {
+    return this.throttle.reserve(Throttle.loginKeys(user.email, ctx.clientAddress));
   }
 
   /** A code of the active secret, in a time step later than any this user used before. */
@@ -119,6 +118,7 @@ export class TwoFactor {
 
   private async matchingStep(userId: string, sealedSecret: string, code: string): Promise<number | undefined> {
     if (!/^\d{6}$/.test(code)) return undefined;
+    this.checks.checked("totp");
     const result = await verify({
       secret: this.sealing.open(sealedSecret, totpContext(userId)),
       token: code,

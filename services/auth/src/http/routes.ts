@@ -123,7 +123,10 @@ export function authHttp(domain: AuthDomain, verifier: TokenVerifier): AuthHttp 
         path: `${AUTH}/social-login`,
         operationId: "socialLogin",
         summary: "Sign in an existing user with an OpenID Connect id_token of a trusted issuer",
-        description: `The id_token's email must be verified and equal the body's. ${SECOND_FACTOR}`,
+        description:
+          "The id_token's email must be verified and equal the body's, and its `nonce` claim must be the SHA-256 (base64url or hex) " +
+          "of the body's `nonce`: the client makes a random nonce, sends its hash to the issuer and the nonce itself here. " +
+          `An id_token logs in once only. ${SECOND_FACTOR}`,
         tags: TAGS,
         public: true,
         body: socialLoginBody,
@@ -131,7 +134,7 @@ export function authHttp(domain: AuthDomain, verifier: TokenVerifier): AuthHttp 
         problems: [401, 429],
       },
       async ({ body }, req, res) => {
-        res.json({ data: tokenResponse(await domain.login.withSocialIdToken(body.email, body.id_token, contextOf(req))) });
+        res.json({ data: tokenResponse(await domain.login.withSocialIdToken(body.email, body.id_token, body.nonce, contextOf(req))) });
       },
     );
 

@@ -34,6 +34,11 @@ export const changePasswordBody = z.object({ token: opaqueToken, password: newPa
 export const socialLoginBody = z.object({
   email,
   id_token: z.string().min(1).max(16_384).describe("An OpenID Connect id_token of an issuer in SOCIAL_OIDC_ISSUERS"),
+  nonce: z
+    .string()
+    .min(16)
+    .max(512)
+    .describe("The random nonce this client made for the sign-in; the id_token's `nonce` claim is its SHA-256 (base64url or hex)"),
 });
 export const verifyPinBody = z.object({ email, pin: z.string().regex(/^\d{6}$/, "Must be six digits") });
 export const totpConfirmBody = z.object({ code: z.string().regex(/^\d{6}$/, "Must be six digits") });

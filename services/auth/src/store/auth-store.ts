@@ -4,6 +4,7 @@ import { SessionStore } from "./session-store.js";
 import { SigningKeyStore } from "./signing-key-store.js";
 import { Sql } from "./sql.js";
 import { ThrottleStore } from "./throttle-store.js";
+import { UsedIdTokenStore } from "./used-id-token-store.js";
 import { UserStore } from "./user-store.js";
 
 /** Every table of the auth database, behind one object the composition root hands out. */
@@ -14,6 +15,7 @@ export class AuthStore {
   readonly sessions: SessionStore;
   readonly signingKeys: SigningKeyStore;
   readonly throttles: ThrottleStore;
+  readonly usedIdTokens: UsedIdTokenStore;
 
   constructor(sequelize: Sequelize) {
     this.sql = new Sql(sequelize);
@@ -22,5 +24,6 @@ export class AuthStore {
     this.sessions = new SessionStore(this.sql);
     this.signingKeys = new SigningKeyStore(this.sql);
     this.throttles = new ThrottleStore(this.sql);
+    this.usedIdTokens = new UsedIdTokenStore(this.sql);
   }
 }

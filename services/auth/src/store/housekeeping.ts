@@ -1,6 +1,6 @@
 import type { Sql } from "./sql.js";
 
-/** Deletes what can no longer be used: expired secrets, families, trusted sources, idle throttles, old keys. */
+/** Deletes what can no longer be used: expired secrets, families, trusted sources, idle throttles, used id_tokens past their expiry, old keys. */
 export async function deleteExpired(sql: Sql, now: Date, retiredKeysBefore: Date): Promise<void> {
   const dayAgo = new Date(now.getTime() - 24 * 3600 * 1000);
   await sql.rows("DELETE FROM one_time_secrets WHERE expires_at < $1 RETURNING id", [now]);
@@ -10,5 +10,6 @@ export async function deleteExpired(sql: Sql, now: Date, retiredKeysBefore: Date
     dayAgo,
     now,
   ]);
+  await sql.rows("DELETE FROM used_id_tokens WHERE expires_at < $1 RETURNING digest", [now]);
   await sql.rows("DELETE FROM signing_keys WHERE retired_at < $1 RETURNING kid", [retiredKeysBefore]);
 }

@@ -104,4 +104,17 @@ export const migrations: Migration[] = [
         );
       `),
   },
+  {
+    name: "0002-used-id-tokens",
+    up: ({ sequelize }) =>
+      sequelize.query(`
+        -- Social-login id_tokens already used, as SHA-256 digests, until they expire: each logs in once.
+        CREATE TABLE used_id_tokens (
+          digest     bytea PRIMARY KEY,
+          used_at    timestamptz NOT NULL,
+          expires_at timestamptz NOT NULL
+        );
+        CREATE INDEX used_id_tokens_expiry ON used_id_tokens (expires_at);
+      `),
+  },
 ];
