@@ -40,6 +40,8 @@ const LEFT_TO_THE_CODE: Record<string, string> = {
   AUTH_TOTP_ISSUER: "docex: the name authenticator apps show",
   AUTH_ACCOUNT_FAILURE_LIMIT: "brute-force limit of the auth service (its README)",
   AUTH_ACCOUNT_FAILURE_WINDOW_SECONDS: "brute-force limit of the auth service (its README)",
+  AUTH_ACCOUNT_TOTAL_FAILURE_LIMIT: "brute-force limit of the auth service (its README)",
+  AUTH_LOCKOUT_MAX_SECONDS: "brute-force limit of the auth service (its README)",
   AUTH_ADDRESS_FAILURE_LIMIT: "brute-force limit of the auth service (its README)",
   AUTH_ADDRESS_FAILURE_WINDOW_SECONDS: "brute-force limit of the auth service (its README)",
   AUTH_MAIL_LIMIT_PER_RECIPIENT: "mail limit of the auth service (its README)",
