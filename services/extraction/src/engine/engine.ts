@@ -1,0 +1,116 @@
+import { readEinvoice } from "./einvoice.js";
+import { isdocOfIsdocx } from "./isdocx.js";
+import { ocr, ocrAvailable } from "./ocr.js";
+import { linesOf, type TextItem } from "./page-text.js";
+import { openPdf } from "./pdf.js";
+import { fieldsFromLines } from "./text-fields.js";
+import {
+  DEFAULT_LIMITS,
+  type ExtractionInput,
+  type ExtractionLimits,
+  type ExtractionMessage,
+  type ExtractionResult,
+  UnreadableFileError,
+} from "./types.js";
+import { parseXml } from "./xml.js";
+
+export type FileKind = "pdf" | "zip" | "xml" | "image" | "unknown";
+
+/** What the bytes are, from their magic numbers; the uploader's content type is not trusted. */
+export function sniffKind(bytes: Uint8Array): FileKind {
+  const head = Buffer.from(bytes.subarray(0, 1024));
+  if (head.indexOf("%PDF-") >= 0 && head.indexOf("%PDF-") < 1024) return "pdf";
+  if (head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04) return "zip";
+  if (head[0] === 0x89 && head.subarray(1, 4).toString("latin1") === "PNG") return "image";
+  if (head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return "image";
+  if (
+    head.subarray(0, 4).equals(Buffer.from([0x49, 0x49, 0x2a, 0x00])) ||
+    head.subarray(0, 4).equals(Buffer.from([0x4d, 0x4d, 0x00, 0x2a]))
+  )
+    return "image";
+  const start = head
+    .toString("utf8")
+    .replace(/^\uFEFF/, "")
+    .trimStart();
+  if (start.startsWith("<")) return "xml";
+  return "unknown";
+}
+
+function unreadable(message: string, severity: ExtractionMessage["severity"] = "warning"): ExtractionResult {
+  return { format: "unreadable", fields: {}, messages: [{ key: null, message, severity }] };
+}
+
+const NO_TEXT = "No text could be read from this document (it has no text layer and OCR is not installed); fill the fields by hand.";
+
+async function fromWords(items: TextItem[], source: "builtin:pdf_text" | "builtin:ocr"): Promise<ExtractionResult> {
+  return fieldsFromLines(linesOf(items), source);
+}
+
+async function fromOcr(bytes: Uint8Array, kind: "pdf" | "image", limits: ExtractionLimits): Promise<ExtractionResult> {
+  if (!limits.ocr || !(await ocrAvailable())) return unreadable(NO_TEXT, "info");
+  let items: TextItem[];
+  try {
+    items = await ocr(bytes, kind, { maxPages: limits.maxOcrPages, timeoutMs: limits.ocrTimeoutMs });
+  } catch (error) {
+    const killed = (error as { killed?: boolean }).killed;
+    return unreadable(killed ? "OCR took too long and was stopped; fill the fields by hand." : "OCR could not read this file.");
+  }
+  if (items.length === 0) return unreadable("OCR found no text in this document.", "info");
+  return fromWords(items, "builtin:ocr");
+}
+
+const EINVOICE_ATTACHMENT = /\.(xml|isdoc)$/i;
+
+async function fromPdf(bytes: Uint8Array, limits: ExtractionLimits): Promise<ExtractionResult> {
+  const pdf = await openPdf(bytes);
+  try {
+    const messages: ExtractionMessage[] = [];
+    for (const attachment of pdf.attachments.filter((entry) => EINVOICE_ATTACHMENT.test(entry.name))) {
+      try {
+        const read = readEinvoice(parseXml(attachment.content, limits.maxXmlBytes), "pdf");
+        if (read) return read;
+      } catch (error) {
+        if (!(error instanceof UnreadableFileError)) throw error;
+        messages.push({ key: null, message: `The attached ${attachment.name} was not read: ${error.message}`, severity: "warning" });
+      }
+    }
+    if (pdf.pages > limits.maxPages)
+      messages.push({
+        key: null,
+        message: `The PDF has ${pdf.pages} pages; only the first ${limits.maxPages} were read.`,
+        severity: "info",
+      });
+    const items = await pdf.text(limits.maxPages);
+    const textLength = items.reduce((total, item) => total + item.text.trim().length, 0);
+    const result = textLength >= 20 ? await fromWords(items, "builtin:pdf_text") : await fromOcr(bytes, "pdf", limits);
+    return { ...result, messages: [...messages, ...result.messages] };
+  } finally {
+    await pdf.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Reads an uploaded file: an e-invoice exactly, a PDF from its text layer, a scan by OCR. A file that
+ * cannot be read answers a result with a message instead of throwing, so the document still reaches
+ * validation. Runs inside a worker with time and memory limits (see pool.ts).
+ */
+export async function extractInvoice(input: ExtractionInput, limits: ExtractionLimits = DEFAULT_LIMITS): Promise<ExtractionResult> {
+  const { bytes } = input;
+  try {
+    const kind = sniffKind(bytes);
+    if (kind === "pdf") return await fromPdf(bytes, limits);
+    if (kind === "zip") {
+      const read = readEinvoice(parseXml(isdocOfIsdocx(bytes, limits.maxXmlBytes), limits.maxXmlBytes), "isdocx");
+      return read ?? unreadable("The archive's .isdoc document is not an ISDOC invoice.");
+    }
+    if (kind === "xml") {
+      const read = readEinvoice(parseXml(bytes, limits.maxXmlBytes));
+      return read ?? unreadable("The XML file is not an e-invoice this engine reads (ISDOC, UBL 2.1, CII / XRechnung).", "info");
+    }
+    if (kind === "image") return await fromOcr(bytes, "image", limits);
+    return unreadable("The file is not a PDF, image or e-invoice; nothing was extracted.", "info");
+  } catch (error) {
+    if (error instanceof UnreadableFileError) return unreadable(error.message);
+    throw error;
+  }
+}

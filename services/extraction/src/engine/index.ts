@@ -1,0 +1,6 @@
+export { annotationsFor, type ExtractedAnnotation, type SchemaField } from "./annotations.js";
+export { extractInvoice, sniffKind } from "./engine.js";
+export { ocrAvailable } from "./ocr.js";
+export { ExtractionPool, type ExtractionPoolOptions } from "./pool.js";
+export * from "./types.js";
+export * from "./validators.js";

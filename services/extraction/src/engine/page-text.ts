@@ -1,0 +1,75 @@
+/** A piece of text on a page with its box; y grows downwards, units are the page's (points or pixels). */
+export interface TextItem {
+  text: string;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  page: number;
+}
+
+/** Text items that belong together: close on one line. A label and its value are usually separate segments. */
+export interface Segment {
+  text: string;
+  x: number;
+  xEnd: number;
+  y: number;
+  height: number;
+  page: number;
+}
+
+export interface Line {
+  y: number;
+  page: number;
+  segments: Segment[];
+}
+
+/**
+ * Groups items into lines (vertical centres within half a line height) and each line into segments
+ * (horizontal gaps under about one character height join; wider gaps separate columns).
+ */
+export function linesOf(items: TextItem[]): Line[] {
+  const visible = items.filter((item) => item.text.trim() !== "" && item.height > 0);
+  const sorted = [...visible].sort((a, b) => a.page - b.page || a.y + a.height / 2 - (b.y + b.height / 2) || a.x - b.x);
+  const lines: { page: number; centre: number; height: number; items: TextItem[] }[] = [];
+  for (const item of sorted) {
+    const centre = item.y + item.height / 2;
+    const last = lines[lines.length - 1];
+    if (last && last.page === item.page && Math.abs(last.centre - centre) <= Math.max(last.height, item.height) * 0.5) {
+      last.items.push(item);
+    } else {
+      lines.push({ page: item.page, centre, height: item.height, items: [item] });
+    }
+  }
+  return lines.map((line) => {
+    const ordered = line.items.sort((a, b) => a.x - b.x);
+    const segments: Segment[] = [];
+    let forceBreak = false;
+    for (const item of ordered) {
+      // OCR reads table rules as "|": a column boundary, never text.
+      if (/^[|¦]+$/.test(item.text.trim())) {
+        forceBreak = true;
+        continue;
+      }
+      const last = segments[segments.length - 1];
+      const gap = last ? item.x - last.xEnd : Number.POSITIVE_INFINITY;
+      const joinGap = Math.max(item.height, last?.height ?? 0) * 0.8;
+      if (last && gap < joinGap && !forceBreak) {
+        last.text = `${last.text}${gap > item.height * 0.15 && !last.text.endsWith(" ") ? " " : ""}${item.text}`.replace(/\s+/g, " ");
+        last.xEnd = Math.max(last.xEnd, item.x + item.width);
+      } else {
+        segments.push({
+          text: item.text.replace(/\s+/g, " ").trim(),
+          x: item.x,
+          xEnd: item.x + item.width,
+          y: line.centre,
+          height: item.height,
+          page: item.page,
+        });
+      }
+      forceBreak = false;
+    }
+    for (const segment of segments) segment.text = segment.text.trim();
+    return { y: line.centre, page: line.page, segments };
+  });
+}

@@ -1,0 +1,88 @@
+/** Where an extracted value came from; written into the annotation's `source`. */
+export type ValueSource = "builtin:einvoice" | "builtin:pdf_text" | "builtin:ocr";
+
+/** The fields the engine knows how to find; mapped onto a queue's schema by key (see annotations.ts). */
+export const INVOICE_FIELD_KEYS = [
+  "invoice_id",
+  "issue_date",
+  "due_date",
+  "total_due",
+  "currency",
+  "iban",
+  "bank_account",
+  "variable_symbol",
+  "supplier_name",
+  "supplier_tax_id",
+  "supplier_register_id",
+] as const;
+export type InvoiceFieldKey = (typeof INVOICE_FIELD_KEYS)[number];
+
+export const LINE_ITEM_COLUMNS = ["activity", "quantity", "unit_price", "vat_rate", "total_incl_tax"] as const;
+export type LineItemColumn = (typeof LINE_ITEM_COLUMNS)[number];
+export type LineItemRow = Partial<Record<LineItemColumn, string>>;
+
+export interface ExtractedField {
+  /** Normalized text: dates YYYY-MM-DD, amounts with a point and two decimals, IBAN without spaces. */
+  value: string;
+  /** 0–100, the scale of the API's confidences. */
+  confidence: number;
+  source: ValueSource;
+}
+
+export interface ExtractionMessage {
+  key: string | null;
+  message: string;
+  severity: "info" | "warning" | "error";
+}
+
+/** How the file was read: the e-invoice standard, the PDF's text layer, OCR, or nothing. */
+export type ExtractionFormat =
+  | "isdoc"
+  | "isdocx"
+  | "ubl"
+  | "cii"
+  | "xrechnung"
+  | "facturx"
+  | "pdf_isdoc"
+  | "pdf_text"
+  | "ocr"
+  | "unreadable";
+
+export interface ExtractionResult {
+  format: ExtractionFormat;
+  fields: Partial<Record<InvoiceFieldKey, ExtractedField>>;
+  lineItems?: { rows: LineItemRow[]; confidence: number; source: ValueSource };
+  messages: ExtractionMessage[];
+}
+
+/** The input of one extraction: the uploaded bytes and what the uploader said about them. */
+export interface ExtractionInput {
+  bytes: Uint8Array;
+  fileName?: string;
+  contentType?: string;
+}
+
+/** Bounds of one extraction; the worker pool adds time and memory limits around it. */
+export interface ExtractionLimits {
+  /** Pages of a PDF read for text or OCR; later pages are ignored with an info message. */
+  maxPages: number;
+  /** Pages rasterized and OCRed. */
+  maxOcrPages: number;
+  /** Bytes an XML document may have (also the cap of what an .isdocx entry may inflate to). */
+  maxXmlBytes: number;
+  /** Milliseconds one OCR run may take. */
+  ocrTimeoutMs: number;
+  /** Whether OCR may run (tesseract and pdftoppm on PATH). */
+  ocr: boolean;
+}
+
+export const DEFAULT_LIMITS: ExtractionLimits = {
+  maxPages: 20,
+  maxOcrPages: 3,
+  maxXmlBytes: 10 * 1024 * 1024,
+  ocrTimeoutMs: 20_000,
+  ocr: true,
+};
+
+/** A file the engine refuses to read further; its message is shown to the user. */
+export class UnreadableFileError extends Error {}
