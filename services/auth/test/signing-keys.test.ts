@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { connectDatabase, createLogger, kitMigrations, runMigrations } from "@docex/kit";
+import { connectDatabase, createLogger, kitMigrations, runMigrations, TokenVerifier } from "@docex/kit";
 import { dropDatabase, testDatabaseServerUrl, uniqueDatabaseName } from "@docex/testkit";
 import { expect } from "chai";
 import jwt from "jsonwebtoken";
@@ -64,12 +64,30 @@ describe("signing keys", () => {
     const publishedKids = async () =>
       (await auth.call("GET", "/auth/.well-known/jwks.json")).body.keys.map((key: { kid: string }) => key.kid) as string[];
 
-    it("signs with a new key once the old one is due, and publishes the old one until its tokens expired", async () => {
+    it("publishes the next key before it signs with it, then publishes the old one until its tokens expired", async () => {
       const before = await accessToken();
+      // A verifier that read the JWKS once and will not refetch it for an hour.
+      const slowVerifier = new TokenVerifier({
+        jwksUri: auth.jwksUrl,
+        issuer: auth.config.JWT_ISSUER,
+        audience: auth.config.JWT_AUDIENCE,
+        jwksCooldownMs: 3_600_000,
+      });
       auth.clock.advance(24 * 3600 + 61);
+      // Due: the next key is published, the old one still signs.
+      const stillOld = await accessToken();
+      expect(kidOf(stillOld)).to.equal(kidOf(before));
+      const published = await publishedKids();
+      expect(published).to.have.length(2);
+      const nextKid = published.find((kid) => kid !== kidOf(before));
+      expect((await slowVerifier.verify(stillOld)).email).to.equal(email);
+
+      auth.clock.advance(15 * 60 + 61);
       const after = await accessToken();
-      expect(kidOf(after)).to.not.equal(kidOf(before));
+      expect(kidOf(after)).to.equal(nextKid);
       expect(await publishedKids()).to.have.members([kidOf(before), kidOf(after)]);
+      // Its first token meets a verifier that already holds the key: no refetch needed (nor allowed, here).
+      expect((await slowVerifier.verify(after)).email).to.equal(email);
       const verifier = auth.verifier();
       expect((await verifier.verify(before)).email).to.equal(email);
       expect((await verifier.verify(after)).email).to.equal(email);

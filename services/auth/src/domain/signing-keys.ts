@@ -10,7 +10,10 @@ export interface StoredSigningKey {
   alg: typeof SIGNING_ALGORITHM;
   publicJwk: JsonWebKey;
   sealedPrivateKey: string;
+  /** Published (in the JWKS) from here. */
   createdAt: Date;
+  /** Signing from here; null while it is the next key, published ahead. */
+  activatedAt: Date | null;
   retiredAt: Date | null;
 }
 
@@ -32,6 +35,12 @@ export interface SigningKeysOptions {
   tokenTtlSeconds: number;
   /** How long an instance keeps using what it read; also added to the publication of retired keys. */
   cacheSeconds?: number;
+  /**
+   * How long the next key is published before it signs: longer than verifiers take to refetch the JWKS on
+   * their own (the kit's key set: 10 min, plus its 30 s cooldown, the JWKS's max-age and skew), so that
+   * the first token of a new key never meets a verifier that has to fetch it, or may not yet. 15 min.
+   */
+  prepublicationSeconds?: number;
 }
 
 interface Snapshot {
@@ -44,15 +53,17 @@ interface Snapshot {
 const SKEW_SECONDS = 60;
 
 /**
- * The ES256 keys that sign access tokens. The first instance to start creates one; later the active
- * key is replaced once it is older than the rotation interval. A retired key stays in the JWKS until
- * every token it signed has expired, counting the time other instances may still hold it in cache.
- * Private keys are stored sealed with the key-encryption key.
+ * The ES256 keys that sign access tokens. The first instance to start creates one; the next key is
+ * published in the JWKS a while before the active one is due, and replaces it once the active one is
+ * older than the rotation interval and the next one has been published for `prepublicationSeconds`. A
+ * retired key stays in the JWKS until every token it signed has expired, counting the time other
+ * instances may still hold it in cache. Private keys are stored sealed with the key-encryption key.
  */
 export class SigningKeys {
   private snapshot: Snapshot | undefined;
   private loading: Promise<Snapshot> | undefined;
   private readonly cacheSeconds: number;
+  private readonly prepublicationSeconds: number;
 
   constructor(
     private readonly store: SigningKeyStore,
@@ -61,6 +72,8 @@ export class SigningKeys {
     private readonly options: SigningKeysOptions,
   ) {
     this.cacheSeconds = options.cacheSeconds ?? 60;
+    // Never more than half the interval, so that a short rotation (tests) still rotates.
+    this.prepublicationSeconds = Math.min(options.prepublicationSeconds ?? 15 * 60, options.rotationIntervalSeconds / 2);
   }
 
   async active(): Promise<ActiveSigningKey> {
@@ -71,10 +84,9 @@ export class SigningKeys {
     return { keys: (await this.current()).published };
   }
 
-  /** Replaces the active key now (an operator's rotation, or a test's). */
+  /** Replaces the active key now (an operator's rotation after a leak): no waiting for verifiers to know the new one. */
   async rotate(): Promise<void> {
-    const now = this.clock.now();
-    await this.store.rotateIfDue(now, now, () => generateSigningKey(this.sealing));
+    await this.store.replaceActive(this.clock.now(), () => generateSigningKey(this.sealing));
     this.snapshot = undefined;
   }
 
@@ -94,15 +106,10 @@ export class SigningKeys {
 
   private async load(): Promise<Snapshot> {
     const now = this.clock.now();
-    const dueBefore = addSeconds(now, -this.options.rotationIntervalSeconds);
     const retiredSince = addSeconds(now, -this.publicationSeconds);
     let keys = await this.store.list(retiredSince);
-    let active = keys.find((key) => key.retiredAt === null);
-    if (!active || active.createdAt <= dueBefore) {
-      await this.store.rotateIfDue(dueBefore, now, () => generateSigningKey(this.sealing));
-      keys = await this.store.list(retiredSince);
-      active = keys.find((key) => key.retiredAt === null);
-    }
+    if (await this.rotateIfDue(keys, now)) keys = await this.store.list(retiredSince);
+    const active = keys.find((key) => key.retiredAt === null && key.activatedAt !== null);
     if (!active) throw new Error("No active signing key after rotation.");
     const privateKey = createPrivateKey(this.openPrivateKey(active));
     this.snapshot = {
@@ -111,6 +118,28 @@ export class SigningKeys {
       published: keys.map((key) => ({ ...key.publicJwk, kid: key.kid, alg: key.alg, use: "sig" })),
     };
     return this.snapshot;
+  }
+
+  /** Creates the first key, publishes the next one, or lets the next one sign, when due; true when it changed anything. */
+  private async rotateIfDue(keys: StoredSigningKey[], now: Date): Promise<boolean> {
+    const make = () => generateSigningKey(this.sealing);
+    const active = keys.find((key) => key.retiredAt === null && key.activatedAt !== null);
+    const next = keys.find((key) => key.activatedAt === null);
+    if (!active?.activatedAt) {
+      await this.store.createFirst(now, make);
+      return true;
+    }
+    const age = (now.getTime() - active.activatedAt.getTime()) / 1000;
+    const rotation = this.options.rotationIntervalSeconds;
+    if (!next) {
+      if (age < rotation - this.prepublicationSeconds) return false;
+      await this.store.prepareNext(now, make);
+      return true;
+    }
+    const publishedFor = (now.getTime() - next.createdAt.getTime()) / 1000;
+    if (age < rotation || publishedFor < this.prepublicationSeconds) return false;
+    await this.store.promoteNext(addSeconds(now, -rotation), addSeconds(now, -this.prepublicationSeconds), now);
+    return true;
   }
 
   private openPrivateKey(key: StoredSigningKey): string {
@@ -129,7 +158,7 @@ function sealingContext(kid: string): string {
 }
 
 /** A fresh P-256 key; its kid is the RFC 7638 thumbprint of the public key. */
-export function generateSigningKey(sealing: SealingKey): Omit<StoredSigningKey, "createdAt" | "retiredAt"> {
+export function generateSigningKey(sealing: SealingKey): Omit<StoredSigningKey, "createdAt" | "activatedAt" | "retiredAt"> {
   const { publicKey, privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
   const jwk = publicKey.export({ format: "jwk" });
   const publicJwk: JsonWebKey = { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y };

@@ -117,4 +117,18 @@ export const migrations: Migration[] = [
         CREATE INDEX used_id_tokens_expiry ON used_id_tokens (expires_at);
       `),
   },
+  {
+    // 0003 is the invitation migration (another change); the runner applies whatever is missing.
+    name: "0004-signing-key-prepublication",
+    up: ({ sequelize }) =>
+      sequelize.query(`
+        -- A key is published (JWKS) from created_at, signs from activated_at: the next key is published
+        -- before it signs, so verifiers already hold it when its first token arrives.
+        ALTER TABLE signing_keys ADD COLUMN activated_at timestamptz;
+        UPDATE signing_keys SET activated_at = created_at;
+        DROP INDEX signing_keys_one_active;
+        CREATE UNIQUE INDEX signing_keys_one_active ON signing_keys ((true)) WHERE retired_at IS NULL AND activated_at IS NOT NULL;
+        CREATE UNIQUE INDEX signing_keys_one_next ON signing_keys ((true)) WHERE activated_at IS NULL;
+      `),
+  },
 ];
