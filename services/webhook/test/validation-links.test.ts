@@ -45,7 +45,9 @@ describe("external validation links (real membership in-process; document servic
       "type",
       "updated_at",
       "url",
+      "webhook_id",
     ]);
+    expect(created.body.data.webhook_id).to.equal(null);
 
     const updated = await harness.call("POST", path, { as: owner, body: { url: `${url}/v2`, type: "document_validation" } });
     expect(updated.status).to.equal(200);
@@ -123,5 +125,147 @@ describe("external validation links (real membership in-process; document servic
     ).to.equal(404);
     expect((await harness.call("GET", `/queues/${foreign.queueId}/external-validation-links`, { as: owner })).status).to.equal(404);
     expect((await harness.call("GET", path, { as: owner })).body.data).to.deep.equal([]);
+  });
+
+  describe("validation webhooks created through the deprecated POST /webhooks (spec: already moved to their queues)", () => {
+    let team: Awaited<ReturnType<WebhookHarness["team"]>>;
+    let boss: Person;
+
+    before(async () => {
+      team = await harness.team([]);
+      boss = team.owner;
+    });
+
+    const linksOf = async (queueId: string) => {
+      const answer = await harness.call("GET", `/queues/${queueId}/external-validation-links`, { as: boss });
+      expect(answer.status).to.equal(200);
+      return answer.body.data as Array<{ type: string; url: string; webhook_id: string | null; failure_policy: string }>;
+    };
+    const deprecated = async (entityType: string, entityId: string, type: string, path: string) => {
+      const answer = await harness.call("POST", "/webhooks", {
+        as: boss,
+        body: { url: `${url}/${path}`, entity_type: entityType, entity_id: entityId, type },
+      });
+      expect(answer.status, JSON.stringify(answer.body)).to.equal(201);
+      return answer.body.data as { id: string; url: string };
+    };
+
+    it("are listed as the queue's links: its own, else the nearest of its workspace and organization; a saved link replaces the queue's own", async () => {
+      const place = harness.hierarchy(team.organization.id);
+      const sibling = harness.documents.addQueue(place.workspaceId, "sibling-of-moved");
+      const onOrganization = await deprecated("organization", team.organization.id, "document_validation", "org");
+      const onWorkspace = await deprecated("workspace", place.workspaceId, "initial_document_validation", "ws");
+      const onQueue = await deprecated("queue", place.queueId, "document_validation", "queue");
+
+      const listed = await linksOf(place.queueId);
+      expect(
+        listed.map(({ type, url: linkUrl, webhook_id, failure_policy }) => ({ type, url: linkUrl, webhook_id, failure_policy })),
+      ).to.deep.equal([
+        { type: "document_validation", url: onQueue.url, webhook_id: onQueue.id, failure_policy: "allow" },
+        { type: "initial_document_validation", url: onWorkspace.url, webhook_id: onWorkspace.id, failure_policy: "allow" },
+      ]);
+      expect((await linksOf(sibling)).map((link) => link.webhook_id)).to.deep.equal([onOrganization.id, onWorkspace.id]);
+
+      // Saving the queue's link of that type replaces the moved webhook: an update (200), and the webhook is gone.
+      const saved = await harness.call("POST", `/queues/${place.queueId}/external-validation-links`, {
+        as: boss,
+        body: { url: `${url}/saved`, type: "document_validation" },
+      });
+      expect(saved.status).to.equal(200);
+      expect(saved.body.data).to.deep.include({ url: `${url}/saved`, webhook_id: null });
+      expect((await harness.call("GET", `/webhooks/${onQueue.id}`, { as: boss })).status).to.equal(404);
+      expect((await linksOf(place.queueId)).map((link) => link.webhook_id)).to.deep.equal([null, onWorkspace.id]);
+
+      // The workspace's webhook speaks for other queues too: it is not this queue's to delete.
+      expect(
+        (await harness.call("DELETE", `/queues/${place.queueId}/external-validation-links/initial_document_validation`, { as: boss }))
+          .status,
+      ).to.equal(404);
+      // The queue's own moved webhook is its link: deleting the link deletes it.
+      const own = await deprecated("queue", sibling, "initial_document_validation", "sibling");
+      expect(
+        (await harness.call("DELETE", `/queues/${sibling}/external-validation-links/initial_document_validation`, { as: boss })).status,
+      ).to.equal(204);
+      expect((await harness.call("GET", `/webhooks/${own.id}`, { as: boss })).status).to.equal(404);
+    });
+
+    it("one per queue (or entity) and type: a second validation webhook, or one beside the queue's link, is 409 validation_link_exists", async () => {
+      const place = harness.hierarchy(team.organization.id);
+      const first = await deprecated("queue", place.queueId, "document_validation", "first");
+      const second = await harness.call("POST", "/webhooks", {
+        as: boss,
+        body: { url: `${url}/second`, entity_type: "queue", entity_id: place.queueId, type: "document_validation" },
+      });
+      expect(second.status).to.equal(409);
+      expect(second.body.code).to.equal("validation_link_exists");
+      expect(second.body.detail).to.include(first.id);
+
+      const linked = harness.hierarchy(team.organization.id);
+      expect(
+        (
+          await harness.call("POST", `/queues/${linked.queueId}/external-validation-links`, {
+            as: boss,
+            body: { url, type: "document_validation" },
+          })
+        ).status,
+      ).to.equal(201);
+      const besideLink = await harness.call("POST", "/webhooks", {
+        as: boss,
+        body: { url: `${url}/beside`, entity_type: "queue", entity_id: linked.queueId, type: "document_validation" },
+      });
+      expect(besideLink.status).to.equal(409);
+      expect(besideLink.body.code).to.equal("validation_link_exists");
+      // The other type is free, and so are delivery types.
+      await deprecated("queue", linked.queueId, "initial_document_validation", "other-type");
+      await deprecated("queue", linked.queueId, "document_status_changed", "status");
+
+      const twice = await harness.call("POST", "/webhooks", {
+        as: boss,
+        body: { url: `${url}/ws-2`, entity_type: "workspace", entity_id: place.workspaceId, type: "document_validation" },
+      });
+      expect(twice.status).to.equal(201);
+      const thrice = await harness.call("POST", "/webhooks", {
+        as: boss,
+        body: { url: `${url}/ws-3`, entity_type: "workspace", entity_id: place.workspaceId, type: "document_validation" },
+      });
+      expect(thrice.status).to.equal(409);
+    });
+
+    it("holds under concurrency: ten validation webhooks and five link saves at once leave exactly one validator of the type", async () => {
+      const place = harness.hierarchy(team.organization.id);
+      const webhooks = await Promise.all(
+        Array.from({ length: 10 }, (_, index) =>
+          harness.call("POST", "/webhooks", {
+            as: boss,
+            body: { url: `${url}/race/${index}`, entity_type: "queue", entity_id: place.queueId, type: "document_validation" },
+          }),
+        ),
+      );
+      expect(webhooks.filter((answer) => answer.status === 201)).to.have.length(1);
+      expect(webhooks.filter((answer) => answer.status === 409)).to.have.length(9);
+
+      const mixed = harness.hierarchy(team.organization.id);
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, index) =>
+          index % 2 === 0
+            ? harness.call("POST", "/webhooks", {
+                as: boss,
+                body: { url: `${url}/mixed/${index}`, entity_type: "queue", entity_id: mixed.queueId, type: "document_validation" },
+              })
+            : harness.call("POST", `/queues/${mixed.queueId}/external-validation-links`, {
+                as: boss,
+                body: { url: `${url}/mixed/${index}`, type: "document_validation" },
+              }),
+        ),
+      );
+      expect(answers.map((answer) => answer.status).every((status) => [200, 201, 409].includes(status))).to.equal(true);
+      const counted = await harness.sql<{ validators: number }>(
+        `SELECT (SELECT count(*) FROM webhooks WHERE entity_id = $1 AND type = 'document_validation')::int
+              + (SELECT count(*) FROM validation_links WHERE queue_id = $1 AND type = 'document_validation')::int AS validators`,
+        [mixed.queueId],
+      );
+      expect(counted[0]?.validators).to.equal(1);
+      expect(await linksOf(mixed.queueId)).to.have.length(1);
+    });
   });
 });

@@ -71,6 +71,11 @@ export interface ValidationLink {
   failurePolicy: FailurePolicy;
   createdAt: Date;
   updatedAt: Date;
+  /**
+   * Set when this is a validation webhook created through the deprecated POST /webhooks, listed as the queue's link
+   * (spec "Versioning" 2: "already moved to their queues"); absent or null for a link saved here.
+   */
+  webhookId?: string | null;
 }
 
 export interface DeliveryAttempt {

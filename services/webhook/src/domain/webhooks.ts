@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ConflictError, NotFoundError } from "@docex/kit";
 import type { OutboxEvents } from "../store/outbox-events.js";
+import type { Tx } from "../store/sql.js";
 import { isUniqueViolation } from "../store/sql.js";
 import type { WebhookStore } from "../store/webhook-store.js";
 import type { AccessControl, Actor, Scope } from "./access.js";
@@ -11,6 +12,7 @@ import {
   type Page,
   type Paged,
   type SignatureVerification,
+  type ValidationType,
   type Webhook,
   type WebhookType,
 } from "./records.js";
@@ -70,6 +72,7 @@ export class Webhooks {
     await requireAllowedTarget(this.targets, input.url);
     try {
       return await this.store.transaction(async (tx) => {
+        if (isValidationType(input.type)) await this.requireFreeValidationSlot(entity.entityType, entity.entityId, input.type, tx);
         const webhook = await this.store.insertWebhook(
           {
             id: randomUUID(),
@@ -93,6 +96,31 @@ export class Webhooks {
     } catch (error) {
       if (isUniqueViolation(error)) throw duplicate();
       throw error;
+    }
+  }
+
+  /**
+   * One validator per queue and type (spec "Limits"; the queue's validation webhooks are its links, spec "Versioning"
+   * 2): a validation webhook on an entity that already has one of that type, or on a queue that has that link, is 409
+   * `validation_link_exists`. The slot's advisory lock makes concurrent creations (and link saves) take turns.
+   */
+  private async requireFreeValidationSlot(entityType: EntityType, entityId: string, type: ValidationType, tx: Tx): Promise<void> {
+    await this.store.lockValidationSlot(entityId, type, tx);
+    const existing = await this.store.validationWebhookOf(entityType, entityId, type, tx);
+    if (existing) {
+      throw new ConflictError(
+        `This ${entityType} already has a ${type} webhook (${existing.id}); there is one validator per ${entityType} and type. ` +
+          `Change it with PATCH /api/v2/webhooks/${existing.id}${entityType === "queue" ? `, or POST /api/v2/queues/${entityId}/external-validation-links` : ""}.`,
+        "validation_link_exists",
+        [{ path: "type", message: `this ${entityType} already has a ${type} validator` }],
+      );
+    }
+    if (entityType === "queue" && (await this.store.findValidationLink(entityId, type, tx))) {
+      throw new ConflictError(
+        `Queue ${entityId} already has a ${type} link; there is one per queue and type. Change it with POST /api/v2/queues/${entityId}/external-validation-links.`,
+        "validation_link_exists",
+        [{ path: "type", message: `this queue already has a ${type} link` }],
+      );
     }
   }
 

@@ -100,6 +100,13 @@ export const validationLinkSchema = z.strictObject({
     .describe("`allow`: an unavailable or rejected validator leaves a warning; `block`: an error, which keeps the document from export"),
   created_at: timestamp,
   updated_at: timestamp,
+  webhook_id: z
+    .guid()
+    .nullable()
+    .describe(
+      "Null for a link saved here. Set when the queue's validator of this type is a validation webhook created through the deprecated " +
+        "POST /webhooks on the queue, its workspace or its organization (spec: already moved to their queues); its failure policy is allow",
+    ),
 });
 
 export function validationLinkResponse(link: ValidationLink): z.infer<typeof validationLinkSchema> {
@@ -111,6 +118,7 @@ export function validationLinkResponse(link: ValidationLink): z.infer<typeof val
     failure_policy: link.failurePolicy,
     created_at: link.createdAt.toISOString(),
     updated_at: link.updatedAt.toISOString(),
+    webhook_id: link.webhookId ?? null,
   };
 }
 

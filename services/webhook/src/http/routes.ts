@@ -368,7 +368,8 @@ export function webhookHttp(domain: WebhookDomain, verifier: TokenVerifier): Web
         operationId: "saveExternalValidationLink",
         summary: "Create or update the queue's external validation link of a type",
         description:
-          "One link per queue and type. `signature_verification` and `failure_policy` left out: `disabled` and `allow` for a new link, " +
+          "One link per queue and type; a validation webhook of the queue itself (deprecated POST /webhooks) is replaced by it (200). " +
+          "`signature_verification` and `failure_policy` left out: `disabled` and `allow` for a new link, " +
           "unchanged otherwise. `failure_policy: block` turns an unavailable or rejected validator into an error message on the document.",
         tags: LINK_TAGS,
         params: QUEUE_ID,
@@ -398,6 +399,9 @@ export function webhookHttp(domain: WebhookDomain, verifier: TokenVerifier): Web
         path: LINKS,
         operationId: "listExternalValidationLinks",
         summary: "List the queue's external validation links",
+        description:
+          "One per type: the queue's link, else the validation webhook created through the deprecated POST /webhooks on the queue, its " +
+          "workspace or its organization that Validate calls (nearest first), with its `webhook_id`.",
         tags: LINK_TAGS,
         params: QUEUE_ID,
         responses: { 200: { description: "The links that exist", schema: dataOf(z.array(validationLinkSchema)) } },

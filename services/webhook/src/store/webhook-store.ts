@@ -260,8 +260,47 @@ export class WebhookStore {
     return { link: saved, created };
   }
 
-  validationLinksOf(queueId: string): Promise<ValidationLink[]> {
-    return this.sql.rows<ValidationLink>(`SELECT ${LINK_COLUMNS} FROM validation_links WHERE queue_id = $1 ORDER BY type`, [queueId]);
+  /**
+   * The queue's links as Validate sees them, one per type: the queue's own link, else the nearest validation webhook
+   * created through the deprecated POST /webhooks on the queue, its workspace or its organization (the oldest at that
+   * level), shown as a link with its `webhookId` and failure policy `allow`. Document-level webhooks speak for one
+   * document, not for the queue, and are not listed.
+   */
+  validationLinksOf(queue: { queueId: string; workspaceId: string | null; organizationId: string }): Promise<ValidationLink[]> {
+    return this.sql.rows<ValidationLink>(
+      `SELECT DISTINCT ON (type) "queueId", type, "organizationId", "workspaceId", url, "signatureVerification", "failurePolicy",
+              "createdAt", "updatedAt", "webhookId"
+       FROM (
+         SELECT ${LINK_COLUMNS}, NULL::uuid AS "webhookId", 0 AS rank, created_at, NULL::uuid AS id
+         FROM validation_links WHERE queue_id = $1
+         UNION ALL
+         SELECT $1::uuid, type, organization_id, $2::uuid, url, signature_verification, 'allow', created_at, updated_at, id,
+                array_position(ARRAY['queue', 'workspace', 'organization'], entity_type), created_at, id
+         FROM webhooks
+         WHERE type IN ('initial_document_validation', 'document_validation')
+           AND (entity_type, entity_id) IN (('queue', $1::uuid), ('workspace', $2::uuid), ('organization', $3::uuid))
+       ) candidates
+       ORDER BY type, rank, created_at, id`,
+      [queue.queueId, queue.workspaceId, queue.organizationId],
+    );
+  }
+
+  /**
+   * Serialises the changes of one validation slot (an entity's validation webhook or a queue's link of a type, which
+   * share the slot when the entity is the queue) until the transaction ends, so that "one per queue and type" holds
+   * under concurrent requests and replicas.
+   */
+  async lockValidationSlot(entityId: string, type: ValidationType, tx: Tx): Promise<void> {
+    await this.sql.rows(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`validation-slot:${entityId}:${type}`], tx);
+  }
+
+  /** The oldest validation webhook of `type` attached to this entity itself (created through the deprecated POST /webhooks). */
+  validationWebhookOf(entityType: EntityType, entityId: string, type: ValidationType, tx?: Tx): Promise<Webhook | undefined> {
+    return this.sql.one<Webhook>(
+      `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE entity_type = $1 AND entity_id = $2 AND type = $3 ORDER BY created_at, id LIMIT 1`,
+      [entityType, entityId, type],
+      tx,
+    );
   }
 
   /** The deleted link, or undefined when there was none. */
