@@ -271,6 +271,22 @@ describe("brute-force limits per account and address, per account, and per addre
     expect(after.status).to.equal(200);
   });
 
+  it("limits unknown mailed tokens per address on the recovery count, apart from password logins", async () => {
+    const email = newEmail("token-spray");
+    await auth.onboard(email, PASSWORD);
+    const address = newAddress();
+    for (let attempt = 0; attempt < ADDRESS_LIMIT; attempt += 1) {
+      const answer = await auth.call("POST", "/auth/magic-login", { body: { token: `made-up-token-${attempt}` }, address });
+      expect(answer.status).to.equal(401);
+    }
+    const limited = await auth.call("POST", "/auth/change-password", {
+      body: { token: "made-up", password: "whatever password" },
+      address,
+    });
+    expect(limited.status).to.equal(429);
+    expect((await login(email, PASSWORD, address)).status).to.equal(200);
+  });
+
   it("counts wrong onboarding PINs against the account from that address", async () => {
     const email = newEmail("pin-brute");
     const address = newAddress();
