@@ -8,6 +8,7 @@ import {
   problemErrorHandler,
   RateLimitedError,
   type Readiness,
+  refuseEncodedBodies,
   requestIdFrom,
   requireBearerToken,
   type ServiceName,
@@ -83,6 +84,7 @@ export function createGateway(deps: GatewayDeps): Express {
 
   if (deps.rateLimitPerMinute > 0) app.use(limitRatePerClient(deps.rateLimitPerMinute));
   app.use(resolveRoute(matcher));
+  app.use(refuseEncodedBodies);
   app.use(enforceBodyLimit);
   app.use(authenticateUnlessPublic(deps.verifier));
   app.use((req, res, next) => {

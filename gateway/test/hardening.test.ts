@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { connect } from "node:net";
 import { MAX_ACCESS_TOKEN_BYTES, readBearerToken } from "@docex/kit";
 import { TestIssuer } from "@docex/testkit";
 import { expect } from "chai";
@@ -18,7 +19,28 @@ async function leastCpuMs(call: () => Promise<void>, runs = 3): Promise<number> 
   return least;
 }
 
-describe("gateway hardening: crafted Authorization headers and forged kids", () => {
+/** Sends a request head only (no body) over a raw socket; what came back before the server closed or `waitMs` passed. */
+function headOnly(url: string, head: string, waitMs = 3_000): Promise<{ text: string; closed: boolean }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(head));
+    let text = "";
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve({ text, closed: false });
+    }, waitMs);
+    socket.on("data", (chunk) => {
+      text += chunk.toString("latin1");
+    });
+    socket.on("error", reject);
+    socket.on("close", () => {
+      clearTimeout(timer);
+      resolve({ text, closed: true });
+    });
+  });
+}
+
+describe("gateway hardening (issue 24): crafted Authorization headers, forged kids, compressed and unauthenticated bodies", () => {
   let issuer: TestIssuer;
   let service: EchoService;
   let gateway: RunningGateway;
@@ -122,5 +144,38 @@ describe("gateway hardening: crafted Authorization headers and forged kids", () 
     expect(passedAfterMs!).to.be.at.most(cooldownMs + 400);
     // The old key's tokens (still published) keep passing too.
     expect((await fetch(`${gateway.url}/api/v2/queues/q1`, { headers: { authorization: `Bearer ${good}` } })).status).to.equal(200);
+  });
+
+  const post = (path: string, headers: Record<string, string | number>) =>
+    `POST /api/v2${path} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n${Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join("")}\r\n`;
+
+  it("refuses a compressed body with 415 before reading it or proxying anything, public routes included", async () => {
+    const token = issuer.mint(user);
+    for (const path of ["/registers", "/auth/login", "/queues"]) {
+      const { text, closed } = await headOnly(
+        gateway.url,
+        post(path, { "content-encoding": "br", "content-length": 152, authorization: `Bearer ${token}` }),
+      );
+      expect(text, path).to.match(/^HTTP\/1\.1 415 /);
+      expect(text).to.include('"code":"unsupported_content_encoding"');
+      expect(closed, "closed instead of waiting for the body").to.equal(true);
+    }
+    const gzip = await fetch(`${gateway.url}/api/v2/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "content-encoding": "gzip" },
+      body: "{}",
+    });
+    expect(gzip.status).to.equal(415);
+    expect(service.received).to.have.length(0);
+  });
+
+  it("answers an unauthenticated 50 MiB upload with 401 without reading its body", async () => {
+    const { text, closed } = await headOnly(gateway.url, post("/registers", { "content-length": 50 * 1024 * 1024 - 1 }));
+    expect(text).to.match(/^HTTP\/1\.1 401 /);
+    expect(text).to.include('"code":"missing_token"');
+    expect(closed).to.equal(true);
+    expect(service.received).to.have.length(0);
   });
 });

@@ -46,7 +46,7 @@ export class EchoService {
       logger: createLogger("echo", "silent"),
       metrics: new Metrics("echo", { defaultMetrics: false }),
       readiness: new Readiness(),
-      bodyLimits: [{ method: "POST", path: /^\/api\/v2\/registers$/, limit: "50mb" }],
+      bodyLimits: [{ method: "POST", path: /^\/api\/v2\/registers$/, limit: "50mb", verifier }],
       routes: (router) => {
         router.get("/api/v2/queues/:queue_id", authenticate(verifier), (req, res) => {
           res.json({ data: { queue_id: req.params.queue_id, caller: req.caller, headers: req.headers, request_id: req.requestId } });

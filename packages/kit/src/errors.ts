@@ -92,8 +92,8 @@ export class UnsupportedMediaTypeError extends DomainError {
   override readonly status = 415;
   override readonly grpcCode = GrpcStatus.INVALID_ARGUMENT;
   override readonly title = "Unsupported Media Type";
-  constructor(message = "The request body must be application/json.") {
-    super("unsupported_media_type", message);
+  constructor(message = "The request body must be application/json.", code = "unsupported_media_type") {
+    super(code, message);
   }
 }
 

@@ -1,7 +1,10 @@
 import type { Server } from "node:http";
+import { connect } from "node:net";
+import { brotliCompressSync, constants as zlib } from "node:zlib";
 import { expect } from "chai";
 import { z } from "zod";
-import { ConflictError, ForbiddenError, NotFoundError } from "../src/errors.js";
+import { type AccessTokenVerifier, authenticate } from "../src/auth/token-verifier.js";
+import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from "../src/errors.js";
 import { createHttpApp } from "../src/http/app.js";
 import { Readiness } from "../src/http/readiness.js";
 import { Metrics } from "../src/metrics.js";
@@ -11,6 +14,40 @@ import { baseUrlOf, silentLogger } from "./support.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read JSON answers field by field
 type Json = any;
+
+/** Accepts the token "good.token.sig" and counts its verifications. */
+const verifications = { count: 0 };
+const countingVerifier: AccessTokenVerifier = {
+  async verify(token) {
+    verifications.count += 1;
+    if (token !== "good.token.sig") throw new UnauthorizedError("The access token is invalid.", "invalid_token");
+    return { userId: "user-1", email: "", amr: [], tokenId: "", expiresAt: Math.floor(Date.now() / 1000) + 60, token };
+  },
+};
+
+/** Sends a request head (and `body`, if any) over a raw socket; resolves with what came back before the server closed or `waitMs` passed. */
+function rawRequest(url: string, head: string, body?: Buffer, waitMs = 3_000): Promise<{ text: string; closed: boolean }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => {
+      socket.write(head);
+      if (body) socket.write(body);
+    });
+    let text = "";
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve({ text, closed: false });
+    }, waitMs);
+    socket.on("data", (chunk) => {
+      text += chunk.toString("latin1");
+    });
+    socket.on("error", reject);
+    socket.on("close", () => {
+      clearTimeout(timer);
+      resolve({ text, closed: true });
+    });
+  });
+}
 
 describe("createHttpApp", () => {
   let server: Server;
@@ -26,11 +63,17 @@ describe("createHttpApp", () => {
       logger: silentLogger,
       metrics: new Metrics("kit-test", { defaultMetrics: false }),
       readiness,
-      bodyLimits: [{ method: "POST", path: /^\/big$/, limit: "3mb" }],
+      bodyLimits: [
+        { method: "POST", path: /^\/big$/, limit: "3mb", public: true },
+        { method: "POST", path: /^\/signed-big$/, limit: "60mb", verifier: countingVerifier },
+      ],
       routes: (router) => {
         const body = z.object({ name: z.string().min(1), count: z.number().int().min(0) }).strict();
         router.post("/items", (req, res) => {
           res.status(201).json({ data: parseInput(body, req.body) });
+        });
+        router.post("/signed-big", authenticate(countingVerifier), (req, res) => {
+          res.json({ size: JSON.stringify(req.body).length, user: req.caller?.userId });
         });
         router.post("/big", (req, res) => {
           res.json({ size: JSON.stringify(req.body).length });
@@ -84,6 +127,72 @@ describe("createHttpApp", () => {
     const response = await post("/items", "name=x", { "content-type": "application/x-www-form-urlencoded" });
     expect(response.status).to.equal(415);
     expect(((await response.json()) as Json).code).to.equal("unsupported_media_type");
+  });
+
+  /** ~50 MB of JSON brotli-compressed to a few dozen bytes: what a body parser that inflates would swallow. */
+  const brotliBomb = () =>
+    brotliCompressSync(Buffer.concat([Buffer.from('{"a":"'), Buffer.alloc(50 * 1024 * 1024, 0x61), Buffer.from('"}')]), {
+      params: { [zlib.BROTLI_PARAM_QUALITY]: 4, [zlib.BROTLI_PARAM_LGWIN]: 24 },
+    });
+  const head = (path: string, headers: Record<string, string | number>) =>
+    `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n${Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join("")}\r\n`;
+
+  it("refuses a compressed body with 415 before reading a byte of it, on every route", async () => {
+    const bomb = brotliBomb();
+    expect(bomb.length).to.be.below(200);
+    // Only the head is sent: the answer comes without the body, so nothing of it was read, let alone inflated.
+    for (const path of ["/items", "/big", "/signed-big"]) {
+      const { text } = await rawRequest(
+        base,
+        head(path, { "content-encoding": "br", "content-length": bomb.length, authorization: "Bearer good.token.sig" }),
+      );
+      expect(text, path).to.match(/^HTTP\/1\.1 415 /);
+      expect(text).to.match(/connection: close/i);
+      expect(text).to.include('"code":"unsupported_content_encoding"');
+    }
+    for (const encoding of ["gzip", "deflate", "br", "identity, gzip"]) {
+      const response = await post("/items", '{"name":"x","count":1}', { "content-type": "application/json", "content-encoding": encoding });
+      expect(response.status, encoding).to.equal(415);
+    }
+    const identity = await post("/items", '{"name":"x","count":1}', { "content-type": "application/json", "content-encoding": "identity" });
+    expect(identity.status).to.equal(201);
+  });
+
+  it("checks the token of a large-body route before reading the body: 401 and the body unread", async () => {
+    const before = verifications.count;
+    const unauthenticated = await rawRequest(base, head("/signed-big", { "content-length": 50 * 1024 * 1024 }));
+    expect(unauthenticated.text).to.match(/^HTTP\/1\.1 401 /);
+    expect(unauthenticated.text).to.include('"code":"missing_token"');
+    expect(unauthenticated.closed, "the connection is closed rather than the body read").to.equal(true);
+    const badToken = await rawRequest(
+      base,
+      head("/signed-big", { "content-length": 50 * 1024 * 1024, authorization: "Bearer bad.token.sig" }),
+    );
+    expect(badToken.text).to.match(/^HTTP\/1\.1 401 /);
+    expect(verifications.count - before).to.equal(1);
+
+    // With a good token the body is read and the route's own authenticate does not verify again.
+    const accepted = await post("/signed-big", JSON.stringify({ items: "x".repeat(2 * 1024 * 1024) }), {
+      "content-type": "application/json",
+      authorization: "Bearer good.token.sig",
+    });
+    expect(accepted.status).to.equal(200);
+    expect(((await accepted.json()) as Json).user).to.equal("user-1");
+    expect(verifications.count - before).to.equal(2);
+  });
+
+  it("refuses to build an app whose large-body rule neither checks tokens nor says it is public", () => {
+    expect(() =>
+      createHttpApp({
+        logger: silentLogger,
+        metrics: new Metrics("kit-test-rule", { defaultMetrics: false }),
+        readiness: new Readiness(),
+        bodyLimits: [{ method: "POST", path: /^\/x$/, limit: "50mb" }],
+        routes: () => undefined,
+      }),
+    ).to.throw(/needs a verifier/);
   });
 
   it("translates domain errors to their statuses and keeps problem extensions", async () => {

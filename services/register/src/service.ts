@@ -7,7 +7,7 @@ import { RegisterAccess } from "./domain/access.js";
 import { RegisterCatalog } from "./domain/register-catalog.js";
 import { RegisterUploads } from "./domain/uploads.js";
 import { registerHandlers } from "./grpc/register-handlers.js";
-import { REGISTER_BODY_LIMITS, registerHttp } from "./http/routes.js";
+import { registerBodyLimits, registerHttp } from "./http/routes.js";
 import { migrations } from "./store/migrations.js";
 import { OutboxEvents } from "./store/outbox-events.js";
 import { RegisterStore } from "./store/register-store.js";
@@ -54,7 +54,7 @@ export async function startRegisterService(config: RegisterConfig, options: { lo
     readiness: infra.readiness,
     api: http.api,
     routes: http.routes,
-    bodyLimits: REGISTER_BODY_LIMITS,
+    bodyLimits: registerBodyLimits(infra.verifier),
   });
   const grpc = new GrpcServer(logger, metrics);
   grpc.addService(registerService.definition, registerService.serviceName, registerHandlers(catalog));

@@ -1,6 +1,6 @@
 import express, { type ErrorRequestHandler, type Express as ExpressApp, type RequestHandler, type Router } from "express";
 import { pinoHttp } from "pino-http";
-import type { Caller } from "../auth/token-verifier.js";
+import { type AccessTokenVerifier, authenticate, type Caller } from "../auth/token-verifier.js";
 import { DomainError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError, UpstreamError, ValidationError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
@@ -24,6 +24,13 @@ export interface BodyLimitRule {
   method: string;
   path: RegExp;
   limit: string;
+  /**
+   * Checks the bearer token before a byte of the body is read (401 otherwise, body unread):
+   * nobody without a token makes the service read and parse a large body. Required unless
+   * `public` says the endpoint takes large bodies from anyone.
+   */
+  verifier?: AccessTokenVerifier;
+  public?: true;
 }
 
 export interface HttpAppOptions {
@@ -85,9 +92,12 @@ export function createHttpApp(options: HttpAppOptions): ExpressApp {
     }),
   );
 
+  app.use(refuseEncodedBodies);
   app.use(requireJsonBodies);
-  const defaultParser = express.json({ limit: options.bodyLimit ?? "1mb" });
-  const specialParsers = (options.bodyLimits ?? []).map((rule) => ({ rule, parser: express.json({ limit: rule.limit }) }));
+  app.use(authenticateBeforeLargeBodies(options.bodyLimits ?? []));
+  // inflate: false: a compressed body is refused (refuseEncodedBodies), never inflated.
+  const defaultParser = express.json({ limit: options.bodyLimit ?? "1mb", inflate: false });
+  const specialParsers = (options.bodyLimits ?? []).map((rule) => ({ rule, parser: express.json({ limit: rule.limit, inflate: false }) }));
   app.use((req, res, next) => {
     const special = specialParsers.find(({ rule }) => rule.method === req.method && rule.path.test(req.path));
     (special?.parser ?? defaultParser)(req, res, next);
@@ -116,6 +126,38 @@ export function mountOperationalRoutes(app: ExpressApp, readiness: Readiness, me
   app.get("/metrics", async (_req, res) => {
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
+}
+
+/**
+ * 415 for a compressed body (any `Content-Encoding` but identity), before a byte of it is
+ * read: 152 bytes of brotli inflate to 50 MB, so no request body is ever decompressed.
+ */
+export const refuseEncodedBodies: RequestHandler = (req, _res, next) => {
+  const encoding = req.headers["content-encoding"];
+  if (encoding === undefined || encoding.trim().toLowerCase() === "identity" || encoding.trim() === "") return next();
+  next(
+    new UnsupportedMediaTypeError(
+      "Compressed request bodies are not accepted; send the body without Content-Encoding.",
+      "unsupported_content_encoding",
+    ),
+  );
+};
+
+/** The rules with a verifier check the token before their (large) body is parsed. */
+function authenticateBeforeLargeBodies(rules: BodyLimitRule[]): RequestHandler {
+  const checks = rules.map((rule) => {
+    if (!rule.verifier && !rule.public) {
+      throw new Error(
+        `The body limit of ${rule.method} ${rule.path} needs a verifier (the token is checked before the body is read) or public: true.`,
+      );
+    }
+    return { rule, check: rule.verifier ? authenticate(rule.verifier) : undefined };
+  });
+  return (req, res, next) => {
+    const found = checks.find(({ rule }) => rule.method === req.method && rule.path.test(req.path));
+    if (!found?.check) return next();
+    found.check(req, res, next);
+  };
 }
 
 /** 415 for a body that is not JSON; bodies are JSON everywhere in this API. */
@@ -163,6 +205,8 @@ export function problemErrorHandler(logger: Logger): ErrorRequestHandler {
       res.end();
       return;
     }
+    // Refused before its body was read (401, 413, 415): close rather than read the rest of it.
+    if (!req.complete) res.setHeader("connection", "close");
     sendProblem(res, translated, requestId);
   };
 }

@@ -11,8 +11,10 @@ import { claimedItemCount, itemsQuery, uploadBody, uploadEntriesOf } from "./sch
 const API = "/api/v2";
 const TAGS = ["Registers"];
 
-/** API.md "Conventions": POST /registers takes bodies up to 50 MiB. */
-export const REGISTER_BODY_LIMITS: BodyLimitRule[] = [{ method: "POST", path: /^\/api\/v2\/registers\/?$/, limit: "50mb" }];
+/** API.md "Conventions": POST /registers takes bodies up to 50 MiB, and only with a valid token (checked before the body is read). */
+export function registerBodyLimits(verifier: AccessTokenVerifier): BodyLimitRule[] {
+  return [{ method: "POST", path: /^\/api\/v2\/registers\/?$/, limit: "50mb", verifier }];
+}
 
 function actorOf(req: Request): Actor {
   return { userId: callerOf(req).userId, requestId: req.requestId };
