@@ -15,6 +15,7 @@ export const gatewayConfigSchema = z
     LEARNING_URL: serviceUrl("learning"),
     REGISTER_URL: serviceUrl("register"),
     WEBHOOK_URL: serviceUrl("webhook"),
+    EXTRACTION_URL: serviceUrl("extraction"),
     /** Defaults to the auth service's own JWKS endpoint under AUTH_URL. */
     AUTH_JWKS_URL: z.url().optional(),
     JWT_ISSUER: z.string().min(1).default("docex"),

@@ -122,6 +122,8 @@ const TABLE: Record<ServiceName, Row[]> = {
     ["GET", "/queues/{queue_id}/external-validation-links"],
     ["DELETE", "/queues/{queue_id}/external-validation-links/{type}"],
   ],
+  // Reads files and hands results to document; it has no public endpoint.
+  extraction: [],
 };
 
 export const ROUTES: readonly RouteDefinition[] = Object.entries(TABLE).flatMap(([service, rows]) =>

@@ -1095,8 +1095,8 @@ describe("Kubernetes manifests (deploy/k8s) and monitoring (deploy/monitoring)",
     }
 
     for (const name of ["base", "production"] as const) {
-      it(`${name}: gateway, document and webhook have a PodDisruptionBudget and a HorizontalPodAutoscaler, which alone sets their replicas`, () => {
-        for (const process of ["gateway", "document", "webhook"]) {
+      it(`${name}: gateway, document, webhook and extraction have a PodDisruptionBudget and a HorizontalPodAutoscaler, which alone sets their replicas`, () => {
+        for (const process of ["gateway", "document", "webhook", "extraction"]) {
           const deployment = find<Workload>(renders[name], "Deployment", process);
           const labels = deployment?.spec.template.metadata?.labels;
           const budgets = ofKind<K8sObject & { spec: { selector: LabelSelector } }>(renders[name], "PodDisruptionBudget");

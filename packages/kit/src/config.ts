@@ -10,6 +10,7 @@ export const SERVICE_PORTS = {
   learning: { http: 8085, grpc: 9085 },
   register: { http: 8086, grpc: 9086 },
   webhook: { http: 8087, grpc: 9087 },
+  extraction: { http: 8088, grpc: 9088 },
 } as const;
 
 export type ServiceName = Exclude<keyof typeof SERVICE_PORTS, "gateway">;

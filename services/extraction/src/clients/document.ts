@@ -1,0 +1,122 @@
+import { type CallContext as KitCallContext, type Metrics, NotFoundError } from "@docex/kit";
+import { createDocumentClient } from "@docex/protos";
+import { z } from "zod";
+import type { CallContext, DocumentFile, DocumentSource, QueueView } from "../domain/document-source.js";
+import type { SchemaField } from "../engine/annotations.js";
+
+const schemaOf = z.array(
+  z.looseObject({
+    key: z.string(),
+    type: z.string(),
+    multi_value: z.boolean().optional(),
+    columns: z.array(z.looseObject({ key: z.string(), type: z.string() })).optional(),
+  }),
+);
+
+/**
+ * The calls of document.proto this service makes (GetQueue with extraction_engine, ReadDocumentFile as a server
+ * stream, RecordExtraction), typed here so that this client states exactly what it relies on.
+ */
+interface DocumentCalls {
+  getQueue(
+    request: { queue_id: string },
+    ctx?: KitCallContext,
+  ): Promise<{ queue?: { id: string; annotation_schema_json: string; extraction_engine?: string } | null }>;
+  readDocumentFile(
+    request: { organization_id: string; document_id: string },
+    ctx?: KitCallContext,
+  ): AsyncIterable<{ data: Uint8Array; content_type: string; file_name: string; size: string | number }>;
+  recordExtraction(
+    request: { organization_id: string; document_id: string; idempotency_key: string; extraction_json: string; messages_json: string },
+    ctx?: KitCallContext,
+  ): Promise<{ applied: boolean; reason: string }>;
+  close(): void;
+}
+
+function context(ctx?: CallContext) {
+  return ctx?.requestId ? { requestId: ctx.requestId } : {};
+}
+
+export interface DocumentClientOptions {
+  deadlineMs: number;
+  readDeadlineMs: number;
+  metrics?: Metrics;
+}
+
+/** The document service over gRPC: GetQueue (cached; a queue's schema and engine never change), ReadDocumentFile, RecordExtraction. */
+export function documentSource(address: string, options: DocumentClientOptions): DocumentSource & { close(): void } {
+  const client = createDocumentClient(address, {
+    deadlineMs: options.deadlineMs,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    breaker: { resetTimeoutMs: 5_000 },
+  }) as unknown as DocumentCalls;
+  const queues = new Map<string, QueueView>();
+  return {
+    async findQueue(queueId, ctx) {
+      const hit = queues.get(queueId);
+      if (hit) return hit;
+      let answer: Awaited<ReturnType<typeof client.getQueue>>;
+      try {
+        answer = await client.getQueue({ queue_id: queueId }, context(ctx));
+      } catch (error) {
+        if (error instanceof NotFoundError) return undefined;
+        throw error;
+      }
+      if (!answer.queue) return undefined;
+      const queue: QueueView = {
+        id: answer.queue.id,
+        extractionEngine: answer.queue.extraction_engine === "external" ? "external" : "builtin",
+        schema: schemaOf.parse(JSON.parse(answer.queue.annotation_schema_json || "[]")) as SchemaField[],
+      };
+      if (queues.size > 10_000) queues.delete(queues.keys().next().value as string);
+      queues.set(queueId, queue);
+      return queue;
+    },
+    async readFile(organizationId, documentId, maxBytes, ctx) {
+      const chunks: Uint8Array[] = [];
+      let size = 0;
+      let contentType = "";
+      let fileName = "";
+      try {
+        for await (const chunk of client.readDocumentFile(
+          { organization_id: organizationId, document_id: documentId },
+          { ...context(ctx), deadlineMs: options.readDeadlineMs },
+        )) {
+          if (chunks.length === 0 && size === 0) {
+            contentType = chunk.content_type;
+            fileName = chunk.file_name;
+          }
+          size += chunk.data.length;
+          // Leaving the loop cancels the stream: a file past the bound is never held whole.
+          if (size > maxBytes) return "too_large";
+          chunks.push(chunk.data);
+        }
+      } catch (error) {
+        if (error instanceof NotFoundError) return undefined;
+        throw error;
+      }
+      const bytes = new Uint8Array(size);
+      let at = 0;
+      for (const chunk of chunks) {
+        bytes.set(chunk, at);
+        at += chunk.length;
+      }
+      const file: DocumentFile = { bytes, contentType, fileName };
+      return file;
+    },
+    async recordExtraction(record, ctx) {
+      const answer = await client.recordExtraction(
+        {
+          organization_id: record.organizationId,
+          document_id: record.documentId,
+          idempotency_key: record.idempotencyKey,
+          extraction_json: record.extractionJson,
+          messages_json: record.messagesJson,
+        },
+        context(ctx),
+      );
+      return { applied: answer.applied, reason: answer.reason };
+    },
+    close: () => client.close(),
+  };
+}

@@ -1,0 +1,89 @@
+import type { DocexEvent } from "@docex/events";
+import type { Logger, Metrics } from "@docex/kit";
+import { annotationsFor } from "../engine/annotations.js";
+import type { ExtractionPool } from "../engine/pool.js";
+import type { ExtractionMessage, ExtractionResult } from "../engine/types.js";
+import type { RunStore } from "../store/run-store.js";
+import type { DocumentSource } from "./document-source.js";
+
+/** document.created as this service reads it: `has_file` says whether document keeps the file. */
+export type DocumentCreated = Omit<DocexEvent<"document.created">, "data"> & {
+  data: DocexEvent<"document.created">["data"] & { has_file?: boolean };
+};
+
+/** The durable consumer's name; instances share it, so each document is read by one of them. */
+export const DOCUMENT_CREATED_CONSUMER = "extraction__document_created";
+
+export interface DocumentReaderDeps {
+  documents: DocumentSource;
+  pool: Pick<ExtractionPool, "extract">;
+  runs: RunStore;
+  logger: Logger;
+  metrics?: Metrics;
+  maxFileBytes: number;
+}
+
+/**
+ * document.created with a file → read the file from document (streamed), extract it, and hand the result
+ * to document through RecordExtraction (the path of POST /documents/{id}/extraction), keyed by the event id.
+ *
+ * Exactly once per document: document applies one extraction per idempotency key, and a run is recorded
+ * here only after document answered, so a crash anywhere before that repeats the whole read (the
+ * event is redelivered) and a crash after it finds document's answer to the same key.
+ */
+export class DocumentReader {
+  constructor(private readonly deps: DocumentReaderDeps) {}
+
+  async onCreated(event: DocumentCreated): Promise<void> {
+    const { documents, runs, logger } = this.deps;
+    const data = event.data;
+    const organizationId = event.organization_id ?? data.organization_id;
+    if (!data.has_file || !organizationId) return;
+    if (await runs.handled(event.id)) return;
+    const ctx = event.request_id ? { requestId: event.request_id } : {};
+    const base = { eventId: event.id, documentId: data.document_id, queueId: data.queue_id };
+    const started = Date.now();
+
+    const queue = await documents.findQueue(data.queue_id, ctx);
+    if (!queue) return runs.record({ ...base, format: null, outcome: "skipped_no_queue", fieldsFound: 0, durationMs: 0 });
+    if (queue.extractionEngine !== "builtin")
+      return runs.record({ ...base, format: null, outcome: "skipped_external", fieldsFound: 0, durationMs: 0 });
+
+    const file = await documents.readFile(organizationId, data.document_id, this.deps.maxFileBytes, ctx);
+    if (file === undefined) return runs.record({ ...base, format: null, outcome: "skipped_no_file", fieldsFound: 0, durationMs: 0 });
+
+    let result: ExtractionResult;
+    if (file === "too_large") {
+      result = {
+        format: "unreadable",
+        fields: {},
+        messages: [
+          { key: null, message: `The file is larger than ${this.deps.maxFileBytes} bytes; it was not read.`, severity: "warning" },
+        ],
+      };
+    } else {
+      result = await this.deps.pool.extract({ bytes: file.bytes, fileName: file.fileName, contentType: file.contentType });
+    }
+    const { annotations, confidence } = annotationsFor(result, queue.schema);
+    const messages: ExtractionMessage[] = [...result.messages];
+    if (annotations.length === 0 && messages.length === 0)
+      messages.push({ key: null, message: "The built-in engine found no field in this document.", severity: "info" });
+    const answer = await documents.recordExtraction(
+      {
+        organizationId,
+        documentId: data.document_id,
+        idempotencyKey: event.id,
+        extractionJson: JSON.stringify({ annotations, confidence }),
+        messagesJson: JSON.stringify(messages),
+      },
+      ctx,
+    );
+    const durationMs = Date.now() - started;
+    const outcome = answer.applied ? "applied" : answer.reason || "refused";
+    logger.info(
+      { document_id: data.document_id, format: result.format, fields: annotations.length, outcome, duration_ms: durationMs },
+      "document read",
+    );
+    await runs.record({ ...base, format: result.format, outcome, fieldsFound: annotations.length, durationMs });
+  }
+}

@@ -1,0 +1,39 @@
+import type { SchemaField } from "../engine/annotations.js";
+
+export interface CallContext {
+  requestId?: string;
+}
+
+export interface QueueView {
+  id: string;
+  /** "builtin": this service extracts; "external": an outside engine posts the extraction. */
+  extractionEngine: "builtin" | "external";
+  schema: SchemaField[];
+}
+
+export interface DocumentFile {
+  bytes: Uint8Array;
+  contentType: string;
+  fileName: string;
+}
+
+export interface ExtractionRecord {
+  organizationId: string;
+  documentId: string;
+  idempotencyKey: string;
+  extractionJson: string;
+  messagesJson: string;
+}
+
+/** What this service needs of the document service (gRPC in production, a double in tests). */
+export interface DocumentSource {
+  findQueue(queueId: string, ctx?: CallContext): Promise<QueueView | undefined>;
+  /** The document's file, streamed and collected up to `maxBytes`; undefined when the document has none. */
+  readFile(
+    organizationId: string,
+    documentId: string,
+    maxBytes: number,
+    ctx?: CallContext,
+  ): Promise<DocumentFile | "too_large" | undefined>;
+  recordExtraction(record: ExtractionRecord, ctx?: CallContext): Promise<{ applied: boolean; reason: string }>;
+}

@@ -1,0 +1,85 @@
+import { ApiDescription, connectInfrastructure, createHttpApp, GrpcServer, type Logger, type RunningService, serve } from "@docex/kit";
+import { documentSource } from "./clients/document.js";
+import type { ExtractionConfig } from "./config.js";
+import { DocumentReader } from "./domain/document-reader.js";
+import type { DocumentSource } from "./domain/document-source.js";
+import { ExtractionPool } from "./engine/pool.js";
+import { documentCreatedSubscription } from "./events/document-created.js";
+import { migrations } from "./store/migrations.js";
+import { RunStore } from "./store/run-store.js";
+
+export { configSchema, type ExtractionConfig } from "./config.js";
+export type { DocumentSource } from "./domain/document-source.js";
+export { RunStore } from "./store/run-store.js";
+
+/**
+ * Builds the extraction service from its configuration and starts it; the handle stops it gracefully.
+ * `documents` replaces the gRPC client of the document service (tests).
+ */
+export async function startExtractionService(
+  config: ExtractionConfig,
+  options: { logger?: Logger; documents?: DocumentSource } = {},
+): Promise<RunningService & { runs: RunStore }> {
+  const infra = await connectInfrastructure("extraction", config, { migrations, logger: options.logger });
+  const client = options.documents
+    ? undefined
+    : documentSource(config.DOCUMENT_GRPC_ADDR, {
+        deadlineMs: config.EXTRACTION_DOCUMENT_DEADLINE_MS,
+        readDeadlineMs: config.EXTRACTION_READ_DEADLINE_MS,
+        metrics: infra.metrics,
+      });
+  const pool = new ExtractionPool({
+    size: config.EXTRACTION_WORKERS,
+    timeoutMs: config.EXTRACTION_TIMEOUT_MS,
+    maxMemoryMb: config.EXTRACTION_MAX_MEMORY_MB,
+    limits: {
+      maxPages: config.EXTRACTION_MAX_PAGES,
+      maxOcrPages: config.EXTRACTION_OCR_PAGES,
+      ocr: config.EXTRACTION_OCR_PAGES > 0,
+      ocrTimeoutMs: config.EXTRACTION_OCR_TIMEOUT_MS,
+    },
+  });
+  const closeResources = async () => {
+    await pool.close();
+    client?.close();
+  };
+  try {
+    const runs = new RunStore(infra.sequelize);
+    const reader = new DocumentReader({
+      documents: options.documents ?? (client as DocumentSource),
+      pool,
+      runs,
+      logger: infra.logger,
+      metrics: infra.metrics,
+      maxFileBytes: config.EXTRACTION_MAX_FILE_BYTES,
+    });
+    // No public endpoint: the (empty) OpenAPI part keeps the gateway's merged document complete.
+    const app = createHttpApp({
+      logger: infra.logger,
+      metrics: infra.metrics,
+      readiness: infra.readiness,
+      routes: () => undefined,
+      api: new ApiDescription("extraction"),
+    });
+    // No gRPC service of its own: the server answers grpc.health.v1 only, like every other process.
+    const grpc = new GrpcServer(infra.logger, infra.metrics);
+    const running = await serve(infra, {
+      app,
+      grpc,
+      subscriptions: [
+        documentCreatedSubscription(reader, {
+          // Reading may take the whole worker deadline plus the file's transfer; the ack must outlast both.
+          ackWaitMs: config.EXTRACTION_TIMEOUT_MS + config.EXTRACTION_READ_DEADLINE_MS + 30_000,
+          maxInFlight: config.EXTRACTION_CONCURRENCY,
+        }),
+      ],
+      onStop: closeResources,
+    });
+    return { ...running, runs };
+  } catch (error) {
+    await closeResources();
+    await infra.bus.close().catch(() => undefined);
+    await infra.sequelize.close().catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,48 @@
+import { QueryTypes, type Sequelize } from "sequelize";
+
+export interface ExtractionRun {
+  eventId: string;
+  documentId: string;
+  queueId: string;
+  format: string | null;
+  outcome: string;
+  fieldsFound: number;
+  durationMs: number;
+}
+
+/** What became of each document.created event; the consumer's record of work done. */
+export class RunStore {
+  constructor(private readonly sequelize: Sequelize) {}
+
+  async handled(eventId: string): Promise<boolean> {
+    const rows = await this.sequelize.query("SELECT 1 FROM extraction_runs WHERE event_id = $1", {
+      bind: [eventId],
+      type: QueryTypes.SELECT,
+    });
+    return rows.length > 0;
+  }
+
+  async record(run: ExtractionRun): Promise<void> {
+    await this.sequelize.query(
+      `INSERT INTO extraction_runs (event_id, document_id, queue_id, format, outcome, fields_found, duration_ms)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (event_id) DO NOTHING`,
+      { bind: [run.eventId, run.documentId, run.queueId, run.format, run.outcome, run.fieldsFound, run.durationMs] },
+    );
+  }
+
+  async forDocument(documentId: string): Promise<ExtractionRun[]> {
+    const rows = await this.sequelize.query<Record<string, unknown>>(
+      "SELECT * FROM extraction_runs WHERE document_id = $1 ORDER BY created_at",
+      { bind: [documentId], type: QueryTypes.SELECT },
+    );
+    return rows.map((row) => ({
+      eventId: row.event_id as string,
+      documentId: row.document_id as string,
+      queueId: row.queue_id as string,
+      format: row.format as string | null,
+      outcome: row.outcome as string,
+      fieldsFound: Number(row.fields_found),
+      durationMs: Number(row.duration_ms),
+    }));
+  }
+}

@@ -1,0 +1,182 @@
+import { randomUUID } from "node:crypto";
+import { createEvent, eventSubject } from "@docex/events";
+import { createLogger, EventBus } from "@docex/kit";
+import { dropDatabase, eventually, probeRunningService, testEventNamespace, testNatsUrl, testServiceConfig } from "@docex/testkit";
+import { buildInvoiceCorpus, type CorpusDocument } from "@docex/testkit/invoice-corpus";
+import { expect } from "chai";
+import type { DocumentFile, ExtractionRecord, QueueView } from "../src/domain/document-source.js";
+import { configSchema, type DocumentSource, startExtractionService } from "../src/service.js";
+
+const SCHEMA: QueueView["schema"] = [
+  { key: "invoice_id", type: "string" },
+  { key: "supplier_tax_id", type: "string" },
+  { key: "iban", type: "string" },
+  { key: "bank_account", type: "string", multi_value: true },
+  { key: "total_due", type: "number" },
+  { key: "due_date", type: "date" },
+  {
+    key: "line_items",
+    type: "table",
+    columns: [
+      { key: "activity", type: "string" },
+      { key: "total_incl_tax", type: "number" },
+    ],
+  },
+];
+
+/** The document service as this service sees it: queues, files, and RecordExtraction idempotent per key like document's. */
+class DocumentDouble implements DocumentSource {
+  readonly queues = new Map<string, QueueView>();
+  readonly files = new Map<string, DocumentFile>();
+  readonly records: ExtractionRecord[] = [];
+  readonly applied = new Set<string>();
+  failNextRecord = 0;
+
+  async findQueue(queueId: string) {
+    return this.queues.get(queueId);
+  }
+  async readFile(_organizationId: string, documentId: string, maxBytes: number) {
+    const file = this.files.get(documentId);
+    if (file && file.bytes.length > maxBytes) return "too_large" as const;
+    return file;
+  }
+  async recordExtraction(record: ExtractionRecord) {
+    if (this.failNextRecord > 0) {
+      this.failNextRecord -= 1;
+      throw new Error("document service unavailable");
+    }
+    this.records.push(record);
+    if (this.applied.has(record.idempotencyKey)) return { applied: false, reason: "already_applied" };
+    this.applied.add(record.idempotencyKey);
+    return { applied: true, reason: "" };
+  }
+}
+
+describe("extraction service (real Postgres and NATS)", function () {
+  this.timeout(120_000);
+  const documents = new DocumentDouble();
+  let config: ReturnType<typeof configSchema.parse>;
+  let running: Awaited<ReturnType<typeof startExtractionService>>;
+  let bus: EventBus;
+  let corpus: CorpusDocument[];
+  const organizationId = randomUUID();
+  const workspaceId = randomUUID();
+  const builtinQueue = randomUUID();
+  const externalQueue = randomUUID();
+
+  before(async () => {
+    corpus = await buildInvoiceCorpus({ einvoices: 1, textPdfs: 1, offset: 900 });
+    documents.queues.set(builtinQueue, { id: builtinQueue, extractionEngine: "builtin", schema: SCHEMA });
+    documents.queues.set(externalQueue, { id: externalQueue, extractionEngine: "external", schema: SCHEMA });
+    config = testServiceConfig("extraction", { EXTRACTION_TIMEOUT_MS: 30_000 }, configSchema);
+    running = await startExtractionService(config, { documents });
+    bus = await EventBus.connect({
+      url: testNatsUrl(),
+      name: "extraction-test",
+      logger: createLogger("test", "silent"),
+      namespace: testEventNamespace(),
+    });
+  });
+
+  after(async () => {
+    await bus?.close();
+    await running?.stop();
+    if (config) await dropDatabase(config.DATABASE_NAME);
+  });
+
+  async function upload(document: CorpusDocument | undefined, queueId: string, options: { hasFile?: boolean } = {}) {
+    const documentId = randomUUID();
+    if (document) documents.files.set(documentId, { bytes: document.bytes, contentType: document.contentType, fileName: document.name });
+    const event = createEvent("document.created", {
+      organization_id: organizationId,
+      data: {
+        document_id: documentId,
+        queue_id: queueId,
+        workspace_id: workspaceId,
+        organization_id: organizationId,
+        file_name: document?.name ?? null,
+        file_sha256: null,
+      },
+    });
+    const payload = { ...event, data: { ...event.data, has_file: options.hasFile ?? document !== undefined } };
+    await bus.publish(eventSubject("document.created"), payload, { msgId: event.id });
+    return { documentId, event: payload };
+  }
+
+  it("starts, reports ready over HTTP and gRPC health, and serves no API of its own", async () => {
+    const probe = await probeRunningService(running);
+    expect(probe.ready).to.equal(true);
+    expect(probe.grpcHealth).to.equal("SERVING");
+    expect(probe.unknownRoute.status).to.equal(404);
+  });
+
+  it("reads an uploaded e-invoice and records it once under the event id, with the queue's keys only and their source", async () => {
+    const isdoc = corpus.find((document) => document.format === "isdoc") as CorpusDocument;
+    const { documentId, event } = await upload(isdoc, builtinQueue);
+    const record = await eventually(() => documents.records.find((candidate) => candidate.documentId === documentId));
+    expect(record.idempotencyKey).to.equal(event.id);
+    expect(record.organizationId).to.equal(organizationId);
+    const extraction = JSON.parse(record.extractionJson);
+    const byKey = Object.fromEntries(extraction.annotations.map((annotation: { key: string }) => [annotation.key, annotation]));
+    expect(Object.keys(byKey).sort()).to.deep.equal(SCHEMA.map((field) => field.key).sort());
+    expect(byKey.invoice_id).to.include({ value: isdoc.expected.fields.invoice_id, confidence: 100, source: "builtin:einvoice" });
+    expect(byKey.total_due.value).to.equal(isdoc.expected.fields.total_due);
+    expect(byKey.bank_account.values).to.deep.equal([{ value: isdoc.expected.fields.bank_account }]);
+    expect(byKey.line_items.rows).to.deep.equal(
+      isdoc.expected.rows.map((row) => ({ activity: { value: row.activity }, total_incl_tax: { value: row.total_incl_tax } })),
+    );
+    expect(extraction.confidence).to.equal(100);
+    expect(JSON.parse(record.messagesJson)).to.deep.equal([]);
+    const runs = await eventually(async () => {
+      const found = await running.runs.forDocument(documentId);
+      return found.length ? found : undefined;
+    });
+    expect(runs.map((run) => [run.format, run.outcome])).to.deep.equal([["isdoc", "applied"]]);
+  });
+
+  it("leaves documents of an external-engine queue and documents without a file to others", async () => {
+    const pdf = corpus.find((document) => document.format === "pdf_text") as CorpusDocument;
+    const external = await upload(pdf, externalQueue);
+    const noFile = await upload(undefined, builtinQueue, { hasFile: false });
+    const marker = await upload(pdf, builtinQueue);
+    await eventually(() => documents.records.find((record) => record.documentId === marker.documentId));
+    const runs = await eventually(async () => {
+      const found = await running.runs.forDocument(external.documentId);
+      return found.length ? found : undefined;
+    });
+    expect(runs[0]?.outcome).to.equal("skipped_external");
+    expect(documents.records.filter((record) => ([external.documentId, noFile.documentId] as string[]).includes(record.documentId))).to.deep.equal([]);
+    const record = documents.records.find((candidate) => candidate.documentId === marker.documentId) as ExtractionRecord;
+    const annotations = JSON.parse(record.extractionJson).annotations as { key: string; source: string; value: string }[];
+    expect(annotations.find((annotation) => annotation.key === "invoice_id")).to.include({
+      value: pdf.expected.fields.invoice_id,
+      source: "builtin:pdf_text",
+    });
+  });
+
+  it("retries when document cannot take the result, and records it once (a redelivered event is not read again)", async () => {
+    const cii = corpus.find((document) => document.format === "cii") as CorpusDocument;
+    documents.failNextRecord = 1;
+    const { documentId, event } = await upload(cii, builtinQueue);
+    await eventually(() => documents.records.find((record) => record.documentId === documentId), 30_000);
+    // The same event again (as after a crash between the record and the ack): nothing more reaches document.
+    await bus.publish(eventSubject("document.created"), event, { msgId: randomUUID() });
+    const marker = await upload(cii, builtinQueue);
+    await eventually(() => documents.records.find((record) => record.documentId === marker.documentId), 30_000);
+    expect(documents.records.filter((record) => record.documentId === documentId)).to.have.length(1);
+    expect(await running.runs.forDocument(documentId)).to.have.length(1);
+  });
+
+  it("ends a bad file with a message instead of fields", async () => {
+    const { documentId } = await upload(
+      {
+        ...(corpus[0] as CorpusDocument),
+        bytes: new TextEncoder().encode('<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a SYSTEM "file:///etc/passwd">]><x>&a;</x>'),
+      },
+      builtinQueue,
+    );
+    const record = await eventually(() => documents.records.find((candidate) => candidate.documentId === documentId));
+    expect(JSON.parse(record.extractionJson)).to.deep.equal({ annotations: [], confidence: null });
+    expect(JSON.parse(record.messagesJson)[0].message).to.match(/DOCTYPE/);
+  });
+});
