@@ -145,7 +145,9 @@ describe("extraction service (real Postgres and NATS)", function () {
       return found.length ? found : undefined;
     });
     expect(runs[0]?.outcome).to.equal("skipped_external");
-    expect(documents.records.filter((record) => ([external.documentId, noFile.documentId] as string[]).includes(record.documentId))).to.deep.equal([]);
+    expect(
+      documents.records.filter((record) => ([external.documentId, noFile.documentId] as string[]).includes(record.documentId)),
+    ).to.deep.equal([]);
     const record = documents.records.find((candidate) => candidate.documentId === marker.documentId) as ExtractionRecord;
     const annotations = JSON.parse(record.extractionJson).annotations as { key: string; source: string; value: string }[];
     expect(annotations.find((annotation) => annotation.key === "invoice_id")).to.include({
