@@ -1,4 +1,5 @@
 import { ConflictError } from "@docex/kit";
+import type { Tx } from "../store/sql.js";
 import type { WebhookStore } from "../store/webhook-store.js";
 import type { SignatureVerification } from "./records.js";
 
@@ -18,9 +19,11 @@ export async function requireSigningKeyFor(
   store: Pick<WebhookStore, "findSigningKey">,
   organizationId: string,
   signatureVerification: SignatureVerification,
+  /** Inside a transaction, its connection: a second one from the pool could wait on the first (pool exhaustion). */
+  tx?: Tx,
 ): Promise<void> {
   if (signatureVerification !== "enabled") return;
-  if (await store.findSigningKey(organizationId)) return;
+  if (await store.findSigningKey(organizationId, tx)) return;
   throw new ConflictError(
     `Organization ${organizationId} has no webhook signing key, so signature_verification: enabled could neither sign requests nor check ` +
       `answers. Create the key first (POST /api/v2/organizations/${organizationId}/webhook-signing-key), or leave signature verification disabled.`,

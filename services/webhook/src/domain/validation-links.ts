@@ -51,7 +51,7 @@ export class ValidationLinks {
       const moved = before ? undefined : await this.store.validationWebhookOf("queue", queue.entityId, input.type, tx);
       // The state after the save: left out, signing keeps the existing link's (or moved webhook's) value.
       const signing = input.signatureVerification ?? before?.signatureVerification ?? moved?.signatureVerification;
-      await requireSigningKeyFor(this.store, queue.organizationId, signing ?? "disabled");
+      await requireSigningKeyFor(this.store, queue.organizationId, signing ?? "disabled", tx);
       if (moved) {
         await this.store.deleteWebhook(moved.id, tx);
         await this.events.add(tx, webhookChanged(actor, "deleted", moved, null));

@@ -337,7 +337,7 @@ export class WebhookStore {
     return { key: saved, created };
   }
 
-  findSigningKey(organizationId: string): Promise<SealedSigningKey | undefined> {
-    return this.sql.one<SealedSigningKey>(`SELECT ${KEY_COLUMNS} FROM signing_keys WHERE organization_id = $1`, [organizationId]);
+  findSigningKey(organizationId: string, tx?: Tx): Promise<SealedSigningKey | undefined> {
+    return this.sql.one<SealedSigningKey>(`SELECT ${KEY_COLUMNS} FROM signing_keys WHERE organization_id = $1`, [organizationId], tx);
   }
 }
