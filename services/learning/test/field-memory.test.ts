@@ -83,6 +83,27 @@ describe("what learning fills in a new document (unit)", () => {
     expect(planFill(current, memory)).to.deep.equal([{ key: "iban", value: "CZ65", source: "learned" }]);
   });
 
+  it("corrects the built-in engine's guesses from text or OCR with learned values (not per-invoice fields), never its e-invoice values", () => {
+    const current: Annotation[] = [
+      { key: "iban", value: "CZ00-GUESS", source: "builtin:pdf_text" },
+      { key: "invoice_id", value: "FV-OCR", source: "builtin:ocr" },
+      { key: "supplier_name", value: "Exact s.r.o.", source: "builtin:einvoice" },
+      { key: "contract", value: "C-9", source: "builtin:pdf_text" },
+    ];
+    const memory = [
+      learned("iban", "CZ65"),
+      learned("invoice_id", "FV-1"),
+      learned("supplier_name", "Learned"),
+      learned("contract", "C-9"),
+    ];
+    // invoice_id differs per invoice: a learned one never replaces what was read; a pinned one does.
+    expect(planFill(current, memory)).to.deep.equal([{ key: "iban", value: "CZ65", source: "learned" }]);
+    expect(planFill(current, [pinned("supplier_name", "Pinned"), pinned("iban", "CZ65"), pinned("invoice_id", "FV-P")])).to.deep.equal([
+      { key: "iban", value: "CZ65", source: "learned" },
+      { key: "invoice_id", value: "FV-P", source: "learned" },
+    ]);
+  });
+
   it("fills a multi-value field with all its values", () => {
     const memory: RememberedField[] = [{ key: "bank_account", content: text("A", ["B", "C"]), pinned: false }];
     expect(planFill([], memory)).to.deep.equal([

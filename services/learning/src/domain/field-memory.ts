@@ -62,14 +62,37 @@ function contentOf(annotation: Annotation | undefined): FieldContent {
  * Sources whose values a pinned value may replace: the AI's, and an earlier learned one. A value without a
  * source was given at upload by whoever sent the document, so it is kept like a person's.
  */
-const REPLACEABLE_BY_PIN = new Set<string | undefined>(["ai", LEARNED_SOURCE]);
+const REPLACEABLE_BY_PIN = new Set<string | undefined>(["ai", LEARNED_SOURCE, "builtin:pdf_text", "builtin:ocr"]);
+
+/**
+ * Values the built-in extraction engine guessed from a PDF's text or OCR (its e-invoice values, `builtin:einvoice`,
+ * are read exactly and stay): what people confirmed for the supplier is the better answer, so a learned value
+ * replaces them too, not only empty fields.
+ */
+const REPLACEABLE_BY_LEARNED = new Set<string | undefined>(["builtin:pdf_text", "builtin:ocr"]);
+
+/**
+ * Fields that differ on every invoice of a supplier: a learned value (which may rest on one learn) never replaces
+ * what the engine read for them, it only fills them when empty.
+ */
+const PER_DOCUMENT_KEYS = new Set([
+  "invoice_id",
+  "issue_date",
+  "date_issue",
+  "due_date",
+  "date_due",
+  "total_due",
+  "amount_total",
+  "variable_symbol",
+]);
 
 /**
  * The annotations to send to the document service for a document whose annotations are `current`:
  * - a value a person set (`source: "user"`) is never touched, even an empty one: it is their decision;
  * - a pinned value fills an empty field and replaces a value the AI (or learning) put there, but not one
  *   set by automation or validation, which follow rules the queue was given on purpose, nor one given at upload;
- * - a learned value only fills a field that is empty (absent, or without any text).
+ * - a learned value fills a field that is empty (absent, or without any text), and corrects a value the built-in
+ *   engine guessed from text or OCR (`builtin:pdf_text`, `builtin:ocr`) unless the field differs per invoice.
  * Annotations that would not change anything are left out, so a repeated plan is empty.
  */
 export function planFill(current: readonly Annotation[], memory: readonly RememberedField[]): Annotation[] {
@@ -80,7 +103,9 @@ export function planFill(current: readonly Annotation[], memory: readonly Rememb
     if (annotation?.source === "user") continue;
     const present = contentOf(annotation);
     const empty = isEmptyContent(present);
-    const wanted = field.pinned ? empty || REPLACEABLE_BY_PIN.has(annotation?.source) : empty;
+    const wanted = field.pinned
+      ? empty || REPLACEABLE_BY_PIN.has(annotation?.source)
+      : empty || (REPLACEABLE_BY_LEARNED.has(annotation?.source) && !PER_DOCUMENT_KEYS.has(field.key));
     if (!wanted || contentKey(present) === contentKey(field.content)) continue;
     plan.push({
       key: field.key,
