@@ -186,6 +186,10 @@ async function startDoubles(
     GetQueue: notServed,
     GetDocument: notServed,
     ApplyDocumentChanges: notServed,
+    ReadDocumentFile: async function* () {
+      yield await notServed();
+    },
+    RecordExtraction: notServed,
   };
   server.addService(membershipService.definition, membershipService.serviceName, membership);
   server.addService(documentService.definition, documentService.serviceName, documents);

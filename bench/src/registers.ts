@@ -161,6 +161,10 @@ async function startDoubles(
     GetQueue: unused,
     GetDocument: unused,
     ApplyDocumentChanges: unused,
+    ReadDocumentFile: async function* () {
+      yield await unused();
+    },
+    RecordExtraction: unused,
   };
   document.addService(documentService.definition, documentService.serviceName, documentHandlers);
   const membership = new GrpcServer(logger);

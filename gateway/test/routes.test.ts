@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { RouteMatcher } from "../src/route-matcher.js";
-import { DEFAULT_BODY_LIMIT_BYTES, REGISTER_UPLOAD_LIMIT_BYTES, ROUTES } from "../src/routes.js";
+import { DEFAULT_BODY_LIMIT_BYTES, DOCUMENT_UPLOAD_LIMIT_BYTES, REGISTER_UPLOAD_LIMIT_BYTES, ROUTES } from "../src/routes.js";
 
 describe("route table", () => {
   const matcher = new RouteMatcher(ROUTES);
@@ -60,9 +60,10 @@ describe("route table", () => {
     ]);
   });
 
-  it("allows 50 MiB only for POST /registers", () => {
+  it("raises the body limit only for document uploads (26 MiB) and POST /registers (50 MiB)", () => {
     const large = ROUTES.filter((route) => route.bodyLimitBytes !== DEFAULT_BODY_LIMIT_BYTES);
     expect(large.map((route) => `${route.method} ${route.path} ${route.bodyLimitBytes}`)).to.deep.equal([
+      `POST /queues/{queue_id}/documents ${DOCUMENT_UPLOAD_LIMIT_BYTES}`,
       `POST /registers ${REGISTER_UPLOAD_LIMIT_BYTES}`,
     ]);
   });

@@ -5,19 +5,26 @@ import { createPromiseClient, type Handlers, loadService, type PromiseClient } f
 export type { ApplyDocumentChangesRequest } from "./generated/docex/document/v1/ApplyDocumentChangesRequest.js";
 export type { ApplyDocumentChangesResponse } from "./generated/docex/document/v1/ApplyDocumentChangesResponse.js";
 export type { DocumentRecord } from "./generated/docex/document/v1/DocumentRecord.js";
+export type { FileChunk } from "./generated/docex/document/v1/FileChunk.js";
 export type { GetDocumentRequest } from "./generated/docex/document/v1/GetDocumentRequest.js";
 export type { GetDocumentResponse } from "./generated/docex/document/v1/GetDocumentResponse.js";
 export type { GetQueueRequest } from "./generated/docex/document/v1/GetQueueRequest.js";
 export type { GetQueueResponse } from "./generated/docex/document/v1/GetQueueResponse.js";
 export type { Queue } from "./generated/docex/document/v1/Queue.js";
+export type { ReadDocumentFileRequest } from "./generated/docex/document/v1/ReadDocumentFileRequest.js";
+export type { RecordExtractionRequest } from "./generated/docex/document/v1/RecordExtractionRequest.js";
+export type { RecordExtractionResponse } from "./generated/docex/document/v1/RecordExtractionResponse.js";
 export type { ResolveEntityRequest } from "./generated/docex/document/v1/ResolveEntityRequest.js";
 export type { ResolveEntityResponse } from "./generated/docex/document/v1/ResolveEntityResponse.js";
 
 export const documentService = loadService<DocumentDefinition>("document.proto", "docex.document.v1.Document");
 
-export type DocumentHandlers = Handlers<DocumentDefinition>;
-export type DocumentClient = PromiseClient<DocumentDefinition>;
+/** The server-streaming methods of the Document service. */
+export type DocumentStreams = "ReadDocumentFile";
+export type DocumentHandlers = Handlers<DocumentDefinition, DocumentStreams>;
+/** readDocumentFile answers an async iterable of FileChunk (the first one carries content_type, file_name, size). */
+export type DocumentClient = PromiseClient<DocumentDefinition, DocumentStreams>;
 
 export function createDocumentClient(address: string, options?: GrpcClientOptions): DocumentClient {
-  return createPromiseClient(documentService, address, options);
+  return createPromiseClient<DocumentDefinition, DocumentStreams>(documentService, address, options);
 }

@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { type CallContext, GrpcClient, type GrpcClientOptions, type UnaryHandler } from "@docex/kit";
+import { type CallContext, GrpcClient, type GrpcClientOptions, type ServerStreamHandler, type UnaryHandler } from "@docex/kit";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 
@@ -33,15 +33,24 @@ export type ResponseOf<D, M extends MethodName<D>> = D[M] extends { responseDese
 /**
  * The handler object a server passes to GrpcServer.addService, keyed by the method names of the .proto.
  * Responses are the complete messages (not the permissive input form) so that a handler cannot forget a field.
+ * Server-streaming methods, named in Streams (the generated definition does not tell them apart by type), take
+ * a handler that yields its messages.
  */
-export type Handlers<D> = { [M in MethodName<D>]: UnaryHandler<RequestOf<D, M>, ResponseOf<D, M>> };
+export type Handlers<D, Streams extends string = never> = {
+  [M in MethodName<D>]: M extends Streams
+    ? ServerStreamHandler<RequestOf<D, M>, ResponseOf<D, M>>
+    : UnaryHandler<RequestOf<D, M>, ResponseOf<D, M>>;
+};
 
 /**
  * A promise client: one camelCase method per rpc, plus close(). Requests are the complete messages too,
  * so a caller cannot silently send an empty id; fields declared `optional` in the .proto may be left out.
+ * Server-streaming methods (named in Streams) answer an async iterable of their messages instead of a promise.
  */
-export type PromiseClient<D> = {
-  [M in MethodName<D> as Uncapitalize<M>]: (request: RequestOf<D, M>, ctx?: CallContext) => Promise<ResponseOf<D, M>>;
+export type PromiseClient<D, Streams extends string = never> = {
+  [M in MethodName<D> as Uncapitalize<M>]: M extends Streams
+    ? (request: RequestOf<D, M>, ctx?: CallContext) => AsyncIterable<ResponseOf<D, M>>
+    : (request: RequestOf<D, M>, ctx?: CallContext) => Promise<ResponseOf<D, M>>;
 } & { close(): void };
 
 export function loadService<D extends grpc.ServiceDefinition>(file: string, serviceName: string): ServiceDescriptor<D> {
@@ -54,15 +63,18 @@ export function loadService<D extends grpc.ServiceDefinition>(file: string, serv
 }
 
 /** Builds a promise client on kit's GrpcClient (deadline, request id, breaker, metrics, domain errors). */
-export function createPromiseClient<D extends grpc.ServiceDefinition>(
+export function createPromiseClient<D extends grpc.ServiceDefinition, Streams extends string = never>(
   service: ServiceDescriptor<D>,
   address: string,
   options?: GrpcClientOptions,
-): PromiseClient<D> {
+): PromiseClient<D, Streams> {
   const client = new GrpcClient(service.Client, address, options);
-  const calls: Record<string, (request: unknown, ctx?: CallContext) => Promise<unknown>> = {};
-  for (const method of Object.keys(service.definition)) {
-    calls[method.charAt(0).toLowerCase() + method.slice(1)] = (request, ctx) => client.unary(method, request, ctx);
+  const calls: Record<string, (request: unknown, ctx?: CallContext) => unknown> = {};
+  for (const [method, definition] of Object.entries(service.definition)) {
+    if (definition.requestStream) throw new Error(`${service.serviceName}/${method}: client-streaming methods are not supported`);
+    calls[method.charAt(0).toLowerCase() + method.slice(1)] = definition.responseStream
+      ? (request, ctx) => client.serverStream(method, request, ctx)
+      : (request, ctx) => client.unary(method, request, ctx);
   }
-  return { ...calls, close: () => client.close() } as unknown as PromiseClient<D>;
+  return { ...calls, close: () => client.close() } as unknown as PromiseClient<D, Streams>;
 }

@@ -5,8 +5,11 @@ import { service as healthService } from "grpc-health-check";
 import {
   authService,
   automationService,
+  createDocumentClient,
   createMembershipClient,
+  type DocumentHandlers,
   documentService,
+  type FileChunk,
   learningService,
   type MembershipClient,
   type MembershipHandlers,
@@ -16,6 +19,9 @@ import {
   webhookService,
 } from "../src/index.js";
 
+/** The only methods that are not unary: server streams. */
+const SERVER_STREAMS = ["docex.document.v1.Document/ReadDocumentFile"];
+
 const expectedServices: [ServiceDescriptor<grpc.ServiceDefinition>, string, string[]][] = [
   [authService, "docex.auth.v1.Auth", ["CreateInvitation", "FindUserByEmail", "GetUser"]],
   [
@@ -23,7 +29,11 @@ const expectedServices: [ServiceDescriptor<grpc.ServiceDefinition>, string, stri
     "docex.membership.v1.Membership",
     ["CheckPermission", "CreateOrganization", "GetOrganization", "GetRoles", "GetUserSchema", "ListOrganizationsOfUser"],
   ],
-  [documentService, "docex.document.v1.Document", ["ApplyDocumentChanges", "GetDocument", "GetQueue", "ResolveEntity"]],
+  [
+    documentService,
+    "docex.document.v1.Document",
+    ["ApplyDocumentChanges", "GetDocument", "GetQueue", "ReadDocumentFile", "RecordExtraction", "ResolveEntity"],
+  ],
   [automationService, "docex.automation.v1.Automation", ["GetQueueAutomation"]],
   [learningService, "docex.learning.v1.Learning", ["Suggest"]],
   [registerService, "docex.register.v1.Register", ["LookupItems"]],
@@ -33,14 +43,14 @@ const expectedServices: [ServiceDescriptor<grpc.ServiceDefinition>, string, stri
 describe("protos", () => {
   describe("service definitions", () => {
     for (const [service, name, methods] of expectedServices) {
-      it(`${name} loads with exactly the unary methods ${methods.join(", ")}`, () => {
+      it(`${name} loads with exactly the methods ${methods.join(", ")}`, () => {
         expect(service.serviceName).to.equal(name);
         expect(Object.keys(service.definition).sort()).to.deep.equal(methods);
         for (const method of methods) {
           const definition = service.definition[method];
           expect(definition?.path).to.equal(`/${name}/${method}`);
           expect(definition?.requestStream).to.equal(false);
-          expect(definition?.responseStream).to.equal(false);
+          expect(definition?.responseStream).to.equal(SERVER_STREAMS.includes(`${name}/${method}`));
         }
         expect(service.Client.service).to.equal(service.definition);
       });
@@ -157,6 +167,82 @@ describe("protos", () => {
         expect(await check(membershipService.serviceName)).to.deep.include({ status: "SERVING" });
       } finally {
         health.close();
+      }
+    });
+  });
+
+  describe("a server-streaming method (Document/ReadDocumentFile)", () => {
+    let server: GrpcServer;
+    let address: string;
+    let cancelled = 0;
+    const CHUNKS = 50;
+
+    before(async () => {
+      const handlers: Partial<DocumentHandlers> = {
+        async *ReadDocumentFile(request, ctx) {
+          if (request.document_id !== "d1") throw new NotFoundError(`Document ${request.document_id} has no file.`);
+          let sent = 0;
+          try {
+            for (; sent < CHUNKS && !ctx.signal?.aborted; sent++) {
+              yield {
+                data: Buffer.alloc(64 * 1024, sent),
+                content_type: sent === 0 ? "application/pdf" : "",
+                file_name: sent === 0 ? "a.pdf" : "",
+                size: sent === 0 ? String(CHUNKS * 64 * 1024) : "0",
+              };
+              await new Promise((resolve) => setImmediate(resolve));
+            }
+          } finally {
+            if (sent < CHUNKS) cancelled++;
+          }
+        },
+      };
+      server = new GrpcServer(createLogger("protos-test", "silent"));
+      server.addService(documentService.definition, documentService.serviceName, handlers as DocumentHandlers);
+      address = `127.0.0.1:${await server.listen("127.0.0.1", 0)}`;
+    });
+
+    after(async () => {
+      await server.shutdown(1_000);
+    });
+
+    it("delivers every message in order, the metadata on the first", async () => {
+      const client = createDocumentClient(address, { deadlineMs: 10_000 });
+      try {
+        const chunks: FileChunk[] = [];
+        for await (const chunk of client.readDocumentFile({ organization_id: "o1", document_id: "d1" })) chunks.push(chunk);
+        expect(chunks).to.have.length(CHUNKS);
+        expect(chunks[0]?.content_type).to.equal("application/pdf");
+        expect(chunks[0]?.size).to.equal(String(CHUNKS * 64 * 1024));
+        for (const [index, chunk] of chunks.entries()) expect(chunk.data.equals(Buffer.alloc(64 * 1024, index))).to.equal(true);
+      } finally {
+        client.close();
+      }
+    });
+
+    it("throws the handler's NotFoundError from the iteration", async () => {
+      const client = createDocumentClient(address, { deadlineMs: 10_000 });
+      try {
+        const error = await (async () => {
+          for await (const _chunk of client.readDocumentFile({ organization_id: "o1", document_id: "nope" })) return undefined;
+          return undefined;
+        })().catch((reason: unknown) => reason);
+        expect(error).to.be.instanceOf(NotFoundError);
+        expect((error as NotFoundError).message).to.equal("Document nope has no file.");
+      } finally {
+        client.close();
+      }
+    });
+
+    it("cancels the call on the server when the caller stops reading early", async () => {
+      const client = createDocumentClient(address, { deadlineMs: 10_000 });
+      try {
+        for await (const _chunk of client.readDocumentFile({ organization_id: "o1", document_id: "d1" })) break;
+        const until = Date.now() + 5_000;
+        while (cancelled === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(cancelled).to.equal(1);
+      } finally {
+        client.close();
       }
     });
   });

@@ -180,6 +180,15 @@ export const documentCreatedData = z.object({
     .string()
     .regex(/^[0-9a-f]{64}$/)
     .nullable(),
+  /**
+   * The kept file's media type, sniffed from its bytes (e.g. "application/pdf"); null without a file. Absent in events
+   * written before files were kept.
+   */
+  content_type: z.string().min(1).nullable().optional(),
+  /** The kept file's size in bytes; null without a file. */
+  file_size: z.number().int().min(0).nullable().optional(),
+  /** True when document keeps the file: its bytes can be read (gRPC ReadDocumentFile, GET /documents/{id}/file). */
+  has_file: z.boolean().optional(),
 });
 
 /** What a configuration change was about; the audit log's `type` filter uses these names. */

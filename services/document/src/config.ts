@@ -19,6 +19,22 @@ export const configSchema = serviceConfigSchema("document").extend({
   DOCUMENT_VALIDATION_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(200),
   /** Budget of one initial_document_validation call (API.md); it runs after extraction, nobody waits on it. */
   INITIAL_VALIDATION_TIMEOUT_MS: z.coerce.number().int().min(1).max(120_000).default(10_000),
+  /** The largest file an upload may carry; larger answers 413. */
+  DOCUMENT_MAX_FILE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1024 ** 3)
+    .default(25 * 1024 * 1024),
+  /** Where kept files live: empty for the document database (Postgres), or `s3://bucket/prefix` (AWS_* variables apply). */
+  FILE_STORE_URL: z
+    .string()
+    .regex(/^(s3:\/\/[^/]+(\/.*)?)?$/, "must be empty or s3://bucket/prefix")
+    .default(""),
+  /** Days a deleted document's file is kept before the sweep purges it (fractions allowed, e.g. for tests). */
+  DOCUMENT_FILE_RETENTION_DAYS: z.coerce.number().min(0).max(36_500).default(30),
+  /** How often the retention sweep runs. */
+  DOCUMENT_FILE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(10).max(86_400_000).default(3_600_000),
 });
 
 export type DocumentConfig = z.infer<typeof configSchema>;

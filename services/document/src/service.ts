@@ -15,6 +15,9 @@ import { INITIAL_VALIDATION_DEFAULTS, InitialValidationRunner, type InitialValid
 import { type DocumentValidator, EditValidation } from "./domain/validation.js";
 import { organizationProjection } from "./events/organization-projection.js";
 import { validationLinkProjection } from "./events/validation-link-projection.js";
+import { KeptFiles } from "./files/kept-files.js";
+import { PostgresFileStore } from "./files/postgres-file-store.js";
+import { S3FileStore } from "./files/s3-file-store.js";
 import { documentHandlers } from "./grpc/document-handlers.js";
 import { documentRoutes } from "./http/routes.js";
 import { DocumentStore } from "./store/document-store.js";
@@ -74,6 +77,12 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
             { jobs, documents: documentStore, hierarchy: hierarchyStore, changes, external: webhook, logger: infra.logger },
             { ...INITIAL_VALIDATION_DEFAULTS, ...options.initialValidation, budgetMs: config.INITIAL_VALIDATION_TIMEOUT_MS },
           );
+    const fileStore = config.FILE_STORE_URL ? new S3FileStore(config.FILE_STORE_URL) : new PostgresFileStore(sql);
+    const files = new KeptFiles(fileStore, documentStore, infra.logger, {
+      retentionMs: config.DOCUMENT_FILE_RETENTION_DAYS * 86_400_000,
+      sweepIntervalMs: config.DOCUMENT_FILE_SWEEP_INTERVAL_MS,
+      batchSize: 100,
+    });
     const documents = new Documents({
       sql,
       documents: documentStore,
@@ -86,15 +95,17 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
       initialValidation: { jobs, wake: () => runner?.wake() },
       duplicates: new DuplicateCheck(documentStore, access),
       events,
+      files: fileStore,
     });
 
-    const http = documentRoutes({ hierarchy, documents }, infra.verifier);
+    const http = documentRoutes({ hierarchy, documents, files }, infra.verifier, { maxFileBytes: config.DOCUMENT_MAX_FILE_BYTES });
     const app = createHttpApp({
       logger: infra.logger,
       metrics: infra.metrics,
       readiness: infra.readiness,
       routes: http.routes,
       api: http.api,
+      streamedBodies: [{ method: "POST", path: /^\/api\/v2\/queues\/[^/]+\/documents\/?$/ }],
     });
     const grpc = new GrpcServer(infra.logger, infra.metrics);
     grpc.addService(
@@ -105,6 +116,8 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
         hierarchy: hierarchyStore,
         documents: documentStore,
         changes,
+        extractions: documents,
+        files,
       }),
     );
 
@@ -114,12 +127,14 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
       subscriptions: [organizationProjection(hierarchyStore), validationLinkProjection(validationLinks)],
       onStop: async () => {
         await runner?.stop();
+        await files.stop();
         await membership.close();
         automation.close();
         webhook.close();
       },
     });
     runner?.start();
+    files.start();
     return running;
   } catch (error) {
     await membership.close();

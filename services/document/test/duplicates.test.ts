@@ -351,8 +351,16 @@ describe("duplicate detection (membership is an in-process test double)", functi
       organization_id: organization.id,
       file_name: "e.pdf",
       file_sha256: sha256(file),
+      content_type: "application/pdf",
+      file_size: file.length,
+      has_file: true,
     });
-    expect(byDocument.get(bare.body.data.id)!.event.data.file_sha256).to.equal(null);
+    expect(byDocument.get(bare.body.data.id)!.event.data).to.deep.include({
+      file_sha256: null,
+      content_type: null,
+      file_size: null,
+      has_file: false,
+    });
 
     const id = uploaded.body.data.id as string;
     await owner.post(`/documents/${id}/extraction`, { annotations: [{ key: "invoice_id", value: "E-1" }], confidence: 90 });

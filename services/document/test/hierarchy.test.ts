@@ -77,6 +77,7 @@ describe("workspaces and queues (membership is an in-process test double)", func
       automation_rules: "disabled",
       extraction_evaluation: { status: "disabled", document_confidence: null, fields: [] },
       duplicate_file_rejection: "disabled",
+      extraction_engine: "builtin",
     });
     expect(queue.body.data.annotation_schema).to.deep.equal(DEFAULT_ANNOTATION_SCHEMA);
     const keys = queue.body.data.annotation_schema.map((field: { key: string }) => field.key);
@@ -99,6 +100,7 @@ describe("workspaces and queues (membership is an in-process test double)", func
         "automation_rules",
         "created_at",
         "duplicate_file_rejection",
+        "extraction_engine",
         "extraction_evaluation",
         "humanized_id",
         "id",

@@ -14,6 +14,7 @@ import { expect } from "chai";
 import { z } from "zod";
 import type { Documents } from "../src/domain/documents.js";
 import type { Hierarchy } from "../src/domain/hierarchy.js";
+import type { KeptFiles } from "../src/files/kept-files.js";
 import { documentSchema, queueWithAnnotationSchemaSchema, workspaceSchema } from "../src/http/dto.js";
 import { documentRoutes } from "../src/http/routes.js";
 import { change } from "./support/changes.js";
@@ -75,7 +76,11 @@ describe("OpenAPI of the document service: every /api/v2 route described, every 
 
   it("mounts exactly the operations it describes, the same that /openapi.json lists", () => {
     // The routes of the running service, mounted once more on an app of their own: the handlers never run here.
-    const { api, routes } = documentRoutes({ hierarchy: {} as Hierarchy, documents: {} as Documents }, {} as AccessTokenVerifier);
+    const { api, routes } = documentRoutes(
+      { hierarchy: {} as Hierarchy, documents: {} as Documents, files: {} as KeptFiles },
+      {} as AccessTokenVerifier,
+      { maxFileBytes: 1024 },
+    );
     const app = createHttpApp({
       logger: createLogger("document-openapi-test", "silent"),
       metrics: new Metrics("document-openapi-test", { defaultMetrics: false }),
@@ -84,7 +89,7 @@ describe("OpenAPI of the document service: every /api/v2 route described, every 
       api,
     });
     const mounted = mountedRoutes(app).filter((route) => route.includes(" /api/v2/"));
-    expect(mounted).to.have.lengthOf(10);
+    expect(mounted).to.have.lengthOf(11);
     expect(mounted).to.have.members(describedRoutes(api));
     expect(operationsOf(paths).map(({ route }) => route)).to.have.members(describedRoutes(api));
   });
@@ -110,7 +115,9 @@ describe("OpenAPI of the document service: every /api/v2 route described, every 
       }
       const success = Object.keys(operation.responses).filter((status) => /^2\d\d$/.test(status));
       expect(success, route).to.have.lengthOf(1);
-      expect(operation.responses[success[0]!]!.content?.["application/json"]?.schema, route).to.be.an("object");
+      const content = operation.responses[success[0]!]!.content;
+      if (route === "GET /api/v2/documents/{document_id}/file") expect(content?.["application/pdf"]?.schema, route).to.be.an("object");
+      else expect(content?.["application/json"]?.schema, route).to.be.an("object");
       if (success[0] === "201") expect(operation.responses["201"]!.headers, route).to.have.property("Location");
       expect(operation.responses, route).to.include.keys("401", "503");
       if (path.includes("{")) expect(operation.responses, route).to.include.keys("400", "404");

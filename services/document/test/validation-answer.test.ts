@@ -10,6 +10,8 @@ const document: StoredDocument = {
   workspaceId: "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f",
   organizationId: "2d3e4f5a-6b7c-4d8e-9f0a-1b2c3d4e5f6a",
   fileName: "invoice.pdf",
+  fileContentType: null,
+  fileSize: null,
   fileSha256: null,
   status: "to_validate",
   annotations: [

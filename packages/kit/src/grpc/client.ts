@@ -24,6 +24,8 @@ type UnaryMethod = (
   callback: (error: grpc.ServiceError | null, response?: unknown) => void,
 ) => grpc.ClientUnaryCall;
 
+type ServerStreamMethod = (request: unknown, metadata: grpc.Metadata, options: grpc.CallOptions) => grpc.ClientReadableStream<unknown>;
+
 /** A gRPC client made once per process: one channel per target, deadlines, metrics, breaker. */
 export class GrpcClient {
   private readonly client: grpc.Client;
@@ -68,6 +70,38 @@ export class GrpcClient {
         throw new UpstreamError(503, `${this.target} is unavailable (circuit open).`, "upstream_unavailable");
       }
       throw error;
+    }
+  }
+
+  /**
+   * Calls a server-streaming method: its messages, in order, as an async iterable. The deadline covers the whole
+   * stream; a failure (the status mapped back to a domain error) is thrown from the iteration. Leaving the loop
+   * early cancels the call. An open breaker refuses at once, but streams do not count towards it.
+   */
+  async *serverStream<Req, Res>(method: string, request: Req, ctx: CallContext = {}): AsyncGenerator<Res, void, undefined> {
+    if (this.breaker?.opened) throw new UpstreamError(503, `${this.target} is unavailable (circuit open).`, "upstream_unavailable");
+    const fn = (this.client as unknown as Record<string, ServerStreamMethod>)[method];
+    if (typeof fn !== "function") throw new Error(`gRPC method ${method} is not defined on ${this.target}`);
+    const metadata = new grpc.Metadata();
+    if (ctx.requestId) metadata.set("x-request-id", ctx.requestId);
+    const deadline = new Date(Date.now() + (ctx.deadlineMs ?? this.deadlineMs));
+    const stopTimer = this.options.metrics?.grpcClientDuration.startTimer({ target: this.target, method });
+    const call = fn.call(this.client, request, metadata, { deadline });
+    let code = grpc.status.OK;
+    let finished = false;
+    try {
+      for await (const message of call) yield message as Res;
+      finished = true;
+    } catch (error) {
+      const failure = error as grpc.ServiceError;
+      code = typeof failure.code === "number" ? failure.code : grpc.status.UNKNOWN;
+      throw domainErrorFromGrpc(code, failure.details || failure.message);
+    } finally {
+      if (code === grpc.status.OK && !finished) {
+        code = grpc.status.CANCELLED;
+        call.cancel();
+      }
+      stopTimer?.({ code: grpc.status[code] });
     }
   }
 

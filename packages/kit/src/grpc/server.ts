@@ -1,3 +1,4 @@
+import { once } from "node:events";
 import * as grpc from "@grpc/grpc-js";
 import { HealthImplementation, type ServingStatusMap } from "grpc-health-check";
 import { DomainError } from "../errors.js";
@@ -7,9 +8,17 @@ import type { Metrics } from "../metrics.js";
 export interface GrpcCallContext {
   requestId: string;
   logger: Logger;
+  /** Aborted when the caller cancels or its deadline passes (server-streaming calls). */
+  signal?: AbortSignal;
 }
 
 export type UnaryHandler<Req, Res> = (request: Req, ctx: GrpcCallContext) => Promise<Res>;
+
+/**
+ * A server-streaming handler: the messages it yields are sent in order, each waiting for the transport to take the
+ * previous ones (backpressure). A domain error thrown before or between messages ends the call with its status.
+ */
+export type ServerStreamHandler<Req, Res> = (request: Req, ctx: GrpcCallContext) => AsyncIterable<Res>;
 
 /**
  * A gRPC server with grpc.health.v1, request ids from metadata, and domain errors turned
@@ -30,14 +39,19 @@ export class GrpcServer {
     this.health.addToServer(this.server);
   }
 
-  addService<H extends Record<string, UnaryHandler<never, unknown>>>(
+  /** Unary methods take a UnaryHandler, server-streaming ones (responseStream in the definition) a ServerStreamHandler. */
+  addService<H extends Record<string, UnaryHandler<never, unknown> | ServerStreamHandler<never, unknown>>>(
     service: grpc.ServiceDefinition,
     serviceName: string,
     handlers: H,
   ): void {
     const implementation: grpc.UntypedServiceImplementation = {};
     for (const [method, handler] of Object.entries(handlers)) {
-      implementation[method] = this.wrapUnary(serviceName, method, handler as UnaryHandler<unknown, unknown>);
+      const definition = service[method];
+      if (definition?.requestStream) throw new Error(`${serviceName}/${method}: client-streaming methods are not supported`);
+      implementation[method] = definition?.responseStream
+        ? this.wrapServerStream(serviceName, method, handler as ServerStreamHandler<unknown, unknown>)
+        : this.wrapUnary(serviceName, method, handler as UnaryHandler<unknown, unknown>);
     }
     this.server.addService(service, implementation);
     this.serviceNames.push(serviceName);
@@ -55,15 +69,48 @@ export class GrpcServer {
           callback(null, response);
         },
         (error: unknown) => {
-          if (error instanceof DomainError && error.status < 500) {
-            stopTimer?.({ code: grpc.status[error.grpcCode] });
-            callback({ code: error.grpcCode, details: error.message });
+          const status = statusOf(error, logger);
+          stopTimer?.({ code: grpc.status[status.code] });
+          callback(status);
+        },
+      );
+    };
+  }
+
+  private wrapServerStream(
+    serviceName: string,
+    method: string,
+    handler: ServerStreamHandler<unknown, unknown>,
+  ): grpc.handleServerStreamingCall<unknown, unknown> {
+    return (call) => {
+      const requestId = String(call.metadata.get("x-request-id")[0] ?? "") || crypto.randomUUID();
+      const logger = this.logger.child({ request_id: requestId, grpc_method: `${serviceName}/${method}` });
+      const stopTimer = this.metrics?.grpcServerDuration.startTimer({ service: serviceName, method });
+      const aborted = new AbortController();
+      call.on("cancelled", () => aborted.abort());
+      const send = async () => {
+        for await (const message of handler(call.request, { requestId, logger, signal: aborted.signal })) {
+          if (aborted.signal.aborted) return;
+          if (!call.write(message)) await Promise.race([once(call, "drain"), once(aborted.signal, "abort")]);
+        }
+      };
+      send().then(
+        () => {
+          if (aborted.signal.aborted) {
+            stopTimer?.({ code: "CANCELLED" });
             return;
           }
-          logger.error({ err: error }, "gRPC handler failed");
-          const code = error instanceof DomainError ? error.grpcCode : grpc.status.INTERNAL;
-          stopTimer?.({ code: grpc.status[code] });
-          callback({ code, details: "internal error" });
+          stopTimer?.({ code: "OK" });
+          call.end();
+        },
+        (error: unknown) => {
+          if (aborted.signal.aborted) {
+            stopTimer?.({ code: "CANCELLED" });
+            return;
+          }
+          const status = statusOf(error, logger);
+          stopTimer?.({ code: grpc.status[status.code] });
+          call.emit("error", status);
         },
       );
     };
@@ -103,4 +150,11 @@ export class GrpcServer {
       });
     });
   }
+}
+
+/** Domain errors the caller should expect keep their message; anything else is logged and answered "internal error". */
+function statusOf(error: unknown, logger: Logger): { code: grpc.status; details: string } {
+  if (error instanceof DomainError && error.status < 500) return { code: error.grpcCode, details: error.message };
+  logger.error({ err: error }, "gRPC handler failed");
+  return { code: error instanceof DomainError ? error.grpcCode : grpc.status.INTERNAL, details: "internal error" };
 }

@@ -45,6 +45,11 @@ export interface HttpAppOptions {
   bodyLimits?: BodyLimitRule[];
   /** The service's operations; published at `GET /openapi.json` for the gateway to merge. */
   api?: ApiDescription;
+  /**
+   * Endpoints that also take a non-JSON body (a file upload): such a body is neither refused (415) nor parsed here,
+   * but left unread for the route to stream. A JSON body is parsed as everywhere.
+   */
+  streamedBodies?: { method: string; path: RegExp }[];
 }
 
 const METHODS_WITH_BODY = new Set(["POST", "PUT", "PATCH", "DELETE"]);
@@ -93,13 +98,17 @@ export function createHttpApp(options: HttpAppOptions): ExpressApp {
   );
 
   app.use(refuseEncodedBodies);
-  app.use(requireJsonBodies);
+  const streamed = options.streamedBodies ?? [];
+  const isStreamed = (req: express.Request) =>
+    streamed.some((rule) => rule.method === req.method && rule.path.test(req.path)) && !isJsonContentType(req.headers["content-type"]);
+  app.use((req, res, next) => (isStreamed(req) ? next() : requireJsonBodies(req, res, next)));
   app.use(authenticateBeforeLargeBodies(options.bodyLimits ?? []));
   // inflate: false: a compressed body is refused (refuseEncodedBodies), never inflated.
   const defaultParser = express.json({ limit: options.bodyLimit ?? "1mb", inflate: false });
   const specialParsers = (options.bodyLimits ?? []).map((rule) => ({ rule, parser: express.json({ limit: rule.limit, inflate: false }) }));
   app.use((req, res, next) => {
     const special = specialParsers.find(({ rule }) => rule.method === req.method && rule.path.test(req.path));
+    if (isStreamed(req)) return next();
     (special?.parser ?? defaultParser)(req, res, next);
   });
 
@@ -165,10 +174,13 @@ const requireJsonBodies: RequestHandler = (req, _res, next) => {
   if (!METHODS_WITH_BODY.has(req.method)) return next();
   const hasBody = Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"] !== undefined;
   if (!hasBody) return next();
-  const type = req.headers["content-type"] ?? "";
-  if (!/^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(type)) return next(new UnsupportedMediaTypeError());
+  if (!isJsonContentType(req.headers["content-type"])) return next(new UnsupportedMediaTypeError());
   next();
 };
+
+function isJsonContentType(type: string | undefined): boolean {
+  return /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(type ?? "");
+}
 
 interface BodyParserError {
   type?: string;

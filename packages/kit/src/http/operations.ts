@@ -10,6 +10,8 @@ export interface ResponseSpec {
   schema?: z.ZodType;
   /** Headers the answer carries, by name, with their meaning. */
   headers?: Record<string, string>;
+  /** Media types of a binary answer (a file), instead of a JSON schema. */
+  binary?: string[];
 }
 
 /** One operation of the public API: the single source of its route, its input parsing and its OpenAPI entry. */
@@ -28,6 +30,11 @@ export interface OperationSpec<Body extends z.ZodType = z.ZodType, Query extends
   params?: Record<string, string>;
   query?: Query;
   body?: Body;
+  /**
+   * Other forms the body may take besides JSON, for the OpenAPI document only (the route reads them itself), e.g.
+   * `multipart/form-data` with its schema, or a media type of a raw file body with a binary schema.
+   */
+  otherBodies?: Record<string, Record<string, unknown>>;
   responses: Record<number, ResponseSpec>;
   /** Problem statuses this operation answers with, besides 401 (non-public) and 400 (with a body or query). */
   problems?: number[];
@@ -128,6 +135,9 @@ export class ApiDescription {
         responses[status] = {
           description: response.description,
           ...(response.schema ? { content: { "application/json": { schema: jsonSchema(response.schema, "output") } } } : {}),
+          ...(response.binary
+            ? { content: Object.fromEntries(response.binary.map((type) => [type, { schema: { type: "string", format: "binary" } }])) }
+            : {}),
           ...(response.headers
             ? {
                 headers: Object.fromEntries(
@@ -160,7 +170,15 @@ export class ApiDescription {
         ...(spec.public ? { security: [] } : {}),
         ...(parameters.length ? { parameters } : {}),
         ...(spec.body
-          ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchema(spec.body, "input") } } } }
+          ? {
+              requestBody: {
+                required: true,
+                content: {
+                  "application/json": { schema: jsonSchema(spec.body, "input") },
+                  ...Object.fromEntries(Object.entries(spec.otherBodies ?? {}).map(([type, schema]) => [type, { schema }])),
+                },
+              },
+            }
           : {}),
         responses,
       };

@@ -98,6 +98,7 @@ export function documentGateway(address: string, options: { deadlineMs: number; 
         organizationId: queue.organization_id,
         annotationSchema: JSON.parse(queue.annotation_schema_json || "[]") as FieldDefinition[],
         duplicateFileRejection: queue.duplicate_file_rejection,
+        extractionEngine: queue.extraction_engine === "external" ? "external" : "builtin",
         createdAt: queue.created_at,
       };
     },

@@ -125,6 +125,8 @@ export interface QueueRecord {
   annotationSchema: FieldDefinition[];
   /** The document service's queue option, shown in the queue answer as it shows it. */
   duplicateFileRejection: boolean;
+  /** The document service's queue option: who reads uploaded files. */
+  extractionEngine: "builtin" | "external";
   createdAt: string;
 }
 

@@ -78,6 +78,9 @@ export const queueWithAnnotationSchemaSchema = z.object({
   duplicate_file_rejection: switchState.describe(
     "`enabled`: uploading a file the organization already has (same SHA-256, not deleted) answers 409 `duplicate_document`",
   ),
+  extraction_engine: z
+    .enum(["builtin", "external"])
+    .describe("`builtin`: the extraction service reads uploaded files; `external`: an outside engine posts `/extraction`"),
   created_at: timestamp,
 });
 
@@ -93,6 +96,7 @@ export function queueDto({ queue, settings }: QueueView): z.output<typeof queueW
     extraction_evaluation: extractionEvaluationDto(settings),
     annotation_schema: queue.annotationSchema,
     duplicate_file_rejection: queue.duplicateFileRejection ? "enabled" : "disabled",
+    extraction_engine: queue.extractionEngine,
     created_at: queue.createdAt,
   };
 }

@@ -28,6 +28,9 @@ export function documentCreated(document: StoredDocument, cause: EventCause): Do
       organization_id: document.organizationId,
       file_name: document.fileName,
       file_sha256: document.fileSha256,
+      content_type: document.fileContentType,
+      file_size: document.fileSize,
+      has_file: document.fileSize !== null,
     },
     ...envelopeOf(cause),
   });

@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
+import type { Readable } from "node:stream";
 import { DOCUMENT_STATUSES } from "@docex/events";
-import { NotFoundError } from "@docex/kit";
+import { ConflictError, NotFoundError } from "@docex/kit";
 import type { MembershipAccess } from "../clients/membership.js";
+import type { FileStore } from "../files/file-store.js";
 import type { DocumentStore } from "../store/document-store.js";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
 import type { OutboxEvents } from "../store/outbox-events.js";
@@ -12,9 +14,9 @@ import { type AnnotationFields, checkAnnotations, mergeAnnotations, sameContent 
 import type { DocumentChanges } from "./document-changes.js";
 import { documentCreated } from "./document-events.js";
 import type { DocumentWriter } from "./document-writer.js";
-import { type DocumentView, type DuplicateCheck, sha256Of } from "./duplicates.js";
+import type { DocumentView, DuplicateCheck } from "./duplicates.js";
 import { entityRefOf, isUuid } from "./humanized-id.js";
-import type { Annotation, DocumentStatus, Page, Queue, StoredDocument } from "./records.js";
+import type { Annotation, DocumentMessage, DocumentStatus, Page, Queue, StoredDocument } from "./records.js";
 import { extractionTarget, frozenConflict, isApprovalMove, isFrozen, moveConflict, refuseMove } from "./status-machine.js";
 import { UserFieldRules } from "./user-schema.js";
 import type { DocumentValidator } from "./validation.js";
@@ -32,12 +34,27 @@ export interface DocumentsDependencies {
   initialValidation: { jobs: ValidationJobStore; wake(): void };
   duplicates: DuplicateCheck;
   events: OutboxEvents;
+  /** Where uploaded files are kept, under the document id. */
+  files: FileStore;
+}
+
+/** A received file, checked (size, type) and ready to be kept. */
+export interface IncomingFile {
+  size: number;
+  sha256: string;
+  contentType: string;
+  open(): Readable;
 }
 
 export interface UploadInput {
   fileName: string;
-  /** The file's bytes, when the client sent them; hashed (SHA-256) and not kept. */
-  content: Buffer | null;
+  /** The file, when the client sent one: kept in the file store, its SHA-256 finds duplicates. */
+  file: IncomingFile | null;
+  annotations: AnnotationFields[];
+  confidence: number | null;
+}
+
+export interface ExtractionInput {
   annotations: AnnotationFields[];
   confidence: number | null;
 }
@@ -105,36 +122,53 @@ export class Documents {
    * its SHA-256 is kept; a queue with duplicate_file_rejection refuses (409) a file the organization already has.
    */
   async upload(actor: Actor, queueRef: string, input: UploadInput): Promise<DocumentView> {
+    const { queue, rules } = await this.uploadTarget(actor, queueRef);
+    const annotations = checkAnnotations(queue.annotationSchema, input.annotations);
+    rules.assertMayWrite([], annotations);
+    const file = input.file;
+    const fileSha256 = file?.sha256 ?? null;
+    const id = randomUUID();
+    // The bytes first, under the new id: the document row (in one transaction with its event) only ever names a
+    // file that is complete. Whatever stops the row from being written removes them again.
+    if (file) await this.deps.files.put(id, file.open(), file.size);
+    const document = await this.deps.sql
+      .transaction(async (tx) => {
+        if (fileSha256) {
+          await this.deps.documents.lockFile(tx, queue.organizationId, fileSha256);
+          if (queue.duplicateFileRejection) await this.deps.duplicates.refuseDuplicateFile(tx, actor, queue.organizationId, fileSha256);
+        }
+        const inserted = await this.deps.documents.insert(tx, {
+          id,
+          queueId: queue.id,
+          workspaceId: queue.workspaceId,
+          organizationId: queue.organizationId,
+          fileName: input.fileName,
+          fileSha256,
+          fileContentType: file?.contentType ?? null,
+          fileSize: file?.size ?? null,
+          status: "received",
+          annotations: mergeAnnotations(queue.annotationSchema, [], annotations),
+          messages: [],
+          options: {},
+          approvers: [],
+          confidence: input.confidence,
+        });
+        await this.deps.events.add(tx, documentCreated(inserted, { userId: actor.userId, requestId: actor.requestId }));
+        return inserted;
+      })
+      .catch(async (error: unknown) => {
+        if (file) await this.deps.files.delete(id).catch(() => undefined);
+        throw error;
+      });
+    return (await this.view(actor, rules, [document]))[0]!;
+  }
+
+  /** The queue an upload goes to, once `actor` may add documents to it: checked before a byte of the file is read. */
+  async uploadTarget(actor: Actor, queueRef: string): Promise<{ queue: Queue; rules: UserFieldRules }> {
     const { queue, notFound } = await this.readableQueue(actor, queueRef);
     const scope = { organizationId: queue.organizationId, queueId: queue.id };
     await this.deps.access.require(actor, "document.edit", scope, notFound);
-    const rules = await this.fieldRules(actor, queue.organizationId, queue.id);
-    const annotations = checkAnnotations(queue.annotationSchema, input.annotations);
-    rules.assertMayWrite([], annotations);
-    const fileSha256 = input.content ? sha256Of(input.content) : null;
-    const document = await this.deps.sql.transaction(async (tx) => {
-      if (fileSha256) {
-        await this.deps.documents.lockFile(tx, queue.organizationId, fileSha256);
-        if (queue.duplicateFileRejection) await this.deps.duplicates.refuseDuplicateFile(tx, actor, queue.organizationId, fileSha256);
-      }
-      const inserted = await this.deps.documents.insert(tx, {
-        id: randomUUID(),
-        queueId: queue.id,
-        workspaceId: queue.workspaceId,
-        organizationId: queue.organizationId,
-        fileName: input.fileName,
-        fileSha256,
-        status: "received",
-        annotations: mergeAnnotations(queue.annotationSchema, [], annotations),
-        messages: [],
-        options: {},
-        approvers: [],
-        confidence: input.confidence,
-      });
-      await this.deps.events.add(tx, documentCreated(inserted, { userId: actor.userId, requestId: actor.requestId }));
-      return inserted;
-    });
-    return (await this.view(actor, rules, [document]))[0]!;
+    return { queue, rules: await this.fieldRules(actor, queue.organizationId, queue.id) };
   }
 
   /**
@@ -143,7 +177,7 @@ export class Documents {
    * scheduled in the same transaction and runs after it. The user schema does not restrict the engine; what it
    * answers with is filtered for the caller like any read.
    */
-  async recordExtraction(actor: Actor, documentId: string, input: { annotations: AnnotationFields[]; confidence: number | null }) {
+  async recordExtraction(actor: Actor, documentId: string, input: ExtractionInput) {
     const { document, notFound } = await this.readableDocument(actor, documentId);
     await this.deps.access.require(
       actor,
@@ -151,25 +185,86 @@ export class Documents {
       { organizationId: document.organizationId, queueId: document.queueId },
       notFound,
     );
+    const outcome = await this.applyExtraction(document, input, { userId: actor.userId, requestId: actor.requestId }, notFound);
+    if (outcome.refusal) throw outcome.refusal;
+    const saved = outcome.document;
+    return (await this.view(actor, await this.fieldRules(actor, saved.organizationId, saved.queueId), [saved]))[0]!;
+  }
+
+  /**
+   * The built-in engine's result (gRPC RecordExtraction), recorded exactly as `recordExtraction` does but on behalf of
+   * no user, with the engine's own messages added. A repeated idempotency key answers "already_recorded", a document
+   * that no longer accepts an extraction (deleted meanwhile, say) "status_move_not_allowed"; neither changes anything.
+   */
+  async recordEngineExtraction(
+    organizationId: string,
+    documentId: string,
+    input: ExtractionInput & { messages: Omit<DocumentMessage, "source">[]; idempotencyKey: string },
+    requestId?: string,
+  ): Promise<{ applied: boolean; reason: "" | "already_recorded" | "status_move_not_allowed" }> {
+    const notFound = documentNotFound(documentId);
+    const document = isUuid(documentId) ? await this.deps.documents.find(documentId.toLowerCase()) : undefined;
+    if (!document || document.organizationId !== organizationId.toLowerCase()) throw notFound();
+    const outcome = await this.applyExtraction(document, input, { userId: null, ...(requestId ? { requestId } : {}) }, notFound, {
+      messages: input.messages,
+      ...(input.idempotencyKey ? { idempotencyKey: input.idempotencyKey } : {}),
+    });
+    if (outcome.repeated) return { applied: false, reason: "already_recorded" };
+    if (outcome.refusal) return { applied: false, reason: "status_move_not_allowed" };
+    return { applied: true, reason: "" };
+  }
+
+  private async applyExtraction(
+    document: StoredDocument,
+    input: ExtractionInput,
+    cause: { userId: string | null; requestId?: string },
+    notFound: () => NotFoundError,
+    engine?: { messages: Omit<DocumentMessage, "source">[]; idempotencyKey?: string },
+  ): Promise<{ document: StoredDocument; refusal?: ConflictError; repeated?: true }> {
     const queue = await this.queueOf(document);
     const extracted = checkAnnotations(queue.annotationSchema, input.annotations).map((annotation) => ({
       ...annotation,
       source: annotation.source ?? "ai",
     }));
-    const saved = await this.deps.sql.transaction(async (tx) => {
+    const meta = {
+      source: "ai" as const,
+      ...cause,
+      extraction: true,
+      ...(engine?.idempotencyKey ? { idempotencyKey: engine.idempotencyKey } : {}),
+    };
+    const outcome = await this.deps.sql.transaction(async (tx) => {
       const current = await this.lockedDocument(tx, document.id, notFound);
-      const status = extractionTarget(current.status);
+      if (engine?.idempotencyKey && (await this.deps.documents.findChange(tx, current.id, "ai", engine.idempotencyKey))) {
+        return { document: current, repeated: true as const };
+      }
+      let status: DocumentStatus;
+      try {
+        status = extractionTarget(current.status);
+      } catch (error) {
+        if (!(error instanceof ConflictError) || !engine) throw error;
+        await this.deps.writer.refuse(tx, current, meta, "status_move_not_allowed");
+        return { document: current, refusal: error };
+      }
       const annotations = mergeAnnotations(queue.annotationSchema, current.annotations, extracted);
+      const messages = engine
+        ? [...current.messages, ...engine.messages.map((message) => ({ ...message, source: "ai" as const }))]
+        : current.messages;
       await this.deps.initialValidation.jobs.schedule(tx, current.id);
-      return this.deps.writer.write(
+      const saved = await this.deps.writer.write(
         tx,
         current,
-        { ...current, annotations, confidence: input.confidence, status },
-        { source: "ai", userId: actor.userId, requestId: actor.requestId, extraction: true },
+        { ...current, annotations, messages, confidence: input.confidence, status },
+        meta,
       );
+      return { document: saved };
     });
-    this.deps.initialValidation.wake();
-    return (await this.view(actor, await this.fieldRules(actor, saved.organizationId, saved.queueId), [saved]))[0]!;
+    if (!outcome.repeated && !("refusal" in outcome)) this.deps.initialValidation.wake();
+    return outcome;
+  }
+
+  /** The document if `actor` may read it, for its kept file: the same rule as reading the document. */
+  async readable(actor: Actor, documentId: string): Promise<StoredDocument> {
+    return (await this.readableDocument(actor, documentId)).document;
   }
 
   async get(actor: Actor, documentId: string): Promise<DocumentView> {

@@ -9,7 +9,7 @@ import type { AccessControl, Actor } from "./access.js";
 import { DEFAULT_ANNOTATION_SCHEMA, type FieldDefinition } from "./annotation-schema.js";
 import { queueCreated } from "./document-events.js";
 import { entityRefOf, slugOf, suffixed } from "./humanized-id.js";
-import type { Queue, Workspace } from "./records.js";
+import type { ExtractionEngine, Queue, Workspace } from "./records.js";
 
 export interface HierarchyDependencies {
   sql: Sql;
@@ -93,6 +93,7 @@ export class Hierarchy {
       humanizedId?: string;
       annotationSchema?: FieldDefinition[];
       duplicateFileRejection?: boolean;
+      extractionEngine?: ExtractionEngine;
     },
   ): Promise<QueueView> {
     const workspace = await this.workspace(actor, input.workspaceRef);
@@ -108,6 +109,7 @@ export class Hierarchy {
           name: input.name,
           annotationSchema: input.annotationSchema ?? [...DEFAULT_ANNOTATION_SCHEMA],
           duplicateFileRejection: input.duplicateFileRejection ?? false,
+          extractionEngine: input.extractionEngine ?? "builtin",
         }),
       );
       await this.deps.events.add(tx, queueCreated(created, { userId: actor.userId, requestId: actor.requestId }));

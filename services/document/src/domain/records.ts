@@ -26,8 +26,13 @@ export interface Queue {
   annotationSchema: FieldDefinition[];
   /** An upload of a file the organization already has (same SHA-256, not deleted) is refused with 409. Fixed at creation. */
   duplicateFileRejection: boolean;
+  /** Who reads uploaded files: the extraction service ("builtin") or an outside engine posting /extraction. Fixed at creation. */
+  extractionEngine: ExtractionEngine;
   createdAt: Date;
 }
+
+export const EXTRACTION_ENGINES = ["builtin", "external"] as const;
+export type ExtractionEngine = (typeof EXTRACTION_ENGINES)[number];
 
 export const MESSAGE_SEVERITIES = ["error", "warning", "info"] as const;
 export type MessageSeverity = (typeof MESSAGE_SEVERITIES)[number];
@@ -67,6 +72,10 @@ export interface StoredDocument {
   fileName: string;
   /** Hex SHA-256 of the bytes uploaded with the document; null when only a file name was sent. */
   fileSha256: string | null;
+  /** The kept file's media type, sniffed from its bytes; null when no file is kept (none uploaded, or purged). */
+  fileContentType: string | null;
+  /** The kept file's size in bytes; null when no file is kept. */
+  fileSize: number | null;
   status: DocumentStatus;
   annotations: Annotation[];
   messages: DocumentMessage[];

@@ -4,9 +4,12 @@ import type { DocumentHandlers, DocumentRecord, Queue as QueueMessage, ApplyDocu
 import { z } from "zod";
 import { annotationsInput } from "../domain/annotations.js";
 import type { DocumentChanges, ServiceChange } from "../domain/document-changes.js";
+import type { Documents } from "../domain/documents.js";
 import type { EntityResolver } from "../domain/entity-resolution.js";
 import { isUuid } from "../domain/humanized-id.js";
 import { MESSAGE_SEVERITIES, type Queue, SERVICE_SOURCES, type StoredDocument } from "../domain/records.js";
+import type { KeptFiles } from "../files/kept-files.js";
+import { extractionBody } from "../http/schemas.js";
 import type { DocumentStore } from "../store/document-store.js";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
 
@@ -20,6 +23,7 @@ function queueMessage(queue: Queue): QueueMessage {
     annotation_schema_json: JSON.stringify(queue.annotationSchema),
     created_at: queue.createdAt.toISOString(),
     duplicate_file_rejection: queue.duplicateFileRejection,
+    extraction_engine: queue.extractionEngine,
   };
 }
 
@@ -61,19 +65,24 @@ function jsonField<S extends z.ZodType>(schema: S, empty: z.input<S>) {
 
 const uuid = z.guid();
 
+const engineMessages = z
+  .array(z.strictObject({ key: z.string().min(1).nullable(), message: z.string().min(1).max(2_000), severity: z.enum(MESSAGE_SEVERITIES) }))
+  .max(500);
+
+const recordExtractionRequest = z.object({
+  organization_id: z.string(),
+  document_id: z.string(),
+  idempotency_key: z.string().max(200),
+  extraction_json: jsonField(extractionBody, { annotations: [], confidence: null }),
+  messages_json: jsonField(engineMessages, []),
+});
+
 const applyChangesRequest = z.object({
   document_id: z.string(),
   expected_version: z.number().int().min(0),
   source: z.enum(SERVICE_SOURCES),
   annotations_json: jsonField(annotationsInput, []),
-  messages_json: jsonField(
-    z
-      .array(
-        z.strictObject({ key: z.string().min(1).nullable(), message: z.string().min(1).max(2_000), severity: z.enum(MESSAGE_SEVERITIES) }),
-      )
-      .max(500),
-    [],
-  ),
+  messages_json: jsonField(engineMessages, []),
   options_json: jsonField(z.record(z.string(), z.array(z.strictObject({ label: z.string(), value: z.string() })).max(10_000)), {}),
   status: z.enum(DOCUMENT_STATUSES).optional(),
   approvers: z.array(uuid).max(100),
@@ -117,6 +126,8 @@ export function documentHandlers(deps: {
   hierarchy: HierarchyStore;
   documents: DocumentStore;
   changes: DocumentChanges;
+  extractions: Pick<Documents, "recordEngineExtraction">;
+  files: KeptFiles;
 }): DocumentHandlers {
   return {
     async ResolveEntity(request) {
@@ -151,5 +162,50 @@ export function documentHandlers(deps: {
         throw withFieldDetails(error);
       }
     },
+    async *ReadDocumentFile(request, ctx) {
+      const document = isUuid(request.document_id) ? await deps.documents.find(request.document_id.toLowerCase()) : undefined;
+      if (!document || document.organizationId !== request.organization_id.toLowerCase()) {
+        throw new NotFoundError(`Document ${request.document_id} does not exist.`, "document_not_found");
+      }
+      const file = await deps.files.open(document);
+      let first = true;
+      for await (const data of inChunks(file.content, FILE_CHUNK_BYTES)) {
+        if (ctx.signal?.aborted) break;
+        yield first
+          ? { data, content_type: file.contentType, file_name: document.fileName, size: String(file.size) }
+          : { data, content_type: "", file_name: "", size: "0" };
+        first = false;
+      }
+      if (first) yield { data: Buffer.alloc(0), content_type: file.contentType, file_name: document.fileName, size: String(file.size) };
+    },
+    async RecordExtraction(request, ctx) {
+      try {
+        const parsed = parseInput(recordExtractionRequest, request, "RecordExtraction request");
+        return await deps.extractions.recordEngineExtraction(
+          parsed.organization_id,
+          parsed.document_id,
+          {
+            annotations: parsed.extraction_json.annotations,
+            confidence: parsed.extraction_json.confidence,
+            messages: parsed.messages_json,
+            idempotencyKey: parsed.idempotency_key,
+          },
+          ctx.requestId,
+        );
+      } catch (error) {
+        throw withFieldDetails(error);
+      }
+    },
   };
+}
+
+/** One gRPC message of a file: well under the 4 MiB default message limit. */
+const FILE_CHUNK_BYTES = 256 * 1024;
+
+/** Re-cuts a byte stream into pieces of at most `size` bytes. */
+async function* inChunks(content: AsyncIterable<Buffer | Uint8Array>, size: number): AsyncGenerator<Buffer> {
+  for await (const piece of content) {
+    const buffer = Buffer.isBuffer(piece) ? piece : Buffer.from(piece);
+    for (let offset = 0; offset < buffer.length; offset += size) yield buffer.subarray(offset, offset + size);
+  }
 }

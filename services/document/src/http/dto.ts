@@ -4,7 +4,7 @@ import type { QueueAutomation } from "../clients/automation.js";
 import { COLUMN_TYPES, FIELD_TYPES } from "../domain/annotation-schema.js";
 import type { DocumentView } from "../domain/duplicates.js";
 import type { QueueView } from "../domain/hierarchy.js";
-import { MESSAGE_SEVERITIES, type Page, type Workspace } from "../domain/records.js";
+import { EXTRACTION_ENGINES, MESSAGE_SEVERITIES, type Page, type Workspace } from "../domain/records.js";
 
 // Each answer's schema sits above the mapper that produces it; the mapper's return type is the schema's, so
 // the published OpenAPI cannot describe a field the code does not send.
@@ -82,6 +82,9 @@ export const queueWithAnnotationSchemaSchema = z.object({
   duplicate_file_rejection: switchState.describe(
     "`enabled`: uploading a file the organization already has (same SHA-256, not deleted) answers 409 `duplicate_document`",
   ),
+  extraction_engine: z
+    .enum(EXTRACTION_ENGINES)
+    .describe("`builtin`: the extraction service reads uploaded files; `external`: an outside engine posts `/extraction`"),
   created_at: timestamp,
 });
 
@@ -107,6 +110,7 @@ export function queueDto({ queue, automation }: QueueView): z.output<typeof queu
     ...automationDto(automation),
     annotation_schema: queue.annotationSchema,
     duplicate_file_rejection: queue.duplicateFileRejection ? "enabled" : "disabled",
+    extraction_engine: queue.extractionEngine,
     created_at: queue.createdAt.toISOString(),
   };
 }

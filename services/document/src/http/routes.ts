@@ -1,8 +1,11 @@
-import { type AccessTokenVerifier, ApiDescription, authenticate, callerOf, dataOf, pageOf } from "@docex/kit";
-import type { Request, Response, Router } from "express";
+import { pipeline } from "node:stream/promises";
+import { type AccessTokenVerifier, ApiDescription, authenticate, callerOf, dataOf, pageOf, parseInput } from "@docex/kit";
+import type { Request, RequestHandler, Response, Router } from "express";
 import type { Actor } from "../domain/access.js";
 import type { Documents } from "../domain/documents.js";
 import type { Hierarchy } from "../domain/hierarchy.js";
+import type { KeptFiles } from "../files/kept-files.js";
+import { contentDispositionOf, receiveMultipartFile, receiveRawFile } from "../files/upload-body.js";
 import {
   documentDto,
   documentSchema,
@@ -12,6 +15,7 @@ import {
   workspaceDto,
   workspaceSchema,
 } from "./dto.js";
+import { defaultFileName, fileOfBytes, matchesEtag } from "./file-http.js";
 import {
   annotationsPatchBody,
   createQueueBody,
@@ -20,6 +24,7 @@ import {
   extractionBody,
   statusBody,
   uploadDocumentBody,
+  uploadFormFields,
 } from "./schemas.js";
 
 const API = "/api/v2";
@@ -49,9 +54,49 @@ export interface DocumentHttp {
 }
 
 /** Thin routes: parse with the schema, call the domain, shape the answer. Every route needs a verified token. */
-export function documentRoutes(domain: { hierarchy: Hierarchy; documents: Documents }, verifier: AccessTokenVerifier): DocumentHttp {
-  const { hierarchy, documents } = domain;
+export function documentRoutes(
+  domain: { hierarchy: Hierarchy; documents: Documents; files: KeptFiles },
+  verifier: AccessTokenVerifier,
+  limits: { maxFileBytes: number },
+): DocumentHttp {
+  const { hierarchy, documents, files } = domain;
   const signedIn = authenticate(verifier);
+
+  /**
+   * multipart/form-data and raw bodies of POST /queues/{queue_id}/documents: the caller's right to add documents is
+   * checked before a byte is read, the file is spooled (size limit, SHA-256, type by its bytes), kept, and the
+   * temporary copy removed whatever happens. JSON bodies go on to the operation's own handler.
+   */
+  const fileUpload: RequestHandler = (req, res, next) => {
+    if (req.body !== undefined) return next();
+    const actor = actorOf(req);
+    const queueRef = param(req, "queue_id");
+    (async () => {
+      await documents.uploadTarget(actor, queueRef);
+      const multipart = /^multipart\/form-data\b/i.test(req.headers["content-type"] ?? "");
+      const queryName = typeof req.query.file_name === "string" ? req.query.file_name : undefined;
+      const { file, fields } = multipart
+        ? await receiveMultipartFile(req, limits.maxFileBytes)
+        : { file: await receiveRawFile(req, limits.maxFileBytes, queryName), fields: {} };
+      try {
+        const form = parseInput(uploadFormFields, {
+          file_name: fields.fileName || file.fileName || defaultFileName(file.contentType),
+          ...(fields.annotations === undefined ? {} : { annotations: fields.annotations }),
+          ...(fields.confidence === undefined || fields.confidence === "" ? {} : { confidence: fields.confidence }),
+        });
+        const document = await documents.upload(actor, queueRef, {
+          fileName: form.file_name,
+          file,
+          annotations: form.annotations ?? [],
+          confidence: form.confidence ?? null,
+        });
+        created(res, `/documents/${document.id}`, documentDto(document));
+      } finally {
+        await file.discard();
+      }
+    })().catch(next);
+  };
+
   const api = new ApiDescription("document");
   const routes = (router: Router) => {
     api.route(
@@ -130,6 +175,7 @@ export function documentRoutes(domain: { hierarchy: Hierarchy; documents: Docume
           ...(body.humanized_id ? { humanizedId: body.humanized_id } : {}),
           ...(body.annotation_schema ? { annotationSchema: body.annotation_schema } : {}),
           ...(body.duplicate_file_rejection ? { duplicateFileRejection: body.duplicate_file_rejection === "enabled" } : {}),
+          ...(body.extraction_engine ? { extractionEngine: body.extraction_engine } : {}),
         });
         created(res, `/queues/${view.queue.id}`, queueDto(view));
       },
@@ -161,13 +207,35 @@ export function documentRoutes(domain: { hierarchy: Hierarchy; documents: Docume
         operationId: "uploadDocument",
         summary: "Add a document to a queue",
         description:
-          "The document starts in status `received`; emits `document.created`. With `content` (the file, base64) its SHA-256 " +
-          "is kept: documents with the same file are listed in `duplicates`, and a queue with `duplicate_file_rejection` " +
-          "`enabled` answers 409 `duplicate_document` (`duplicate_of`: the existing document's id, null when the caller " +
-          "cannot read it).",
+          "The document starts in status `received`; emits `document.created`. The file comes as `content` (base64) in this " +
+          "JSON body, as part `file` of a `multipart/form-data` body (fields `file_name`, `annotations` as JSON text, " +
+          "`confidence`), or as a raw body (`application/pdf`, `image/png`, `image/jpeg`, `image/tiff`, `application/xml`, " +
+          "`text/xml`; the name from `Content-Disposition` or `?file_name=`). Its type is judged by its bytes (PDF, PNG, " +
+          "JPEG, TIFF, XML, or a zip named `.isdocx`), else 415; over `DOCUMENT_MAX_FILE_BYTES` (25 MiB) 413. The file is " +
+          "kept (`GET /documents/{id}/file`); documents with the same file are listed in `duplicates`, and a queue with " +
+          "`duplicate_file_rejection` `enabled` answers 409 `duplicate_document` (`duplicate_of`: the existing document's id, " +
+          "null when the caller cannot read it).",
         tags: ["Documents"],
         params: { queue_id: QUEUE_ID },
         body: uploadDocumentBody,
+        otherBodies: {
+          "multipart/form-data": {
+            type: "object",
+            required: ["file"],
+            properties: {
+              file: { type: "string", format: "binary", description: "The file" },
+              file_name: { type: "string", description: "Defaults to the part's file name, else `document.<extension>`" },
+              annotations: { type: "string", description: "JSON text: an array of Annotation, as in the JSON form" },
+              confidence: { type: "number", minimum: 0, maximum: 100 },
+            },
+          },
+          ...Object.fromEntries(
+            ["application/pdf", "image/png", "image/jpeg", "image/tiff", "application/xml", "text/xml"].map((type) => [
+              type,
+              { type: "string", format: "binary" },
+            ]),
+          ),
+        },
         responses: {
           201: {
             description: "The document",
@@ -178,10 +246,12 @@ export function documentRoutes(domain: { hierarchy: Hierarchy; documents: Docume
         problems: [403, 404, 409, ...MEMBERSHIP_PROBLEMS],
       },
       signedIn,
+      fileUpload,
       async ({ body }, req, res) => {
+        const content = body.content === undefined ? undefined : Buffer.from(body.content, "base64");
         const document = await documents.upload(actorOf(req), param(req, "queue_id"), {
           fileName: body.file_name,
-          content: body.content === undefined ? null : Buffer.from(body.content, "base64"),
+          file: content ? await fileOfBytes(content, body.file_name, limits.maxFileBytes) : null,
           annotations: body.annotations ?? [],
           confidence: body.confidence ?? null,
         });
@@ -229,6 +299,67 @@ export function documentRoutes(domain: { hierarchy: Hierarchy; documents: Docume
       signedIn,
       async (_input, req, res) => {
         res.json({ data: documentDto(await documents.get(actorOf(req), param(req, "document_id"))) });
+      },
+    );
+
+    api.route(
+      router,
+      {
+        method: "get",
+        path: `${API}/documents/{document_id}/file`,
+        operationId: "getDocumentFile",
+        summary: "Download a document's original file",
+        description:
+          "The bytes exactly as uploaded, with their sniffed `Content-Type`, a `Content-Disposition` naming the file and an " +
+          "`ETag` (the SHA-256); `If-None-Match` with it answers 304. 404 `file_not_found` when the document has no file " +
+          "(none was uploaded, or it was purged after the document's deletion). Same access as reading the document.",
+        tags: ["Documents"],
+        params: { document_id: DOCUMENT_ID },
+        responses: {
+          200: {
+            description: "The file's bytes",
+            binary: [
+              "application/pdf",
+              "image/png",
+              "image/jpeg",
+              "image/tiff",
+              "application/xml",
+              "application/zip",
+              "application/octet-stream",
+            ],
+            headers: {
+              "Content-Type": "The file's media type, judged by its bytes",
+              "Content-Disposition": "`attachment` with the file name",
+              ETag: "The SHA-256 of the bytes, quoted",
+            },
+          },
+          304: { description: "`If-None-Match` names the file's ETag" },
+        },
+        problems: [404, ...MEMBERSHIP_PROBLEMS],
+      },
+      signedIn,
+      async (_input, req, res) => {
+        const document = await documents.readable(actorOf(req), param(req, "document_id"));
+        const file = await files.open(document);
+        const etag = `"${document.fileSha256 ?? document.id}"`;
+        res.setHeader("ETag", etag);
+        res.setHeader("Cache-Control", "private, no-cache");
+        if (matchesEtag(req.headers["if-none-match"], etag)) {
+          file.content.destroy();
+          res.status(304).end();
+          return;
+        }
+        res.status(200);
+        res.setHeader("Content-Type", file.contentType);
+        res.setHeader("Content-Length", String(file.size));
+        res.setHeader("Content-Disposition", contentDispositionOf(document.fileName));
+        res.setHeader("X-Content-Type-Options", "nosniff");
+        try {
+          await pipeline(file.content, res);
+        } catch (error) {
+          if (!res.headersSent) throw error;
+          res.destroy();
+        }
       },
     );
 

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { annotationSchemaInput } from "../domain/annotation-schema.js";
 import { annotationsInput } from "../domain/annotations.js";
 import { humanizedIdInput } from "../domain/humanized-id.js";
+import { EXTRACTION_ENGINES } from "../domain/records.js";
 
 const name = z.string().trim().min(1).max(200);
 const idOrHumanized = z.string().trim().min(1).max(100).describe("UUID or humanized id");
@@ -26,6 +27,13 @@ export const createQueueBody = z.strictObject({
       "`enabled`: an upload whose file (`content`) the organization already has, in any queue and not deleted, is refused " +
         "with 409 `duplicate_document`. Default `disabled`. Cannot be changed later.",
     ),
+  extraction_engine: z
+    .enum(EXTRACTION_ENGINES)
+    .optional()
+    .describe(
+      "`builtin` (default): the extraction service reads every uploaded file and records its result. `external`: docex waits " +
+        "for an outside engine to post `/documents/{id}/extraction`. Cannot be changed later.",
+    ),
 });
 
 export const uploadDocumentBody = z.strictObject({
@@ -34,9 +42,30 @@ export const uploadDocumentBody = z.strictObject({
     .base64()
     .min(1)
     .optional()
-    .describe("The file's bytes, base64-encoded (within the 1 MiB body). Their SHA-256 finds duplicate files; the bytes are not kept."),
+    .describe(
+      "The file's bytes, base64-encoded (within the 1 MiB body); kept like an uploaded file. Their SHA-256 finds duplicate files. " +
+        "Larger files go as multipart/form-data or a raw body.",
+    ),
   annotations: annotationsInput.optional(),
   confidence: confidence.nullable().optional(),
+});
+
+/** The text fields of a multipart upload (and the raw body's name), parsed like the JSON form's. */
+export const uploadFormFields = z.strictObject({
+  file_name: z.string().trim().min(1).max(255),
+  annotations: z
+    .string()
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: "custom", message: "is not valid JSON" });
+        return z.NEVER;
+      }
+    })
+    .pipe(annotationsInput)
+    .optional(),
+  confidence: z.coerce.number().pipe(confidence).optional(),
 });
 
 export const extractionBody = z.strictObject({

@@ -3,7 +3,8 @@ import type { DocumentStatus, StoredDocument } from "../domain/records.js";
 import type { Sql, Tx } from "./sql.js";
 
 const DOCUMENT_COLUMNS = `id, queue_id AS "queueId", workspace_id AS "workspaceId", organization_id AS "organizationId",
-  file_name AS "fileName", file_sha256 AS "fileSha256", status, annotations, messages, options, approvers::text[] AS approvers, confidence, version,
+  file_name AS "fileName", file_sha256 AS "fileSha256", file_content_type AS "fileContentType",
+  file_size::double precision AS "fileSize", status, annotations, messages, options, approvers::text[] AS approvers, confidence, version,
   created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 export interface DocumentQuery {
@@ -46,8 +47,8 @@ export class DocumentStore {
     const keys = duplicateKeysOf(document.annotations);
     const inserted = await this.sql.one<StoredDocument>(
       `INSERT INTO documents (id, queue_id, workspace_id, organization_id, file_name, status, annotations, messages, options, approvers,
-         confidence, file_sha256, supplier_key, invoice_key)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::jsonb, $10::uuid[], $11, $12, $13, $14)
+         confidence, file_sha256, supplier_key, invoice_key, file_content_type, file_size)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::jsonb, $10::uuid[], $11, $12, $13, $14, $15, $16)
        RETURNING ${DOCUMENT_COLUMNS}`,
       [
         document.id,
@@ -64,6 +65,8 @@ export class DocumentStore {
         document.fileSha256,
         keys.supplierKey,
         keys.invoiceKey,
+        document.fileContentType,
+        document.fileSize,
       ],
       tx,
     );
@@ -81,7 +84,8 @@ export class DocumentStore {
     const keys = duplicateKeysOf(next.annotations);
     const updated = await this.sql.one<StoredDocument>(
       `UPDATE documents SET status = $3, annotations = $4::jsonb, messages = $5::jsonb, options = $6::jsonb,
-         approvers = $7::uuid[], confidence = $8, supplier_key = $9, invoice_key = $10, version = version + 1, updated_at = now()
+         approvers = $7::uuid[], confidence = $8, supplier_key = $9, invoice_key = $10, version = version + 1, updated_at = now(),
+         deleted_at = CASE WHEN $3 = 'deleted' THEN COALESCE(deleted_at, now()) END
        WHERE id = $1 AND version = $2
        RETURNING ${DOCUMENT_COLUMNS}`,
       [
@@ -211,5 +215,22 @@ export class DocumentStore {
       [documentId, source, idempotencyKey],
       tx,
     );
+  }
+
+  /**
+   * Up to `limit` documents deleted before `deletedBefore` whose file is still kept, oldest first: what the retention
+   * sweep purges next.
+   */
+  async filesToPurge(deletedBefore: Date, limit: number): Promise<string[]> {
+    const rows = await this.sql.rows<{ id: string }>(
+      `SELECT id FROM documents WHERE status = 'deleted' AND file_size IS NOT NULL AND deleted_at < $1 ORDER BY deleted_at LIMIT $2`,
+      [deletedBefore, limit],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** The document no longer has a file (its bytes are gone from the store); the hash stays for the audit trail. */
+  async forgetFile(id: string): Promise<void> {
+    await this.sql.rows("UPDATE documents SET file_size = NULL, file_content_type = NULL WHERE id = $1 RETURNING id", [id]);
   }
 }

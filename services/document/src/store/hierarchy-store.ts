@@ -4,7 +4,8 @@ import type { Sql, Tx } from "./sql.js";
 
 const WORKSPACE_COLUMNS = `id, humanized_id AS "humanizedId", organization_id AS "organizationId", name, created_at AS "createdAt"`;
 const QUEUE_COLUMNS = `id, humanized_id AS "humanizedId", workspace_id AS "workspaceId", organization_id AS "organizationId", name,
-  annotation_schema AS "annotationSchema", duplicate_file_rejection AS "duplicateFileRejection", created_at AS "createdAt"`;
+  annotation_schema AS "annotationSchema", duplicate_file_rejection AS "duplicateFileRejection",
+  extraction_engine AS "extractionEngine", created_at AS "createdAt"`;
 
 function where(ref: EntityRef): { clause: string; value: string } {
   return "id" in ref ? { clause: "id = $1", value: ref.id } : { clause: "humanized_id = $1", value: ref.humanizedId };
@@ -54,8 +55,9 @@ export class HierarchyStore {
   /** Undefined when the humanized id is taken. */
   insertQueue(tx: Tx, queue: Omit<Queue, "createdAt">): Promise<Queue | undefined> {
     return this.sql.one<Queue>(
-      `INSERT INTO queues (id, humanized_id, workspace_id, organization_id, name, annotation_schema, duplicate_file_rejection)
-       VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7)
+      `INSERT INTO queues (id, humanized_id, workspace_id, organization_id, name, annotation_schema, duplicate_file_rejection,
+         extraction_engine)
+       VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8)
        ON CONFLICT (humanized_id) DO NOTHING RETURNING ${QUEUE_COLUMNS}`,
       [
         queue.id,
@@ -65,6 +67,7 @@ export class HierarchyStore {
         queue.name,
         JSON.stringify(queue.annotationSchema),
         queue.duplicateFileRejection,
+        queue.extractionEngine,
       ],
       tx,
     );

@@ -115,4 +115,34 @@ export const migrations: Migration[] = [
         );
       `),
   },
+  {
+    name: "0005-kept-files-and-extraction-engine",
+    up: ({ sequelize }) =>
+      sequelize.query(`
+        -- Queues that exist keep what they did before (an outside engine posts /extraction); new ones default to the
+        -- built-in extraction service.
+        ALTER TABLE queues ADD COLUMN IF NOT EXISTS extraction_engine text NOT NULL DEFAULT 'external'
+          CHECK (extraction_engine IN ('builtin', 'external'));
+        ALTER TABLE queues ALTER COLUMN extraction_engine SET DEFAULT 'builtin';
+
+        -- The kept file: its sniffed media type and size (both null when there is none, or no longer one), and when
+        -- the document was deleted, which starts its file's retention period.
+        ALTER TABLE documents
+          ADD COLUMN IF NOT EXISTS file_content_type  text,
+          ADD COLUMN IF NOT EXISTS file_size          bigint CHECK (file_size >= 0),
+          ADD COLUMN IF NOT EXISTS deleted_at         timestamptz;
+        CREATE INDEX IF NOT EXISTS documents_files_to_purge ON documents (deleted_at)
+          WHERE status = 'deleted' AND file_size IS NOT NULL;
+
+        -- The Postgres file store: a file's bytes in chunks of at most 256 KiB, under its key (the document id).
+        CREATE TABLE IF NOT EXISTS file_chunks (
+          file_key    text NOT NULL,
+          seq         integer NOT NULL,
+          data        bytea NOT NULL,
+          created_at  timestamptz NOT NULL DEFAULT now(),
+          PRIMARY KEY (file_key, seq)
+        );
+        ALTER TABLE file_chunks ALTER COLUMN data SET STORAGE EXTERNAL;
+      `),
+  },
 ];

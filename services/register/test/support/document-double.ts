@@ -49,6 +49,10 @@ export class DocumentServiceDouble {
       GetQueue: unused,
       GetDocument: unused,
       ApplyDocumentChanges: unused,
+      ReadDocumentFile: async function* () {
+        yield await unused();
+      },
+      RecordExtraction: unused,
     };
     server.addService(documentService.definition, documentService.serviceName, handlers);
     const port = await server.listen("127.0.0.1", 0);

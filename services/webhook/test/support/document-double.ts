@@ -62,6 +62,12 @@ export class DocumentDouble {
       async ApplyDocumentChanges() {
         throw new NotFoundError("The document double serves ResolveEntity and GetDocument only.");
       },
+      async *ReadDocumentFile() {
+        yield await Promise.reject(new NotFoundError("The document double serves ResolveEntity and GetDocument only."));
+      },
+      async RecordExtraction() {
+        throw new NotFoundError("The document double serves ResolveEntity and GetDocument only.");
+      },
     };
     server.addService(documentService.definition, documentService.serviceName, handlers);
     const port = await server.listen("127.0.0.1", 0);

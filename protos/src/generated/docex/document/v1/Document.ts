@@ -4,10 +4,14 @@ import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
 import type { ApplyDocumentChangesRequestInput as _docex_document_v1_ApplyDocumentChangesRequestInput, ApplyDocumentChangesRequest as _docex_document_v1_ApplyDocumentChangesRequest } from '../../../docex/document/v1/ApplyDocumentChangesRequest.js';
 import type { ApplyDocumentChangesResponseInput as _docex_document_v1_ApplyDocumentChangesResponseInput, ApplyDocumentChangesResponse as _docex_document_v1_ApplyDocumentChangesResponse } from '../../../docex/document/v1/ApplyDocumentChangesResponse.js';
+import type { FileChunkInput as _docex_document_v1_FileChunkInput, FileChunk as _docex_document_v1_FileChunk } from '../../../docex/document/v1/FileChunk.js';
 import type { GetDocumentRequestInput as _docex_document_v1_GetDocumentRequestInput, GetDocumentRequest as _docex_document_v1_GetDocumentRequest } from '../../../docex/document/v1/GetDocumentRequest.js';
 import type { GetDocumentResponseInput as _docex_document_v1_GetDocumentResponseInput, GetDocumentResponse as _docex_document_v1_GetDocumentResponse } from '../../../docex/document/v1/GetDocumentResponse.js';
 import type { GetQueueRequestInput as _docex_document_v1_GetQueueRequestInput, GetQueueRequest as _docex_document_v1_GetQueueRequest } from '../../../docex/document/v1/GetQueueRequest.js';
 import type { GetQueueResponseInput as _docex_document_v1_GetQueueResponseInput, GetQueueResponse as _docex_document_v1_GetQueueResponse } from '../../../docex/document/v1/GetQueueResponse.js';
+import type { ReadDocumentFileRequestInput as _docex_document_v1_ReadDocumentFileRequestInput, ReadDocumentFileRequest as _docex_document_v1_ReadDocumentFileRequest } from '../../../docex/document/v1/ReadDocumentFileRequest.js';
+import type { RecordExtractionRequestInput as _docex_document_v1_RecordExtractionRequestInput, RecordExtractionRequest as _docex_document_v1_RecordExtractionRequest } from '../../../docex/document/v1/RecordExtractionRequest.js';
+import type { RecordExtractionResponseInput as _docex_document_v1_RecordExtractionResponseInput, RecordExtractionResponse as _docex_document_v1_RecordExtractionResponse } from '../../../docex/document/v1/RecordExtractionResponse.js';
 import type { ResolveEntityRequestInput as _docex_document_v1_ResolveEntityRequestInput, ResolveEntityRequest as _docex_document_v1_ResolveEntityRequest } from '../../../docex/document/v1/ResolveEntityRequest.js';
 import type { ResolveEntityResponseInput as _docex_document_v1_ResolveEntityResponseInput, ResolveEntityResponse as _docex_document_v1_ResolveEntityResponse } from '../../../docex/document/v1/ResolveEntityResponse.js';
 
@@ -65,6 +69,34 @@ export interface DocumentClient extends grpc.Client {
   getQueue(argument: _docex_document_v1_GetQueueRequestInput, callback: grpc.requestCallback<_docex_document_v1_GetQueueResponse>): grpc.ClientUnaryCall;
   
   /**
+   * Streams the document's kept file; NOT_FOUND for an unknown document or one without a file.
+   */
+  ReadDocumentFile(argument: _docex_document_v1_ReadDocumentFileRequestInput, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_docex_document_v1_FileChunk>;
+  ReadDocumentFile(argument: _docex_document_v1_ReadDocumentFileRequestInput, options?: grpc.CallOptions): grpc.ClientReadableStream<_docex_document_v1_FileChunk>;
+  /**
+   * Streams the document's kept file; NOT_FOUND for an unknown document or one without a file.
+   */
+  readDocumentFile(argument: _docex_document_v1_ReadDocumentFileRequestInput, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_docex_document_v1_FileChunk>;
+  readDocumentFile(argument: _docex_document_v1_ReadDocumentFileRequestInput, options?: grpc.CallOptions): grpc.ClientReadableStream<_docex_document_v1_FileChunk>;
+  
+  /**
+   * Records the extraction result exactly as POST /documents/{id}/extraction does (learning suggestions, automation,
+   * duplicates, initial_document_validation), on behalf of the built-in engine. Idempotent per idempotency_key.
+   */
+  RecordExtraction(argument: _docex_document_v1_RecordExtractionRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_document_v1_RecordExtractionResponse>): grpc.ClientUnaryCall;
+  RecordExtraction(argument: _docex_document_v1_RecordExtractionRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_document_v1_RecordExtractionResponse>): grpc.ClientUnaryCall;
+  RecordExtraction(argument: _docex_document_v1_RecordExtractionRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_document_v1_RecordExtractionResponse>): grpc.ClientUnaryCall;
+  RecordExtraction(argument: _docex_document_v1_RecordExtractionRequestInput, callback: grpc.requestCallback<_docex_document_v1_RecordExtractionResponse>): grpc.ClientUnaryCall;
+  /**
+   * Records the extraction result exactly as POST /documents/{id}/extraction does (learning suggestions, automation,
+   * duplicates, initial_document_validation), on behalf of the built-in engine. Idempotent per idempotency_key.
+   */
+  recordExtraction(argument: _docex_document_v1_RecordExtractionRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_document_v1_RecordExtractionResponse>): grpc.ClientUnaryCall;
+  recordExtraction(argument: _docex_document_v1_RecordExtractionRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_document_v1_RecordExtractionResponse>): grpc.ClientUnaryCall;
+  recordExtraction(argument: _docex_document_v1_RecordExtractionRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_document_v1_RecordExtractionResponse>): grpc.ClientUnaryCall;
+  recordExtraction(argument: _docex_document_v1_RecordExtractionRequestInput, callback: grpc.requestCallback<_docex_document_v1_RecordExtractionResponse>): grpc.ClientUnaryCall;
+  
+  /**
    * Finds an entity by UUID or humanized id (documents: UUID only) and names its ancestors.
    * NOT_FOUND when it does not exist, or when organization_id is set and the entity belongs to another organization.
    */
@@ -105,6 +137,17 @@ export interface DocumentHandlers extends grpc.UntypedServiceImplementation {
   GetQueue: grpc.handleUnaryCall<_docex_document_v1_GetQueueRequest, _docex_document_v1_GetQueueResponseInput>;
   
   /**
+   * Streams the document's kept file; NOT_FOUND for an unknown document or one without a file.
+   */
+  ReadDocumentFile: grpc.handleServerStreamingCall<_docex_document_v1_ReadDocumentFileRequest, _docex_document_v1_FileChunkInput>;
+  
+  /**
+   * Records the extraction result exactly as POST /documents/{id}/extraction does (learning suggestions, automation,
+   * duplicates, initial_document_validation), on behalf of the built-in engine. Idempotent per idempotency_key.
+   */
+  RecordExtraction: grpc.handleUnaryCall<_docex_document_v1_RecordExtractionRequest, _docex_document_v1_RecordExtractionResponseInput>;
+  
+  /**
    * Finds an entity by UUID or humanized id (documents: UUID only) and names its ancestors.
    * NOT_FOUND when it does not exist, or when organization_id is set and the entity belongs to another organization.
    */
@@ -116,5 +159,7 @@ export interface DocumentDefinition extends grpc.ServiceDefinition {
   ApplyDocumentChanges: MethodDefinition<_docex_document_v1_ApplyDocumentChangesRequestInput, _docex_document_v1_ApplyDocumentChangesResponseInput, _docex_document_v1_ApplyDocumentChangesRequest, _docex_document_v1_ApplyDocumentChangesResponse>
   GetDocument: MethodDefinition<_docex_document_v1_GetDocumentRequestInput, _docex_document_v1_GetDocumentResponseInput, _docex_document_v1_GetDocumentRequest, _docex_document_v1_GetDocumentResponse>
   GetQueue: MethodDefinition<_docex_document_v1_GetQueueRequestInput, _docex_document_v1_GetQueueResponseInput, _docex_document_v1_GetQueueRequest, _docex_document_v1_GetQueueResponse>
+  ReadDocumentFile: MethodDefinition<_docex_document_v1_ReadDocumentFileRequestInput, _docex_document_v1_FileChunkInput, _docex_document_v1_ReadDocumentFileRequest, _docex_document_v1_FileChunk>
+  RecordExtraction: MethodDefinition<_docex_document_v1_RecordExtractionRequestInput, _docex_document_v1_RecordExtractionResponseInput, _docex_document_v1_RecordExtractionRequest, _docex_document_v1_RecordExtractionResponse>
   ResolveEntity: MethodDefinition<_docex_document_v1_ResolveEntityRequestInput, _docex_document_v1_ResolveEntityResponseInput, _docex_document_v1_ResolveEntityRequest, _docex_document_v1_ResolveEntityResponse>
 }

@@ -19,6 +19,10 @@ export interface QueueInput {
    * The queue option: uploading a file the organization already has answers 409.
    */
   'duplicate_file_rejection'?: (boolean);
+  /**
+   * "builtin" (the extraction service reads uploaded files) | "external" (an outside engine posts /extraction).
+   */
+  'extraction_engine'?: (string);
 }
 
 export interface Queue {
@@ -39,4 +43,8 @@ export interface Queue {
    * The queue option: uploading a file the organization already has answers 409.
    */
   'duplicate_file_rejection': (boolean);
+  /**
+   * "builtin" (the extraction service reads uploaded files) | "external" (an outside engine posts /extraction).
+   */
+  'extraction_engine': (string);
 }

@@ -1,0 +1,36 @@
+// Original file: document.proto
+
+
+export interface RecordExtractionRequestInput {
+  'organization_id'?: (string);
+  'document_id'?: (string);
+  /**
+   * A key seen before for this document answers applied = false, reason "already_recorded", without recording again.
+   */
+  'idempotency_key'?: (string);
+  /**
+   * The body of POST /documents/{id}/extraction: {annotations, confidence}.
+   */
+  'extraction_json'?: (string);
+  /**
+   * JSON array of {key: string | null, message, severity}: messages to add, e.g. info "no text could be read"; "" adds none.
+   */
+  'messages_json'?: (string);
+}
+
+export interface RecordExtractionRequest {
+  'organization_id': (string);
+  'document_id': (string);
+  /**
+   * A key seen before for this document answers applied = false, reason "already_recorded", without recording again.
+   */
+  'idempotency_key': (string);
+  /**
+   * The body of POST /documents/{id}/extraction: {annotations, confidence}.
+   */
+  'extraction_json': (string);
+  /**
+   * JSON array of {key: string | null, message, severity}: messages to add, e.g. info "no text could be read"; "" adds none.
+   */
+  'messages_json': (string);
+}
