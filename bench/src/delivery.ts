@@ -156,6 +156,7 @@ async function startDoubles(
     GetUserSchema: async () => ({ fields: [] }),
     ListOrganizationsOfUser: async () => ({ organizations: [] }),
     GetOrganization: notServed,
+    AcceptInvitation: notServed,
   };
   const documents: DocumentHandlers = {
     ResolveEntity: async (request) => {

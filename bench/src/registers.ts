@@ -179,6 +179,7 @@ async function startDoubles(
     GetUserSchema: unused,
     ListOrganizationsOfUser: unused,
     GetOrganization: unused,
+    AcceptInvitation: unused,
   };
   membership.addService(membershipService.definition, membershipService.serviceName, membershipHandlers);
   const [documentPort, membershipPort] = await Promise.all([document.listen("127.0.0.1", 0), membership.listen("127.0.0.1", 0)]);

@@ -56,6 +56,7 @@ const TABLE: Record<ServiceName, Row[]> = {
     ["POST", "/auth/password-reset", PUBLIC],
     ["GET", "/auth/password-change-token", PUBLIC],
     ["POST", "/auth/change-password", PUBLIC],
+    ["POST", "/auth/accept-invitation", PUBLIC],
     ["GET", "/auth/.well-known/jwks.json", PUBLIC],
     ["POST", "/auth/totp"],
     ["DELETE", "/auth/totp"],

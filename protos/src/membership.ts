@@ -2,6 +2,8 @@ import type { GrpcClientOptions } from "@docex/kit";
 import type { MembershipDefinition } from "./generated/docex/membership/v1/Membership.js";
 import { createPromiseClient, type Handlers, loadService, type PromiseClient } from "./service-descriptor.js";
 
+export type { AcceptInvitationRequest } from "./generated/docex/membership/v1/AcceptInvitationRequest.js";
+export type { AcceptInvitationResponse } from "./generated/docex/membership/v1/AcceptInvitationResponse.js";
 export type { CheckPermissionRequest } from "./generated/docex/membership/v1/CheckPermissionRequest.js";
 export type { CheckPermissionResponse } from "./generated/docex/membership/v1/CheckPermissionResponse.js";
 export type { CreateOrganizationRequest } from "./generated/docex/membership/v1/CreateOrganizationRequest.js";

@@ -27,7 +27,15 @@ const expectedServices: [ServiceDescriptor<grpc.ServiceDefinition>, string, stri
   [
     membershipService,
     "docex.membership.v1.Membership",
-    ["CheckPermission", "CreateOrganization", "GetOrganization", "GetRoles", "GetUserSchema", "ListOrganizationsOfUser"],
+    [
+      "AcceptInvitation",
+      "CheckPermission",
+      "CreateOrganization",
+      "GetOrganization",
+      "GetRoles",
+      "GetUserSchema",
+      "ListOrganizationsOfUser",
+    ],
   ],
   [
     documentService,
@@ -110,6 +118,9 @@ describe("protos", () => {
       },
       async GetOrganization() {
         throw new NotFoundError("no such organization");
+      },
+      async AcceptInvitation() {
+        throw new NotFoundError("no such invitation");
       },
     };
 

@@ -1,6 +1,8 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { MessageTypeDefinition } from '@grpc/proto-loader';
 
+import type { AcceptInvitationRequestInput as _docex_membership_v1_AcceptInvitationRequestInput, AcceptInvitationRequest as _docex_membership_v1_AcceptInvitationRequest } from './docex/membership/v1/AcceptInvitationRequest.js';
+import type { AcceptInvitationResponseInput as _docex_membership_v1_AcceptInvitationResponseInput, AcceptInvitationResponse as _docex_membership_v1_AcceptInvitationResponse } from './docex/membership/v1/AcceptInvitationResponse.js';
 import type { CheckPermissionRequestInput as _docex_membership_v1_CheckPermissionRequestInput, CheckPermissionRequest as _docex_membership_v1_CheckPermissionRequest } from './docex/membership/v1/CheckPermissionRequest.js';
 import type { CheckPermissionResponseInput as _docex_membership_v1_CheckPermissionResponseInput, CheckPermissionResponse as _docex_membership_v1_CheckPermissionResponse } from './docex/membership/v1/CheckPermissionResponse.js';
 import type { CreateOrganizationRequestInput as _docex_membership_v1_CreateOrganizationRequestInput, CreateOrganizationRequest as _docex_membership_v1_CreateOrganizationRequest } from './docex/membership/v1/CreateOrganizationRequest.js';
@@ -25,6 +27,8 @@ export interface ProtoGrpcType {
   docex: {
     membership: {
       v1: {
+        AcceptInvitationRequest: MessageTypeDefinition<_docex_membership_v1_AcceptInvitationRequestInput, _docex_membership_v1_AcceptInvitationRequest>
+        AcceptInvitationResponse: MessageTypeDefinition<_docex_membership_v1_AcceptInvitationResponseInput, _docex_membership_v1_AcceptInvitationResponse>
         CheckPermissionRequest: MessageTypeDefinition<_docex_membership_v1_CheckPermissionRequestInput, _docex_membership_v1_CheckPermissionRequest>
         CheckPermissionResponse: MessageTypeDefinition<_docex_membership_v1_CheckPermissionResponseInput, _docex_membership_v1_CheckPermissionResponse>
         CreateOrganizationRequest: MessageTypeDefinition<_docex_membership_v1_CreateOrganizationRequestInput, _docex_membership_v1_CreateOrganizationRequest>

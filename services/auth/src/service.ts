@@ -9,6 +9,7 @@ import { BackgroundWork } from "./domain/background-work.js";
 import { ensureBootstrapOwner } from "./domain/bootstrap-owner.js";
 import { addSeconds, type Clock, systemClock } from "./domain/clock.js";
 import type { CredentialChecks } from "./domain/credential-checks.js";
+import { Invitations } from "./domain/invitations.js";
 import { Login } from "./domain/login.js";
 import { LoginAttempts } from "./domain/login-attempts.js";
 import { MailedTokens } from "./domain/mailed-tokens.js";
@@ -141,12 +142,25 @@ async function buildDomain(
   const attempts = new LoginAttempts(sql, events);
   const login = new Login(sql, users, hasher, secrets, twoFactor, sessions, socialIdentity, throttle, attempts, store.usedIdTokens);
   const onboarding = new SelfOnboarding(sql, users, secrets, mail, events, throttle, membership, clock, infra.logger, background);
-  const passwordChange = new PasswordChange(users, store.sessions, hasher, secrets, sessions, onboarding, login, throttle, clock);
+  const invitations = new Invitations(sql, users, secrets, membership, throttle, infra.logger);
+  const passwordChange = new PasswordChange(
+    users,
+    store.sessions,
+    hasher,
+    secrets,
+    sessions,
+    onboarding,
+    login,
+    throttle,
+    clock,
+    invitations,
+  );
   return {
     login,
     sessions,
     mailedTokens: new MailedTokens(sql, users, secrets, mail, throttle, background),
     passwordChange,
+    invitations,
     onboarding,
     twoFactor,
     directory: new UserDirectory(sql, users, secrets, mail, throttle, clock),

@@ -48,6 +48,7 @@ function fakeMembership(answer: () => Promise<{ organizationId: string }>) {
       calls.push(input);
       return answer();
     },
+    acceptInvitation: async () => false,
     close: () => undefined,
   };
   return { membership, calls };

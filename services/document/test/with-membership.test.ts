@@ -10,6 +10,7 @@ describe("with the real membership service in-process: roles, queue limits, user
   const directory = new UserDirectoryStub();
   let h: Harness<MembershipBackend>;
   let membershipUrl: string;
+  let acceptInvitation: (organizationId: string, userId: string, email: string) => Promise<void>;
   let owner: UserApi;
   let organization: { id: string; humanized_id: string };
   let queueId: string;
@@ -22,6 +23,7 @@ describe("with the real membership service in-process: roles, queue limits, user
       { operation: "invite", email, role, ...(queueIds ? { queue_ids: queueIds } : {}) },
     ]);
     if (reply.status !== 200) throw new Error(`assign-roles: ${reply.status} ${JSON.stringify(reply.body)}`);
+    await acceptInvitation(organization.id, directory.idOf(email), email);
     return documentApi(directory.idOf(email));
   };
 
@@ -31,6 +33,7 @@ describe("with the real membership service in-process: roles, queue limits, user
     const documentGrpcPort = await closedPort();
     const membership = await startRealMembership(issuer, directory, `127.0.0.1:${documentGrpcPort}`);
     membershipUrl = membership.url;
+    acceptInvitation = membership.accept;
     const backend: MembershipBackend = membership;
     // Permissions cached as in production: only membership.changed makes a role change visible before the TTL.
     h = await Harness.start({ membership: backend, issuer, permissionCacheMs: 30_000, env: { GRPC_PORT: documentGrpcPort } });

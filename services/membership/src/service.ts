@@ -4,6 +4,7 @@ import { z } from "zod";
 import { authUserDirectory, type UserDirectory } from "./clients/auth.js";
 import { documentQueues } from "./clients/document.js";
 import { AuditLog } from "./domain/audit-log.js";
+import { InvitationAcceptance } from "./domain/invitation-acceptance.js";
 import { MemberListing } from "./domain/member-listing.js";
 import { MemberProfiles, type MemberProfilesOptions } from "./domain/member-profiles.js";
 import { Organizations } from "./domain/organizations.js";
@@ -22,6 +23,12 @@ export const configSchema = serviceConfigSchema("membership").extend({
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(365),
   /** How often entries past the retention are deleted. */
   AUDIT_PURGE_INTERVAL_MS: z.coerce.number().int().min(1_000).default(3_600_000),
+  /** How long an invitation can be accepted (its mailed token expires with it); fractions of a day allowed. */
+  INVITATION_TTL_DAYS: z.coerce.number().positive().max(365).default(7),
+  /** Pending (unaccepted, unexpired) invitations per organization; more answer 409. */
+  INVITATION_MAX_PENDING: z.coerce.number().int().min(1).default(50),
+  /** Invitations sent per organization in any 24 hours; more answer 429 with Retry-After. */
+  INVITATION_MAX_PER_DAY: z.coerce.number().int().min(1).default(100),
 });
 export type MembershipConfig = z.infer<typeof configSchema>;
 
@@ -50,7 +57,11 @@ export async function startMembershipService(config: MembershipConfig, options: 
     const domain = {
       organizations,
       listing: new MemberListing(store, profiles),
-      roleAssignment: new RoleAssignment(store, directory, queues),
+      roleAssignment: new RoleAssignment(store, directory, queues, {
+        ttlDays: config.INVITATION_TTL_DAYS,
+        maxPending: config.INVITATION_MAX_PENDING,
+        maxPerDay: config.INVITATION_MAX_PER_DAY,
+      }),
       userSchemas,
       auditLog,
     };
@@ -64,7 +75,11 @@ export async function startMembershipService(config: MembershipConfig, options: 
       api: http.api,
     });
     const grpc = new GrpcServer(infra.logger, infra.metrics);
-    grpc.addService(membershipService.definition, membershipService.serviceName, membershipHandlers({ store, organizations, userSchemas }));
+    grpc.addService(
+      membershipService.definition,
+      membershipService.serviceName,
+      membershipHandlers({ store, organizations, userSchemas, invitations: new InvitationAcceptance(store) }),
+    );
 
     const purge = async () => {
       try {

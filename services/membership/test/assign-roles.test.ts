@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { NotFoundError } from "@docex/kit";
 import { expect } from "chai";
 import { MembershipHarness, type Person } from "./support/harness.js";
 
@@ -26,7 +27,7 @@ describe("assign-roles: invitations through auth (a gRPC double of auth), atomic
     };
   }
 
-  it("invites a new email: auth creates the user and mails the invitation; the member is invited until they set a password", async () => {
+  it("invites a new email: auth creates the user and mails the invitation; the membership is invited and grants nothing", async () => {
     const { organization, owner } = await h.team([]);
     const email = `Newcomer-${randomUUID()}@Example.test`;
     const queue = h.queues.add(randomUUID(), organization.id);
@@ -34,13 +35,15 @@ describe("assign-roles: invitations through auth (a gRPC double of auth), atomic
     expect(answer.status).to.equal(200);
 
     const invitation = h.auth.invitations.at(-1)!;
-    expect(invitation).to.deep.equal({
+    const { expires_at, ...sent } = invitation;
+    expect(sent).to.deep.equal({
       email: email.toLowerCase(),
       organization_id: organization.id,
       organization_name: organization.name,
       invited_by: owner.id,
       locale: "",
     });
+    expect((Date.parse(expires_at) - Date.now()) / 86_400_000).to.be.within(6.99, 7.01);
     const user = h.auth.byEmail(email)!;
     const entry = answer.body.data.find((member: { user_id: string }) => member.user_id === user.id);
     expect(entry).to.deep.equal({
@@ -62,29 +65,98 @@ describe("assign-roles: invitations through auth (a gRPC double of auth), atomic
       status: "invited",
     });
 
-    // The invitee sets a password in auth (change-password with the invitation token): the membership becomes active.
+    // Setting a password in auth is no acceptance: the membership stays invited until AcceptInvitation.
     h.auth.setStatus(user.id, "active");
     const after = await h.memberships(organization.id, owner);
-    expect(after.find((member) => member.user_id === user.id)).to.include({ status: "active" });
+    expect(after.find((member) => member.user_id === user.id)).to.include({ status: "invited", name: null });
+    expect(await h.grpc.getRoles({ user_id: user.id, organization_id: organization.id })).to.deep.equal({
+      role: "",
+      queue_ids: [],
+      all_queues: false,
+      status: "",
+    });
+
+    expect(await h.accept(organization.id, { id: user.id, email: user.email }, "Newcomer")).to.equal(true);
     const activeEvent = await h.waitForEvent(
       (event) => event.type === "membership.changed" && event.data.user_id === user.id && event.data.status === "active",
     );
     expect(activeEvent.data).to.include({ role: "editor", previous_role: "editor" });
     const roles = await h.grpc.getRoles({ user_id: user.id, organization_id: organization.id });
     expect(roles).to.deep.equal({ role: "editor", queue_ids: [queue], all_queues: false, status: "active" });
+    const accepted = await h.memberships(organization.id, owner);
+    expect(accepted.find((member) => member.user_id === user.id)).to.include({ status: "active", name: "Newcomer" });
   });
 
-  it("adds a user auth already knows as active at once, and invites an invited member again on a repeated invite", async () => {
+  it("answers an invitation of a registered email exactly as one of an unknown email: invited, no name, same calls", async () => {
+    const { organization, owner } = await h.team([]);
+    const registered = h.person("registered");
+    const unknown = `unknown-${randomUUID()}@example.test`;
+    const lookupsBefore = h.auth.lookups.length;
+    const invitationsBefore = h.auth.invitations.length;
+    const answer = await assign(organization.id, owner, [
+      { operation: "invite", email: registered.email, role: "viewer" },
+      { operation: "invite", email: unknown, role: "viewer" },
+    ]);
+    expect(answer.status).to.equal(200);
+    const entryOf = (email: string) => {
+      const { user_id, email: shown, ...rest } = answer.body.data.find((member: { email: string }) => member.email === email);
+      expect(user_id).to.be.a("string");
+      expect(shown).to.equal(email);
+      return rest;
+    };
+    expect(entryOf(registered.email)).to.deep.equal({
+      name: null,
+      role: "viewer",
+      queue_ids: null,
+      status: "invited",
+      is_manageable: true,
+    });
+    expect(entryOf(unknown)).to.deep.equal(entryOf(registered.email));
+    // The same request to auth for both, and no lookup of the registered user's profile.
+    const sent = h.auth.invitations.slice(invitationsBefore).map(({ email, ...rest }) => rest);
+    expect(sent).to.have.length(2);
+    expect(sent[0]).to.deep.equal(sent[1]);
+    expect(h.auth.lookups.slice(lookupsBefore)).not.to.include(registered.id);
+    // Reading the list later does not look the registered user up either.
+    const listed = await h.memberships(organization.id, owner);
+    expect(listed.find((member) => member.user_id === registered.id)).to.include({ name: null, status: "invited" });
+    expect(h.auth.lookups).not.to.include(registered.id);
+    // Events alike: both invited.
+    for (const userId of [registered.id, h.auth.byEmail(unknown)!.id]) {
+      const event = await h.waitForEvent((recorded) => recorded.type === "membership.changed" && recorded.data.user_id === userId);
+      expect(event.data).to.include({ status: "invited", role: "viewer", previous_role: null });
+    }
+  });
+
+  it("keeps an existing user out until they accept: no roles, no permission, no organization; then a member", async () => {
     const { organization, owner } = await h.team([]);
     const known = h.person("known");
-    const added = await assign(organization.id, owner, [{ operation: "invite", email: known.email, role: "viewer" }]);
-    expect(added.status).to.equal(200);
-    expect(added.body.data.find((member: { user_id: string }) => member.user_id === known.id)).to.include({
-      status: "active",
-      email: known.email,
-      name: "known",
-    });
+    expect((await assign(organization.id, owner, [{ operation: "invite", email: known.email, role: "supervisor" }])).status).to.equal(200);
+    const check = () => h.grpc.checkPermission({ user_id: known.id, organization_id: organization.id, permission: "document.read" });
+    expect(await check()).to.deep.equal({ allowed: false, is_member: false, role: "" });
+    expect((await h.grpc.listOrganizationsOfUser({ user_id: known.id })).organizations).to.deep.equal([]);
+    expect((await h.call("GET", `/organizations/${organization.id}`, { as: known })).status).to.equal(404);
+    expect((await h.call("GET", `/organizations/${organization.id}/raw-memberships`, { as: known })).status).to.equal(404);
+    expect((await h.call("GET", "/organizations", { as: known })).body.data).to.deep.equal([]);
+    // A pending supervisor invitation is nobody who may manage users.
+    const meanwhile = await assign(organization.id, known, [
+      { operation: "invite", email: `x-${randomUUID()}@example.test`, role: "viewer" },
+    ]);
+    expect(meanwhile.status).to.equal(404);
 
+    expect(await h.accept(organization.id, known, "known")).to.equal(true);
+    expect(await check()).to.deep.equal({ allowed: true, is_member: true, role: "supervisor" });
+    expect((await h.grpc.listOrganizationsOfUser({ user_id: known.id })).organizations.map((o) => o.id)).to.deep.equal([organization.id]);
+    expect((await h.call("GET", `/organizations/${organization.id}`, { as: known })).status).to.equal(200);
+    // Accepting again changes nothing; a user without an invitation, or of another organization, is NOT_FOUND.
+    expect(await h.accept(organization.id, known)).to.equal(false);
+    const stranger = h.person("stranger");
+    const refused = await h.accept(organization.id, stranger).catch((error: unknown) => error);
+    expect(refused).to.be.instanceOf(NotFoundError);
+  });
+
+  it("invites a pending member again (new role, later expiry); a removed invitation can no longer be accepted", async () => {
+    const { organization, owner } = await h.team([]);
     const email = `pending-${randomUUID()}@example.test`;
     await assign(organization.id, owner, [{ operation: "invite", email, role: "viewer" }]);
     const before = h.auth.invitations.length;
@@ -93,6 +165,14 @@ describe("assign-roles: invitations through auth (a gRPC double of auth), atomic
     expect(h.auth.invitations.length).to.equal(before + 1);
     expect(again.body.data.find((member: { email: string }) => member.email === email)).to.include({ role: "approver", status: "invited" });
 
+    const pending = h.auth.byEmail(email)!;
+    expect((await assign(organization.id, owner, [{ operation: "remove", user_id: pending.id }])).status).to.equal(200);
+    const refused = await h.accept(organization.id, { id: pending.id, email }).catch((error: unknown) => error);
+    expect(refused).to.be.instanceOf(NotFoundError);
+
+    const known = h.person("known");
+    await assign(organization.id, owner, [{ operation: "invite", email: known.email, role: "viewer" }]);
+    await h.accept(organization.id, known);
     const twice = await assign(organization.id, owner, [{ operation: "invite", email: known.email, role: "editor" }]);
     expect(twice.status).to.equal(409);
     expect(twice.body).to.include({ code: "membership_conflict" });
@@ -193,6 +273,9 @@ describe("assign-roles: invitations through auth (a gRPC double of auth), atomic
 
     const second = h.person("second-owner");
     expect((await assign(organization.id, owner, [{ operation: "invite", email: second.email, role: "owner" }])).status).to.equal(200);
+    // A pending owner is no owner yet: the only owner still cannot leave.
+    expect((await assign(organization.id, owner, [{ operation: "remove", user_id: owner.id }])).status).to.equal(409);
+    await h.accept(organization.id, second);
     // With another owner present, changing oneself is still not allowed: nobody manages themselves.
     const selfDemotion = await assign(organization.id, owner, [{ operation: "set_role", user_id: owner.id, role: "admin" }]);
     expect(selfDemotion.status).to.equal(403);

@@ -35,7 +35,7 @@ export interface RolesAnswer {
   role: string;
   queue_ids: string[];
   all_queues: boolean;
-  /** "active" | "invited" | "deactivated"; empty when not a member. */
+  /** "active" | "deactivated"; empty when not a member (a pending invitation is none). */
   status: string;
 }
 

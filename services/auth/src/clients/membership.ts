@@ -1,10 +1,18 @@
-import type { Metrics } from "@docex/kit";
+import { type Metrics, NotFoundError } from "@docex/kit";
 import { createMembershipClient } from "@docex/protos";
 
-/** What auth needs of membership: the organization of a user who finished self-registration. */
+/** What auth needs of membership: the organization of a user who finished self-registration, and accepted invitations. */
 export interface MembershipOrganizations {
   /** Idempotent per owner: a repeated call answers the organization created the first time. */
   createForOnboarding(input: { ownerUserId: string; name: string }, ctx: { requestId?: string }): Promise<{ organizationId: string }>;
+  /**
+   * AcceptInvitation: the user becomes a member of the organization that invited them. `false` when the organization
+   * has no open invitation of theirs (withdrawn or expired); accepting twice is fine.
+   */
+  acceptInvitation(
+    input: { organizationId: string; userId: string; email: string; name: string },
+    ctx: { requestId?: string },
+  ): Promise<boolean>;
   close(): void;
 }
 
@@ -27,6 +35,18 @@ export function membershipOrganizations(address: string, metrics: Metrics): Memb
       );
       if (!response.organization) throw new Error("membership answered CreateOrganization without an organization");
       return { organizationId: response.organization.id };
+    },
+    async acceptInvitation({ organizationId, userId, email, name }, ctx) {
+      try {
+        await client.acceptInvitation(
+          { organization_id: organizationId, user_id: userId, email, name },
+          ctx.requestId ? { requestId: ctx.requestId } : {},
+        );
+        return true;
+      } catch (error) {
+        if (error instanceof NotFoundError) return false;
+        throw error;
+      }
     },
     close: () => client.close(),
   };

@@ -1,3 +1,4 @@
+import type { Invitations } from "./invitations.js";
 import type { Login } from "./login.js";
 import type { MailedTokens } from "./mailed-tokens.js";
 import type { SelfOnboarding } from "./onboarding.js";
@@ -14,6 +15,7 @@ export interface AuthDomain {
   sessions: Sessions;
   mailedTokens: MailedTokens;
   passwordChange: PasswordChange;
+  invitations: Invitations;
   onboarding: SelfOnboarding;
   twoFactor: TwoFactor;
   directory: UserDirectory;

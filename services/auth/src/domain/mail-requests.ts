@@ -12,6 +12,8 @@ export interface MailRequest {
   expiresAt: Date;
   organizationName?: string;
   invitedBy?: string;
+  /** An invitation to a user with a password: the link goes to accept-invitation, not change-password. */
+  acceptOnly?: boolean;
 }
 
 /**

@@ -14,9 +14,14 @@ export interface OneTimeSecret {
   digest: Buffer;
   attempts: number;
   expiresAt: Date;
+  /** Of an invitation token to an organization; null otherwise (a self-registration's invitation token too). */
+  organizationId: string | null;
 }
 
 export const TOKEN_TTL_SECONDS = 15 * 60;
+/** An invitation to an organization without an expiry from membership; and the longest one accepted. */
+export const INVITATION_TTL_SECONDS = 7 * 24 * 3600;
+export const INVITATION_MAX_TTL_SECONDS = 365 * 24 * 3600;
 export const PIN_TTL_SECONDS = 10 * 60;
 export const PIN_MAX_ATTEMPTS = 5;
 
@@ -39,6 +44,33 @@ export class OneTimeSecrets {
     const now = this.clock.now();
     const expiresAt = addSeconds(now, TOKEN_TTL_SECONDS);
     await this.store.insert(tx, { id: randomUUID(), userId, purpose, digest: tokenDigest(token), createdAt: now, expiresAt });
+    return { token, expiresAt };
+  }
+
+  /**
+   * An invitation token to an organization. It lives as long as the invitation (membership says until when:
+   * `INVITATION_TTL_DAYS`, 7 days by default), not 15 minutes: an invitee reads the mail when they read it.
+   * Outstanding invitation tokens of other organizations stay valid.
+   */
+  async issueInvitation(
+    tx: Tx,
+    userId: string,
+    organizationId: string,
+    until: Date | undefined,
+  ): Promise<{ token: string; expiresAt: Date }> {
+    const token = randomToken();
+    const now = this.clock.now();
+    const latest = addSeconds(now, INVITATION_MAX_TTL_SECONDS);
+    const expiresAt = until && until > now ? (until < latest ? until : latest) : addSeconds(now, INVITATION_TTL_SECONDS);
+    await this.store.insert(tx, {
+      id: randomUUID(),
+      userId,
+      purpose: "invitation",
+      digest: tokenDigest(token),
+      createdAt: now,
+      expiresAt,
+      organizationId,
+    });
     return { token, expiresAt };
   }
 
@@ -69,8 +101,9 @@ export class OneTimeSecrets {
     return (await this.store.consume(tx, secret.id)) !== undefined;
   }
 
-  async deleteOutstanding(tx: Tx, userId: string, purpose: SecretPurpose): Promise<void> {
-    await this.store.deleteAll(tx, userId, purpose);
+  /** `organizationId` limits invitation tokens to those of one organization (null: a self-registration's). */
+  async deleteOutstanding(tx: Tx, userId: string, purpose: SecretPurpose, organizationId?: string | null): Promise<void> {
+    await this.store.deleteAll(tx, userId, purpose, organizationId);
   }
 
   /** Checks a PIN; a right one is used up, a wrong one counts, and the fifth wrong one burns the PIN. */

@@ -16,6 +16,8 @@ export interface Invitation {
   /** User id of who invites; their email is named in the mail. */
   invitedBy: string;
   locale: string;
+  /** When the invitation expires (membership decides); undefined: 7 days. */
+  expiresAt?: Date;
 }
 
 const uuid = z.guid();
@@ -43,18 +45,22 @@ export class UserDirectory {
   }
 
   /**
-   * Creates the user (invited) when the email is unknown, and mails an invitation token to a user
-   * who has no password yet. A user who has one is only looked up: membership adds them directly.
+   * Creates the user (invited) when the email is unknown, and mails an invitation token bound to the organization
+   * whether or not the email was known: a new user sets a password with it (change-password), a user with one
+   * accepts it (accept-invitation). Either way membership counts them as members only once they accept. The same
+   * statements run for both, so neither the answer nor its timing tells membership's caller anything. A
+   * deactivated account gets no mail; the per-recipient mail quota applies as to every mail.
    */
   async invite(invitation: Invitation, requestId: string | undefined): Promise<{ userId: string; created: boolean }> {
     const address = normalizeEmail(invitation.email);
-    if (!email.safeParse(address).success) {
-      throw new ValidationError("The invitation is invalid.", [{ path: "email", message: "Invalid email address" }]);
-    }
+    const problems = [
+      ...(email.safeParse(address).success ? [] : [{ path: "email", message: "Invalid email address" }]),
+      ...(uuid.safeParse(invitation.organizationId).success ? [] : [{ path: "organization_id", message: "Must be a UUID." }]),
+    ];
+    if (problems.length > 0) throw new ValidationError("The invitation is invalid.", problems);
     const inviter = uuid.safeParse(invitation.invitedBy).success ? await this.users.findById(invitation.invitedBy) : undefined;
     const locale = isUiLocale(invitation.locale) ? invitation.locale : null;
-    const existing = await this.users.findByEmail(address);
-    const mayMail = (!existing || existing.status === "invited") && (await this.throttle.admitMailTo("invitation", address));
+    const mayMail = await this.throttle.admitMailTo("invitation", address);
     return this.sql.transaction(async (tx) => {
       const now = this.clock.now();
       const { user, created } = await this.users.findOrCreate(tx, {
@@ -65,8 +71,8 @@ export class UserDirectory {
         uiLocale: locale,
         now,
       });
-      if (mayMail && user.status === "invited") {
-        const { token, expiresAt } = await this.secrets.issueToken(tx, user.id, "invitation");
+      if (mayMail && user.status !== "deactivated") {
+        const { token, expiresAt } = await this.secrets.issueInvitation(tx, user.id, invitation.organizationId, invitation.expiresAt);
         await this.mail.request(
           tx,
           {
@@ -77,6 +83,7 @@ export class UserDirectory {
             secret: { token },
             expiresAt,
             organizationName: invitation.organizationName,
+            acceptOnly: user.status === "active",
             ...(inviter ? { invitedBy: inviter.email } : {}),
           },
           requestId,

@@ -31,6 +31,7 @@ export function authHandlers(directory: UserDirectory): AuthHandlers {
           organizationName: request.organization_name,
           invitedBy: request.invited_by,
           locale: request.locale,
+          ...(request.expires_at && !Number.isNaN(Date.parse(request.expires_at)) ? { expiresAt: new Date(request.expires_at) } : {}),
         },
         ctx.requestId,
       );

@@ -17,6 +17,10 @@ export const invitationTokenSchema = z.strictObject({
   invitation_token: z.string().describe("Sets the first password with POST /auth/change-password"),
 });
 
+export const acceptedInvitationSchema = z.strictObject({
+  organization_id: z.string().describe("The organization the user is now a member of"),
+});
+
 export function invitationTokenResponse(invitationToken: string): z.infer<typeof invitationTokenSchema> {
   return { invitation_token: invitationToken };
 }

@@ -3,6 +3,7 @@ import type { Request, RequestHandler, Router } from "express";
 import type { AuthDomain } from "../domain/auth-domain.js";
 import type { RequestContext } from "../domain/request-context.js";
 import {
+  acceptedInvitationSchema,
   invitationTokenResponse,
   invitationTokenSchema,
   jwksSchema,
@@ -271,6 +272,36 @@ export function authHttp(domain: AuthDomain, verifier: TokenVerifier): AuthHttp 
       },
       async ({ body }, req, res) => {
         res.json({ data: tokenResponse(await domain.passwordChange.change(body.token, body.password, contextOf(req))) });
+      },
+    );
+
+    api.route(
+      router,
+      {
+        method: "post",
+        path: `${AUTH}/accept-invitation`,
+        operationId: "acceptInvitation",
+        summary: "Accept an invitation to an organization with the mailed invitation token",
+        description:
+          "An invited user becomes a member only by accepting: with this call (the token is the consent of the mailbox it " +
+          "was sent to), or, without a password yet, by setting one with `POST /auth/change-password`. The token is single " +
+          "use and expires with the invitation (`INVITATION_TTL_DAYS` of membership, 7 days). An unknown, expired, used or " +
+          "withdrawn invitation is 401 `invalid_token`.",
+        tags: TAGS,
+        public: true,
+        body: tokenBody,
+        responses: {
+          200: {
+            description: "Accepted: the user is a member of the organization",
+            schema: dataOf(acceptedInvitationSchema),
+            headers: NOT_STORED,
+          },
+        },
+        problems: [401, 429, 502, 503, 504],
+      },
+      async ({ body }, req, res) => {
+        const { organizationId } = await domain.invitations.accept(body.token, contextOf(req));
+        res.json({ data: { organization_id: organizationId } });
       },
     );
 

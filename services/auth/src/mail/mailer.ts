@@ -13,6 +13,7 @@ const LINK_PATHS = {
   invitation: "/auth/change-password",
   onboarding_pin: undefined,
 } as const;
+const ACCEPT_INVITATION_PATH = "/auth/accept-invitation";
 
 /** Renders mail in the user's language, records it as `auth.mail_requested`, and sends it after commit. */
 export class Mailer implements MailRequests {
@@ -30,7 +31,7 @@ export class Mailer implements MailRequests {
       ...(requestId ? { request_id: requestId } : {}),
     });
     await this.events.add(tx, event);
-    const path = LINK_PATHS[mail.template];
+    const path = mail.acceptOnly ? ACCEPT_INVITATION_PATH : LINK_PATHS[mail.template];
     const token = "token" in mail.secret ? mail.secret.token : undefined;
     const rendered = renderMail(mail.template, mailLanguage(mail.locale), {
       link: path && token ? `${this.appUrl.replace(/\/$/, "")}${path}?token=${encodeURIComponent(token)}` : undefined,
@@ -39,6 +40,7 @@ export class Mailer implements MailRequests {
       expiresInMinutes: Math.round((mail.expiresAt.getTime() - this.clock.now().getTime()) / 60_000),
       organizationName: mail.organizationName,
       invitedBy: mail.invitedBy,
+      acceptOnly: mail.acceptOnly,
     });
     tx.afterCommit(() => this.delivery.enqueue({ to: mail.to, ...rendered, template: mail.template, userId: mail.userId }));
   }

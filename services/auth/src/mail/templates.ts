@@ -16,6 +16,15 @@ export interface MailContent {
   expiresInMinutes: number;
   organizationName?: string;
   invitedBy?: string;
+  /** An invitation to someone who has a password already: the link accepts it rather than setting one. */
+  acceptOnly?: boolean;
+}
+
+/** "15 minutes", "7 days": invitations last days, the other tokens minutes. */
+function lifetime(minutes: number, language: MailLanguage): string {
+  if (minutes < 2 * 24 * 60) return language === "cs" ? `${minutes} minut` : `${minutes} minutes`;
+  const days = Math.round(minutes / (24 * 60));
+  return language === "cs" ? `${days} dní` : `${days} days`;
 }
 
 export interface RenderedMail {
@@ -63,18 +72,18 @@ const en: Record<MailTemplate, Renderer> = {
       "If you did not sign up, ignore this mail.",
     ].join("\n"),
   }),
-  invitation: ({ link, token, expiresInMinutes, organizationName, invitedBy }) => ({
+  invitation: ({ link, token, expiresInMinutes, organizationName, invitedBy, acceptOnly }) => ({
     subject: organizationName ? `You are invited to ${organizationName} on docex` : "You are invited to docex",
     text: [
       "Hello,",
       "",
       `${invitedBy || "A colleague"} invited you to ${organizationName || "their organization"} on docex.`,
-      "Choose your password here:",
+      acceptOnly ? "You join only if you accept; accept here:" : "Choose your password here; that accepts the invitation:",
       link,
       "",
       `Or enter this invitation token: ${token}`,
       "",
-      `The link expires in ${expiresInMinutes} minutes; after that, use "Forgot password" with this address.`,
+      `The invitation expires in ${lifetime(expiresInMinutes, "en")}. If you do not want to join, ignore this mail.`,
     ].join("\n"),
   }),
 };
@@ -117,18 +126,20 @@ const cs: Record<MailTemplate, Renderer> = {
       "Pokud jste se neregistrovali, e-mail ignorujte.",
     ].join("\n"),
   }),
-  invitation: ({ link, token, expiresInMinutes, organizationName, invitedBy }) => ({
+  invitation: ({ link, token, expiresInMinutes, organizationName, invitedBy, acceptOnly }) => ({
     subject: organizationName ? `Pozvánka do ${organizationName} v docex` : "Pozvánka do docex",
     text: [
       "Dobrý den,",
       "",
       `${invitedBy || "Kolega"} vás zve do ${organizationName || "své organizace"} v docex.`,
-      "Heslo si zvolíte zde:",
+      acceptOnly
+        ? "Členem se stanete, jen pokud pozvánku přijmete; přijmout ji můžete zde:"
+        : "Heslo si zvolíte zde; tím pozvánku přijmete:",
       link,
       "",
       `Nebo zadejte tento token pozvánky: ${token}`,
       "",
-      `Odkaz platí ${expiresInMinutes} minut; potom použijte „Zapomenuté heslo“ s touto adresou.`,
+      `Pozvánka platí ${lifetime(expiresInMinutes, "cs")}. Pokud se připojit nechcete, e-mail ignorujte.`,
     ].join("\n"),
   }),
 };

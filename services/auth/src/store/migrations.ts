@@ -118,7 +118,15 @@ export const migrations: Migration[] = [
       `),
   },
   {
-    // 0003 is the invitation migration (another change); the runner applies whatever is missing.
+    name: "0003-invitation-tokens-of-organizations",
+    up: ({ sequelize }) =>
+      sequelize.query(`
+        -- The organization an invitation token invites to (membership's AcceptInvitation is asked when it is used);
+        -- null for the invitation token of a self-registration, which sets the first password only.
+        ALTER TABLE one_time_secrets ADD COLUMN organization_id uuid;
+      `),
+  },
+  {
     name: "0004-signing-key-prepublication",
     up: ({ sequelize }) =>
       sequelize.query(`

@@ -1,10 +1,22 @@
-import { createLogger, GrpcServer, UpstreamError } from "@docex/kit";
-import { type CreateOrganizationRequest, type MembershipHandlers, membershipService, type Organization } from "@docex/protos";
+import { createLogger, GrpcServer, NotFoundError, UpstreamError } from "@docex/kit";
+import {
+  type AcceptInvitationRequest,
+  type CreateOrganizationRequest,
+  type MembershipHandlers,
+  membershipService,
+  type Organization,
+} from "@docex/protos";
 
-/** A membership gRPC server on 127.0.0.1 that answers CreateOrganization like the real one, or is down. */
+/**
+ * A membership gRPC server on 127.0.0.1 that answers CreateOrganization like the real one, or is down, and
+ * AcceptInvitation for the invitations the test opened (`openInvitation`); NOT_FOUND for any other.
+ */
 export class MembershipStub {
   readonly calls: CreateOrganizationRequest[] = [];
   readonly organizations = new Map<string, Organization>();
+  readonly acceptances: AcceptInvitationRequest[] = [];
+  /** `<organization_id>/<user_id>` of open invitations; accepted ones stay (accepting twice is fine). */
+  readonly openInvitations = new Set<string>();
   available = true;
 
   private constructor(
@@ -33,6 +45,20 @@ export class MembershipStub {
         stub!.organizations.set(request.idempotency_key, organization);
         return { organization, created: true };
       },
+      async AcceptInvitation(request) {
+        if (!stub!.available) throw new UpstreamError(503, "membership is down", "upstream_unavailable");
+        if (!stub!.openInvitations.has(`${request.organization_id}/${request.user_id}`)) {
+          throw new NotFoundError("There is no open invitation of this user to this organization.", "invitation_not_found");
+        }
+        stub!.acceptances.push(request);
+        const organization = {
+          id: request.organization_id,
+          humanized_id: "inviting",
+          name: "Inviting",
+          created_at: new Date().toISOString(),
+        };
+        return { organization, accepted: true };
+      },
       GetRoles: unused,
       CheckPermission: unused,
       GetUserSchema: unused,
@@ -43,6 +69,10 @@ export class MembershipStub {
     const port = await server.listen("127.0.0.1", 0);
     stub = new MembershipStub(server, `127.0.0.1:${port}`);
     return stub;
+  }
+
+  openInvitation(organizationId: string, userId: string): void {
+    this.openInvitations.add(`${organizationId}/${userId}`);
   }
 
   async stop(): Promise<void> {

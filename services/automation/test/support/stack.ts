@@ -3,7 +3,7 @@ import { createServer } from "node:net";
 import { configSchema as documentConfigSchema, startDocumentService } from "@docex/document";
 import { connectDatabase, createLogger, EventBus, type RunningService } from "@docex/kit";
 import { type MembershipServiceOptions, configSchema as membershipConfigSchema, startMembershipService } from "@docex/membership";
-import { createDocumentClient, type DocumentClient } from "@docex/protos";
+import { createDocumentClient, createMembershipClient, type DocumentClient } from "@docex/protos";
 import { dropDatabase, TestIssuer, testEventNamespace, testNatsUrl, testServiceConfig } from "@docex/testkit";
 import { QueryTypes, type Sequelize } from "sequelize";
 import { configSchema, startAutomationService } from "../../src/service.js";
@@ -253,7 +253,15 @@ export class Stack {
           { operation: "invite", email, role, ...(queueIds ? { queue_ids: queueIds } : {}) },
         ]);
         if (reply.status !== 200) throw new Error(`assign-roles: ${reply.status} ${JSON.stringify(reply.body)}`);
-        return this.directory.idOf(email);
+        // The invitee accepts, as auth relays it when they use the mailed token.
+        const userId = this.directory.idOf(email);
+        const membership = createMembershipClient(`127.0.0.1:${this.membership.grpcPort}`, { deadlineMs: 5_000 });
+        try {
+          await membership.acceptInvitation({ organization_id: organizationId, user_id: userId, email, name: "" });
+        } finally {
+          membership.close();
+        }
+        return userId;
       },
       /** Another queue in the same workspace. */
       addQueue: async (name: string) => {

@@ -69,6 +69,9 @@ export class MembershipDouble {
       async GetUserSchema(request) {
         return { fields: member(request.user_id, request.organization_id)?.fields ?? [] };
       },
+      async AcceptInvitation() {
+        throw new Error("the document service does not call AcceptInvitation");
+      },
       async GetOrganization(request) {
         const ref = request.id_or_humanized.toLowerCase();
         const found = [...double!.organizations.values()].find(

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { type MembershipServiceOptions, configSchema as membershipConfigSchema, startMembershipService } from "@docex/membership";
+import { createMembershipClient } from "@docex/protos";
 import { dropDatabase, type TestIssuer, testServiceConfig } from "@docex/testkit";
 import type { MembershipBackend } from "./harness.js";
 
@@ -36,17 +37,23 @@ export async function startRealMembership(
   issuer: TestIssuer,
   directory: UserDirectory,
   documentAddress?: string,
-): Promise<MembershipBackend & { url: string }> {
+): Promise<MembershipBackend & { url: string; accept(organizationId: string, userId: string, email: string): Promise<void> }> {
   const config = testServiceConfig(
     "membership",
     { AUTH_JWKS_URL: issuer.jwksUri, ...(documentAddress ? { DOCUMENT_GRPC_ADDR: documentAddress } : {}) },
     membershipConfigSchema,
   );
   const running = await startMembershipService(config, { userDirectory: directory });
+  const client = createMembershipClient(`127.0.0.1:${running.grpcPort}`, { deadlineMs: 5_000 });
   return {
     address: `127.0.0.1:${running.grpcPort}`,
     url: `http://127.0.0.1:${running.httpPort}`,
+    // The invitee accepts, as auth relays it when they use the mailed token.
+    accept: async (organizationId, userId, email) => {
+      await client.acceptInvitation({ organization_id: organizationId, user_id: userId, email, name: "" });
+    },
     stop: async () => {
+      client.close();
       await running.stop();
       await dropDatabase(config.DATABASE_NAME);
     },

@@ -3,7 +3,7 @@ import { createServer } from "node:net";
 import { configSchema as documentConfigSchema, startDocumentService } from "@docex/document";
 import type { RunningService } from "@docex/kit";
 import { type MembershipServiceOptions, configSchema as membershipConfigSchema, startMembershipService } from "@docex/membership";
-import { createLearningClient, type LearningClient } from "@docex/protos";
+import { createLearningClient, createMembershipClient, type LearningClient } from "@docex/protos";
 import { dropDatabase, TestIssuer, testServiceConfig } from "@docex/testkit";
 import { configSchema, startLearningService } from "../../src/service.js";
 import { EventRecorder } from "./event-recorder.js";
@@ -161,7 +161,15 @@ export class Stack {
       { operation: "invite", email, role, ...(queueIds ? { queue_ids: queueIds } : {}) },
     ]);
     if (reply.status !== 200) throw new Error(`assign-roles: ${reply.status} ${JSON.stringify(reply.body)}`);
-    return this.person(this.directory.idOf(email));
+    // The invitee accepts, as auth relays it when they use the mailed token.
+    const userId = this.directory.idOf(email);
+    const membership = createMembershipClient(`127.0.0.1:${this.running[0]!.service.grpcPort}`, { deadlineMs: 5_000 });
+    try {
+      await membership.acceptInvitation({ organization_id: organization.id, user_id: userId, email, name: "" });
+    } finally {
+      membership.close();
+    }
+    return this.person(userId);
   }
 
   /** How many document.extracted events learning has handled so far, from its /metrics. */

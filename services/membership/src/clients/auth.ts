@@ -16,6 +16,8 @@ export interface InvitationRequest {
   organizationId: string;
   organizationName: string;
   invitedBy: string;
+  /** When the invitation, and so its mailed token, expires. */
+  expiresAt: Date;
 }
 
 export interface CallContext {
@@ -28,7 +30,10 @@ export interface UserDirectory {
   findByEmail(email: string, ctx: CallContext): Promise<AuthUser | undefined>;
   /** Undefined when no user has this id. */
   get(userId: string, ctx: CallContext): Promise<AuthUser | undefined>;
-  /** Creates the user (status invited) when the email is unknown and mails an invitation token to one without a password. */
+  /**
+   * Creates the user (status invited) when the email is unknown and mails an invitation token bound to the organization,
+   * whether or not the email was known. `created` is for logs only: nothing of it may reach the inviter.
+   */
   invite(invitation: InvitationRequest, ctx: CallContext): Promise<{ userId: string; created: boolean }>;
   close(): void;
 }
@@ -74,6 +79,7 @@ export function authUserDirectory(address: string, metrics?: Metrics): UserDirec
           organization_name: invitation.organizationName,
           invited_by: invitation.invitedBy,
           locale: "",
+          expires_at: invitation.expiresAt.toISOString(),
         },
         context(ctx),
       );

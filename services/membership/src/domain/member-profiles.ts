@@ -7,8 +7,6 @@ import type { RequestContext } from "./organizations.js";
 export interface MemberProfilesOptions {
   /** A member's copy of auth's data older than this is refreshed when the member list is read. */
   maxAgeMs?: number;
-  /** Members still invited are looked at more often: they become active when they set a password. */
-  invitedMaxAgeMs?: number;
   /** Refreshes per read; the rest wait for the next read. */
   maxPerRead?: number;
   concurrency?: number;
@@ -16,14 +14,14 @@ export interface MemberProfilesOptions {
 
 /**
  * Emails, names and account status of members are auth's. Membership keeps a copy, written when it
- * learns them (invitation, token, onboarding event) and refreshed over gRPC when the member list is read
- * and the copy is old. The membership status mirrors the account: invited until the user sets a
- * password, deactivated while auth has the account deactivated. If auth does not answer, the copy is
+ * learns them (acceptance, token, onboarding event) and refreshed over gRPC when the member list is read
+ * and the copy is old. An accepted membership's status mirrors the account (deactivated while auth has it
+ * deactivated, else active). A pending invitation (status invited) is never looked up: what auth knows of
+ * the email's owner is not the inviter's to see until they accept. If auth does not answer, the copy is
  * served as it is.
  */
 export class MemberProfiles {
   private readonly maxAgeMs: number;
-  private readonly invitedMaxAgeMs: number;
   private readonly maxPerRead: number;
   private readonly concurrency: number;
 
@@ -34,7 +32,6 @@ export class MemberProfiles {
     options: MemberProfilesOptions = {},
   ) {
     this.maxAgeMs = options.maxAgeMs ?? 60_000;
-    this.invitedMaxAgeMs = options.invitedMaxAgeMs ?? 0;
     this.maxPerRead = options.maxPerRead ?? 50;
     this.concurrency = options.concurrency ?? 8;
   }
@@ -43,10 +40,8 @@ export class MemberProfiles {
   async refreshStale(members: Member[], ctx: RequestContext): Promise<boolean> {
     const now = Date.now();
     const stale = members
-      .filter((member) => {
-        const maxAge = member.status === "invited" ? this.invitedMaxAgeMs : this.maxAgeMs;
-        return !member.profileRefreshedAt || now - member.profileRefreshedAt.getTime() >= maxAge;
-      })
+      .filter((member) => member.status !== "invited")
+      .filter((member) => !member.profileRefreshedAt || now - member.profileRefreshedAt.getTime() >= this.maxAgeMs)
       .slice(0, this.maxPerRead);
     if (stale.length === 0) return false;
     let next = 0;
@@ -71,10 +66,11 @@ export class MemberProfiles {
   /** Keeps what auth answered about a user and brings the status of their memberships in line with it. */
   async record(tx: Tx, user: AuthUser, ctx: RequestContext): Promise<void> {
     await this.store.saveProfile(tx, { userId: user.id, email: user.email, name: user.name, authStatus: user.status, refreshed: true });
-    const changes = await this.store.setStatusOfUser(tx, user.id, user.status);
+    const status = user.status === "deactivated" ? "deactivated" : "active";
+    const changes = await this.store.setStatusOfUser(tx, user.id, status);
     await this.store.addEvents(
       tx,
-      changes.map((change) => statusChanged({ ...change, userId: user.id, status: user.status }, { ...ctx, actorUserId: null })),
+      changes.map((change) => statusChanged({ ...change, userId: user.id, status }, { ...ctx, actorUserId: null })),
     );
   }
 }

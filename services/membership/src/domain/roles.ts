@@ -70,9 +70,9 @@ const MANAGEABLE: Record<Role, ReadonlySet<Role>> = {
   viewer: new Set<Role>(),
 };
 
-/** A member that counts: invited members count too (they can only call us once they have set a password). */
+/** A member that counts: one who accepted and is not deactivated. A pending invitation grants nothing. */
 export function isEffective(grant: Pick<Grant, "status"> | undefined): boolean {
-  return grant !== undefined && grant.status !== "deactivated";
+  return grant !== undefined && grant.status === "active";
 }
 
 function coversQueue(queueIds: string[] | null, queueId: string): boolean {

@@ -1,6 +1,7 @@
 import { type FieldError, ValidationError } from "@docex/kit";
 import type { MembershipHandlers, Organization as OrganizationMessage } from "@docex/protos";
 import { humanizedIdProblem } from "../domain/humanized-id.js";
+import type { InvitationAcceptance } from "../domain/invitation-acceptance.js";
 import { organizationNotFound } from "../domain/membership-errors.js";
 import type { Organizations } from "../domain/organizations.js";
 import { decidePermission, isEffective, isPermission, PERMISSIONS } from "../domain/roles.js";
@@ -31,13 +32,15 @@ export function membershipHandlers(deps: {
   store: MembershipStore;
   organizations: Organizations;
   userSchemas: UserSchemas;
+  invitations: InvitationAcceptance;
 }): MembershipHandlers {
-  const { store, organizations, userSchemas } = deps;
+  const { store, organizations, userSchemas, invitations } = deps;
   return {
     async GetRoles(request) {
       requireUuids({ user_id: request.user_id, organization_id: request.organization_id });
       const grant = await store.findGrant(request.organization_id, request.user_id);
-      if (!grant) return { role: "", queue_ids: [], all_queues: false, status: "" };
+      // A pending invitation is no membership until its user accepts.
+      if (!grant || grant.status === "invited") return { role: "", queue_ids: [], all_queues: false, status: "" };
       return { role: grant.role, queue_ids: grant.queueIds ?? [], all_queues: grant.queueIds === null, status: grant.status };
     },
 
@@ -84,6 +87,15 @@ export function membershipHandlers(deps: {
       requireUuids({ user_id: request.user_id });
       const { organizations: found } = await organizations.ofUser(request.user_id);
       return { organizations: found.map(organizationMessage) };
+    },
+
+    async AcceptInvitation(request, ctx) {
+      requireUuids({ user_id: request.user_id, organization_id: request.organization_id });
+      const { organization, accepted } = await invitations.accept(
+        { organizationId: request.organization_id, userId: request.user_id, email: request.email, name: request.name || null },
+        { requestId: ctx.requestId },
+      );
+      return { organization: organizationMessage(organization), accepted };
     },
 
     async GetOrganization(request) {

@@ -173,14 +173,19 @@ export function membershipHttp(domain: MembershipDomain, verifier: TokenVerifier
         summary: "Invite, change the role of, or remove members, all or nothing",
         description:
           "The operations apply atomically: a forbidden or invalid entry changes nothing and the problem names its index. " +
-          "`invite` creates the user if needed and mails an invitation token.",
+          "`invite` creates the user if needed and mails an invitation token bound to this organization; the membership is " +
+          "`invited` (email as invited, name null) whether or not the email is registered, and grants nothing until the invitee " +
+          "accepts it (`POST /auth/accept-invitation`, or `POST /auth/change-password` when they have no password yet). " +
+          "An invitation expires after `INVITATION_TTL_DAYS` (7). Quotas per organization: at most `INVITATION_MAX_PENDING` (50) " +
+          "pending invitations (409 `invitation_quota_exceeded`) and `INVITATION_MAX_PER_DAY` (100) invitations sent per 24 hours " +
+          "(429 with `Retry-After`); a refused batch changes nothing and mails nothing.",
         tags: MEMBERSHIP_TAGS,
         params: ORGANIZATION_ID,
         body: assignRolesBody,
         responses: {
           200: { description: "The members after the change (MembershipResponseDto)", schema: dataOf(z.array(membershipSchema)) },
         },
-        problems: [403, 404, 409, 502, 503, 504],
+        problems: [403, 404, 409, 429, 502, 503, 504],
       },
       visibleOrganization,
       async ({ body }, req, res) => {

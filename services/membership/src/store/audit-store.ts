@@ -67,9 +67,13 @@ export class AuditStore {
     );
   }
 
-  /** The organizations a user has a membership in, whatever its status: their audit logs show the user's logins. */
+  /**
+   * The organizations a user has an accepted membership in (active or deactivated): their audit logs show the user's
+   * logins. Not where an invitation is pending: that would tell the inviter whether the email is registered.
+   */
   async organizationsOfUser(userId: string): Promise<string[]> {
-    const rows = await this.sequelize.query<{ organization_id: string }>("SELECT organization_id FROM memberships WHERE user_id = $1", {
+    const sql = "SELECT organization_id FROM memberships WHERE user_id = $1 AND status <> 'invited'";
+    const rows = await this.sequelize.query<{ organization_id: string }>(sql, {
       bind: [userId],
       type: QueryTypes.SELECT,
     });

@@ -13,8 +13,12 @@ export interface Organization {
 }
 
 export interface Member extends Grant {
+  /** Of a pending invitation (status `invited`): the email as invited, never what auth knows of the user. */
   email: string | null;
+  /** Null for a pending invitation, whether or not the email belongs to someone with a name. */
   name: string | null;
+  /** When a pending invitation expires; null once accepted. */
+  invitationExpiresAt: Date | null;
   /** When the copy of auth's data was last refreshed; null if never. */
   profileRefreshedAt: Date | null;
   createdAt: Date;
@@ -59,6 +63,7 @@ interface GrantRow {
 interface MemberRow extends GrantRow {
   email: string | null;
   name: string | null;
+  invitation_expires_at: Date | null;
   refreshed_at: Date | null;
   created_at: Date;
 }
@@ -160,12 +165,12 @@ export class MembershipStore {
     return row && organizationOf(row);
   }
 
-  /** Organizations where the user's membership is not deactivated, oldest first. */
+  /** Organizations where the user's membership is active (accepted, not deactivated), oldest first. */
   async organizationsOfUser(
     userId: string,
     page?: { offset: number; limit: number },
   ): Promise<{ organizations: Organization[]; total: number }> {
-    const where = "FROM organizations o JOIN memberships m ON m.organization_id = o.id WHERE m.user_id = $1 AND m.status <> 'deactivated'";
+    const where = "FROM organizations o JOIN memberships m ON m.organization_id = o.id WHERE m.user_id = $1 AND m.status = 'active'";
     const bind: unknown[] = [userId];
     const paging = page ? ` LIMIT $2 OFFSET $3` : "";
     if (page) bind.push(page.limit, page.offset);
@@ -187,9 +192,13 @@ export class MembershipStore {
     return row && grantOf(row);
   }
 
+  /** Every membership of the organization; a pending invitation shows its invited email and no name. */
   async members(organizationId: string, tx?: Tx): Promise<Member[]> {
     const rows = await this.select<MemberRow>(
-      `SELECT ${GRANT_COLUMNS}, p.email, p.name, p.refreshed_at, m.created_at
+      `SELECT ${GRANT_COLUMNS},
+              CASE WHEN m.status = 'invited' THEN m.invited_email ELSE p.email END AS email,
+              CASE WHEN m.status = 'invited' THEN NULL ELSE p.name END AS name,
+              m.invitation_expires_at, p.refreshed_at, m.created_at
        FROM memberships m LEFT JOIN member_profiles p ON p.user_id = m.user_id
        WHERE m.organization_id = $1 ORDER BY m.created_at, m.user_id`,
       [organizationId],
@@ -199,15 +208,96 @@ export class MembershipStore {
       ...grantOf(row),
       email: row.email,
       name: row.name,
+      invitationExpiresAt: row.status === "invited" ? row.invitation_expires_at : null,
       profileRefreshedAt: row.refreshed_at,
       createdAt: row.created_at,
     }));
   }
 
+  /** A membership its user has (an organization's creator); an invitation is `insertInvitation`. */
   async insertMembership(tx: Tx, organizationId: string, grant: Grant): Promise<void> {
     await this.execute(
-      "INSERT INTO memberships (organization_id, user_id, role, queue_ids, status) VALUES ($1, $2, $3, $4::uuid[], $5)",
+      `INSERT INTO memberships (organization_id, user_id, role, queue_ids, status, accepted_at)
+       VALUES ($1, $2, $3, $4::uuid[], $5, now())`,
       [organizationId, grant.userId, grant.role, grant.queueIds, grant.status],
+      tx,
+    );
+  }
+
+  /** A pending membership (status `invited`) that grants nothing until its user accepts. */
+  async insertInvitation(
+    tx: Tx,
+    organizationId: string,
+    invitation: Pick<Grant, "userId" | "role" | "queueIds"> & { email: string; expiresAt: Date },
+  ): Promise<void> {
+    await this.execute(
+      `INSERT INTO memberships (organization_id, user_id, role, queue_ids, status, invited_email, invitation_expires_at)
+       VALUES ($1, $2, $3, $4::uuid[], 'invited', $5, $6)`,
+      [organizationId, invitation.userId, invitation.role, invitation.queueIds, invitation.email, invitation.expiresAt],
+      tx,
+    );
+  }
+
+  /** An invitation sent again: it expires later. */
+  async renewInvitation(tx: Tx, organizationId: string, userId: string, expiresAt: Date): Promise<void> {
+    await this.execute(
+      `UPDATE memberships SET invitation_expires_at = $3, updated_at = now()
+       WHERE organization_id = $1 AND user_id = $2 AND status = 'invited'`,
+      [organizationId, userId, expiresAt],
+      tx,
+    );
+  }
+
+  /**
+   * The user accepts their pending, unexpired invitation: the membership becomes `active`. Answers the grant after
+   * the change, `accepted: false` when it had been accepted before, or undefined when there is no such invitation.
+   */
+  async acceptInvitation(tx: Tx, organizationId: string, userId: string): Promise<{ grant: Grant; accepted: boolean } | undefined> {
+    const [row] = await this.select<GrantRow & { invitation_expires_at: Date | null }>(
+      `SELECT ${GRANT_COLUMNS}, m.invitation_expires_at FROM memberships m
+       WHERE m.organization_id = $1 AND m.user_id = $2 FOR UPDATE`,
+      [organizationId, userId],
+      tx,
+    );
+    if (!row) return undefined;
+    if (row.status !== "invited") return { grant: grantOf(row), accepted: false };
+    if (!row.invitation_expires_at || row.invitation_expires_at.getTime() <= Date.now()) return undefined;
+    await this.execute(
+      `UPDATE memberships SET status = 'active', accepted_at = now(), invitation_expires_at = NULL, updated_at = now()
+       WHERE organization_id = $1 AND user_id = $2`,
+      [organizationId, userId],
+      tx,
+    );
+    return { grant: { ...grantOf(row), status: "active" }, accepted: true };
+  }
+
+  /** Invitations of the organization that are pending and not expired. */
+  async pendingInvitations(tx: Tx, organizationId: string): Promise<number> {
+    const [row] = await this.select<{ pending: string }>(
+      "SELECT count(*) AS pending FROM memberships WHERE organization_id = $1 AND status = 'invited' AND invitation_expires_at > now()",
+      [organizationId],
+      tx,
+    );
+    return Number(row?.pending ?? 0);
+  }
+
+  /** When each invitation of the organization mailed since `since` went out, oldest first. */
+  async invitationsSentSince(tx: Tx, organizationId: string, since: Date): Promise<Date[]> {
+    const rows = await this.select<{ sent_at: Date }>(
+      "SELECT sent_at FROM invitations_sent WHERE organization_id = $1 AND sent_at > $2 ORDER BY sent_at",
+      [organizationId, since],
+      tx,
+    );
+    return rows.map((row) => row.sent_at);
+  }
+
+  /** Records `count` invitations mailed at `at`, and forgets the organization's older than `forgetBefore`. */
+  async recordInvitationsSent(tx: Tx, organizationId: string, count: number, at: Date, forgetBefore: Date): Promise<void> {
+    await this.execute("DELETE FROM invitations_sent WHERE organization_id = $1 AND sent_at <= $2", [organizationId, forgetBefore], tx);
+    if (count === 0) return;
+    await this.execute(
+      "INSERT INTO invitations_sent (organization_id, sent_at) SELECT $1, $2 FROM generate_series(1, $3)",
+      [organizationId, at, count],
       tx,
     );
   }
@@ -227,12 +317,15 @@ export class MembershipStore {
     await this.execute("DELETE FROM memberships WHERE organization_id = $1 AND user_id = $2", [organizationId, userId], tx);
   }
 
-  /** Sets the status of every membership of a user to `status`; answers the memberships that changed. */
-  async setStatusOfUser(tx: Tx, userId: string, status: MembershipStatus): Promise<StatusChange[]> {
+  /**
+   * Sets the status of every accepted membership of a user to `status` (`active` or `deactivated`, as the account);
+   * pending invitations keep theirs. Answers the memberships that changed.
+   */
+  async setStatusOfUser(tx: Tx, userId: string, status: Exclude<MembershipStatus, "invited">): Promise<StatusChange[]> {
     const rows = await this.select<{ organization_id: string; role: Role; queue_ids: string[] | null; previous_status: MembershipStatus }>(
       `UPDATE memberships m SET status = $2, updated_at = now()
        FROM memberships before
-       WHERE m.user_id = $1 AND m.status <> $2
+       WHERE m.user_id = $1 AND m.status <> $2 AND m.status <> 'invited'
          AND before.organization_id = m.organization_id AND before.user_id = m.user_id
        RETURNING m.organization_id, m.role, m.queue_ids::text[] AS queue_ids, before.status AS previous_status`,
       [userId, status],

@@ -103,4 +103,30 @@ export const migrations: Migration[] = [
           SELECT organization_id, type, count(*) FROM audit_entries WHERE organization_id IS NOT NULL GROUP BY 1, 2;
       `),
   },
+  {
+    name: "0004-invitations-need-acceptance",
+    up: ({ sequelize }) =>
+      sequelize.query(`
+        -- status 'invited' now means "invited, not accepted yet": the membership grants nothing until its user accepts
+        -- (AcceptInvitation), whatever auth knows of the account. The invitation's email and expiry live on the row;
+        -- a pending row never shows the profile of the user behind the email.
+        ALTER TABLE memberships
+          ADD COLUMN invited_email         text,
+          ADD COLUMN invitation_expires_at timestamptz,
+          ADD COLUMN accepted_at           timestamptz;
+        UPDATE memberships SET accepted_at = created_at WHERE status <> 'invited';
+        -- Invitations sent before acceptance existed stay open for a week.
+        UPDATE memberships m SET invited_email = p.email
+          FROM member_profiles p WHERE p.user_id = m.user_id AND m.status = 'invited';
+        UPDATE memberships SET invitation_expires_at = now() + interval '7 days' WHERE status = 'invited';
+        CREATE INDEX memberships_pending ON memberships (organization_id, invitation_expires_at) WHERE status = 'invited';
+
+        -- One row per invitation mailed (invite and invite again), for the per-organization daily quota.
+        CREATE TABLE invitations_sent (
+          organization_id uuid NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+          sent_at         timestamptz NOT NULL
+        );
+        CREATE INDEX invitations_sent_recent ON invitations_sent (organization_id, sent_at);
+      `),
+  },
 ];

@@ -5,11 +5,13 @@ import { type AuthHandlers, authService, type CreateInvitationRequest, type User
 /**
  * A stand-in for the auth service's gRPC API (GetUser, FindUserByEmail, CreateInvitation) on 127.0.0.1,
  * with users in memory. It fakes another service in the tests of this one: the invitation is recorded
- * instead of mailed, and a test "accepts" it by activating the user, as setting a password would.
+ * instead of mailed, and a test accepts it by calling AcceptInvitation, as auth does when the token is used.
+ * `lookups` counts GetUser calls (a pending invitation must not look its user up).
  */
 export class AuthDouble {
   readonly users = new Map<string, User>();
   readonly invitations: CreateInvitationRequest[] = [];
+  readonly lookups: string[] = [];
   available = true;
 
   private constructor(
@@ -26,6 +28,7 @@ export class AuthDouble {
     const handlers: AuthHandlers = {
       async GetUser(request) {
         up();
+        double!.lookups.push(request.user_id);
         const user = double!.users.get(request.user_id);
         if (!user) throw new NotFoundError("No user has this id.", "user_not_found");
         return { user };

@@ -67,7 +67,11 @@ export class MembershipHarness {
     readonly queues: KnownQueues,
   ) {}
 
-  static async start(options: Omit<MembershipServiceOptions, "userDirectory" | "queues"> = {}): Promise<MembershipHarness> {
+  /** `settings`: configuration the test sets (e.g. INVITATION_MAX_PENDING). */
+  static async start(
+    options: Omit<MembershipServiceOptions, "userDirectory" | "queues"> = {},
+    settings: Record<string, string | number> = {},
+  ): Promise<MembershipHarness> {
     const [issuer, auth] = await Promise.all([TestIssuer.start(), AuthDouble.start()]);
     const logger = createLogger("membership-test", "silent");
     const bus = await EventBus.connect({ url: testNatsUrl(), namespace: testEventNamespace(), name: "membership-test", logger });
@@ -78,6 +82,7 @@ export class MembershipHarness {
         JWT_ISSUER: issuer.issuer,
         JWT_AUDIENCE: issuer.audience,
         AUTH_GRPC_ADDR: auth.address,
+        ...settings,
       },
       configSchema,
     );
@@ -133,7 +138,13 @@ export class MembershipHarness {
     return answer.body.data;
   }
 
-  /** An organization whose owner invited one active user per role given, in one batch. */
+  /** The invitee accepts, as auth relays it when they use the mailed token (AcceptInvitation). */
+  async accept(organizationId: string, person: Pick<Person, "id" | "email">, name = ""): Promise<boolean> {
+    const answer = await this.grpc.acceptInvitation({ organization_id: organizationId, user_id: person.id, email: person.email, name });
+    return answer.accepted;
+  }
+
+  /** An organization whose owner invited one active user per role given, in one batch, and who all accepted. */
   async team(roles: Role[], queueIds: Partial<Record<number, string[]>> = {}) {
     const owner = this.person("owner");
     const organization = await this.createOrganization(owner);
@@ -151,6 +162,7 @@ export class MembershipHarness {
         })),
       });
       if (answer.status !== 200) throw new Error(`team not invited: ${answer.status} ${JSON.stringify(answer.body)}`);
+      await Promise.all(members.map(({ role, person }) => this.accept(organization.id, person, role)));
     }
     return { organization, owner, members: members.map(({ person }) => person) };
   }

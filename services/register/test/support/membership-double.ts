@@ -61,6 +61,7 @@ export class MembershipServiceDouble {
       GetUserSchema: unused,
       ListOrganizationsOfUser: unused,
       GetOrganization: unused,
+      AcceptInvitation: unused,
     };
     server.addService(membershipService.definition, membershipService.serviceName, handlers);
     const port = await server.listen("127.0.0.1", 0);

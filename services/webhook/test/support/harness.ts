@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { createEvent, type DocexEvent, eventSubject, parseEvent } from "@docex/events";
 import { createLogger, databaseUrl, EventBus, type RunningService } from "@docex/kit";
 import { configSchema as membershipConfigSchema, startMembershipService } from "@docex/membership";
+import { createMembershipClient } from "@docex/protos";
 import {
   dropDatabase,
   RecordingReceiver,
@@ -237,6 +238,15 @@ export class WebhookHarness {
       ),
     });
     if (response.status !== 200) throw new Error(`members not invited: ${response.status} ${await response.text()}`);
+    // The invitees accept, as auth relays it when they use the mailed token.
+    const membership = createMembershipClient(`127.0.0.1:${this.membership.grpcPort}`, { deadlineMs: 5_000 });
+    try {
+      for (const person of people) {
+        await membership.acceptInvitation({ organization_id: organizationId, user_id: person.id, email: person.email, name: "" });
+      }
+    } finally {
+      membership.close();
+    }
     return people;
   }
 

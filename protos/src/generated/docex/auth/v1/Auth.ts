@@ -14,16 +14,20 @@ import type { GetUserResponseInput as _docex_auth_v1_GetUserResponseInput, GetUs
  */
 export interface AuthClient extends grpc.Client {
   /**
-   * Creates the user (status "invited") when the email is unknown, and mails an invitation token
-   * to a user who has not set a password yet.
+   * Creates the user (status "invited") when the email is unknown, and mails an invitation token to the
+   * address whether or not it was registered (not to a deactivated account). The token is bound to
+   * organization_id; its holder accepts with POST /auth/accept-invitation (or, without a password yet,
+   * change-password), which calls membership's AcceptInvitation.
    */
   CreateInvitation(argument: _docex_auth_v1_CreateInvitationRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_auth_v1_CreateInvitationResponse>): grpc.ClientUnaryCall;
   CreateInvitation(argument: _docex_auth_v1_CreateInvitationRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_auth_v1_CreateInvitationResponse>): grpc.ClientUnaryCall;
   CreateInvitation(argument: _docex_auth_v1_CreateInvitationRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_auth_v1_CreateInvitationResponse>): grpc.ClientUnaryCall;
   CreateInvitation(argument: _docex_auth_v1_CreateInvitationRequestInput, callback: grpc.requestCallback<_docex_auth_v1_CreateInvitationResponse>): grpc.ClientUnaryCall;
   /**
-   * Creates the user (status "invited") when the email is unknown, and mails an invitation token
-   * to a user who has not set a password yet.
+   * Creates the user (status "invited") when the email is unknown, and mails an invitation token to the
+   * address whether or not it was registered (not to a deactivated account). The token is bound to
+   * organization_id; its holder accepts with POST /auth/accept-invitation (or, without a password yet,
+   * change-password), which calls membership's AcceptInvitation.
    */
   createInvitation(argument: _docex_auth_v1_CreateInvitationRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_auth_v1_CreateInvitationResponse>): grpc.ClientUnaryCall;
   createInvitation(argument: _docex_auth_v1_CreateInvitationRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_auth_v1_CreateInvitationResponse>): grpc.ClientUnaryCall;
@@ -67,8 +71,10 @@ export interface AuthClient extends grpc.Client {
  */
 export interface AuthHandlers extends grpc.UntypedServiceImplementation {
   /**
-   * Creates the user (status "invited") when the email is unknown, and mails an invitation token
-   * to a user who has not set a password yet.
+   * Creates the user (status "invited") when the email is unknown, and mails an invitation token to the
+   * address whether or not it was registered (not to a deactivated account). The token is bound to
+   * organization_id; its holder accepts with POST /auth/accept-invitation (or, without a password yet,
+   * change-password), which calls membership's AcceptInvitation.
    */
   CreateInvitation: grpc.handleUnaryCall<_docex_auth_v1_CreateInvitationRequest, _docex_auth_v1_CreateInvitationResponseInput>;
   

@@ -16,6 +16,10 @@ export interface CreateInvitationRequestInput {
    * Shown in the mail; auth does not own organizations, so the caller supplies it. May be empty.
    */
   'organization_name'?: (string);
+  /**
+   * ISO 8601: when the invitation (and so its token) expires; membership decides. Empty: 7 days from now.
+   */
+  'expires_at'?: (string);
 }
 
 export interface CreateInvitationRequest {
@@ -33,4 +37,8 @@ export interface CreateInvitationRequest {
    * Shown in the mail; auth does not own organizations, so the caller supplies it. May be empty.
    */
   'organization_name': (string);
+  /**
+   * ISO 8601: when the invitation (and so its token) expires; membership decides. Empty: 7 days from now.
+   */
+  'expires_at': (string);
 }

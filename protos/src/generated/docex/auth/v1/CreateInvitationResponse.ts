@@ -4,7 +4,7 @@
 export interface CreateInvitationResponseInput {
   'user_id'?: (string);
   /**
-   * True when this call created the user.
+   * True when this call created the user. Callers must not show it (nor anything else of the user) to clients.
    */
   'created'?: (boolean);
 }
@@ -12,7 +12,7 @@ export interface CreateInvitationResponseInput {
 export interface CreateInvitationResponse {
   'user_id': (string);
   /**
-   * True when this call created the user.
+   * True when this call created the user. Callers must not show it (nor anything else of the user) to clients.
    */
   'created': (boolean);
 }

@@ -15,7 +15,7 @@ export interface GetRolesResponseInput {
    */
   'all_queues'?: (boolean);
   /**
-   * "active" | "invited" | "deactivated"; empty when not a member.
+   * "active" | "deactivated"; empty when not a member.
    */
   'status'?: (string);
 }
@@ -34,7 +34,7 @@ export interface GetRolesResponse {
    */
   'all_queues': (boolean);
   /**
-   * "active" | "invited" | "deactivated"; empty when not a member.
+   * "active" | "deactivated"; empty when not a member.
    */
   'status': (string);
 }

@@ -2,6 +2,8 @@
 
 import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
+import type { AcceptInvitationRequestInput as _docex_membership_v1_AcceptInvitationRequestInput, AcceptInvitationRequest as _docex_membership_v1_AcceptInvitationRequest } from '../../../docex/membership/v1/AcceptInvitationRequest.js';
+import type { AcceptInvitationResponseInput as _docex_membership_v1_AcceptInvitationResponseInput, AcceptInvitationResponse as _docex_membership_v1_AcceptInvitationResponse } from '../../../docex/membership/v1/AcceptInvitationResponse.js';
 import type { CheckPermissionRequestInput as _docex_membership_v1_CheckPermissionRequestInput, CheckPermissionRequest as _docex_membership_v1_CheckPermissionRequest } from '../../../docex/membership/v1/CheckPermissionRequest.js';
 import type { CheckPermissionResponseInput as _docex_membership_v1_CheckPermissionResponseInput, CheckPermissionResponse as _docex_membership_v1_CheckPermissionResponse } from '../../../docex/membership/v1/CheckPermissionResponse.js';
 import type { CreateOrganizationRequestInput as _docex_membership_v1_CreateOrganizationRequestInput, CreateOrganizationRequest as _docex_membership_v1_CreateOrganizationRequest } from '../../../docex/membership/v1/CreateOrganizationRequest.js';
@@ -19,6 +21,27 @@ import type { ListOrganizationsOfUserResponseInput as _docex_membership_v1_ListO
  * People and roles: organizations, memberships, roles and user annotation schemas.
  */
 export interface MembershipClient extends grpc.Client {
+  /**
+   * The invitee's consent: auth calls it when the holder of an invitation token accepts it (accept-invitation, or
+   * change-password setting an invited user's first password). The pending membership becomes active. NOT_FOUND when
+   * the organization has no unexpired invitation of this user (withdrawn, expired, never sent). Idempotent: an
+   * invitation accepted already answers accepted = false.
+   */
+  AcceptInvitation(argument: _docex_membership_v1_AcceptInvitationRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_membership_v1_AcceptInvitationResponse>): grpc.ClientUnaryCall;
+  AcceptInvitation(argument: _docex_membership_v1_AcceptInvitationRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_membership_v1_AcceptInvitationResponse>): grpc.ClientUnaryCall;
+  AcceptInvitation(argument: _docex_membership_v1_AcceptInvitationRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_membership_v1_AcceptInvitationResponse>): grpc.ClientUnaryCall;
+  AcceptInvitation(argument: _docex_membership_v1_AcceptInvitationRequestInput, callback: grpc.requestCallback<_docex_membership_v1_AcceptInvitationResponse>): grpc.ClientUnaryCall;
+  /**
+   * The invitee's consent: auth calls it when the holder of an invitation token accepts it (accept-invitation, or
+   * change-password setting an invited user's first password). The pending membership becomes active. NOT_FOUND when
+   * the organization has no unexpired invitation of this user (withdrawn, expired, never sent). Idempotent: an
+   * invitation accepted already answers accepted = false.
+   */
+  acceptInvitation(argument: _docex_membership_v1_AcceptInvitationRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_membership_v1_AcceptInvitationResponse>): grpc.ClientUnaryCall;
+  acceptInvitation(argument: _docex_membership_v1_AcceptInvitationRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_membership_v1_AcceptInvitationResponse>): grpc.ClientUnaryCall;
+  acceptInvitation(argument: _docex_membership_v1_AcceptInvitationRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_membership_v1_AcceptInvitationResponse>): grpc.ClientUnaryCall;
+  acceptInvitation(argument: _docex_membership_v1_AcceptInvitationRequestInput, callback: grpc.requestCallback<_docex_membership_v1_AcceptInvitationResponse>): grpc.ClientUnaryCall;
+  
   /**
    * Decides one permission of the roles table in API.md. INVALID_ARGUMENT for a permission not listed below.
    */
@@ -69,16 +92,16 @@ export interface MembershipClient extends grpc.Client {
   getOrganization(argument: _docex_membership_v1_GetOrganizationRequestInput, callback: grpc.requestCallback<_docex_membership_v1_GetOrganizationResponse>): grpc.ClientUnaryCall;
   
   /**
-   * The caller's membership in an organization; role is empty when the user is not a member.
-   * Never NOT_FOUND, so callers can cache "not a member" like any other answer.
+   * The caller's membership in an organization; role is empty when the user is not a member (a pending
+   * invitation is none until accepted). Never NOT_FOUND, so callers can cache "not a member" like any other answer.
    */
   GetRoles(argument: _docex_membership_v1_GetRolesRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_membership_v1_GetRolesResponse>): grpc.ClientUnaryCall;
   GetRoles(argument: _docex_membership_v1_GetRolesRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_membership_v1_GetRolesResponse>): grpc.ClientUnaryCall;
   GetRoles(argument: _docex_membership_v1_GetRolesRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_membership_v1_GetRolesResponse>): grpc.ClientUnaryCall;
   GetRoles(argument: _docex_membership_v1_GetRolesRequestInput, callback: grpc.requestCallback<_docex_membership_v1_GetRolesResponse>): grpc.ClientUnaryCall;
   /**
-   * The caller's membership in an organization; role is empty when the user is not a member.
-   * Never NOT_FOUND, so callers can cache "not a member" like any other answer.
+   * The caller's membership in an organization; role is empty when the user is not a member (a pending
+   * invitation is none until accepted). Never NOT_FOUND, so callers can cache "not a member" like any other answer.
    */
   getRoles(argument: _docex_membership_v1_GetRolesRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_membership_v1_GetRolesResponse>): grpc.ClientUnaryCall;
   getRoles(argument: _docex_membership_v1_GetRolesRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_membership_v1_GetRolesResponse>): grpc.ClientUnaryCall;
@@ -122,6 +145,14 @@ export interface MembershipClient extends grpc.Client {
  */
 export interface MembershipHandlers extends grpc.UntypedServiceImplementation {
   /**
+   * The invitee's consent: auth calls it when the holder of an invitation token accepts it (accept-invitation, or
+   * change-password setting an invited user's first password). The pending membership becomes active. NOT_FOUND when
+   * the organization has no unexpired invitation of this user (withdrawn, expired, never sent). Idempotent: an
+   * invitation accepted already answers accepted = false.
+   */
+  AcceptInvitation: grpc.handleUnaryCall<_docex_membership_v1_AcceptInvitationRequest, _docex_membership_v1_AcceptInvitationResponseInput>;
+  
+  /**
    * Decides one permission of the roles table in API.md. INVALID_ARGUMENT for a permission not listed below.
    */
   CheckPermission: grpc.handleUnaryCall<_docex_membership_v1_CheckPermissionRequest, _docex_membership_v1_CheckPermissionResponseInput>;
@@ -139,8 +170,8 @@ export interface MembershipHandlers extends grpc.UntypedServiceImplementation {
   GetOrganization: grpc.handleUnaryCall<_docex_membership_v1_GetOrganizationRequest, _docex_membership_v1_GetOrganizationResponseInput>;
   
   /**
-   * The caller's membership in an organization; role is empty when the user is not a member.
-   * Never NOT_FOUND, so callers can cache "not a member" like any other answer.
+   * The caller's membership in an organization; role is empty when the user is not a member (a pending
+   * invitation is none until accepted). Never NOT_FOUND, so callers can cache "not a member" like any other answer.
    */
   GetRoles: grpc.handleUnaryCall<_docex_membership_v1_GetRolesRequest, _docex_membership_v1_GetRolesResponseInput>;
   
@@ -157,6 +188,7 @@ export interface MembershipHandlers extends grpc.UntypedServiceImplementation {
 }
 
 export interface MembershipDefinition extends grpc.ServiceDefinition {
+  AcceptInvitation: MethodDefinition<_docex_membership_v1_AcceptInvitationRequestInput, _docex_membership_v1_AcceptInvitationResponseInput, _docex_membership_v1_AcceptInvitationRequest, _docex_membership_v1_AcceptInvitationResponse>
   CheckPermission: MethodDefinition<_docex_membership_v1_CheckPermissionRequestInput, _docex_membership_v1_CheckPermissionResponseInput, _docex_membership_v1_CheckPermissionRequest, _docex_membership_v1_CheckPermissionResponse>
   CreateOrganization: MethodDefinition<_docex_membership_v1_CreateOrganizationRequestInput, _docex_membership_v1_CreateOrganizationResponseInput, _docex_membership_v1_CreateOrganizationRequest, _docex_membership_v1_CreateOrganizationResponse>
   GetOrganization: MethodDefinition<_docex_membership_v1_GetOrganizationRequestInput, _docex_membership_v1_GetOrganizationResponseInput, _docex_membership_v1_GetOrganizationRequest, _docex_membership_v1_GetOrganizationResponse>
