@@ -14,7 +14,10 @@ describe("invitations through the gateway: no enumeration, acceptance required, 
   let organizationId = "";
   let counter = 0;
 
-  const email = (label: string) => `inv-${label}-${(counter += 1)}-${stack.namespace}@example.test`;
+  const email = (label: string) => {
+    counter += 1;
+    return `inv-${label}-${counter}-${stack.namespace}@example.test`;
+  };
   const asOwner = (method: string, path: string, body?: unknown) => stack.call(method, path, { token: ownerToken, body });
   const invite = (organization: string, entries: Array<{ email: string; role?: string }>) =>
     asOwner(
