@@ -271,16 +271,6 @@ export class MembershipStore {
     return { grant: { ...grantOf(row), status: "active" }, accepted: true };
   }
 
-  /** Invitations of the organization that are pending and not expired. */
-  async pendingInvitations(tx: Tx, organizationId: string): Promise<number> {
-    const [row] = await this.select<{ pending: string }>(
-      "SELECT count(*) AS pending FROM memberships WHERE organization_id = $1 AND status = 'invited' AND invitation_expires_at > now()",
-      [organizationId],
-      tx,
-    );
-    return Number(row?.pending ?? 0);
-  }
-
   /** When each invitation of the organization mailed since `since` went out, oldest first. */
   async invitationsSentSince(tx: Tx, organizationId: string, since: Date): Promise<Date[]> {
     const rows = await this.select<{ sent_at: Date }>(
