@@ -1,0 +1,103 @@
+import { createHash } from "node:crypto";
+import { eventually } from "@docex/testkit";
+import { buildInvoiceCorpus, type CorpusDocument } from "@docex/testkit/invoice-corpus";
+import { expect } from "chai";
+import { type Stack, sharedStack } from "./support/stack.js";
+
+const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+
+describe("built-in extraction through the gateway (npm start, real Postgres and NATS)", function () {
+  this.timeout(120_000);
+  let stack: Stack;
+  let token = "";
+  let corpus: CorpusDocument[];
+
+  before(async function () {
+    this.timeout(200_000);
+    stack = await sharedStack();
+    token = (await stack.login(stack.owner.email, stack.owner.password)).access_token;
+    corpus = await buildInvoiceCorpus({ einvoices: 1, textPdfs: 3, offset: 4_000 });
+  });
+
+  async function queue(engine?: "builtin" | "external"): Promise<string> {
+    const workspace = await stack.call("POST", "/workspaces", { token, body: { organization_id: "bootstrap", name: "Extraction" } });
+    expect(workspace.status, JSON.stringify(workspace.body)).to.equal(201);
+    const created = await stack.call("POST", "/queues", {
+      token,
+      body: { workspace_id: workspace.body.data.id, name: "Inbox", ...(engine ? { extraction_engine: engine } : {}) },
+    });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    return created.body.data.id;
+  }
+
+  async function upload(queueId: string, document: CorpusDocument): Promise<string> {
+    const form = new FormData();
+    form.set("file", new Blob([document.bytes]), document.name);
+    const response = await fetch(`${stack.gateway}/api/v2/queues/${queueId}/documents`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}` },
+      body: form,
+    });
+    const body = (await response.json()) as { data: { id: string } };
+    expect(response.status, JSON.stringify(body)).to.equal(201);
+    return body.data.id;
+  }
+
+  async function documentWhen(documentId: string, status: string) {
+    return eventually(
+      async () => {
+        const answer = await stack.call("GET", `/documents/${documentId}`, { token });
+        return answer.body.data?.status === status ? answer.body.data : undefined;
+      },
+      60_000,
+      250,
+    );
+  }
+
+  it("uploads a PDF (multipart), keeps its bytes, and reaches to_validate with the fields of the PDF and their source", async () => {
+    const queueId = await queue();
+    const pdf = corpus.find((document) => document.format === "pdf_text") as CorpusDocument;
+    const documentId = await upload(queueId, pdf);
+    const file = await fetch(`${stack.gateway}/api/v2/documents/${documentId}/file`, { headers: { authorization: `Bearer ${token}` } });
+    expect(file.status).to.equal(200);
+    expect(sha256(new Uint8Array(await file.arrayBuffer()))).to.equal(sha256(pdf.bytes));
+    const document = await documentWhen(documentId, "to_validate");
+    const byKey = Object.fromEntries((document.annotations as { key: string }[]).map((annotation) => [annotation.key, annotation]));
+    for (const key of ["invoice_id", "iban", "supplier_tax_id", "total_due", "due_date"]) {
+      expect(byKey[key], key).to.include({ value: pdf.expected.fields[key], source: "builtin:pdf_text" });
+    }
+  });
+
+  it("reads an e-invoice of each format exactly, line items included", async () => {
+    const queueId = await queue();
+    for (const einvoice of corpus.filter((document) => !["pdf_text"].includes(document.format))) {
+      const documentId = await upload(queueId, einvoice);
+      const document = await documentWhen(documentId, "to_validate");
+      const byKey = Object.fromEntries((document.annotations as { key: string }[]).map((annotation) => [annotation.key, annotation]));
+      for (const key of ["invoice_id", "supplier_name", "supplier_tax_id", "supplier_register_id", "iban", "total_due", "due_date"]) {
+        expect(byKey[key], `${einvoice.name} ${key}`).to.include({ value: einvoice.expected.fields[key], source: "builtin:einvoice" });
+      }
+      const rows = (byKey.line_items as unknown as { rows: Record<string, { value: string }>[] }).rows;
+      expect(
+        rows.map((row) => [row.activity?.value, row.total_incl_tax?.value]),
+        einvoice.name,
+      ).to.deep.equal(einvoice.expected.rows.map((row) => [row.activity, row.total_incl_tax]));
+    }
+  });
+
+  it("leaves a document of an external-engine queue alone until an outside engine posts its extraction", async () => {
+    const queueId = await queue("external");
+    const documentId = await upload(queueId, corpus.find((document) => document.format === "pdf_text") as CorpusDocument);
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const waiting = await stack.call("GET", `/documents/${documentId}`, { token });
+    expect(waiting.body.data.status).to.not.equal("to_validate");
+    expect(waiting.body.data.annotations).to.deep.equal([]);
+    const posted = await stack.call("POST", `/documents/${documentId}/extraction`, {
+      token,
+      body: { annotations: [{ key: "invoice_id", value: "OUTSIDE-1" }], confidence: 50 },
+    });
+    expect(posted.status, JSON.stringify(posted.body)).to.be.oneOf([200, 201, 202]);
+    const document = await documentWhen(documentId, "to_validate");
+    expect(document.annotations.find((annotation: { key: string }) => annotation.key === "invoice_id").value).to.equal("OUTSIDE-1");
+  });
+});
