@@ -1,4 +1,4 @@
-import { type CallContext as KitCallContext, type Metrics, NotFoundError } from "@docex/kit";
+import { type Metrics, NotFoundError } from "@docex/kit";
 import { createDocumentClient } from "@docex/protos";
 import { z } from "zod";
 import type { CallContext, DocumentFile, DocumentSource, QueueView } from "../domain/document-source.js";
@@ -12,26 +12,6 @@ const schemaOf = z.array(
     columns: z.array(z.looseObject({ key: z.string(), type: z.string() })).optional(),
   }),
 );
-
-/**
- * The calls of document.proto this service makes (GetQueue with extraction_engine, ReadDocumentFile as a server
- * stream, RecordExtraction), typed here so that this client states exactly what it relies on.
- */
-interface DocumentCalls {
-  getQueue(
-    request: { queue_id: string },
-    ctx?: KitCallContext,
-  ): Promise<{ queue?: { id: string; annotation_schema_json: string; extraction_engine?: string } | null }>;
-  readDocumentFile(
-    request: { organization_id: string; document_id: string },
-    ctx?: KitCallContext,
-  ): AsyncIterable<{ data: Uint8Array; content_type: string; file_name: string; size: string | number }>;
-  recordExtraction(
-    request: { organization_id: string; document_id: string; idempotency_key: string; extraction_json: string; messages_json: string },
-    ctx?: KitCallContext,
-  ): Promise<{ applied: boolean; reason: string }>;
-  close(): void;
-}
 
 function context(ctx?: CallContext) {
   return ctx?.requestId ? { requestId: ctx.requestId } : {};
@@ -49,7 +29,7 @@ export function documentSource(address: string, options: DocumentClientOptions):
     deadlineMs: options.deadlineMs,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     breaker: { resetTimeoutMs: 5_000 },
-  }) as unknown as DocumentCalls;
+  });
   const queues = new Map<string, QueueView>();
   return {
     async findQueue(queueId, ctx) {
