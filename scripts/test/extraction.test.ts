@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { eventually } from "@docex/testkit";
-import { buildInvoiceCorpus, type CorpusDocument } from "@docex/testkit/invoice-corpus";
+import { buildInvoiceCorpus, type CorpusDocument, invoicePdf, makeInvoice } from "@docex/testkit/invoice-corpus";
 import { expect } from "chai";
 import { type Stack, sharedStack } from "./support/stack.js";
 
@@ -99,5 +99,41 @@ describe("built-in extraction through the gateway (npm start, real Postgres and 
     expect(posted.status, JSON.stringify(posted.body)).to.be.oneOf([200, 201, 202]);
     const document = await documentWhen(documentId, "to_validate");
     expect(document.annotations.find((annotation: { key: string }) => annotation.key === "invoice_id").value).to.equal("OUTSIDE-1");
+  });
+
+  it("corrects the second invoice of a supplier with what a user taught on the first (learn)", async () => {
+    const queueId = await queue();
+    const first = makeInvoice(4_100, "cs");
+    const second = { ...makeInvoice(4_101, "cs"), supplier: first.supplier };
+    const asDocument = async (truth: typeof first, name: string) =>
+      ({ name, bytes: await (await invoicePdf(truth, "cs", "columns")).save() }) as CorpusDocument;
+    const firstId = await upload(queueId, await asDocument(first, "first.pdf"));
+    await documentWhen(firstId, "to_validate");
+    const corrected = `${first.supplier.name} (headquarters)`;
+    const learned = await stack.call("POST", `/documents/${firstId}/learn`, {
+      token,
+      body: {
+        annotations: {
+          supplier_name: [{ value: corrected }],
+          supplier_tax_id: [{ value: first.supplier.taxId }],
+          supplier_register_id: [{ value: first.supplier.registerId }],
+        },
+      },
+    });
+    expect(learned.status, JSON.stringify(learned.body)).to.equal(204);
+    const secondId = await upload(queueId, await asDocument(second, "second.pdf"));
+    const document = await eventually(
+      async () => {
+        const answer = await stack.call("GET", `/documents/${secondId}`, { token });
+        const name = answer.body.data?.annotations?.find((annotation: { key: string }) => annotation.key === "supplier_name");
+        return name?.value === corrected ? answer.body.data : undefined;
+      },
+      60_000,
+      250,
+    );
+    const byKey = Object.fromEntries((document.annotations as { key: string }[]).map((annotation) => [annotation.key, annotation]));
+    expect(byKey.supplier_name).to.include({ value: corrected, source: "learned" });
+    // What differs per invoice stays as read.
+    expect(byKey.invoice_id).to.include({ value: second.invoiceId, source: "builtin:pdf_text" });
   });
 });
