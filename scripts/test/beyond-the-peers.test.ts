@@ -91,7 +91,10 @@ describe("beyond the peers: audit log, duplicates, Standard Webhooks, key rotati
       return answer.status === 201 ? answer : undefined;
     }, 10_000);
     workspaceId = dataOf(workspace, 201).id;
-    queueId = dataOf(await call("POST", "/queues", { token, body: { workspace_id: workspaceId, name: "Invoices" } }), 201).id;
+    queueId = dataOf(
+      await call("POST", "/queues", { token, body: { workspace_id: workspaceId, name: "Invoices", extraction_engine: "external" } }),
+      201,
+    ).id;
   });
 
   describe("audit log", () => {

@@ -43,6 +43,35 @@ function param(req: Request, name: string): string {
   return String(req.params[name] ?? "");
 }
 
+/** Reads and drops what is left of a request body; past `maxBytes` or `timeoutMs` the connection is cut instead. */
+function drain(req: Request, maxBytes: number, timeoutMs: number): Promise<void> {
+  if (req.complete || req.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    let seen = 0;
+    const done = () => {
+      clearTimeout(timer);
+      req.off("data", count);
+      resolve();
+    };
+    const count = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > maxBytes) {
+        req.destroy();
+        done();
+      }
+    };
+    const timer = setTimeout(() => {
+      req.destroy();
+      done();
+    }, timeoutMs);
+    req.on("data", count);
+    req.once("end", done);
+    req.once("close", done);
+    req.once("error", done);
+    req.resume();
+  });
+}
+
 function created(res: Response, location: string, data: unknown): void {
   res.status(201).location(`${API}${location}`).json({ data });
 }
@@ -94,7 +123,12 @@ export function documentRoutes(
       } finally {
         await file.discard();
       }
-    })().catch(next);
+    })().catch(async (error: unknown) => {
+      // Answering before the body is read makes a proxy in front (the gateway) fail with a broken pipe instead
+      // of passing the answer on: read the rest first, up to a bound, then answer.
+      await drain(req, 2 * limits.maxFileBytes + 1024 * 1024, 30_000);
+      next(error);
+    });
   };
 
   const api = new ApiDescription("document");
