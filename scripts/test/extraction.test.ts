@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { eventually } from "@docex/testkit";
+import { eventually, RecordingReceiver } from "@docex/testkit";
 import { buildInvoiceCorpus, type CorpusDocument, invoicePdf, makeInvoice } from "@docex/testkit/invoice-corpus";
 import { expect } from "chai";
 import { type Stack, sharedStack } from "./support/stack.js";
@@ -54,17 +54,31 @@ describe("built-in extraction through the gateway (npm start, real Postgres and 
     );
   }
 
-  it("uploads a PDF (multipart), keeps its bytes, and reaches to_validate with the fields of the PDF and their source", async () => {
+  it("uploads a PDF (multipart), keeps its bytes, reaches to_validate with the PDF's fields and their source; the queue's webhook hears it", async () => {
     const queueId = await queue();
-    const pdf = corpus.find((document) => document.format === "pdf_text") as CorpusDocument;
-    const documentId = await upload(queueId, pdf);
-    const file = await fetch(`${stack.gateway}/api/v2/documents/${documentId}/file`, { headers: { authorization: `Bearer ${token}` } });
-    expect(file.status).to.equal(200);
-    expect(sha256(new Uint8Array(await file.arrayBuffer()))).to.equal(sha256(pdf.bytes));
-    const document = await documentWhen(documentId, "to_validate");
-    const byKey = Object.fromEntries((document.annotations as { key: string }[]).map((annotation) => [annotation.key, annotation]));
-    for (const key of ["invoice_id", "iban", "supplier_tax_id", "total_due", "due_date"]) {
-      expect(byKey[key], key).to.include({ value: pdf.expected.fields[key], source: "builtin:pdf_text" });
+    const receiver = await RecordingReceiver.start();
+    try {
+      const webhook = await stack.call("POST", "/webhooks", {
+        token,
+        body: { url: `${receiver.url}/events`, entity_type: "queue", entity_id: queueId },
+      });
+      expect(webhook.status, JSON.stringify(webhook.body)).to.equal(201);
+      const pdf = corpus.find((document) => document.format === "pdf_text") as CorpusDocument;
+      const documentId = await upload(queueId, pdf);
+      const file = await fetch(`${stack.gateway}/api/v2/documents/${documentId}/file`, { headers: { authorization: `Bearer ${token}` } });
+      expect(file.status).to.equal(200);
+      expect(sha256(new Uint8Array(await file.arrayBuffer()))).to.equal(sha256(pdf.bytes));
+      const document = await documentWhen(documentId, "to_validate");
+      const byKey = Object.fromEntries((document.annotations as { key: string }[]).map((annotation) => [annotation.key, annotation]));
+      for (const key of ["invoice_id", "iban", "supplier_tax_id", "total_due", "due_date"]) {
+        expect(byKey[key], key).to.include({ value: pdf.expected.fields[key], source: "builtin:pdf_text" });
+      }
+      await eventually(
+        () => receiver.requests.find((request) => request.rawBody.includes(documentId) && request.rawBody.includes("to_validate")),
+        30_000,
+      );
+    } finally {
+      await receiver.stop();
     }
   });
 
