@@ -147,3 +147,42 @@ export function domainErrorFromGrpc(code: GrpcStatus, details: string): DomainEr
       return new UpstreamError(502, details, "upstream_failed");
   }
 }
+
+/**
+ * The failure of a gRPC call to `service` (e.g. "document") as its caller's client may see it:
+ * our services' own answers (invalid, not found, forbidden, conflict) keep their message;
+ * transport failures (unavailable, deadline, anything else) name the service only, never its
+ * host and port or grpc-js's diagnostics ("14 UNAVAILABLE: ... 127.0.0.1:9081"). The original
+ * stays on `cause`, for the logs.
+ */
+export function domainErrorFromGrpcCall(failure: { code?: number; details?: string; message?: string }, service: string): DomainError {
+  const code = typeof failure.code === "number" ? failure.code : GrpcStatus.UNKNOWN;
+  let error: DomainError;
+  switch (code) {
+    case GrpcStatus.DEADLINE_EXCEEDED:
+      error = new UpstreamError(504, `The ${service} service did not answer in time.`, "upstream_timeout");
+      break;
+    case GrpcStatus.UNAVAILABLE:
+      error = new UpstreamError(503, `The ${service} service is unavailable.`, "upstream_unavailable");
+      break;
+    case GrpcStatus.INVALID_ARGUMENT:
+    case GrpcStatus.NOT_FOUND:
+    case GrpcStatus.PERMISSION_DENIED:
+    case GrpcStatus.UNAUTHENTICATED:
+    case GrpcStatus.FAILED_PRECONDITION:
+    case GrpcStatus.ALREADY_EXISTS:
+    case GrpcStatus.ABORTED:
+      return domainErrorFromGrpc(code, failure.details || failure.message || "");
+    default:
+      error = new UpstreamError(502, `The ${service} service failed to answer.`, "upstream_failed");
+  }
+  Object.defineProperty(error, "cause", { value: failure, enumerable: false });
+  return error;
+}
+
+/** "document" for docex.document.v1.Document: how problems name a service behind a gRPC client. */
+export function serviceLabelOf(grpcServiceName: string | undefined): string {
+  const parts = (grpcServiceName ?? "").split(".");
+  if (parts[0] === "docex" && parts[1]) return parts[1];
+  return parts.at(-1)?.toLowerCase() || "dependency";
+}

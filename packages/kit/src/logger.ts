@@ -25,11 +25,88 @@ export const REDACTED_PATHS = [
   "*.invitation_token",
 ];
 
+interface DatabaseErrorFields {
+  code?: unknown;
+  table?: unknown;
+  constraint?: unknown;
+  column?: unknown;
+  schema?: unknown;
+  severity?: unknown;
+  routine?: unknown;
+}
+
+/** The Postgres error inside `error` (itself, or a Sequelize error's `original`/`parent`), if it is one. */
+function postgresErrorOf(error: unknown): DatabaseErrorFields | undefined {
+  if (typeof error !== "object" || error === null) return undefined;
+  const candidate = error as DatabaseErrorFields & { original?: unknown; parent?: unknown; name?: unknown };
+  if (typeof candidate.code === "string" && /^[0-9A-Z]{5}$/.test(candidate.code) && typeof candidate.severity === "string")
+    return candidate;
+  return postgresErrorOf(candidate.original) ?? postgresErrorOf(candidate.parent);
+}
+
+const isSequelizeError = (error: unknown) =>
+  typeof error === "object" && error !== null && /^Sequelize/.test(String((error as { name?: unknown }).name));
+
+function causedByDatabase(error: unknown, depth = 0): boolean {
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  if (cause === undefined || cause === null || depth > 5) return false;
+  return Boolean(postgresErrorOf(cause)) || isSequelizeError(cause) || causedByDatabase(cause, depth + 1);
+}
+
+/**
+ * The `err` serializer of every log line. A database error is logged as its SQL state, table,
+ * constraint and column only: Postgres's message and detail quote values (`Key (email)=(…)`,
+ * `invalid input syntax for type uuid: "…"`) and Sequelize's errors carry the SQL's bind
+ * parameters and the rows' values, none of which belongs in a log. Other errors as pino's.
+ */
+export function serializeError(error: unknown): unknown {
+  const database = postgresErrorOf(error);
+  if (!database && !isSequelizeError(error)) {
+    if (!causedByDatabase(error)) return pino.stdSerializers.err(error as Error);
+    // pino's serializer would append the causes' messages and stacks; the database one must not be.
+    const own = error as { name?: unknown; message?: unknown; stack?: unknown; cause?: unknown };
+    return {
+      type: String(own.name ?? "Error"),
+      message: String(own.message ?? ""),
+      stack: String(own.stack ?? ""),
+      cause: serializeError(own.cause),
+    };
+  }
+  const stack = typeof (error as { stack?: unknown }).stack === "string" ? String((error as { stack: string }).stack) : "";
+  return {
+    type: String((error as { name?: unknown }).name ?? "DatabaseError"),
+    message: database ? `database error ${String(database.code)}` : "database error",
+    sql_state: database?.code,
+    table: database?.table,
+    constraint: database?.constraint,
+    column: database?.column,
+    schema: database?.schema,
+    routine: database?.routine,
+    // The frames only: the first line repeats the message.
+    stack: stack.split("\n").slice(1).join("\n"),
+  };
+}
+
+/** A one-line description of `error` for places that store it as text (a dead letter's header): a database error by its SQL state, table and constraint only. */
+export function errorSummaryOf(error: unknown): string {
+  const database = postgresErrorOf(error);
+  if (database) {
+    const where = [
+      database.table && `table ${String(database.table)}`,
+      database.constraint && `constraint ${String(database.constraint)}`,
+    ].filter(Boolean);
+    return `database error ${String(database.code)}${where.length ? ` (${where.join(", ")})` : ""}`;
+  }
+  if (isSequelizeError(error)) return "database error";
+  return error instanceof Error ? error.message : String(error);
+}
+
 export function createLogger(service: string, level = "info", destination?: pino.DestinationStream): Logger {
   return pino(
     {
       level,
       base: { service },
+      serializers: { err: serializeError },
       messageKey: "msg",
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },

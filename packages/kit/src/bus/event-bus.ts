@@ -10,7 +10,7 @@ import {
   StorageType,
 } from "@nats-io/jetstream";
 import { connect, type NatsConnection, headers as natsHeaders } from "@nats-io/transport-node";
-import type { Logger } from "../logger.js";
+import { errorSummaryOf, type Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 import { isTransientFailure } from "../transient-failures.js";
 
@@ -342,7 +342,7 @@ export class EventBus {
     headers.set("x-original-subject", this.canonicalSubject(message.subject));
     const requestId = message.headers?.get("x-request-id");
     if (requestId) headers.set("x-request-id", requestId);
-    headers.set("x-error", (error instanceof Error ? error.message : String(error)).slice(0, 500));
+    headers.set("x-error", errorSummaryOf(error).slice(0, 500));
     const msgId = message.headers?.get("Nats-Msg-Id");
     await this.js
       .publish(`${this.deadLetterPrefix}.${durable}`, message.data, { headers, ...(msgId ? { msgID: `${durable}:${msgId}` } : {}) })

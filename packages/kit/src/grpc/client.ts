@@ -1,6 +1,6 @@
 import * as grpc from "@grpc/grpc-js";
 import CircuitBreaker from "opossum";
-import { DomainError, domainErrorFromGrpc, UpstreamError } from "../errors.js";
+import { DomainError, domainErrorFromGrpcCall, serviceLabelOf, UpstreamError } from "../errors.js";
 import type { Metrics } from "../metrics.js";
 
 export interface CallContext {
@@ -31,6 +31,8 @@ export class GrpcClient {
   private readonly client: grpc.Client;
   private readonly breaker?: CircuitBreaker<[string, unknown, CallContext], unknown>;
   private readonly deadlineMs: number;
+  /** The gRPC service's full name (docex.document.v1.Document); problems name the service by it, never by `target`. */
+  private readonly serviceName: string;
 
   constructor(
     ServiceClient: grpc.ServiceClientConstructor,
@@ -38,6 +40,7 @@ export class GrpcClient {
     private readonly options: GrpcClientOptions = {},
   ) {
     this.deadlineMs = options.deadlineMs ?? 2_000;
+    this.serviceName = (ServiceClient as { serviceName?: string }).serviceName ?? "";
     this.client = new ServiceClient(target, grpc.credentials.createInsecure(), {
       "grpc.keepalive_time_ms": 30_000,
       "grpc.keepalive_timeout_ms": 10_000,
@@ -67,7 +70,7 @@ export class GrpcClient {
       return (await this.breaker.fire(method, request, ctx)) as Res;
     } catch (error) {
       if (error instanceof Error && (error as { code?: string }).code === "EOPENBREAKER") {
-        throw new UpstreamError(503, `${this.target} is unavailable (circuit open).`, "upstream_unavailable");
+        throw new UpstreamError(503, `The ${serviceLabelOf(this.serviceName)} service is unavailable.`, "upstream_unavailable");
       }
       throw error;
     }
@@ -115,7 +118,7 @@ export class GrpcClient {
     return new Promise((resolve, reject) => {
       fn.call(this.client, request, metadata, { deadline }, (error, response) => {
         stopTimer?.({ code: grpc.status[error?.code ?? grpc.status.OK] });
-        if (error) reject(domainErrorFromGrpc(error.code, error.details || error.message));
+        if (error) reject(domainErrorFromGrpcCall(error, serviceLabelOf(this.serviceName)));
         else resolve(response);
       });
     });

@@ -2,7 +2,7 @@ import express, { type ErrorRequestHandler, type Express as ExpressApp, type Req
 import { pinoHttp } from "pino-http";
 import { type AccessTokenVerifier, authenticate, type Caller } from "../auth/token-verifier.js";
 import { DomainError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError, UpstreamError, ValidationError } from "../errors.js";
-import type { Logger } from "../logger.js";
+import { type Logger, serializeError } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 import { isTransientDatabaseFailure } from "../transient-failures.js";
 import type { ApiDescription } from "./operations.js";
@@ -92,6 +92,7 @@ export function createHttpApp(options: HttpAppOptions): ExpressApp {
       serializers: {
         req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url.split("?")[0] }),
         res: (res: { statusCode: number }) => ({ status_code: res.statusCode }),
+        err: serializeError,
       },
       customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? "error" : res.statusCode >= 400 ? "info" : "debug"),
     }),
