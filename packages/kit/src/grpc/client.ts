@@ -82,7 +82,8 @@ export class GrpcClient {
    * early cancels the call. An open breaker refuses at once, but streams do not count towards it.
    */
   async *serverStream<Req, Res>(method: string, request: Req, ctx: CallContext = {}): AsyncGenerator<Res, void, undefined> {
-    if (this.breaker?.opened) throw new UpstreamError(503, `${this.target} is unavailable (circuit open).`, "upstream_unavailable");
+    if (this.breaker?.opened)
+      throw new UpstreamError(503, `The ${serviceLabelOf(this.serviceName)} service is unavailable.`, "upstream_unavailable");
     const fn = (this.client as unknown as Record<string, ServerStreamMethod>)[method];
     if (typeof fn !== "function") throw new Error(`gRPC method ${method} is not defined on ${this.target}`);
     const metadata = new grpc.Metadata();
@@ -98,7 +99,7 @@ export class GrpcClient {
     } catch (error) {
       const failure = error as grpc.ServiceError;
       code = typeof failure.code === "number" ? failure.code : grpc.status.UNKNOWN;
-      throw domainErrorFromGrpc(code, failure.details || failure.message);
+      throw domainErrorFromGrpcCall({ code, details: failure.details, message: failure.message }, serviceLabelOf(this.serviceName));
     } finally {
       if (code === grpc.status.OK && !finished) {
         code = grpc.status.CANCELLED;
