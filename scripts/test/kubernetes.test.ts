@@ -30,6 +30,14 @@ type RenderName = keyof typeof RENDERS;
  */
 const TUNED_DEFAULT = "a deadline or cache time of a call to another service: the code's default is the tuned value";
 const LEFT_TO_THE_CODE: Record<string, string> = {
+  EXTRACTION_TIMEOUT_MS: "60 s per file, then its worker is replaced and the document gets a message",
+  EXTRACTION_MAX_PAGES: "20 PDF pages read from the text layer",
+  EXTRACTION_OCR_PAGES: "3 pages OCRed per scan (0 turns OCR off)",
+  EXTRACTION_OCR_TIMEOUT_MS: "30 s for one OCR run",
+  EXTRACTION_MAX_FILE_BYTES: "64 MiB read from document at most",
+  EXTRACTION_DOCUMENT_DEADLINE_MS: "5 s for GetQueue and RecordExtraction",
+  EXTRACTION_READ_DEADLINE_MS: "60 s to stream one file",
+  EXTRACTION_CONCURRENCY: "2 documents in flight per replica",
   DATABASE_NAME: "docex_<service>: each service's own database on the server that DATABASE_URL names",
   DATABASE_POOL_MAX: "10 connections per replica; raise it with the server's max_connections in mind",
   NATS_STREAM: "DOCEX: every service uses the default; only tests change it",
@@ -1133,7 +1141,8 @@ describe("Kubernetes manifests (deploy/k8s) and monitoring (deploy/monitoring)",
       for (const deployment of ofKind<Workload>(renders.production, "Deployment")) {
         const name = deployment.metadata.name;
         const pod = deployment.spec.template.spec;
-        if (!["gateway", "document", "webhook"].includes(name)) expect(deployment.spec.replicas, `${name} replicas`).to.be.at.least(2);
+        if (!["gateway", "document", "webhook", "extraction"].includes(name))
+          expect(deployment.spec.replicas, `${name} replicas`).to.be.at.least(2);
         const terms = pod.affinity?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? [];
         expect(
           terms.some(
