@@ -35,6 +35,8 @@ export interface GatewayDeps {
   rateLimitPerMinute: number;
   /** Longest silence from a service before the gateway answers 504. */
   upstreamTimeoutMs: number;
+  /** Proxies whose X-Forwarded-For is believed (CIDRs, or loopback / linklocal / uniquelocal); loopback unless given. */
+  trustedProxies?: string[];
   /** Merges the services' OpenAPI parts; one is made from `upstreams` unless given. */
   openApi?: OpenApiAggregator;
   /** The route table; `ROUTES` unless a test narrows it. */
@@ -75,7 +77,7 @@ export function createGateway(deps: GatewayDeps): Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
-  app.set("trust proxy", "loopback, linklocal, uniquelocal");
+  app.set("trust proxy", deps.trustedProxies?.length ? deps.trustedProxies : ["loopback"]);
 
   app.use(beginRequest(logger, metrics));
 
@@ -132,6 +134,8 @@ function limitRatePerClient(perMinute: number): RequestHandler {
     windowMs: 60_000,
     limit: perMinute,
     standardHeaders: "draft-7",
+    // One IPv6 client holds a whole /64: counting per address would give it 2^64 budgets.
+    ipv6Subnet: 64,
     legacyHeaders: false,
     handler: (req, res) => {
       const resetTime = (req as Request & { rateLimit?: RateLimitInfo }).rateLimit?.resetTime;

@@ -29,6 +29,16 @@ export const gatewayConfigSchema = z
       .min(1024)
       .max(1024 * 1024)
       .default(16 * 1024),
+    /** Proxies in front of the gateway whose X-Forwarded-For is believed: comma-separated CIDRs or loopback/linklocal/uniquelocal. */
+    GATEWAY_TRUSTED_PROXIES: z
+      .string()
+      .default("loopback")
+      .transform((value) =>
+        value
+          .split(",")
+          .map((entry) => entry.trim())
+          .filter(Boolean),
+      ),
     GATEWAY_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(20_000),
   })

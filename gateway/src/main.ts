@@ -25,6 +25,7 @@ await runUntilSignalled(async () => {
     upstreams,
     rateLimitPerMinute: config.GATEWAY_RATE_LIMIT_PER_MINUTE,
     upstreamTimeoutMs: config.GATEWAY_UPSTREAM_TIMEOUT_MS,
+    trustedProxies: config.GATEWAY_TRUSTED_PROXIES,
   });
   const server = await listen(app, config.HOST, config.GATEWAY_PORT, { maxHeaderSize: config.GATEWAY_MAX_HEADER_BYTES });
   logger.info({ http_port: (server.address() as AddressInfo).port, upstreams: upstreamUrlsOf(config) }, "gateway started");

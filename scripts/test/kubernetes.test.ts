@@ -44,6 +44,7 @@ const LEFT_TO_THE_CODE: Record<string, string> = {
   NATS_SUBJECT_PREFIX: "docex: as NATS_STREAM",
   MIGRATE_ONLY: "false: the service serves; only its init container `migrate` sets true (checked below)",
   SHUTDOWN_TIMEOUT_MS: "20 s: terminationGracePeriodSeconds is derived from it (checked below)",
+  GATEWAY_MAX_HEADER_BYTES: "Node's 16 KiB: access tokens are under 1 KiB and the gateway refuses tokens over 8 KiB",
   GATEWAY_UPSTREAM_TIMEOUT_MS: "30 s: the Ingress's proxy timeouts (35 s) are set just above it",
   AUTH_TOTP_ISSUER: "docex: the name authenticator apps show",
   AUTH_ACCOUNT_FAILURE_LIMIT: "brute-force limit of the auth service (its README)",
