@@ -42,7 +42,7 @@ describe("route table", () => {
     expect(rule.kind === "found" && rule.template).to.equal("/api/v2/queues/{queue_id}/accounting-automation-rules/{automation_rule_id}");
   });
 
-  it("marks exactly the login, token-exchange, onboarding, reset, logout and JWKS routes as public", () => {
+  it("marks exactly the login, token-exchange, onboarding, reset, invitation-acceptance, logout and JWKS routes as public", () => {
     const publicRoutes = ROUTES.filter((route) => route.access === "public").map((route) => `${route.method} ${route.path}`);
     expect(publicRoutes).to.have.members([
       "POST /auth/login",
@@ -56,6 +56,7 @@ describe("route table", () => {
       "POST /auth/password-reset",
       "GET /auth/password-change-token",
       "POST /auth/change-password",
+      "POST /auth/accept-invitation",
       "GET /auth/.well-known/jwks.json",
     ]);
   });
