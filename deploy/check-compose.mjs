@@ -17,6 +17,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const defaultRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const infrastructure = ["postgres", "nats"];
+/** One-shot jobs that run to completion before the services start: the gRPC identities (mutual TLS). */
+const jobs = ["grpc-identity"];
 const secrets = { AUTH_KEY_ENCRYPTION_KEY: "auth", WEBHOOK_KEY_ENCRYPTION_KEY: "webhook" };
 
 /** The processes docex runs: the gateway and every workspace folder under services/. */
@@ -154,9 +156,9 @@ export async function checkCompose({ root = defaultRoot } = {}) {
   const dirOf = (name) => (name === "gateway" ? "gateway" : `services/${name}`);
   const upper = (name) => name.toUpperCase();
 
-  const expectedNames = [...infrastructure, ...processes].sort();
+  const expectedNames = [...infrastructure, ...jobs, ...processes].sort();
   const actualNames = Object.keys(services).sort();
-  check("compose has exactly postgres, nats, the gateway and every service in services/", [
+  check("compose has exactly postgres, nats, the grpc-identity job, the gateway and every service in services/", [
     ...expectedNames.filter((name) => !actualNames.includes(name)).map((name) => `missing ${name}`),
     ...actualNames.filter((name) => !expectedNames.includes(name)).map((name) => `unexpected ${name}`),
   ]);
@@ -187,8 +189,9 @@ export async function checkCompose({ root = defaultRoot } = {}) {
   );
 
   check(
-    "every service has a health check",
+    "every service has a health check (one-shot jobs excepted)",
     Object.entries(services).map(([name, service]) => {
+      if (jobs.includes(name)) return undefined;
       const test = service.healthcheck?.test;
       const testList = Array.isArray(test) ? test : test ? [test] : [];
       if (service.healthcheck?.disable || testList.length === 0 || testList[0] === "NONE") return `${name} has none`;
@@ -197,14 +200,39 @@ export async function checkCompose({ root = defaultRoot } = {}) {
   );
 
   check(
-    "every depends_on waits for service_healthy of a service that exists",
+    "every depends_on waits for service_healthy of a service (service_completed_successfully of a job) that exists",
     Object.entries(services).flatMap(([name, service]) =>
       Object.entries(dependenciesOf(service)).map(([dependency, condition]) => {
         if (!services[dependency]) return `${name} depends on unknown ${dependency}`;
-        return condition === "service_healthy" ? undefined : `${name} → ${dependency} waits for ${condition}`;
+        const expected = jobs.includes(dependency) ? "service_completed_successfully" : "service_healthy";
+        return condition === expected ? undefined : `${name} → ${dependency} waits for ${condition}`;
       }),
     ),
   );
+
+  // Mutual TLS: each service waits for the identities, and mounts its own (and only its own) read-only.
+  const identityJob = services["grpc-identity"];
+  const jobCommand = Array.isArray(identityJob?.command) ? identityJob.command : [];
+  check("every service mounts its own gRPC identity (grpc-identity/<service>, read-only) at GRPC_TLS_DIR", [
+    !identityJob && "no grpc-identity job",
+    ...serviceNames
+      .filter((name) => services[name])
+      .flatMap((name) => {
+        const service = services[name];
+        const tlsDir = environmentOf(service).GRPC_TLS_DIR;
+        const mounts = (service.volumes ?? []).filter((volume) => typeof volume === "object" && volume.source === "grpc-identity");
+        return [
+          !tlsDir && `${name} has no GRPC_TLS_DIR`,
+          String(environmentOf(service).GRPC_INSECURE) === "true" && `${name} sets GRPC_INSECURE=true`,
+          dependenciesOf(service)["grpc-identity"] !== "service_completed_successfully" && `${name} does not wait for grpc-identity`,
+          mounts.length !== 1 && `${name} mounts grpc-identity ${mounts.length} times`,
+          mounts.length === 1 && mounts[0].target !== tlsDir && `${name} mounts it at ${mounts[0].target}, not GRPC_TLS_DIR`,
+          mounts.length === 1 && mounts[0].volume?.subpath !== name && `${name} mounts subpath ${mounts[0].volume?.subpath}`,
+          mounts.length === 1 && mounts[0].read_only !== true && `${name} mounts it writable`,
+          !jobCommand.includes(name) && `grpc-identity does not issue ${name}`,
+        ];
+      }),
+  ]);
 
   check("every service waits for postgres and nats; the gateway waits for every service", [
     ...serviceNames

@@ -20,9 +20,9 @@ import { cpus } from "node:os";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { createEvent, eventSubject } from "@docex/events";
-import { createLogger, EventBus, GrpcServer, NotFoundError } from "@docex/kit";
+import { ANY_SERVICE, createLogger, EventBus, GrpcServer, NotFoundError } from "@docex/kit";
 import { type DocumentHandlers, documentService, type MembershipHandlers, membershipService } from "@docex/protos";
-import { dropDatabase, TestIssuer, testDatabaseServerUrl, testNatsUrl } from "@docex/testkit";
+import { dropDatabase, TestIssuer, testDatabaseServerUrl, testGrpcIdentity, testGrpcTlsDir, testNatsUrl } from "@docex/testkit";
 import { configSchema, startWebhookService } from "@docex/webhook";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { Pool } from "undici";
@@ -144,8 +144,11 @@ async function startDoubles(
   organizationId: string,
   workspaceId: string,
   queueId: string,
-): Promise<{ address: string; stop(): Promise<void> }> {
-  const server = new GrpcServer(createLogger("bench-doubles", "silent"));
+): Promise<{ membership: string; documents: string; stop(): Promise<void> }> {
+  const logger = createLogger("bench-doubles", "silent");
+  // One server per service: each presents the certificate of the service it stands in for (mutual TLS).
+  const membershipServer = new GrpcServer(logger, { identity: testGrpcIdentity("membership") });
+  const documentServer = new GrpcServer(logger, { identity: testGrpcIdentity("document") });
   const notServed = async (): Promise<never> => {
     throw new NotFoundError("not served by the benchmark's double");
   };
@@ -192,10 +195,17 @@ async function startDoubles(
     },
     RecordExtraction: notServed,
   };
-  server.addService(membershipService.definition, membershipService.serviceName, membership);
-  server.addService(documentService.definition, documentService.serviceName, documents);
-  const port = await server.listen("127.0.0.1", 0);
-  return { address: `127.0.0.1:${port}`, stop: () => server.shutdown(1_000) };
+  membershipServer.addService(membershipService.definition, membershipService.serviceName, membership, ANY_SERVICE);
+  documentServer.addService(documentService.definition, documentService.serviceName, documents, ANY_SERVICE);
+  const membershipPort = await membershipServer.listen("127.0.0.1", 0);
+  const documentPort = await documentServer.listen("127.0.0.1", 0);
+  return {
+    membership: `127.0.0.1:${membershipPort}`,
+    documents: `127.0.0.1:${documentPort}`,
+    stop: async () => {
+      await Promise.all([membershipServer.shutdown(1_000), documentServer.shutdown(1_000)]);
+    },
+  };
 }
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
@@ -275,8 +285,9 @@ async function runBenchmark(): Promise<void> {
       AUTH_JWKS_URL: issuer.jwksUri,
       JWT_ISSUER: issuer.issuer,
       JWT_AUDIENCE: issuer.audience,
-      MEMBERSHIP_GRPC_ADDR: doubles.address,
-      DOCUMENT_GRPC_ADDR: doubles.address,
+      MEMBERSHIP_GRPC_ADDR: doubles.membership,
+      DOCUMENT_GRPC_ADDR: doubles.documents,
+      GRPC_TLS_DIR: testGrpcTlsDir(),
       WEBHOOK_KEY_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
       WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
     });

@@ -14,10 +14,10 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
-import { createLogger, databaseUrl, GrpcServer, NotFoundError } from "@docex/kit";
+import { ANY_SERVICE, createLogger, databaseUrl, GrpcServer, NotFoundError } from "@docex/kit";
 import { type DocumentHandlers, documentService, type MembershipHandlers, membershipService } from "@docex/protos";
 import { configSchema, startRegisterService } from "@docex/register";
-import { dropDatabase, TestIssuer, testDatabaseServerUrl, testServiceConfig } from "@docex/testkit";
+import { dropDatabase, TestIssuer, testDatabaseServerUrl, testGrpcIdentity, testServiceConfig } from "@docex/testkit";
 import { mochaHooks } from "@docex/testkit/mocha-hooks";
 import pg from "pg";
 import { Pool } from "undici";
@@ -144,7 +144,7 @@ async function startDoubles(
   const unused = async (): Promise<never> => {
     throw new Error("not called by the register service");
   };
-  const document = new GrpcServer(logger);
+  const document = new GrpcServer(logger, { identity: testGrpcIdentity("document") });
   const documentHandlers: DocumentHandlers = {
     async ResolveEntity(request) {
       if (request.id_or_humanized !== queueId) throw new NotFoundError("no such queue");
@@ -166,8 +166,8 @@ async function startDoubles(
     },
     RecordExtraction: unused,
   };
-  document.addService(documentService.definition, documentService.serviceName, documentHandlers);
-  const membership = new GrpcServer(logger);
+  document.addService(documentService.definition, documentService.serviceName, documentHandlers, ANY_SERVICE);
+  const membership = new GrpcServer(logger, { identity: testGrpcIdentity("membership") });
   const membershipHandlers: MembershipHandlers = {
     async CheckPermission() {
       return { allowed: true, is_member: true, role: "owner" };
@@ -181,7 +181,7 @@ async function startDoubles(
     GetOrganization: unused,
     AcceptInvitation: unused,
   };
-  membership.addService(membershipService.definition, membershipService.serviceName, membershipHandlers);
+  membership.addService(membershipService.definition, membershipService.serviceName, membershipHandlers, ANY_SERVICE);
   const [documentPort, membershipPort] = await Promise.all([document.listen("127.0.0.1", 0), membership.listen("127.0.0.1", 0)]);
   return {
     documents: `127.0.0.1:${documentPort}`,

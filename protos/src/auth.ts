@@ -1,6 +1,6 @@
 import type { GrpcClientOptions } from "@docex/kit";
 import type { AuthDefinition } from "./generated/docex/auth/v1/Auth.js";
-import { createPromiseClient, type Handlers, loadService, type PromiseClient } from "./service-descriptor.js";
+import { type Callers, createPromiseClient, type Handlers, loadService, type PromiseClient } from "./service-descriptor.js";
 
 export type { CreateInvitationRequest } from "./generated/docex/auth/v1/CreateInvitationRequest.js";
 export type { CreateInvitationResponse } from "./generated/docex/auth/v1/CreateInvitationResponse.js";
@@ -13,8 +13,9 @@ export type { User } from "./generated/docex/auth/v1/User.js";
 export const authService = loadService<AuthDefinition>("auth.proto", "docex.auth.v1.Auth");
 
 export type AuthHandlers = Handlers<AuthDefinition>;
+export type AuthCallers = Callers<AuthDefinition>;
 export type AuthClient = PromiseClient<AuthDefinition>;
 
-export function createAuthClient(address: string, options?: GrpcClientOptions): AuthClient {
+export function createAuthClient(address: string, options: GrpcClientOptions): AuthClient {
   return createPromiseClient(authService, address, options);
 }

@@ -1,6 +1,6 @@
 import type { GrpcClientOptions } from "@docex/kit";
 import type { AutomationDefinition } from "./generated/docex/automation/v1/Automation.js";
-import { createPromiseClient, type Handlers, loadService, type PromiseClient } from "./service-descriptor.js";
+import { type Callers, createPromiseClient, type Handlers, loadService, type PromiseClient } from "./service-descriptor.js";
 
 export type { GetQueueAutomationRequest } from "./generated/docex/automation/v1/GetQueueAutomationRequest.js";
 export type { GetQueueAutomationResponse } from "./generated/docex/automation/v1/GetQueueAutomationResponse.js";
@@ -8,8 +8,9 @@ export type { GetQueueAutomationResponse } from "./generated/docex/automation/v1
 export const automationService = loadService<AutomationDefinition>("automation.proto", "docex.automation.v1.Automation");
 
 export type AutomationHandlers = Handlers<AutomationDefinition>;
+export type AutomationCallers = Callers<AutomationDefinition>;
 export type AutomationClient = PromiseClient<AutomationDefinition>;
 
-export function createAutomationClient(address: string, options?: GrpcClientOptions): AutomationClient {
+export function createAutomationClient(address: string, options: GrpcClientOptions): AutomationClient {
   return createPromiseClient(automationService, address, options);
 }

@@ -1,6 +1,6 @@
 import type { GrpcClientOptions } from "@docex/kit";
 import type { DocumentDefinition } from "./generated/docex/document/v1/Document.js";
-import { createPromiseClient, type Handlers, loadService, type PromiseClient } from "./service-descriptor.js";
+import { type Callers, createPromiseClient, type Handlers, loadService, type PromiseClient } from "./service-descriptor.js";
 
 export type { ApplyDocumentChangesRequest } from "./generated/docex/document/v1/ApplyDocumentChangesRequest.js";
 export type { ApplyDocumentChangesResponse } from "./generated/docex/document/v1/ApplyDocumentChangesResponse.js";
@@ -22,9 +22,10 @@ export const documentService = loadService<DocumentDefinition>("document.proto",
 /** The server-streaming methods of the Document service. */
 export type DocumentStreams = "ReadDocumentFile";
 export type DocumentHandlers = Handlers<DocumentDefinition, DocumentStreams>;
+export type DocumentCallers = Callers<DocumentDefinition>;
 /** readDocumentFile answers an async iterable of FileChunk (the first one carries content_type, file_name, size). */
 export type DocumentClient = PromiseClient<DocumentDefinition, DocumentStreams>;
 
-export function createDocumentClient(address: string, options?: GrpcClientOptions): DocumentClient {
+export function createDocumentClient(address: string, options: GrpcClientOptions): DocumentClient {
   return createPromiseClient<DocumentDefinition, DocumentStreams>(documentService, address, options);
 }

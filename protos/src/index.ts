@@ -5,7 +5,9 @@ export * from "./learning.js";
 export * from "./membership.js";
 export * from "./register.js";
 export {
+  type Callers,
   type Handlers,
+  identityOf,
   PROTO_DIR,
   PROTO_LOADER_OPTIONS,
   type PromiseClient,

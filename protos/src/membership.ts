@@ -1,6 +1,6 @@
 import type { GrpcClientOptions } from "@docex/kit";
 import type { MembershipDefinition } from "./generated/docex/membership/v1/Membership.js";
-import { createPromiseClient, type Handlers, loadService, type PromiseClient } from "./service-descriptor.js";
+import { type Callers, createPromiseClient, type Handlers, loadService, type PromiseClient } from "./service-descriptor.js";
 
 export type { AcceptInvitationRequest } from "./generated/docex/membership/v1/AcceptInvitationRequest.js";
 export type { AcceptInvitationResponse } from "./generated/docex/membership/v1/AcceptInvitationResponse.js";
@@ -22,8 +22,9 @@ export type { UserSchemaField } from "./generated/docex/membership/v1/UserSchema
 export const membershipService = loadService<MembershipDefinition>("membership.proto", "docex.membership.v1.Membership");
 
 export type MembershipHandlers = Handlers<MembershipDefinition>;
+export type MembershipCallers = Callers<MembershipDefinition>;
 export type MembershipClient = PromiseClient<MembershipDefinition>;
 
-export function createMembershipClient(address: string, options?: GrpcClientOptions): MembershipClient {
+export function createMembershipClient(address: string, options: GrpcClientOptions): MembershipClient {
   return createPromiseClient(membershipService, address, options);
 }

@@ -1,6 +1,6 @@
 import type { GrpcClientOptions } from "@docex/kit";
 import type { RegisterDefinition } from "./generated/docex/register/v1/Register.js";
-import { createPromiseClient, type Handlers, loadService, type PromiseClient } from "./service-descriptor.js";
+import { type Callers, createPromiseClient, type Handlers, loadService, type PromiseClient } from "./service-descriptor.js";
 
 export type { LookupItemsRequest } from "./generated/docex/register/v1/LookupItemsRequest.js";
 export type { LookupItemsResponse } from "./generated/docex/register/v1/LookupItemsResponse.js";
@@ -9,8 +9,9 @@ export type { RegisterItem } from "./generated/docex/register/v1/RegisterItem.js
 export const registerService = loadService<RegisterDefinition>("register.proto", "docex.register.v1.Register");
 
 export type RegisterHandlers = Handlers<RegisterDefinition>;
+export type RegisterCallers = Callers<RegisterDefinition>;
 export type RegisterClient = PromiseClient<RegisterDefinition>;
 
-export function createRegisterClient(address: string, options?: GrpcClientOptions): RegisterClient {
+export function createRegisterClient(address: string, options: GrpcClientOptions): RegisterClient {
   return createPromiseClient(registerService, address, options);
 }

@@ -62,13 +62,23 @@ export function loadService<D extends grpc.ServiceDefinition>(file: string, serv
   return { serviceName, definition: typed, Client: grpc.makeGenericClientConstructor(typed, serviceName) };
 }
 
+/** The service name (certificate CN) of the server of a gRPC service: "docex.document.v1.Document" → "document". */
+export function identityOf(serviceName: string): string {
+  const name = serviceName.split(".")[1];
+  if (!name) throw new Error(`${serviceName} names no docex service`);
+  return name;
+}
+
+/** Who may call each method of D: service names (certificate CNs), declared next to the handlers. */
+export type Callers<D> = { readonly [M in MethodName<D>]: readonly string[] };
+
 /** Builds a promise client on kit's GrpcClient (deadline, request id, breaker, metrics, domain errors). */
 export function createPromiseClient<D extends grpc.ServiceDefinition, Streams extends string = never>(
   service: ServiceDescriptor<D>,
   address: string,
-  options?: GrpcClientOptions,
+  options: GrpcClientOptions,
 ): PromiseClient<D, Streams> {
-  const client = new GrpcClient(service.Client, address, options);
+  const client = new GrpcClient(service.Client, address, { serverName: identityOf(service.serviceName), ...options });
   const calls: Record<string, (request: unknown, ctx?: CallContext) => unknown> = {};
   for (const [method, definition] of Object.entries(service.definition)) {
     if (definition.requestStream) throw new Error(`${service.serviceName}/${method}: client-streaming methods are not supported`);

@@ -1,6 +1,6 @@
 import type { GrpcClientOptions } from "@docex/kit";
 import type { WebhookDefinition } from "./generated/docex/webhook/v1/Webhook.js";
-import { createPromiseClient, type Handlers, loadService, type PromiseClient } from "./service-descriptor.js";
+import { type Callers, createPromiseClient, type Handlers, loadService, type PromiseClient } from "./service-descriptor.js";
 
 export type { ValidateRequest } from "./generated/docex/webhook/v1/ValidateRequest.js";
 export type { ValidateResponse } from "./generated/docex/webhook/v1/ValidateResponse.js";
@@ -8,8 +8,9 @@ export type { ValidateResponse } from "./generated/docex/webhook/v1/ValidateResp
 export const webhookService = loadService<WebhookDefinition>("webhook.proto", "docex.webhook.v1.Webhook");
 
 export type WebhookHandlers = Handlers<WebhookDefinition>;
+export type WebhookCallers = Callers<WebhookDefinition>;
 export type WebhookClient = PromiseClient<WebhookDefinition>;
 
-export function createWebhookClient(address: string, options?: GrpcClientOptions): WebhookClient {
+export function createWebhookClient(address: string, options: GrpcClientOptions): WebhookClient {
   return createPromiseClient(webhookService, address, options);
 }

@@ -1,4 +1,5 @@
-import { createLogger, GrpcServer, NotFoundError } from "@docex/kit";
+import { ANY_SERVICE, createLogger, GrpcServer, NotFoundError } from "@docex/kit";
+import { testGrpcIdentity } from "@docex/testkit";
 import * as grpc from "@grpc/grpc-js";
 import { expect } from "chai";
 import { service as healthService } from "grpc-health-check";
@@ -125,11 +126,11 @@ describe("protos", () => {
     };
 
     before(async () => {
-      server = new GrpcServer(createLogger("protos-test", "silent"));
-      server.addService(membershipService.definition, membershipService.serviceName, handlers);
+      server = new GrpcServer(createLogger("protos-test", "silent"), { identity: testGrpcIdentity("membership") });
+      server.addService(membershipService.definition, membershipService.serviceName, handlers, ANY_SERVICE);
       const port = await server.listen("127.0.0.1", 0);
       address = `127.0.0.1:${port}`;
-      client = createMembershipClient(address, { deadlineMs: 5_000 });
+      client = createMembershipClient(address, { identity: testGrpcIdentity("document"), deadlineMs: 5_000 });
     });
 
     after(async () => {
@@ -162,7 +163,8 @@ describe("protos", () => {
     it("answers grpc.health.v1 Check with SERVING for the server and for the service", async () => {
       const checkMethod = healthService.Check;
       if (!checkMethod) throw new Error("grpc-health-check defines no Check method");
-      const health = new grpc.Client(address, grpc.credentials.createInsecure());
+      const caller = testGrpcIdentity("document");
+      const health = new grpc.Client(address, caller.channelCredentials(), caller.channelOptions("membership"));
       const check = (service: string) =>
         new Promise<unknown>((resolve, reject) => {
           health.makeUnaryRequest(
@@ -208,8 +210,8 @@ describe("protos", () => {
           }
         },
       };
-      server = new GrpcServer(createLogger("protos-test", "silent"));
-      server.addService(documentService.definition, documentService.serviceName, handlers as DocumentHandlers);
+      server = new GrpcServer(createLogger("protos-test", "silent"), { identity: testGrpcIdentity("document") });
+      server.addService(documentService.definition, documentService.serviceName, handlers as DocumentHandlers, ANY_SERVICE);
       address = `127.0.0.1:${await server.listen("127.0.0.1", 0)}`;
     });
 
@@ -218,7 +220,7 @@ describe("protos", () => {
     });
 
     it("delivers every message in order, the metadata on the first", async () => {
-      const client = createDocumentClient(address, { deadlineMs: 10_000 });
+      const client = createDocumentClient(address, { identity: testGrpcIdentity("extraction"), deadlineMs: 10_000 });
       try {
         const chunks: FileChunk[] = [];
         for await (const chunk of client.readDocumentFile({ organization_id: "o1", document_id: "d1" })) chunks.push(chunk);
@@ -232,7 +234,7 @@ describe("protos", () => {
     });
 
     it("throws the handler's NotFoundError from the iteration", async () => {
-      const client = createDocumentClient(address, { deadlineMs: 10_000 });
+      const client = createDocumentClient(address, { identity: testGrpcIdentity("extraction"), deadlineMs: 10_000 });
       try {
         const error = await (async () => {
           for await (const _chunk of client.readDocumentFile({ organization_id: "o1", document_id: "nope" })) return undefined;
@@ -246,7 +248,7 @@ describe("protos", () => {
     });
 
     it("cancels the call on the server when the caller stops reading early", async () => {
-      const client = createDocumentClient(address, { deadlineMs: 10_000 });
+      const client = createDocumentClient(address, { identity: testGrpcIdentity("extraction"), deadlineMs: 10_000 });
       try {
         for await (const _chunk of client.readDocumentFile({ organization_id: "o1", document_id: "d1" })) break;
         const until = Date.now() + 5_000;

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { SERVICE_NAMES, SERVICE_PORTS } from "@docex/kit";
+import { ensureGrpcIdentityDirectory, SERVICE_NAMES, SERVICE_PORTS } from "@docex/kit";
 import { startNats, startPostgres } from "./infrastructure.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -37,6 +37,23 @@ function localSecrets(): Record<string, string> {
   }
   if (changed) writeFileSync(file, JSON.stringify(saved, null, 2), { mode: 0o600 });
   return saved;
+}
+
+/**
+ * The services' gRPC identities (mutual TLS): a private CA and one certificate per service under
+ * .data/grpc-identity, made once and kept; a service added later gets its certificate on the next start.
+ * GRPC_TLS_DIR given uses that directory as it is; GRPC_INSECURE=true runs plaintext gRPC (development only).
+ */
+async function grpcIdentitySettings(): Promise<Record<string, string>> {
+  if (process.env.GRPC_INSECURE === "true") {
+    say("GRPC_INSECURE=true: service-to-service gRPC is plaintext and unauthenticated");
+    return { GRPC_INSECURE: "true" };
+  }
+  if (process.env.GRPC_TLS_DIR) return { GRPC_TLS_DIR: process.env.GRPC_TLS_DIR };
+  const dir = path.join(dataDir, "grpc-identity");
+  const written = await ensureGrpcIdentityDirectory(dir, SERVICE_NAMES);
+  if (written.length > 0) say(`gRPC identities: wrote ${written.join(", ")} to ${path.relative(root, dir)}`);
+  return { GRPC_TLS_DIR: dir };
 }
 
 interface Process {
@@ -117,6 +134,7 @@ async function main(): Promise<void> {
   const shared: NodeJS.ProcessEnv = {
     ...process.env,
     ...localSecrets(),
+    ...(await grpcIdentitySettings()),
     DATABASE_URL: postgres.url,
     NATS_URL: nats.url,
     WEBHOOK_ALLOW_PRIVATE_TARGETS: process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? "true",

@@ -12,6 +12,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createHttpApp, createLogger, GrpcServer, listen, Metrics, Readiness, SERVICE_PORTS } from "@docex/kit";
+import { testGrpcIdentity } from "@docex/testkit";
 import * as grpc from "@grpc/grpc-js";
 import { parser as promql } from "@prometheus-io/lezer-promql";
 import { expect } from "chai";
@@ -42,6 +43,7 @@ const LEFT_TO_THE_CODE: Record<string, string> = {
   DATABASE_POOL_MAX: "10 connections per replica; raise it with the server's max_connections in mind",
   NATS_STREAM: "DOCEX: every service uses the default; only tests change it",
   NATS_SUBJECT_PREFIX: "docex: as NATS_STREAM",
+  GRPC_INSECURE: "false: gRPC is mutual TLS with each service's cert-manager certificate (checked below); never set in a cluster",
   MIGRATE_ONLY: "false: the service serves; only its init container `migrate` sets true (checked below)",
   SHUTDOWN_TIMEOUT_MS: "20 s: terminationGracePeriodSeconds is derived from it (checked below)",
   GATEWAY_MAX_HEADER_BYTES: "Node's 16 KiB: access tokens are under 1 KiB and the gateway refuses tokens over 8 KiB",
@@ -153,7 +155,7 @@ interface Container {
     capabilities?: { drop?: string[]; add?: string[] };
     seccompProfile?: { type: string };
   };
-  volumeMounts?: { name: string; mountPath: string; subPath?: string }[];
+  volumeMounts?: { name: string; mountPath: string; subPath?: string; readOnly?: boolean }[];
   workingDir?: string;
   command?: string[];
 }
@@ -163,8 +165,13 @@ interface PodSpec {
   serviceAccountName?: string;
   automountServiceAccountToken?: boolean;
   terminationGracePeriodSeconds?: number;
-  securityContext?: { runAsNonRoot?: boolean; seccompProfile?: { type: string } };
-  volumes?: { name: string; emptyDir?: unknown; configMap?: { name: string } }[];
+  securityContext?: { runAsNonRoot?: boolean; seccompProfile?: { type: string }; fsGroup?: number };
+  volumes?: {
+    name: string;
+    emptyDir?: unknown;
+    configMap?: { name: string };
+    secret?: { secretName: string; defaultMode?: number; items?: { key: string; path: string }[] };
+  }[];
   affinity?: {
     podAntiAffinity?: {
       requiredDuringSchedulingIgnoredDuringExecution?: { topologyKey: string; labelSelector?: LabelSelector }[];
@@ -462,7 +469,9 @@ async function modelOf(apiVersion: string, kind: string): Promise<ModelClass | u
   const module = (
     apiVersion === "monitoring.coreos.com/v1"
       ? await import("@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1")
-      : await import(`kubernetes-models/${apiVersion}`).catch(() => ({}))
+      : apiVersion === "cert-manager.io/v1"
+        ? await import("@kubernetes-models/cert-manager/cert-manager.io/v1")
+        : await import(`kubernetes-models/${apiVersion}`).catch(() => ({}))
   ) as Record<string, ModelClass | undefined>;
   return module[kind];
 }
@@ -474,6 +483,7 @@ function knownFieldNames(): Set<string> {
   const dirs = [
     path.join(path.dirname(require.resolve("kubernetes-models/v1")), "../_schemas"),
     path.join(path.dirname(require.resolve("@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1")), "../../_schemas"),
+    path.join(path.dirname(require.resolve("@kubernetes-models/cert-manager/cert-manager.io/v1")), "../../_schemas"),
   ];
   const names = new Set(["apiVersion", "kind", "metadata"]);
   for (const dir of dirs) {
@@ -906,7 +916,7 @@ describe("Kubernetes manifests (deploy/k8s) and monitoring (deploy/monitoring)",
 
   describe("probes and shutdown", () => {
     for (const name of Object.keys(RENDERS) as RenderName[]) {
-      it(`${name}: readiness asks /readyz and liveness /healthz on the http port; services start up on grpc.health.v1`, () => {
+      it(`${name}: readiness asks /readyz and liveness /healthz on the http port; services start up on /readyz (gRPC listening)`, () => {
         for (const process of processes) {
           const { container } = environmentOf(renders[name], process.name);
           expect(container.readinessProbe?.httpGet, `${process.name} readiness`).to.deep.equal({ path: "/readyz", port: "http" });
@@ -914,8 +924,10 @@ describe("Kubernetes manifests (deploy/k8s) and monitoring (deploy/monitoring)",
           if (process.name === "gateway") {
             expect(container.startupProbe?.httpGet, "gateway startup").to.deep.equal({ path: "/healthz", port: "http" });
           } else {
-            // grpc probes take a port number, not a name; an empty service asks for the whole server.
-            expect(container.startupProbe?.grpc, `${process.name} startup`).to.deep.equal({ port: process.grpc });
+            // Not a grpc probe: the kubelet has no client certificate for the mutual-TLS gRPC server. /readyz
+            // includes the kit's "grpc" check, so the pod starts up once both servers listen.
+            expect(container.startupProbe?.grpc, `${process.name} startup`).to.equal(undefined);
+            expect(container.startupProbe?.httpGet, `${process.name} startup`).to.deep.equal({ path: "/readyz", port: "http" });
           }
         }
       });
@@ -952,7 +964,7 @@ describe("Kubernetes manifests (deploy/k8s) and monitoring (deploy/monitoring)",
         routes: () => undefined,
       });
       const server = await listen(app, "127.0.0.1", 0);
-      const grpcServer = new GrpcServer(logger);
+      const grpcServer = new GrpcServer(logger, { identity: testGrpcIdentity("document") });
       try {
         const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
         for (const probePath of ["/healthz", "/readyz", "/metrics"])
@@ -968,6 +980,68 @@ describe("Kubernetes manifests (deploy/k8s) and monitoring (deploy/monitoring)",
         await grpcServer.shutdown(1_000);
       }
     });
+  });
+
+  describe("service identity (gRPC mutual TLS)", () => {
+    interface CertificateObject extends K8sObject {
+      spec: {
+        secretName: string;
+        commonName?: string;
+        dnsNames?: string[];
+        isCA?: boolean;
+        usages?: string[];
+        issuerRef: { name: string; kind?: string; group?: string };
+      };
+    }
+    for (const name of Object.keys(RENDERS) as RenderName[]) {
+      it(`${name}: a cert-manager CA Issuer signs one Certificate per service (CN and DNS name = the service), each mounted only into its service at GRPC_TLS_DIR`, () => {
+        const objects = renders[name];
+        const caIssuer = find<K8sObject & { spec: { ca?: { secretName: string } } }>(objects, "Issuer", "docex-grpc-ca");
+        expect(caIssuer?.spec.ca, "Issuer docex-grpc-ca is a CA issuer").to.be.an("object");
+        const ca = ofKind<CertificateObject>(objects, "Certificate").find((cert) => cert.spec.secretName === caIssuer?.spec.ca?.secretName);
+        expect(ca?.spec.isCA, "the CA issuer's Secret is a CA Certificate").to.equal(true);
+        const problems: string[] = [];
+        for (const process of processes.filter((candidate) => candidate.name !== "gateway")) {
+          const service = process.name;
+          const { deployment, container, effective } = environmentOf(objects, service);
+          const certificate = ofKind<CertificateObject>(objects, "Certificate").find(
+            (cert) => cert.spec.commonName === service && cert.spec.issuerRef.name === "docex-grpc-ca",
+          );
+          if (!certificate) {
+            problems.push(`${service}: no Certificate with commonName ${service} from Issuer docex-grpc-ca`);
+            continue;
+          }
+          if (JSON.stringify(certificate.spec.dnsNames) !== JSON.stringify([service]))
+            problems.push(`${service}: dnsNames ${certificate.spec.dnsNames}`);
+          for (const usage of ["server auth", "client auth"])
+            if (!certificate.spec.usages?.includes(usage)) problems.push(`${service}: the certificate lacks usage ${usage}`);
+          if (effective.GRPC_INSECURE !== undefined) problems.push(`${service}: GRPC_INSECURE is set`);
+          const tlsDir = effective.GRPC_TLS_DIR;
+          if (!tlsDir) problems.push(`${service}: GRPC_TLS_DIR is not set`);
+          const podSpec = deployment.spec.template.spec;
+          const secretVolumes = (podSpec.volumes ?? []).filter((volume) => volume.secret);
+          const own = secretVolumes.find((volume) => volume.secret?.secretName === certificate.spec.secretName);
+          if (!own) {
+            problems.push(`${service}: does not mount Secret ${certificate.spec.secretName}`);
+            continue;
+          }
+          const others = ofKind<CertificateObject>(objects, "Certificate").filter((cert) => cert !== certificate);
+          for (const volume of secretVolumes)
+            if (others.some((cert) => cert.spec.secretName === volume.secret?.secretName))
+              problems.push(`${service}: mounts another identity's Secret ${volume.secret?.secretName}`);
+          const items = Object.fromEntries((own.secret?.items ?? []).map((item) => [item.key, item.path]));
+          const expected = { "ca.crt": "ca.crt", "tls.crt": `${service}.crt`, "tls.key": `${service}.key` };
+          if (JSON.stringify(items) !== JSON.stringify(expected)) problems.push(`${service}: Secret items ${JSON.stringify(items)}`);
+          const mount = container.volumeMounts?.find((candidate) => candidate.name === own.name);
+          if (mount?.mountPath !== tlsDir || mount?.readOnly !== true)
+            problems.push(`${service}: mounted at ${mount?.mountPath}, not read-only at ${tlsDir}`);
+          // The key is readable by the service's user through its group, by nobody else.
+          if (podSpec.securityContext?.fsGroup === undefined || (own.secret?.defaultMode ?? 0o644) & 0o007)
+            problems.push(`${service}: the key is world-readable or not given to the pod's fsGroup`);
+        }
+        expect(problems).to.deep.equal([]);
+      });
+    }
   });
 
   describe("configuration and secrets", () => {
@@ -1644,8 +1718,9 @@ function quantity(text: string | undefined): number {
   return Number(match[1]) * (match[2] ? (factors[match[2]] ?? Number.NaN) : 1);
 }
 
-/** grpc.health.v1.Health/Check with an empty service name, as the kubelet's grpc probe sends it. */
+/** grpc.health.v1.Health/Check with an empty service name, over mutual TLS as another service (the kubelet cannot). */
 async function grpcHealthCheck(port: number): Promise<string> {
+  const identity = testGrpcIdentity("gateway");
   const Health = grpc.makeGenericClientConstructor(
     {
       Check: {
@@ -1660,7 +1735,7 @@ async function grpcHealthCheck(port: number): Promise<string> {
     },
     "Health",
   );
-  const client = new Health(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+  const client = new Health(`127.0.0.1:${port}`, identity.channelCredentials(), identity.channelOptions("document"));
   try {
     const answer = await new Promise<Buffer>((resolve, reject) => {
       (

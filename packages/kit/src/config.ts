@@ -63,6 +63,13 @@ export function serviceConfigSchema(service: ServiceName) {
     REGISTER_GRPC_ADDR: grpcAddress("register"),
     WEBHOOK_GRPC_ADDR: grpcAddress("webhook"),
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(20_000),
+    /**
+     * Service identity for gRPC (mutual TLS): a directory with ca.crt, <service>.crt and <service>.key.
+     * Required unless GRPC_INSECURE=true; `npm start` generates one in .data/grpc-identity.
+     */
+    GRPC_TLS_DIR: z.string().min(1).optional(),
+    /** `true`: plaintext gRPC that identifies no caller (development only; logs a warning). */
+    GRPC_INSECURE: booleanFlag.default(false),
   });
 }
 

@@ -8,6 +8,7 @@ export * from "./crypto/secret-sealer.js";
 export * from "./db/database.js";
 export * from "./errors.js";
 export * from "./grpc/client.js";
+export * from "./grpc/identity.js";
 export * from "./grpc/server.js";
 export * from "./http/app.js";
 export * from "./http/operations.js";

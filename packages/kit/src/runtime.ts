@@ -10,6 +10,7 @@ import { EventBus, type SubscriptionOptions } from "./bus/event-bus.js";
 import { kitMigrations, Outbox } from "./bus/outbox.js";
 import { loadConfigOrExit, type ServiceName, serviceConfigSchema } from "./config.js";
 import { connectDatabase, type Migration, pendingMigrations, runMigrations } from "./db/database.js";
+import { type GrpcIdentity, grpcIdentityFromConfig } from "./grpc/identity.js";
 import type { GrpcServer } from "./grpc/server.js";
 import { Readiness } from "./http/readiness.js";
 import { createLogger, type Logger } from "./logger.js";
@@ -28,6 +29,8 @@ export interface Infrastructure {
   bus: EventBus;
   outbox: Outbox;
   verifier: TokenVerifier;
+  /** The service's gRPC identity (GRPC_TLS_DIR), for its server and its clients. */
+  grpcIdentity: GrpcIdentity;
 }
 
 export interface InfrastructureOptions {
@@ -45,6 +48,7 @@ export async function connectInfrastructure(
   const logger = options.logger ?? createLogger(name, config.LOG_LEVEL);
   const metrics = new Metrics(name);
   const readiness = new Readiness();
+  const grpcIdentity = grpcIdentityFromConfig(name, config, logger);
   const sequelize = await connectDatabase({
     serverUrl: config.DATABASE_URL,
     database: config.DATABASE_NAME,
@@ -74,7 +78,7 @@ export async function connectInfrastructure(
     readiness.add("postgres", () => sequelize.query("SELECT 1"));
     readiness.add("nats", () => bus.check());
     const verifier = new TokenVerifier({ jwksUri: config.AUTH_JWKS_URL, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
-    return { name, config, logger, metrics, readiness, sequelize, bus, outbox, verifier };
+    return { name, config, logger, metrics, readiness, sequelize, bus, outbox, verifier, grpcIdentity };
   } catch (error) {
     await sequelize.close();
     throw error;
@@ -140,6 +144,13 @@ export interface RunningService {
 /** Listens, starts the outbox relay and the consumers, and returns a handle that stops them in order. */
 export async function serve(infra: Infrastructure, options: ServeOptions): Promise<RunningService> {
   const { config, logger } = infra;
+  const grpc = options.grpc;
+  // Ready only once the gRPC server listens too: Kubernetes' startup probe asks /readyz, as the kubelet
+  // cannot speak mutual TLS to grpc.health.v1.
+  if (grpc)
+    infra.readiness.add("grpc", async () => {
+      if (!grpc.serving) throw new Error("the gRPC server is not serving");
+    });
   const server = await listen(options.app, config.HOST, config.PORT);
   const httpPort = (server.address() as AddressInfo).port;
   const grpcPort = options.grpc ? await options.grpc.listen(config.HOST, config.GRPC_PORT) : 0;

@@ -3,6 +3,7 @@ import * as grpc from "@grpc/grpc-js";
 import { expect } from "chai";
 import { DomainError, UpstreamError } from "../src/errors.js";
 import { GrpcClient } from "../src/grpc/client.js";
+import { GrpcIdentity } from "../src/grpc/identity.js";
 import { toProblem } from "../src/http/problem.js";
 
 const json = {
@@ -56,6 +57,9 @@ describe("gRPC client failures name the service, never its address (issue 24)", 
     await new Promise<void>((resolve) => silent.close(() => resolve()));
   });
 
+  // Nothing answers on these ports: the transport fails before any TLS, so plaintext says the same.
+  const identity = GrpcIdentity.insecure("test");
+
   const leaksNothing = (error: DomainError, port: number) => {
     const problem = toProblem(error, "req-1");
     const text = JSON.stringify(problem);
@@ -66,7 +70,7 @@ describe("gRPC client failures name the service, never its address (issue 24)", 
   };
 
   it("an unreachable service is 503 'the document service is unavailable'", async () => {
-    const client = new GrpcClient(PingClient, `127.0.0.1:${closedPort}`, { deadlineMs: 2_000 });
+    const client = new GrpcClient(PingClient, `127.0.0.1:${closedPort}`, { identity, deadlineMs: 2_000 });
     try {
       const error = await failureOf(client.unary("Ping", {}));
       expect(error).to.be.instanceOf(UpstreamError);
@@ -81,7 +85,7 @@ describe("gRPC client failures name the service, never its address (issue 24)", 
   });
 
   it("a service that does not answer in time is 504 naming the service only", async () => {
-    const client = new GrpcClient(PingClient, `127.0.0.1:${silentPort}`, { deadlineMs: 300 });
+    const client = new GrpcClient(PingClient, `127.0.0.1:${silentPort}`, { identity, deadlineMs: 300 });
     try {
       const problem = leaksNothing(await failureOf(client.unary("Ping", {})), silentPort);
       expect(problem.status).to.be.oneOf([503, 504]);
@@ -93,6 +97,7 @@ describe("gRPC client failures name the service, never its address (issue 24)", 
 
   it("an open circuit breaker names the service, not the target", async () => {
     const client = new GrpcClient(PingClient, `127.0.0.1:${closedPort}`, {
+      identity,
       deadlineMs: 500,
       breaker: { volumeThreshold: 1, errorThresholdPercentage: 1, resetTimeoutMs: 60_000 },
     });

@@ -46,7 +46,14 @@ describe("migrate-only and migrate-on-start", () => {
     { name: "0001-notes", up: ({ sequelize }) => sequelize.query("CREATE TABLE notes (id int PRIMARY KEY)") },
   ];
   const configOf = (env: Record<string, string>) =>
-    serviceConfigSchema("register").parse({ DATABASE_URL: serverUrl, DATABASE_NAME: database, LOG_LEVEL: "silent", ...env });
+    // No gRPC is served here; the identity is not what these tests are about.
+    serviceConfigSchema("register").parse({
+      DATABASE_URL: serverUrl,
+      DATABASE_NAME: database,
+      LOG_LEVEL: "silent",
+      GRPC_INSECURE: "true",
+      ...env,
+    });
 
   after(() => dropDatabase(database));
 

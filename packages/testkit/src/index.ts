@@ -1,3 +1,4 @@
+export * from "./grpc-identity.js";
 export * from "./infra.js";
 export * from "./issuer.js";
 export * from "./probe.js";

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { databaseUrl, type ServiceName, serviceConfigSchema } from "@docex/kit";
 import pg from "pg";
 import type { z } from "zod";
+import { testGrpcTlsDir } from "./grpc-identity.js";
 
 /** The Postgres server tests use: `DATABASE_URL`, else the machine's server on 127.0.0.1. */
 export function testDatabaseServerUrl(): string {
@@ -40,7 +41,7 @@ export async function dropDatabase(name: string): Promise<void> {
 
 /**
  * Configuration of a service for an in-process test: random ports, a fresh database, this
- * process's event namespace. `overrides` take precedence, like environment variables would;
+ * process's event namespace and gRPC identities (GRPC_TLS_DIR). `overrides` take precedence, like environment variables would;
  * a service with settings of its own passes its schema so they survive parsing.
  */
 export function testServiceConfig<S extends z.ZodType = ReturnType<typeof serviceConfigSchema>>(
@@ -59,6 +60,7 @@ export function testServiceConfig<S extends z.ZodType = ReturnType<typeof servic
     NATS_STREAM: testEventNamespace().stream,
     NATS_SUBJECT_PREFIX: testEventNamespace().subjectPrefix,
     SHUTDOWN_TIMEOUT_MS: "2000",
+    GRPC_TLS_DIR: testGrpcTlsDir(),
   };
   for (const [key, value] of Object.entries(overrides)) env[key] = String(value);
   return (schema ?? serviceConfigSchema(service)).parse(env) as z.output<S>;

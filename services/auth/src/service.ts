@@ -24,7 +24,7 @@ import { SocialIdentityVerifier } from "./domain/social-identity.js";
 import { Throttle } from "./domain/throttle.js";
 import { TwoFactor } from "./domain/two-factor.js";
 import { UserDirectory } from "./domain/user-directory.js";
-import { authHandlers } from "./grpc/auth-handlers.js";
+import { authCallers, authHandlers } from "./grpc/auth-handlers.js";
 import { authHttp } from "./http/routes.js";
 import { MailDelivery } from "./mail/mail-delivery.js";
 import { Mailer } from "./mail/mailer.js";
@@ -52,7 +52,7 @@ export async function startAuthService(config: AuthConfig, options: AuthServiceO
   const infra = await connectInfrastructure("auth", config, { migrations, logger: options.logger });
   try {
     const store = new AuthStore(infra.sequelize);
-    const membership = options.membership ?? membershipOrganizations(config.MEMBERSHIP_GRPC_ADDR, infra.metrics);
+    const membership = options.membership ?? membershipOrganizations(config.MEMBERSHIP_GRPC_ADDR, infra.grpcIdentity, infra.metrics);
     const mailDelivery = new MailDelivery(config.SMTP_URL, config.MAIL_FROM, infra.logger, mailCounter(infra));
     const background = new BackgroundWork(infra.logger);
     const domain = await buildDomain(config, infra, store, membership, mailDelivery, background, clock);
@@ -74,8 +74,8 @@ export async function startAuthService(config: AuthConfig, options: AuthServiceO
       routes: http.routes,
       api: http.api,
     });
-    const grpc = new GrpcServer(infra.logger, infra.metrics);
-    grpc.addService(authService.definition, authService.serviceName, authHandlers(domain.directory));
+    const grpc = new GrpcServer(infra.logger, { identity: infra.grpcIdentity, metrics: infra.metrics });
+    grpc.addService(authService.definition, authService.serviceName, authHandlers(domain.directory), authCallers);
 
     const housekeeping = setInterval(() => {
       const now = clock.now();

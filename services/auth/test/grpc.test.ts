@@ -1,6 +1,6 @@
 import { NotFoundError, ValidationError } from "@docex/kit";
 import { type AuthClient, createAuthClient } from "@docex/protos";
-import { tokenIn } from "@docex/testkit";
+import { testGrpcIdentity, tokenIn } from "@docex/testkit";
 import { expect } from "chai";
 import { AuthHarness, newAddress, newEmail } from "./support/auth-harness.js";
 
@@ -15,7 +15,7 @@ describe("gRPC docex.auth.v1.Auth", () => {
 
   before(async () => {
     auth = await AuthHarness.start();
-    client = createAuthClient(`127.0.0.1:${auth.running.grpcPort}`);
+    client = createAuthClient(`127.0.0.1:${auth.running.grpcPort}`, { identity: testGrpcIdentity("membership") });
     email = newEmail("grpc");
     ({ userId } = await auth.onboard(email, PASSWORD));
   });

@@ -10,7 +10,7 @@ import { QueueAccess } from "./domain/queue-access.js";
 import { QueueAutomation } from "./domain/queue-automation.js";
 import { documentExtractedSubscription } from "./events/document-extracted.js";
 import { registerUpdatedSubscription } from "./events/register-updated.js";
-import { automationHandlers } from "./grpc/automation-handlers.js";
+import { automationCallers, automationHandlers } from "./grpc/automation-handlers.js";
 import { automationRoutes } from "./http/routes.js";
 import { migrations } from "./store/migrations.js";
 import { OutboxEvents } from "./store/outbox-events.js";
@@ -30,15 +30,26 @@ export interface AutomationServiceOptions {
 export async function startAutomationService(config: AutomationConfig, options: AutomationServiceOptions = {}): Promise<RunningService> {
   const infra = await connectInfrastructure("automation", config, { migrations, logger: options.logger });
   const { logger, metrics } = infra;
-  const documents = documentGateway(config.DOCUMENT_GRPC_ADDR, { deadlineMs: config.AUTOMATION_DOCUMENT_DEADLINE_MS, metrics, logger });
+  const documents = documentGateway(config.DOCUMENT_GRPC_ADDR, {
+    identity: infra.grpcIdentity,
+    deadlineMs: config.AUTOMATION_DOCUMENT_DEADLINE_MS,
+    metrics,
+    logger,
+  });
   const membership = membershipAccess(config.MEMBERSHIP_GRPC_ADDR, {
+    identity: infra.grpcIdentity,
     deadlineMs: config.AUTOMATION_MEMBERSHIP_DEADLINE_MS,
     permissionCacheMs: config.AUTOMATION_PERMISSION_CACHE_MS,
     bus: infra.bus,
     logger,
     metrics,
   });
-  const registers = registerLookup(config.REGISTER_GRPC_ADDR, { deadlineMs: config.AUTOMATION_REGISTER_DEADLINE_MS, metrics, logger });
+  const registers = registerLookup(config.REGISTER_GRPC_ADDR, {
+    identity: infra.grpcIdentity,
+    deadlineMs: config.AUTOMATION_REGISTER_DEADLINE_MS,
+    metrics,
+    logger,
+  });
   const closeClients = async () => {
     documents.close();
     registers.close();
@@ -75,8 +86,8 @@ export async function startAutomationService(config: AutomationConfig, options: 
 
     const http = automationRoutes({ queues, rules }, infra.verifier);
     const app = createHttpApp({ logger, metrics, readiness: infra.readiness, routes: http.routes, api: http.api });
-    const grpc = new GrpcServer(logger, metrics);
-    grpc.addService(automationService.definition, automationService.serviceName, automationHandlers(settings));
+    const grpc = new GrpcServer(logger, { identity: infra.grpcIdentity, metrics });
+    grpc.addService(automationService.definition, automationService.serviceName, automationHandlers(settings), automationCallers);
 
     return await serve(infra, {
       app,

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createEvent } from "@docex/events";
 import { ValidationError } from "@docex/kit";
 import { createAutomationClient } from "@docex/protos";
-import { eventually } from "@docex/testkit";
+import { eventually, testGrpcIdentity } from "@docex/testkit";
 import { expect } from "chai";
 import { Stack, type UserApi } from "./support/stack.js";
 
@@ -44,7 +44,7 @@ describe("automation endpoints (real document and membership services in-process
         automation_rules: "disabled",
         extraction_evaluation: { status: "disabled", document_confidence: null, fields: [] },
       });
-      const client = createAutomationClient(`127.0.0.1:${stack.automation.grpcPort}`);
+      const client = createAutomationClient(`127.0.0.1:${stack.automation.grpcPort}`, { identity: testGrpcIdentity("document") });
       try {
         expect(await client.getQueueAutomation({ queue_id: randomUUID() })).to.deep.equal({
           accounting_automation: "disabled",

@@ -18,7 +18,7 @@ import { validationLinkProjection } from "./events/validation-link-projection.js
 import { KeptFiles } from "./files/kept-files.js";
 import { PostgresFileStore } from "./files/postgres-file-store.js";
 import { S3FileStore } from "./files/s3-file-store.js";
-import { documentHandlers } from "./grpc/document-handlers.js";
+import { documentCallers, documentHandlers } from "./grpc/document-handlers.js";
 import { documentRoutes } from "./http/routes.js";
 import { DocumentStore } from "./store/document-store.js";
 import { HierarchyStore } from "./store/hierarchy-store.js";
@@ -46,6 +46,7 @@ export interface DocumentServiceOptions {
 export async function startDocumentService(config: DocumentConfig, options: DocumentServiceOptions = {}): Promise<RunningService> {
   const infra = await connectInfrastructure("document", config, { migrations, logger: options.logger });
   const membership = membershipAccess(config.MEMBERSHIP_GRPC_ADDR, {
+    identity: infra.grpcIdentity,
     deadlineMs: config.DOCUMENT_MEMBERSHIP_DEADLINE_MS,
     permissionCacheMs: config.DOCUMENT_PERMISSION_CACHE_MS,
     userSchemaCacheMs: config.DOCUMENT_USER_SCHEMA_CACHE_MS,
@@ -54,13 +55,19 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
     metrics: infra.metrics,
   });
   const automation = queueAutomationSource(config.AUTOMATION_GRPC_ADDR, {
+    identity: infra.grpcIdentity,
     logger: infra.logger,
     metrics: infra.metrics,
     deadlineMs: config.DOCUMENT_AUTOMATION_DEADLINE_MS,
   });
   const sql = new Sql(infra.sequelize);
   const validationLinks = new ValidationLinkStore(sql);
-  const webhook = webhookValidator(config.WEBHOOK_GRPC_ADDR, { metrics: infra.metrics, logger: infra.logger, links: validationLinks });
+  const webhook = webhookValidator(config.WEBHOOK_GRPC_ADDR, {
+    identity: infra.grpcIdentity,
+    metrics: infra.metrics,
+    logger: infra.logger,
+    links: validationLinks,
+  });
   try {
     const hierarchyStore = new HierarchyStore(sql);
     const documentStore = new DocumentStore(sql);
@@ -107,7 +114,7 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
       api: http.api,
       streamedBodies: [{ method: "POST", path: /^\/api\/v2\/queues\/[^/]+\/documents\/?$/ }],
     });
-    const grpc = new GrpcServer(infra.logger, infra.metrics);
+    const grpc = new GrpcServer(infra.logger, { identity: infra.grpcIdentity, metrics: infra.metrics });
     grpc.addService(
       documentService.definition,
       documentService.serviceName,
@@ -119,6 +126,7 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
         extractions: documents,
         files,
       }),
+      documentCallers,
     );
 
     const running = await serve(infra, {

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { createLogger, GrpcServer } from "@docex/kit";
+import { ANY_SERVICE, createLogger, GrpcServer } from "@docex/kit";
 import { type AutomationHandlers, automationService } from "@docex/protos";
+import { testGrpcIdentity } from "@docex/testkit";
 import { expect } from "chai";
 import { Harness, queueFixture } from "./support/harness.js";
 
@@ -14,7 +15,7 @@ class AutomationDouble {
   ) {}
 
   static async start(): Promise<AutomationDouble> {
-    const server = new GrpcServer(createLogger("automation-double", "silent"));
+    const server = new GrpcServer(createLogger("automation-double", "silent"), { identity: testGrpcIdentity("automation") });
     let double: AutomationDouble | undefined;
     const handlers: AutomationHandlers = {
       async GetQueueAutomation() {
@@ -29,7 +30,7 @@ class AutomationDouble {
         };
       },
     };
-    server.addService(automationService.definition, automationService.serviceName, handlers);
+    server.addService(automationService.definition, automationService.serviceName, handlers, ANY_SERVICE);
     double = new AutomationDouble(server, `127.0.0.1:${await server.listen("127.0.0.1", 0)}`);
     return double;
   }

@@ -24,6 +24,7 @@ export async function startExtractionService(
   const client = options.documents
     ? undefined
     : documentSource(config.DOCUMENT_GRPC_ADDR, {
+        identity: infra.grpcIdentity,
         deadlineMs: config.EXTRACTION_DOCUMENT_DEADLINE_MS,
         readDeadlineMs: config.EXTRACTION_READ_DEADLINE_MS,
         metrics: infra.metrics,
@@ -62,7 +63,7 @@ export async function startExtractionService(
       api: new ApiDescription("extraction"),
     });
     // No gRPC service of its own: the server answers grpc.health.v1 only, like every other process.
-    const grpc = new GrpcServer(infra.logger, infra.metrics);
+    const grpc = new GrpcServer(infra.logger, { identity: infra.grpcIdentity, metrics: infra.metrics });
     const running = await serve(infra, {
       app,
       grpc,

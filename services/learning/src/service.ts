@@ -8,7 +8,7 @@ import { FeedbackIntake } from "./domain/feedback.js";
 import { LearnedFill } from "./domain/learned-fill.js";
 import { SupplierMemories } from "./domain/supplier-memory.js";
 import { documentExtractedSubscription } from "./events/document-extracted.js";
-import { learningHandlers } from "./grpc/learning-handlers.js";
+import { learningCallers, learningHandlers } from "./grpc/learning-handlers.js";
 import { learningHttp } from "./http/routes.js";
 import { MemoryStore } from "./store/memory-store.js";
 import { migrations } from "./store/migrations.js";
@@ -21,10 +21,12 @@ export { configSchema, type LearningConfig } from "./config.js";
 export async function startLearningService(config: LearningConfig, options: { logger?: Logger } = {}): Promise<RunningService> {
   const infra = await connectInfrastructure("learning", config, { migrations, logger: options.logger });
   const documents = documentService(config.DOCUMENT_GRPC_ADDR, {
+    identity: infra.grpcIdentity,
     deadlineMs: config.LEARNING_DOCUMENT_DEADLINE_MS,
     metrics: infra.metrics,
   });
   const membership = membershipPermissions(config.MEMBERSHIP_GRPC_ADDR, {
+    identity: infra.grpcIdentity,
     deadlineMs: config.LEARNING_MEMBERSHIP_DEADLINE_MS,
     cacheMs: config.LEARNING_PERMISSION_CACHE_MS,
     bus: infra.bus,
@@ -54,8 +56,8 @@ export async function startLearningService(config: LearningConfig, options: { lo
       routes: http.routes,
       api: http.api,
     });
-    const grpc = new GrpcServer(infra.logger, infra.metrics);
-    grpc.addService(learningService.definition, learningService.serviceName, learningHandlers({ memories }));
+    const grpc = new GrpcServer(infra.logger, { identity: infra.grpcIdentity, metrics: infra.metrics });
+    grpc.addService(learningService.definition, learningService.serviceName, learningHandlers({ memories }), learningCallers);
 
     return await serve(infra, {
       app,

@@ -12,7 +12,7 @@ import { RoleAssignment } from "./domain/role-assignment.js";
 import { type QueueDirectory, UserSchemas } from "./domain/user-schemas.js";
 import { AUDIT_LOG_CONSUMER, auditLogSubscription } from "./events/audit-consumer.js";
 import { USER_ONBOARDED_CONSUMER, userOnboardedSubscription } from "./events/user-onboarded.js";
-import { membershipHandlers } from "./grpc/membership-handlers.js";
+import { membershipCallers, membershipHandlers } from "./grpc/membership-handlers.js";
 import { membershipHttp } from "./http/routes.js";
 import { AuditStore } from "./store/audit-store.js";
 import { MembershipStore } from "./store/membership-store.js";
@@ -45,8 +45,10 @@ export interface MembershipServiceOptions {
 /** Builds the membership service from its configuration and starts it; the handle stops it gracefully. */
 export async function startMembershipService(config: MembershipConfig, options: MembershipServiceOptions = {}): Promise<RunningService> {
   const infra = await connectInfrastructure("membership", config, { migrations, logger: options.logger });
-  const directory = options.userDirectory ?? authUserDirectory(config.AUTH_GRPC_ADDR, infra.metrics);
-  const documents = options.queues ? undefined : documentQueues(config.DOCUMENT_GRPC_ADDR, { deadlineMs: 2_000, metrics: infra.metrics });
+  const directory = options.userDirectory ?? authUserDirectory(config.AUTH_GRPC_ADDR, infra.grpcIdentity, infra.metrics);
+  const documents = options.queues
+    ? undefined
+    : documentQueues(config.DOCUMENT_GRPC_ADDR, { identity: infra.grpcIdentity, deadlineMs: 2_000, metrics: infra.metrics });
   const queues = options.queues ?? documents!;
   try {
     const store = new MembershipStore(infra.sequelize, infra.outbox);
@@ -74,11 +76,12 @@ export async function startMembershipService(config: MembershipConfig, options: 
       routes: http.routes,
       api: http.api,
     });
-    const grpc = new GrpcServer(infra.logger, infra.metrics);
+    const grpc = new GrpcServer(infra.logger, { identity: infra.grpcIdentity, metrics: infra.metrics });
     grpc.addService(
       membershipService.definition,
       membershipService.serviceName,
       membershipHandlers({ store, organizations, userSchemas, invitations: new InvitationAcceptance(store) }),
+      membershipCallers,
     );
 
     const purge = async () => {

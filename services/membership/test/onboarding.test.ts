@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createEvent, type DocexEvent } from "@docex/events";
 import { ValidationError } from "@docex/kit";
 import { membershipService } from "@docex/protos";
-import { eventually } from "@docex/testkit";
+import { eventually, testGrpcIdentity } from "@docex/testkit";
 import * as grpc from "@grpc/grpc-js";
 import { expect } from "chai";
 import { MembershipHarness } from "./support/harness.js";
@@ -124,7 +124,12 @@ describe("organizations of new users: CreateOrganization (gRPC, idempotent) and 
     const repeated = await h.grpc.createOrganization({ name: "Another name", owner_user_id: randomUUID(), idempotency_key: key });
     expect(repeated).to.deep.equal({ organization: first.organization, created: false });
 
-    const raw = new membershipService.Client(`127.0.0.1:${h.running.grpcPort}`, grpc.credentials.createInsecure());
+    const auth = testGrpcIdentity("auth");
+    const raw = new membershipService.Client(
+      `127.0.0.1:${h.running.grpcPort}`,
+      auth.channelCredentials(),
+      auth.channelOptions("membership"),
+    );
     try {
       const code = await new Promise<number>((resolve) => {
         const request = { name: "Clash", humanized_id: humanizedId, owner_user_id: owner, idempotency_key: `test:${randomUUID()}` };
@@ -141,5 +146,29 @@ describe("organizations of new users: CreateOrganization (gRPC, idempotent) and 
       .createOrganization({ name: "x", owner_user_id: owner, idempotency_key: "" })
       .catch((error: unknown) => error);
     expect(noKey).to.be.instanceOf(ValidationError);
+  });
+
+  it("CreateOrganization takes only auth's certificate: another service is PERMISSION_DENIED, plaintext gets no answer", async () => {
+    const request = { name: "Forged", humanized_id: "", owner_user_id: randomUUID(), idempotency_key: `test:${randomUUID()}` };
+    const call = (credentials: grpc.ChannelCredentials, options: grpc.ChannelOptions = {}) => {
+      const raw = new membershipService.Client(`127.0.0.1:${h.running.grpcPort}`, credentials, options);
+      return new Promise<number>((resolve) => {
+        (raw as unknown as Record<string, (r: unknown, o: grpc.CallOptions, cb: (e: grpc.ServiceError | null) => void) => void>)
+          .CreateOrganization!(request, { deadline: Date.now() + 5_000 }, (error) => {
+          raw.close();
+          resolve(error?.code ?? grpc.status.OK);
+        });
+      });
+    };
+    for (const service of ["document", "webhook", "stranger"]) {
+      const identity = testGrpcIdentity(service);
+      expect(await call(identity.channelCredentials(), identity.channelOptions("membership")), service).to.equal(
+        grpc.status.PERMISSION_DENIED,
+      );
+    }
+    expect(await call(grpc.credentials.createInsecure())).to.equal(grpc.status.UNAVAILABLE);
+    expect(await h.grpc.getOrganization({ id_or_humanized: request.owner_user_id }).catch((error: unknown) => error)).to.be.instanceOf(
+      Error,
+    );
   });
 });

@@ -11,7 +11,7 @@ import {
   type RolesAnswer,
 } from "@docex/kit";
 import { createMembershipClient } from "@docex/protos";
-import { eventually, testEventNamespace, testNatsUrl } from "@docex/testkit";
+import { eventually, testEventNamespace, testGrpcIdentity, testNatsUrl } from "@docex/testkit";
 import { expect } from "chai";
 import { MembershipHarness } from "./support/harness.js";
 
@@ -223,7 +223,10 @@ describe("PermissionCache (kit): membership's answers kept briefly, evicted by m
       const { organization, owner, members } = await h.team(["editor"]);
       const editor = members[0]!;
       // What another service builds: the generated membership client behind the kit's cache, evicted over NATS.
-      const client = createMembershipClient(`127.0.0.1:${h.running.grpcPort}`, { deadlineMs: 2_000 });
+      const client = createMembershipClient(`127.0.0.1:${h.running.grpcPort}`, {
+        identity: testGrpcIdentity("automation"),
+        deadlineMs: 2_000,
+      });
       const cache = new PermissionCache(client);
       const eviction = evictOnMembershipChanges(cache, h.bus);
       try {

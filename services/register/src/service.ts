@@ -6,7 +6,7 @@ import { membershipPermissions } from "./clients/membership.js";
 import { RegisterAccess } from "./domain/access.js";
 import { RegisterCatalog } from "./domain/register-catalog.js";
 import { RegisterUploads } from "./domain/uploads.js";
-import { registerHandlers } from "./grpc/register-handlers.js";
+import { registerCallers, registerHandlers } from "./grpc/register-handlers.js";
 import { registerBodyLimits, registerHttp } from "./http/routes.js";
 import { migrations } from "./store/migrations.js";
 import { OutboxEvents } from "./store/outbox-events.js";
@@ -29,8 +29,13 @@ export async function startRegisterService(config: RegisterConfig, options: { lo
   const sql = new Sql(infra.sequelize);
   const store = new RegisterStore(sql);
   const upkeep = new SearchIndexUpkeep(sql, logger);
-  const queues = documentQueues(config.DOCUMENT_GRPC_ADDR, { metrics, deadlineMs: config.DOWNSTREAM_DEADLINE_MS });
+  const queues = documentQueues(config.DOCUMENT_GRPC_ADDR, {
+    identity: infra.grpcIdentity,
+    metrics,
+    deadlineMs: config.DOWNSTREAM_DEADLINE_MS,
+  });
   const permissions = membershipPermissions(config.MEMBERSHIP_GRPC_ADDR, {
+    identity: infra.grpcIdentity,
     metrics,
     deadlineMs: config.DOWNSTREAM_DEADLINE_MS,
     cacheMs: config.PERMISSION_CACHE_MS,
@@ -56,8 +61,8 @@ export async function startRegisterService(config: RegisterConfig, options: { lo
     routes: http.routes,
     bodyLimits: registerBodyLimits(infra.verifier),
   });
-  const grpc = new GrpcServer(logger, metrics);
-  grpc.addService(registerService.definition, registerService.serviceName, registerHandlers(catalog));
+  const grpc = new GrpcServer(logger, { identity: infra.grpcIdentity, metrics });
+  grpc.addService(registerService.definition, registerService.serviceName, registerHandlers(catalog), registerCallers);
   try {
     return await serve(infra, { app, grpc, onStop: stopDependencies });
   } catch (error) {

@@ -20,7 +20,7 @@ import { type HostResolver, systemResolver, TargetPolicy } from "./domain/target
 import { ValidationLinks } from "./domain/validation-links.js";
 import { Webhooks } from "./domain/webhooks.js";
 import { deliveryFanOutConsumers } from "./events/delivery-fan-out.js";
-import { webhookHandlers } from "./grpc/webhook-handlers.js";
+import { webhookCallers, webhookHandlers } from "./grpc/webhook-handlers.js";
 import { webhookHttp } from "./http/routes.js";
 import { DeliveryStore } from "./store/delivery-store.js";
 import { migrations } from "./store/migrations.js";
@@ -49,10 +49,15 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
   const infra = await connectInfrastructure("webhook", config, { migrations, logger: options.logger });
   const entities =
     options.entities ??
-    documentDirectory(config.DOCUMENT_GRPC_ADDR, { deadlineMs: config.WEBHOOK_DOCUMENT_DEADLINE_MS, metrics: infra.metrics });
+    documentDirectory(config.DOCUMENT_GRPC_ADDR, {
+      identity: infra.grpcIdentity,
+      deadlineMs: config.WEBHOOK_DOCUMENT_DEADLINE_MS,
+      metrics: infra.metrics,
+    });
   const permissions =
     options.permissions ??
     membershipPermissions(config.MEMBERSHIP_GRPC_ADDR, {
+      identity: infra.grpcIdentity,
       deadlineMs: config.WEBHOOK_MEMBERSHIP_DEADLINE_MS,
       cacheMs: config.WEBHOOK_PERMISSION_CACHE_MS,
       bus: infra.bus,
@@ -149,8 +154,8 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
       metrics: infra.metrics,
       logger: infra.logger,
     });
-    const grpc = new GrpcServer(infra.logger, infra.metrics);
-    grpc.addService(webhookService.definition, webhookService.serviceName, webhookHandlers({ validation }));
+    const grpc = new GrpcServer(infra.logger, { identity: infra.grpcIdentity, metrics: infra.metrics });
+    grpc.addService(webhookService.definition, webhookService.serviceName, webhookHandlers({ validation }), webhookCallers);
 
     // The event subscriptions of this service: batch consumers rather than the kit's one-at-a-time ones (see BatchConsumer).
     const consumers = deliveryFanOutConsumers({

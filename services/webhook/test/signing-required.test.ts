@@ -1,5 +1,5 @@
 import { createWebhookClient, type WebhookClient } from "@docex/protos";
-import { eventually } from "@docex/testkit";
+import { eventually, testGrpcIdentity } from "@docex/testkit";
 import { expect } from "chai";
 import { SIGNING_KEY_MISSING_REASON } from "../src/domain/signing-requirement.js";
 import { type Answer, WebhookHarness } from "./support/harness.js";
@@ -11,7 +11,10 @@ describe("signature verification needs the organization's signing key (real memb
 
   before(async () => {
     harness = await WebhookHarness.start();
-    client = createWebhookClient(`127.0.0.1:${harness.webhook.running.grpcPort}`, { deadlineMs: 5_000 });
+    client = createWebhookClient(`127.0.0.1:${harness.webhook.running.grpcPort}`, {
+      identity: testGrpcIdentity("document"),
+      deadlineMs: 5_000,
+    });
   });
 
   after(async () => {

@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto";
 import { createWebhookClient, type WebhookClient } from "@docex/protos";
 import type { RecordedRequest } from "@docex/testkit";
+import { testGrpcIdentity } from "@docex/testkit";
 import { expect } from "chai";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { type Hierarchy, type Person, WebhookHarness } from "./support/harness.js";
@@ -44,7 +45,10 @@ describe("Standard Webhooks headers and signing-key rotation grace (real Postgre
     const team = await harness.team([]);
     owner = team.owner;
     organizationId = team.organization.id;
-    client = createWebhookClient(`127.0.0.1:${harness.webhook.running.grpcPort}`, { deadlineMs: 5_000 });
+    client = createWebhookClient(`127.0.0.1:${harness.webhook.running.grpcPort}`, {
+      identity: testGrpcIdentity("document"),
+      deadlineMs: 5_000,
+    });
   });
 
   after(async () => {

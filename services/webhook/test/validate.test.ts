@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import { createWebhookClient, type ValidateRequest, type ValidateResponse, type WebhookClient } from "@docex/protos";
 import type { RecordingReceiver } from "@docex/testkit";
+import { testGrpcIdentity } from "@docex/testkit";
 import { expect } from "chai";
 import { type Hierarchy, type Person, WebhookHarness } from "./support/harness.js";
 
@@ -51,7 +52,10 @@ describe("gRPC Validate: the document's validator called within the budget (real
     const team = await harness.team([]);
     owner = team.owner;
     organizationId = team.organization.id;
-    client = createWebhookClient(`127.0.0.1:${harness.webhook.running.grpcPort}`, { deadlineMs: 5_000 });
+    client = createWebhookClient(`127.0.0.1:${harness.webhook.running.grpcPort}`, {
+      identity: testGrpcIdentity("document"),
+      deadlineMs: 5_000,
+    });
   });
 
   after(async () => {

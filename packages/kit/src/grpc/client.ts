@@ -2,6 +2,8 @@ import * as grpc from "@grpc/grpc-js";
 import CircuitBreaker from "opossum";
 import { DomainError, domainErrorFromGrpcCall, serviceLabelOf, UpstreamError } from "../errors.js";
 import type { Metrics } from "../metrics.js";
+import type { GrpcIdentity } from "./identity.js";
+import { CALLER_REFUSED_TRAILER } from "./server.js";
 
 export interface CallContext {
   requestId?: string;
@@ -10,6 +12,13 @@ export interface CallContext {
 }
 
 export interface GrpcClientOptions {
+  /** The caller's certificate (presented to the server) and the CA the server must be signed by. */
+  identity: GrpcIdentity;
+  /**
+   * The service name the server's certificate must carry, whatever the address (e.g. "document");
+   * createPromiseClient derives it from the gRPC service name.
+   */
+  serverName?: string;
   /** Deadline of every call unless the call sets its own. */
   deadlineMs?: number;
   metrics?: Metrics;
@@ -37,11 +46,12 @@ export class GrpcClient {
   constructor(
     ServiceClient: grpc.ServiceClientConstructor,
     readonly target: string,
-    private readonly options: GrpcClientOptions = {},
+    private readonly options: GrpcClientOptions,
   ) {
     this.deadlineMs = options.deadlineMs ?? 2_000;
     this.serviceName = (ServiceClient as { serviceName?: string }).serviceName ?? "";
-    this.client = new ServiceClient(target, grpc.credentials.createInsecure(), {
+    this.client = new ServiceClient(target, options.identity.channelCredentials(), {
+      ...(options.serverName ? options.identity.channelOptions(options.serverName) : {}),
       "grpc.keepalive_time_ms": 30_000,
       "grpc.keepalive_timeout_ms": 10_000,
       "grpc.keepalive_permit_without_calls": 1,
@@ -119,7 +129,11 @@ export class GrpcClient {
     return new Promise((resolve, reject) => {
       fn.call(this.client, request, metadata, { deadline }, (error, response) => {
         stopTimer?.({ code: grpc.status[error?.code ?? grpc.status.OK] });
-        if (error) reject(domainErrorFromGrpcCall(error, serviceLabelOf(this.serviceName)));
+        if (error?.metadata?.get(CALLER_REFUSED_TRAILER).length) {
+          // Our own certificate was refused (not on the method's callers, or not of the server's CA): a deployment
+          // fault the end user can do nothing about and should not read the details of.
+          reject(new UpstreamError(502, "An internal service refused this service's identity.", "upstream_refused"));
+        } else if (error) reject(domainErrorFromGrpcCall(error, serviceLabelOf(this.serviceName)));
         else resolve(response);
       });
     });

@@ -4,15 +4,36 @@ import { HealthImplementation, type ServingStatusMap } from "grpc-health-check";
 import { DomainError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
+import { type GrpcIdentity, serviceOfPeer } from "./identity.js";
 
 export interface GrpcCallContext {
   requestId: string;
   logger: Logger;
   /** Aborted when the caller cancels or its deadline passes (server-streaming calls). */
   signal?: AbortSignal;
+  /** The calling service, from its verified client certificate; "" on an insecure (GRPC_INSECURE) server. */
+  caller: string;
 }
 
 export type UnaryHandler<Req, Res> = (request: Req, ctx: GrpcCallContext) => Promise<Res>;
+
+/** Trailer of a call refused by the caller check (see GrpcClient). */
+export const CALLER_REFUSED_TRAILER = "docex-caller-refused";
+
+/** Every service whose certificate the CA signed may call (test doubles; grpc.health.v1). */
+export const ANY_SERVICE = "any-service" as const;
+
+/**
+ * Who may call each method of a service: the service names (certificate CNs) allowed, per method. A method
+ * missing from the list, or with an empty list, is refused to everyone. Declared next to the handlers.
+ */
+export type AllowedCallers<M extends string = string> = { readonly [K in M]: readonly string[] } | typeof ANY_SERVICE;
+
+export interface GrpcServerOptions {
+  /** The server's certificate and the CA its callers must be signed by (or insecure, GRPC_INSECURE). */
+  identity: GrpcIdentity;
+  metrics?: Metrics;
+}
 
 /**
  * A server-streaming handler: the messages it yields are sent in order, each waiting for the transport to take the
@@ -23,20 +44,38 @@ export type ServerStreamHandler<Req, Res> = (request: Req, ctx: GrpcCallContext)
 /**
  * A gRPC server with grpc.health.v1, request ids from metadata, and domain errors turned
  * into status codes in one place. Handlers are plain async functions.
+ *
+ * With a TLS identity it takes only callers with a client certificate of its CA (the handshake fails
+ * otherwise), and an interceptor in front of every method, unary or streaming, refuses a caller whose
+ * certificate's service name is not in that method's allowed callers: UNAUTHENTICATED without a
+ * verified certificate, PERMISSION_DENIED for a service not on the list.
  */
 export class GrpcServer {
-  readonly server = new grpc.Server({ "grpc.keepalive_permit_without_calls": 1 });
+  readonly server: grpc.Server;
   private readonly health: HealthImplementation;
   private readonly serviceNames: string[] = [];
+  /** "/package.Service/Method" → the services allowed to call it. */
+  private readonly callers = new Map<string, ReadonlySet<string> | typeof ANY_SERVICE>();
+  private readonly identity: GrpcIdentity;
+  private readonly metrics?: Metrics;
   private boundPort = 0;
+  private isServing = false;
 
   constructor(
     private readonly logger: Logger,
-    private readonly metrics?: Metrics,
+    options: GrpcServerOptions,
   ) {
+    this.identity = options.identity;
+    this.metrics = options.metrics;
+    this.server = new grpc.Server({
+      "grpc.keepalive_permit_without_calls": 1,
+      interceptors: [(descriptor, call) => this.checkCaller(descriptor, call)],
+    });
     const statusMap: ServingStatusMap = { "": "NOT_SERVING" };
     this.health = new HealthImplementation(statusMap);
     this.health.addToServer(this.server);
+    // Health is no secret, but only holders of a certificate of the CA get through the handshake.
+    for (const method of ["Check", "Watch"]) this.callers.set(`/grpc.health.v1.Health/${method}`, ANY_SERVICE);
   }
 
   /** Unary methods take a UnaryHandler, server-streaming ones (responseStream in the definition) a ServerStreamHandler. */
@@ -44,6 +83,7 @@ export class GrpcServer {
     service: grpc.ServiceDefinition,
     serviceName: string,
     handlers: H,
+    callers: AllowedCallers<Extract<keyof H, string>>,
   ): void {
     const implementation: grpc.UntypedServiceImplementation = {};
     for (const [method, handler] of Object.entries(handlers)) {
@@ -53,6 +93,10 @@ export class GrpcServer {
         ? this.wrapServerStream(serviceName, method, handler as ServerStreamHandler<unknown, unknown>)
         : this.wrapUnary(serviceName, method, handler as UnaryHandler<unknown, unknown>);
     }
+    for (const [method, definition] of Object.entries(service)) {
+      const allowed = callers === ANY_SERVICE ? ANY_SERVICE : new Set((callers as Record<string, readonly string[]>)[method] ?? []);
+      this.callers.set(definition.path, allowed);
+    }
     this.server.addService(service, implementation);
     this.serviceNames.push(serviceName);
     this.health.setStatus(serviceName, "NOT_SERVING");
@@ -61,9 +105,10 @@ export class GrpcServer {
   private wrapUnary(serviceName: string, method: string, handler: UnaryHandler<unknown, unknown>): grpc.handleUnaryCall<unknown, unknown> {
     return (call, callback) => {
       const requestId = String(call.metadata.get("x-request-id")[0] ?? "") || crypto.randomUUID();
-      const logger = this.logger.child({ request_id: requestId, grpc_method: `${serviceName}/${method}` });
+      const caller = serviceOfPeer(call.getAuthContext()) ?? "";
+      const logger = this.logger.child({ request_id: requestId, grpc_method: `${serviceName}/${method}`, ...(caller ? { caller } : {}) });
       const stopTimer = this.metrics?.grpcServerDuration.startTimer({ service: serviceName, method });
-      handler(call.request, { requestId, logger }).then(
+      handler(call.request, { requestId, logger, caller }).then(
         (response) => {
           stopTimer?.({ code: "OK" });
           callback(null, response);
@@ -84,12 +129,13 @@ export class GrpcServer {
   ): grpc.handleServerStreamingCall<unknown, unknown> {
     return (call) => {
       const requestId = String(call.metadata.get("x-request-id")[0] ?? "") || crypto.randomUUID();
-      const logger = this.logger.child({ request_id: requestId, grpc_method: `${serviceName}/${method}` });
+      const caller = serviceOfPeer(call.getAuthContext()) ?? "";
+      const logger = this.logger.child({ request_id: requestId, grpc_method: `${serviceName}/${method}`, ...(caller ? { caller } : {}) });
       const stopTimer = this.metrics?.grpcServerDuration.startTimer({ service: serviceName, method });
       const aborted = new AbortController();
       call.on("cancelled", () => aborted.abort());
       const send = async () => {
-        for await (const message of handler(call.request, { requestId, logger, signal: aborted.signal })) {
+        for await (const message of handler(call.request, { requestId, logger, caller, signal: aborted.signal })) {
           if (aborted.signal.aborted) return;
           if (!call.write(message)) await Promise.race([once(call, "drain"), once(aborted.signal, "abort")]);
         }
@@ -116,9 +162,41 @@ export class GrpcServer {
     };
   }
 
+  /** The interceptor in front of every call: the caller's certificate must name a service allowed to call the method. */
+  private checkCaller(descriptor: grpc.ServerMethodDefinition<unknown, unknown>, call: grpc.ServerInterceptingCallInterface) {
+    if (this.identity.isInsecure) return new grpc.ServerInterceptingCall(call);
+    const refuse = (code: grpc.status, details: string) => {
+      this.logger.warn(
+        { grpc_method: descriptor.path, peer: call.getPeer(), code: grpc.status[code] },
+        "gRPC call refused: caller not allowed",
+      );
+      this.metrics?.grpcServerDuration.observe(
+        { service: descriptor.path.split("/")[1] ?? "", method: descriptor.path.split("/")[2] ?? "", code: grpc.status[code] },
+        0,
+      );
+      const trailers = new grpc.Metadata();
+      // Tells the kit's client that this is a deployment problem, not an answer about the request.
+      trailers.set(CALLER_REFUSED_TRAILER, "1");
+      call.sendStatus({ code, details, metadata: trailers });
+    };
+    // The check runs when the call's metadata arrives, before any message reaches a handler of any kind.
+    const listener = new grpc.ServerListenerBuilder()
+      .withOnReceiveMetadata((metadata, passOn) => {
+        const caller = serviceOfPeer(call.getAuthContext());
+        const allowed = this.callers.get(descriptor.path);
+        if (!caller) refuse(grpc.status.UNAUTHENTICATED, "a client certificate of the service CA is required");
+        else if (allowed === undefined || (allowed !== ANY_SERVICE && !allowed.has(caller)))
+          refuse(grpc.status.PERMISSION_DENIED, `${caller} may not call ${descriptor.path}`);
+        else passOn(metadata);
+      })
+      .build();
+    return new grpc.ServerInterceptingCall(call, new grpc.ResponderBuilder().withStart((next) => next(listener)).build());
+  }
+
   async listen(host: string, port: number): Promise<number> {
+    if (this.identity.isInsecure) this.logger.warn("gRPC server is plaintext and checks no callers (GRPC_INSECURE=true)");
     this.boundPort = await new Promise<number>((resolve, reject) => {
-      this.server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (error, bound) =>
+      this.server.bindAsync(`${host}:${port}`, this.identity.serverCredentials(), (error, bound) =>
         error ? reject(error) : resolve(bound),
       );
     });
@@ -130,7 +208,13 @@ export class GrpcServer {
     return this.boundPort;
   }
 
+  /** Listening and not shutting down (what grpc.health.v1 answers SERVING for). */
+  get serving(): boolean {
+    return this.isServing;
+  }
+
   setServing(serving: boolean): void {
+    this.isServing = serving;
     const status = serving ? "SERVING" : "NOT_SERVING";
     this.health.setStatus("", status);
     for (const name of this.serviceNames) this.health.setStatus(name, status);

@@ -1,4 +1,4 @@
-import { type Metrics, NotFoundError } from "@docex/kit";
+import { type GrpcIdentity, type Metrics, NotFoundError } from "@docex/kit";
 import { createMembershipClient } from "@docex/protos";
 
 /** What auth needs of membership: the organization of a user who finished self-registration, and accepted invitations. */
@@ -25,8 +25,13 @@ export function onboardingIdempotencyKey(userId: string): string {
 }
 
 /** The gRPC client of membership: a deadline well inside a login's patience and a circuit breaker. */
-export function membershipOrganizations(address: string, metrics: Metrics): MembershipOrganizations {
-  const client = createMembershipClient(address, { deadlineMs: 3_000, metrics, breaker: { resetTimeoutMs: 10_000 } });
+export function membershipOrganizations(address: string, identity: GrpcIdentity, metrics: Metrics): MembershipOrganizations {
+  const client = createMembershipClient(address, {
+    identity,
+    deadlineMs: 3_000,
+    metrics,
+    breaker: { resetTimeoutMs: 10_000 },
+  });
   return {
     async createForOnboarding({ ownerUserId, name }, ctx) {
       const response = await client.createOrganization(

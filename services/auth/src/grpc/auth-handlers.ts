@@ -1,4 +1,4 @@
-import type { AuthHandlers, User as UserMessage } from "@docex/protos";
+import type { AuthCallers, AuthHandlers, User as UserMessage } from "@docex/protos";
 import type { UserDirectory } from "../domain/user-directory.js";
 import type { User } from "../domain/users.js";
 
@@ -12,6 +12,17 @@ function userMessage(user: User): UserMessage {
     created_at: user.createdAt.toISOString(),
   };
 }
+
+/**
+ * The services that may call each method (the service names of their certificates); the gRPC server refuses
+ * everyone else (PERMISSION_DENIED). Derived from the clients that call auth today: a new caller is added here.
+ */
+export const authCallers: AuthCallers = {
+  // membership: looks users up for invitations and members, and has auth invite the ones it does not know.
+  GetUser: ["membership"],
+  FindUserByEmail: ["membership"],
+  CreateInvitation: ["membership"],
+};
 
 /** docex.auth.v1.Auth: what other services may ask of identity. */
 export function authHandlers(directory: UserDirectory): AuthHandlers {

@@ -1,4 +1,4 @@
-import { createLogger, GrpcServer, NotFoundError, UpstreamError } from "@docex/kit";
+import { ANY_SERVICE, createLogger, GrpcServer, NotFoundError, UpstreamError } from "@docex/kit";
 import {
   type AcceptInvitationRequest,
   type CreateOrganizationRequest,
@@ -6,6 +6,7 @@ import {
   membershipService,
   type Organization,
 } from "@docex/protos";
+import { testGrpcIdentity } from "@docex/testkit";
 
 /**
  * A membership gRPC server on 127.0.0.1 that answers CreateOrganization like the real one, or is down, and
@@ -25,7 +26,7 @@ export class MembershipStub {
   ) {}
 
   static async start(): Promise<MembershipStub> {
-    const server = new GrpcServer(createLogger("membership-stub", "silent"));
+    const server = new GrpcServer(createLogger("membership-stub", "silent"), { identity: testGrpcIdentity("membership") });
     let stub: MembershipStub | undefined;
     const unused = async (): Promise<never> => {
       throw new Error("auth does not call this method");
@@ -65,7 +66,7 @@ export class MembershipStub {
       ListOrganizationsOfUser: unused,
       GetOrganization: unused,
     };
-    server.addService(membershipService.definition, membershipService.serviceName, handlers);
+    server.addService(membershipService.definition, membershipService.serviceName, handlers, ANY_SERVICE);
     const port = await server.listen("127.0.0.1", 0);
     stub = new MembershipStub(server, `127.0.0.1:${port}`);
     return stub;

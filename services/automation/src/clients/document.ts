@@ -1,4 +1,4 @@
-import { type Logger, type Metrics, NotFoundError } from "@docex/kit";
+import { type GrpcIdentity, type Logger, type Metrics, NotFoundError } from "@docex/kit";
 import { createDocumentClient, type DocumentRecord } from "@docex/protos";
 import type { Annotation, DocumentStatus, FieldDefinition, QueueRecord } from "../domain/records.js";
 
@@ -64,8 +64,12 @@ function documentState(record: DocumentRecord): DocumentState {
  * The gRPC client of the document service: one channel, a deadline on every call and a breaker, so that a
  * document service that is down answers 503 at once instead of holding requests and consumers.
  */
-export function documentGateway(address: string, options: { deadlineMs: number; metrics?: Metrics; logger: Logger }): DocumentGateway {
+export function documentGateway(
+  address: string,
+  options: { identity: GrpcIdentity; deadlineMs: number; metrics?: Metrics; logger: Logger },
+): DocumentGateway {
   const client = createDocumentClient(address, {
+    identity: options.identity,
     deadlineMs: options.deadlineMs,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     breaker: { resetTimeoutMs: 5_000 },

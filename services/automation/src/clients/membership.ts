@@ -1,4 +1,11 @@
-import { evictOnMembershipChanges, type Logger, type MembershipEviction, type Metrics, PermissionCache } from "@docex/kit";
+import {
+  evictOnMembershipChanges,
+  type GrpcIdentity,
+  type Logger,
+  type MembershipEviction,
+  type Metrics,
+  PermissionCache,
+} from "@docex/kit";
 import { createMembershipClient } from "@docex/protos";
 
 /** The permissions of membership.proto's CheckPermission that automation asks about. */
@@ -35,6 +42,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function membershipAccess(
   address: string,
   options: {
+    identity: GrpcIdentity;
     deadlineMs: number;
     permissionCacheMs: number;
     bus: Parameters<typeof evictOnMembershipChanges>[1];
@@ -43,6 +51,7 @@ export function membershipAccess(
   },
 ): MembershipAccess {
   const client = createMembershipClient(address, {
+    identity: options.identity,
     deadlineMs: options.deadlineMs,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     breaker: { resetTimeoutMs: 5_000 },

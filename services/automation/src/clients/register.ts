@@ -1,4 +1,4 @@
-import { type Logger, type Metrics, NotFoundError } from "@docex/kit";
+import { type GrpcIdentity, type Logger, type Metrics, NotFoundError } from "@docex/kit";
 import { createRegisterClient } from "@docex/protos";
 
 /** The register service is down, slow, or its breaker is open: the lookup has no answer. */
@@ -26,8 +26,12 @@ export interface RegisterLookup {
  * a register, and every failure other than "no such register" is RegisterUnavailableError, which callers
  * treat as "cannot decide".
  */
-export function registerLookup(address: string, options: { deadlineMs: number; metrics?: Metrics; logger: Logger }): RegisterLookup {
+export function registerLookup(
+  address: string,
+  options: { identity: GrpcIdentity; deadlineMs: number; metrics?: Metrics; logger: Logger },
+): RegisterLookup {
   const client = createRegisterClient(address, {
+    identity: options.identity,
     deadlineMs: options.deadlineMs,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     breaker: { resetTimeoutMs: 10_000, volumeThreshold: 3 },

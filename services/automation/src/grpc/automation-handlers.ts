@@ -1,8 +1,17 @@
 import { ValidationError } from "@docex/kit";
-import type { AutomationHandlers } from "@docex/protos";
+import type { AutomationCallers, AutomationHandlers } from "@docex/protos";
 import type { SettingsStore } from "../store/settings-store.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The services that may call each method (the service names of their certificates); the gRPC server refuses
+ * everyone else (PERMISSION_DENIED). Derived from the clients that call automation today: a new caller is added here.
+ */
+export const automationCallers: AutomationCallers = {
+  // document: a queue's automation settings when it decides what happens to a new document.
+  GetQueueAutomation: ["document"],
+};
 
 /**
  * docex.automation.v1.Automation: the automation part of a queue's DTO, for the document service. A queue

@@ -1,5 +1,6 @@
-import { createLogger, GrpcServer, NotFoundError, UpstreamError } from "@docex/kit";
+import { ANY_SERVICE, createLogger, GrpcServer, NotFoundError, UpstreamError } from "@docex/kit";
 import { type RegisterHandlers, registerService } from "@docex/protos";
+import { testGrpcIdentity } from "@docex/testkit";
 
 /**
  * The register service's LookupItems on 127.0.0.1, until the real one lands (issue 10): registers with item
@@ -16,7 +17,7 @@ export class RegisterDouble {
   ) {}
 
   static async start(): Promise<RegisterDouble> {
-    const server = new GrpcServer(createLogger("register-double", "silent"));
+    const server = new GrpcServer(createLogger("register-double", "silent"), { identity: testGrpcIdentity("register") });
     let double: RegisterDouble | undefined;
     const handlers: RegisterHandlers = {
       async LookupItems(request) {
@@ -31,7 +32,7 @@ export class RegisterDouble {
         return { items, missing: request.values.filter((value) => !register.values.has(value)) };
       },
     };
-    server.addService(registerService.definition, registerService.serviceName, handlers);
+    server.addService(registerService.definition, registerService.serviceName, handlers, ANY_SERVICE);
     double = new RegisterDouble(server, `127.0.0.1:${await server.listen("127.0.0.1", 0)}`);
     return double;
   }

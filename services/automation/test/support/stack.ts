@@ -4,7 +4,7 @@ import { configSchema as documentConfigSchema, startDocumentService } from "@doc
 import { connectDatabase, createLogger, EventBus, type RunningService } from "@docex/kit";
 import { type MembershipServiceOptions, configSchema as membershipConfigSchema, startMembershipService } from "@docex/membership";
 import { createDocumentClient, createMembershipClient, type DocumentClient } from "@docex/protos";
-import { dropDatabase, TestIssuer, testEventNamespace, testNatsUrl, testServiceConfig } from "@docex/testkit";
+import { dropDatabase, TestIssuer, testEventNamespace, testGrpcIdentity, testNatsUrl, testServiceConfig } from "@docex/testkit";
 import { QueryTypes, type Sequelize } from "sequelize";
 import { configSchema, startAutomationService } from "../../src/service.js";
 
@@ -214,7 +214,11 @@ export class Stack {
     this.databases.push(automationConfig.DATABASE_NAME);
     this.automation = await startAutomationService(automationConfig);
     this.running.push(this.automation);
-    this.documentGrpc = createDocumentClient(`127.0.0.1:${this.document.grpcPort}`, { deadlineMs: 5_000 });
+    this.documentGrpc = // As learning, a service allowed to read and change documents.
+      this.documentGrpc = createDocumentClient(`127.0.0.1:${this.document.grpcPort}`, {
+        identity: testGrpcIdentity("learning"),
+        deadlineMs: 5_000,
+      });
     this.automationDatabase = await connectDatabase({
       serverUrl: automationConfig.DATABASE_URL,
       database: automationConfig.DATABASE_NAME,
@@ -255,7 +259,10 @@ export class Stack {
         if (reply.status !== 200) throw new Error(`assign-roles: ${reply.status} ${JSON.stringify(reply.body)}`);
         // The invitee accepts, as auth relays it when they use the mailed token.
         const userId = this.directory.idOf(email);
-        const membership = createMembershipClient(`127.0.0.1:${this.membership.grpcPort}`, { deadlineMs: 5_000 });
+        const membership = createMembershipClient(`127.0.0.1:${this.membership.grpcPort}`, {
+          identity: testGrpcIdentity("auth"),
+          deadlineMs: 5_000,
+        });
         try {
           await membership.acceptInvitation({ organization_id: organizationId, user_id: userId, email, name: "" });
         } finally {

@@ -1,4 +1,4 @@
-import type { Logger, Metrics } from "@docex/kit";
+import type { GrpcIdentity, Logger, Metrics } from "@docex/kit";
 import { createAutomationClient } from "@docex/protos";
 import { z } from "zod";
 
@@ -39,9 +39,10 @@ const switchOf = (value: string): Switch => (value === "enabled" ? "enabled" : "
  */
 export function queueAutomationSource(
   address: string,
-  options: { logger: Logger; metrics?: Metrics; deadlineMs: number },
+  options: { identity: GrpcIdentity; logger: Logger; metrics?: Metrics; deadlineMs: number },
 ): QueueAutomationSource {
   const client = createAutomationClient(address, {
+    identity: options.identity,
     deadlineMs: options.deadlineMs,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     breaker: { resetTimeoutMs: 10_000, volumeThreshold: 3 },

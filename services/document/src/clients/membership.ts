@@ -1,4 +1,12 @@
-import { evictOnMembershipChanges, type Logger, type MembershipEviction, type Metrics, NotFoundError, PermissionCache } from "@docex/kit";
+import {
+  evictOnMembershipChanges,
+  type GrpcIdentity,
+  type Logger,
+  type MembershipEviction,
+  type Metrics,
+  NotFoundError,
+  PermissionCache,
+} from "@docex/kit";
 import { createMembershipClient } from "@docex/protos";
 import { isUuid } from "../domain/humanized-id.js";
 import type { OrganizationRef } from "../domain/records.js";
@@ -60,6 +68,8 @@ class ShortLivedAnswers<T> {
 }
 
 export interface MembershipAccessOptions {
+  /** This service's certificate, presented to the server (GRPC_TLS_DIR). */
+  identity: GrpcIdentity;
   deadlineMs: number;
   /** How long a permission answer is reused; `membership.changed` evicts it sooner. 0 asks every time. */
   permissionCacheMs: number;
@@ -78,6 +88,7 @@ export interface MembershipAccessOptions {
  */
 export function membershipAccess(address: string, options: MembershipAccessOptions): MembershipAccess {
   const client = createMembershipClient(address, {
+    identity: options.identity,
     deadlineMs: options.deadlineMs,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     breaker: { resetTimeoutMs: 5_000 },

@@ -1,5 +1,5 @@
 import { performance } from "node:perf_hooks";
-import { type Logger, type Metrics, UpstreamError } from "@docex/kit";
+import { type GrpcIdentity, type Logger, type Metrics, UpstreamError } from "@docex/kit";
 import { createWebhookClient } from "@docex/protos";
 import { Histogram } from "prom-client";
 import { z } from "zod";
@@ -33,9 +33,10 @@ export interface WebhookValidator extends ExternalValidator {
  */
 export function webhookValidator(
   address: string,
-  options: { metrics: Metrics; logger: Logger; links: ValidationLinkPolicies },
+  options: { identity: GrpcIdentity; metrics: Metrics; logger: Logger; links: ValidationLinkPolicies },
 ): WebhookValidator {
   const client = createWebhookClient(address, {
+    identity: options.identity,
     metrics: options.metrics,
     breaker: { volumeThreshold: 5, resetTimeoutMs: 10_000 },
   });

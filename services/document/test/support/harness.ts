@@ -2,7 +2,8 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { createServer } from "node:net";
 import type { RunningService } from "@docex/kit";
 import { createDocumentClient, type DocumentClient } from "@docex/protos";
-import { dropDatabase, TestIssuer, testServiceConfig } from "@docex/testkit";
+import { clientAsAllowedCallers, dropDatabase, TestIssuer, testServiceConfig } from "@docex/testkit";
+import { documentCallers } from "../../src/grpc/document-handlers.js";
 import { configSchema, type DocumentConfig, type DocumentValidator, type SavedEdit, startDocumentService } from "../../src/service.js";
 import { EventRecorder } from "./event-recorder.js";
 import { MembershipDouble } from "./membership-double.js";
@@ -123,7 +124,10 @@ export class Harness<M extends MembershipBackend = MembershipDouble> {
         ? { initialValidation: { retryDelaysMs: [300, 300], pollIntervalMs: 200 } }
         : { validator, initialValidation: false },
     );
-    const grpc = createDocumentClient(`127.0.0.1:${running.grpcPort}`, { deadlineMs: 5_000 });
+    // Each method called as a service allowed to call it.
+    const grpc = clientAsAllowedCallers(documentCallers, (identity) =>
+      createDocumentClient(`127.0.0.1:${running.grpcPort}`, { identity, deadlineMs: 5_000 }),
+    );
     return new Harness(issuer, membership, config, running, grpc, events, validator);
   }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { createLogger, GrpcServer, NotFoundError, ValidationError } from "@docex/kit";
+import { ANY_SERVICE, createLogger, GrpcServer, NotFoundError, ValidationError } from "@docex/kit";
 import { type MembershipHandlers, membershipService, type Organization } from "@docex/protos";
+import { testGrpcIdentity } from "@docex/testkit";
 
 export type Role = "owner" | "supervisor" | "admin" | "editor" | "approver" | "viewer";
 
@@ -38,7 +39,7 @@ export class MembershipDouble {
   ) {}
 
   static async start(): Promise<MembershipDouble> {
-    const server = new GrpcServer(createLogger("membership-double", "silent"));
+    const server = new GrpcServer(createLogger("membership-double", "silent"), { identity: testGrpcIdentity("membership") });
     let double: MembershipDouble | undefined;
     const member = (userId: string, organizationId: string) => double!.organizations.get(organizationId)?.members.get(userId);
     const handlers: MembershipHandlers = {
@@ -86,7 +87,7 @@ export class MembershipDouble {
         return { organizations: organizations.map(({ id, humanized_id, name, created_at }) => ({ id, humanized_id, name, created_at })) };
       },
     };
-    server.addService(membershipService.definition, membershipService.serviceName, handlers);
+    server.addService(membershipService.definition, membershipService.serviceName, handlers, ANY_SERVICE);
     const port = await server.listen("127.0.0.1", 0);
     double = new MembershipDouble(server, `127.0.0.1:${port}`);
     return double;

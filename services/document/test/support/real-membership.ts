@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type MembershipServiceOptions, configSchema as membershipConfigSchema, startMembershipService } from "@docex/membership";
 import { createMembershipClient } from "@docex/protos";
-import { dropDatabase, type TestIssuer, testServiceConfig } from "@docex/testkit";
+import { dropDatabase, type TestIssuer, testGrpcIdentity, testServiceConfig } from "@docex/testkit";
 import type { MembershipBackend } from "./harness.js";
 
 type UserDirectory = NonNullable<MembershipServiceOptions["userDirectory"]>;
@@ -44,7 +44,7 @@ export async function startRealMembership(
     membershipConfigSchema,
   );
   const running = await startMembershipService(config, { userDirectory: directory });
-  const client = createMembershipClient(`127.0.0.1:${running.grpcPort}`, { deadlineMs: 5_000 });
+  const client = createMembershipClient(`127.0.0.1:${running.grpcPort}`, { identity: testGrpcIdentity("auth"), deadlineMs: 5_000 });
   return {
     address: `127.0.0.1:${running.grpcPort}`,
     url: `http://127.0.0.1:${running.httpPort}`,

@@ -1,4 +1,4 @@
-import { type Metrics, NotFoundError } from "@docex/kit";
+import { type GrpcIdentity, type Metrics, NotFoundError } from "@docex/kit";
 import { createDocumentClient } from "@docex/protos";
 import { z } from "zod";
 import type { CallContext, DocumentFile, DocumentSource, QueueView } from "../domain/document-source.js";
@@ -18,6 +18,8 @@ function context(ctx?: CallContext) {
 }
 
 export interface DocumentClientOptions {
+  /** This service's certificate, presented to the document service (GRPC_TLS_DIR). */
+  identity: GrpcIdentity;
   deadlineMs: number;
   readDeadlineMs: number;
   metrics?: Metrics;
@@ -26,6 +28,7 @@ export interface DocumentClientOptions {
 /** The document service over gRPC: GetQueue (cached; a queue's schema and engine never change), ReadDocumentFile, RecordExtraction. */
 export function documentSource(address: string, options: DocumentClientOptions): DocumentSource & { close(): void } {
   const client = createDocumentClient(address, {
+    identity: options.identity,
     deadlineMs: options.deadlineMs,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     breaker: { resetTimeoutMs: 5_000 },

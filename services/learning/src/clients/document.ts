@@ -1,5 +1,5 @@
 import { annotationSchema as annotationRecord } from "@docex/events";
-import { type Metrics, NotFoundError } from "@docex/kit";
+import { type GrpcIdentity, type Metrics, NotFoundError } from "@docex/kit";
 import { createDocumentClient, type DocumentRecord } from "@docex/protos";
 import { z } from "zod";
 import { annotationSchemaOf, type QueueView } from "../domain/annotation-schema.js";
@@ -7,6 +7,8 @@ import type { CallContext, DocumentDirectory } from "../domain/document-director
 import type { DocumentView } from "../domain/records.js";
 
 export interface DocumentServiceOptions {
+  /** This service's certificate, presented to the server (GRPC_TLS_DIR). */
+  identity: GrpcIdentity;
   metrics?: Metrics;
   deadlineMs: number;
   /** How long a queue's schema is reused: schemas cannot change after creation, so only memory bounds it. */
@@ -52,6 +54,7 @@ async function orUndefined<T>(call: Promise<T>): Promise<T | undefined> {
  */
 export function documentService(address: string, options: DocumentServiceOptions): DocumentService {
   const client = createDocumentClient(address, {
+    identity: options.identity,
     deadlineMs: options.deadlineMs,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     breaker: { resetTimeoutMs: 5_000 },

@@ -1,9 +1,18 @@
-import { evictOnMembershipChanges, type Logger, type MembershipEviction, type Metrics, PermissionCache } from "@docex/kit";
+import {
+  evictOnMembershipChanges,
+  type GrpcIdentity,
+  type Logger,
+  type MembershipEviction,
+  type Metrics,
+  PermissionCache,
+} from "@docex/kit";
 import { createMembershipClient } from "@docex/protos";
 import { z } from "zod";
 import type { PermissionSource } from "../domain/access.js";
 
 export interface MembershipPermissionsOptions {
+  /** This service's certificate, presented to the server (GRPC_TLS_DIR). */
+  identity: GrpcIdentity;
   metrics?: Metrics;
   deadlineMs: number;
   /** How long an answer is reused; `membership.changed` evicts it sooner. 0 asks every time. */
@@ -25,6 +34,7 @@ const uuid = z.guid();
  */
 export function membershipPermissions(address: string, options: MembershipPermissionsOptions): MembershipPermissions {
   const client = createMembershipClient(address, {
+    identity: options.identity,
     deadlineMs: options.deadlineMs,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     breaker: { resetTimeoutMs: 5_000 },

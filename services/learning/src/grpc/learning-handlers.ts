@@ -1,11 +1,20 @@
 import { ValidationError } from "@docex/kit";
-import type { LearningHandlers } from "@docex/protos";
+import type { LearningCallers, LearningHandlers } from "@docex/protos";
 import { z } from "zod";
 import { supplierIdentity } from "../domain/supplier.js";
 import type { SupplierMemories } from "../domain/supplier-memory.js";
 
 const uuid = z.guid();
 const orNull = (text: string) => (text.trim() === "" ? null : text);
+
+/**
+ * The services that may call each method (the service names of their certificates); the gRPC server refuses
+ * everyone else (PERMISSION_DENIED). Derived from the clients that call learning today: a new caller is added here.
+ */
+export const learningCallers: LearningCallers = {
+  // No service calls Suggest today; the extraction service is the one it is meant for.
+  Suggest: ["extraction"],
+};
 
 /** docex.learning.v1.Learning: what other contexts may ask of the memory. Callers are services, trusted inside the cluster. */
 export function learningHandlers(deps: { memories: SupplierMemories }): LearningHandlers {

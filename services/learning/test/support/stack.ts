@@ -4,7 +4,7 @@ import { configSchema as documentConfigSchema, startDocumentService } from "@doc
 import type { RunningService } from "@docex/kit";
 import { type MembershipServiceOptions, configSchema as membershipConfigSchema, startMembershipService } from "@docex/membership";
 import { createLearningClient, createMembershipClient, type LearningClient } from "@docex/protos";
-import { dropDatabase, TestIssuer, testServiceConfig } from "@docex/testkit";
+import { dropDatabase, TestIssuer, testGrpcIdentity, testServiceConfig } from "@docex/testkit";
 import { configSchema, startLearningService } from "../../src/service.js";
 import { EventRecorder } from "./event-recorder.js";
 import { UserApi } from "./user-api.js";
@@ -115,7 +115,10 @@ export class Stack {
       const learning = await startLearningService(learningConfig);
       running.push({ service: learning, database: learningConfig.DATABASE_NAME });
 
-      const learningGrpc = createLearningClient(`127.0.0.1:${learning.grpcPort}`, { deadlineMs: 5_000 });
+      const learningGrpc = createLearningClient(`127.0.0.1:${learning.grpcPort}`, {
+        identity: testGrpcIdentity("extraction"),
+        deadlineMs: 5_000,
+      });
       return new Stack(issuer, directory, running, learningGrpc, events);
     } catch (error) {
       for (const { service, database } of running.reverse()) {
@@ -163,7 +166,10 @@ export class Stack {
     if (reply.status !== 200) throw new Error(`assign-roles: ${reply.status} ${JSON.stringify(reply.body)}`);
     // The invitee accepts, as auth relays it when they use the mailed token.
     const userId = this.directory.idOf(email);
-    const membership = createMembershipClient(`127.0.0.1:${this.running[0]!.service.grpcPort}`, { deadlineMs: 5_000 });
+    const membership = createMembershipClient(`127.0.0.1:${this.running[0]!.service.grpcPort}`, {
+      identity: testGrpcIdentity("auth"),
+      deadlineMs: 5_000,
+    });
     try {
       await membership.acceptInvitation({ organization_id: organization.id, user_id: userId, email, name: "" });
     } finally {

@@ -1,4 +1,4 @@
-import { type Metrics, NotFoundError } from "@docex/kit";
+import { type GrpcIdentity, type Metrics, NotFoundError } from "@docex/kit";
 import { type AuthClient, createAuthClient, type User } from "@docex/protos";
 
 export type AuthUserStatus = "active" | "invited" | "deactivated";
@@ -51,8 +51,9 @@ function context(ctx: CallContext) {
  * auth over gRPC: one client per process, a short deadline (an invitation is sent while a request
  * waits) and a circuit breaker, so a failing auth answers at once instead of holding requests.
  */
-export function authUserDirectory(address: string, metrics?: Metrics): UserDirectory {
+export function authUserDirectory(address: string, identity: GrpcIdentity, metrics?: Metrics): UserDirectory {
   const client: AuthClient = createAuthClient(address, {
+    identity,
     deadlineMs: 3_000,
     ...(metrics ? { metrics } : {}),
     breaker: { resetTimeoutMs: 10_000 },

@@ -1,4 +1,4 @@
-import { type Metrics, NotFoundError } from "@docex/kit";
+import { type GrpcIdentity, type Metrics, NotFoundError } from "@docex/kit";
 import { createDocumentClient } from "@docex/protos";
 import type { QueueDirectory } from "../domain/user-schemas.js";
 
@@ -10,8 +10,12 @@ export interface DocumentQueues extends QueueDirectory {
  * The document service's ResolveEntity, asked whether a queue exists in an organization: a deadline, and a
  * breaker so that an unreachable document service answers 503 at once instead of piling up calls.
  */
-export function documentQueues(address: string, options: { deadlineMs: number; metrics?: Metrics }): DocumentQueues {
+export function documentQueues(
+  address: string,
+  options: { identity: GrpcIdentity; deadlineMs: number; metrics?: Metrics },
+): DocumentQueues {
   const client = createDocumentClient(address, {
+    identity: options.identity,
     deadlineMs: options.deadlineMs,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     breaker: { resetTimeoutMs: 5_000 },

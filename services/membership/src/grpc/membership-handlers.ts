@@ -1,5 +1,5 @@
 import { type FieldError, ValidationError } from "@docex/kit";
-import type { MembershipHandlers, Organization as OrganizationMessage } from "@docex/protos";
+import type { MembershipCallers, MembershipHandlers, Organization as OrganizationMessage } from "@docex/protos";
 import { humanizedIdProblem } from "../domain/humanized-id.js";
 import type { InvitationAcceptance } from "../domain/invitation-acceptance.js";
 import { organizationNotFound } from "../domain/membership-errors.js";
@@ -26,6 +26,22 @@ function requireUuids(fields: Record<string, string | undefined>): void {
     .map(([path]) => ({ path, message: "Must be a UUID." }));
   if (errors.length) throw new ValidationError(`Invalid ${errors.map((error) => error.path).join(", ")}: must be a UUID.`, errors);
 }
+
+/**
+ * The services that may call each method (the service names of their certificates); the gRPC server refuses
+ * everyone else (PERMISSION_DENIED). Derived from the clients that call membership today: a new caller is added here.
+ */
+export const membershipCallers: MembershipCallers = {
+  GetRoles: ["automation"],
+  CheckPermission: ["automation", "document", "learning", "register", "webhook"],
+  // auth: the organization of a user who signs up.
+  CreateOrganization: ["auth"],
+  GetUserSchema: ["document"],
+  ListOrganizationsOfUser: ["document"],
+  GetOrganization: ["document"],
+  // auth: a user accepting an invitation.
+  AcceptInvitation: ["auth"],
+};
 
 /** docex.membership.v1.Membership: the one place other services learn roles and permissions from. */
 export function membershipHandlers(deps: {

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { createLogger, GrpcServer, NotFoundError, UpstreamError } from "@docex/kit";
+import { ANY_SERVICE, createLogger, GrpcServer, NotFoundError, UpstreamError } from "@docex/kit";
 import { type AuthHandlers, authService, type CreateInvitationRequest, type User } from "@docex/protos";
+import { testGrpcIdentity } from "@docex/testkit";
 
 /**
  * A stand-in for the auth service's gRPC API (GetUser, FindUserByEmail, CreateInvitation) on 127.0.0.1,
@@ -20,7 +21,7 @@ export class AuthDouble {
   ) {}
 
   static async start(): Promise<AuthDouble> {
-    const server = new GrpcServer(createLogger("auth-double", "silent"));
+    const server = new GrpcServer(createLogger("auth-double", "silent"), { identity: testGrpcIdentity("auth") });
     let double: AuthDouble | undefined;
     const up = () => {
       if (!double!.available) throw new UpstreamError(503, "auth is down", "upstream_unavailable");
@@ -47,7 +48,7 @@ export class AuthDouble {
         return { user_id: user.id, created: true };
       },
     };
-    server.addService(authService.definition, authService.serviceName, handlers);
+    server.addService(authService.definition, authService.serviceName, handlers, ANY_SERVICE);
     const port = await server.listen("127.0.0.1", 0);
     double = new AuthDouble(server, `127.0.0.1:${port}`);
     return double;

@@ -2,8 +2,17 @@ import { randomBytes } from "node:crypto";
 import type { Role } from "@docex/events";
 import { createLogger, EventBus, type RunningService } from "@docex/kit";
 import { createMembershipClient, type MembershipClient } from "@docex/protos";
-import { dropDatabase, eventually, TestIssuer, testEventNamespace, testNatsUrl, testServiceConfig } from "@docex/testkit";
+import {
+  clientAsAllowedCallers,
+  dropDatabase,
+  eventually,
+  TestIssuer,
+  testEventNamespace,
+  testNatsUrl,
+  testServiceConfig,
+} from "@docex/testkit";
 import type { QueueDirectory } from "../../src/domain/user-schemas.js";
+import { membershipCallers } from "../../src/grpc/membership-handlers.js";
 import { configSchema, type MembershipConfig, type MembershipServiceOptions, startMembershipService } from "../../src/service.js";
 import { AuthDouble } from "./auth-double.js";
 
@@ -88,7 +97,10 @@ export class MembershipHarness {
     );
     const queues = new KnownQueues();
     const running = await startMembershipService(config, { ...options, queues });
-    const grpc = createMembershipClient(`127.0.0.1:${running.grpcPort}`, { deadlineMs: 5_000 });
+    // Each method called as a service allowed to call it.
+    const grpc = clientAsAllowedCallers(membershipCallers, (identity) =>
+      createMembershipClient(`127.0.0.1:${running.grpcPort}`, { identity, deadlineMs: 5_000 }),
+    );
     let harness: MembershipHarness | undefined;
     const subscription = bus.broadcast("docex.>", (payload, subject) => {
       const event = payload as Omit<RecordedEvent, "subject"> | undefined;

@@ -1,9 +1,11 @@
-import { type Metrics, NotFoundError } from "@docex/kit";
+import { type GrpcIdentity, type Metrics, NotFoundError } from "@docex/kit";
 import { createDocumentClient } from "@docex/protos";
 import type { QueueDirectory } from "../domain/queue-directory.js";
 import type { QueueRef } from "../domain/records.js";
 
 export interface DocumentQueuesOptions {
+  /** This service's certificate, presented to the server (GRPC_TLS_DIR). */
+  identity: GrpcIdentity;
   metrics?: Metrics;
   deadlineMs: number;
   /** How long a resolved queue is reused. A queue never moves to another organization, so only memory bounds it. */
@@ -21,6 +23,7 @@ export interface DocumentQueues extends QueueDirectory {
  */
 export function documentQueues(address: string, options: DocumentQueuesOptions): DocumentQueues {
   const client = createDocumentClient(address, {
+    identity: options.identity,
     deadlineMs: options.deadlineMs,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     breaker: { resetTimeoutMs: 5_000 },

@@ -1,4 +1,4 @@
-import type { RegisterHandlers, RegisterItem as RegisterItemMessage } from "@docex/protos";
+import type { RegisterCallers, RegisterHandlers, RegisterItem as RegisterItemMessage } from "@docex/protos";
 import type { RegisterItem } from "../domain/records.js";
 import type { RegisterCatalog } from "../domain/register-catalog.js";
 
@@ -13,6 +13,15 @@ function itemMessage(item: RegisterItem): RegisterItemMessage {
     data_json: JSON.stringify(item.data),
   };
 }
+
+/**
+ * The services that may call each method (the service names of their certificates); the gRPC server refuses
+ * everyone else (PERMISSION_DENIED). Derived from the clients that call register today: a new caller is added here.
+ */
+export const registerCallers: RegisterCallers = {
+  // automation: register lookups of its rules.
+  LookupItems: ["automation"],
+};
 
 /** LookupItems, for automation's `in_register` condition. Errors become status codes in the kit's GrpcServer. */
 export function registerHandlers(catalog: RegisterCatalog): RegisterHandlers {

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { createLogger, GrpcServer, NotFoundError } from "@docex/kit";
+import { ANY_SERVICE, createLogger, GrpcServer, NotFoundError } from "@docex/kit";
 import { type DocumentHandlers, documentService } from "@docex/protos";
+import { testGrpcIdentity } from "@docex/testkit";
 
 export interface QueueRow {
   id: string;
@@ -23,7 +24,7 @@ export class DocumentServiceDouble {
   ) {}
 
   static async start(): Promise<DocumentServiceDouble> {
-    const server = new GrpcServer(createLogger("document-double", "silent"));
+    const server = new GrpcServer(createLogger("document-double", "silent"), { identity: testGrpcIdentity("document") });
     let double: DocumentServiceDouble | undefined;
     const unused = async (): Promise<never> => {
       throw new Error("the register service does not call this method");
@@ -54,7 +55,7 @@ export class DocumentServiceDouble {
       },
       RecordExtraction: unused,
     };
-    server.addService(documentService.definition, documentService.serviceName, handlers);
+    server.addService(documentService.definition, documentService.serviceName, handlers, ANY_SERVICE);
     const port = await server.listen("127.0.0.1", 0);
     double = new DocumentServiceDouble(server, `127.0.0.1:${port}`);
     return double;

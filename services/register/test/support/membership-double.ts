@@ -1,5 +1,6 @@
-import { createLogger, GrpcServer, ValidationError } from "@docex/kit";
+import { ANY_SERVICE, createLogger, GrpcServer, ValidationError } from "@docex/kit";
 import { type MembershipHandlers, membershipService } from "@docex/protos";
+import { testGrpcIdentity } from "@docex/testkit";
 
 export type Role = "owner" | "supervisor" | "admin" | "editor" | "approver" | "viewer";
 
@@ -25,7 +26,7 @@ export class MembershipServiceDouble {
   ) {}
 
   static async start(): Promise<MembershipServiceDouble> {
-    const server = new GrpcServer(createLogger("membership-double", "silent"));
+    const server = new GrpcServer(createLogger("membership-double", "silent"), { identity: testGrpcIdentity("membership") });
     let double: MembershipServiceDouble | undefined;
     const unused = async (): Promise<never> => {
       throw new Error("the register service does not call this method");
@@ -63,7 +64,7 @@ export class MembershipServiceDouble {
       GetOrganization: unused,
       AcceptInvitation: unused,
     };
-    server.addService(membershipService.definition, membershipService.serviceName, handlers);
+    server.addService(membershipService.definition, membershipService.serviceName, handlers, ANY_SERVICE);
     const port = await server.listen("127.0.0.1", 0);
     double = new MembershipServiceDouble(server, `127.0.0.1:${port}`);
     return double;

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { RunningService } from "@docex/kit";
 import { createRegisterClient, type RegisterClient } from "@docex/protos";
-import { dropDatabase, TestIssuer, testServiceConfig } from "@docex/testkit";
+import { dropDatabase, TestIssuer, testGrpcIdentity, testServiceConfig } from "@docex/testkit";
 import { configSchema, type RegisterConfig, startRegisterService } from "../../src/service.js";
 import { DocumentServiceDouble, type QueueRow } from "./document-double.js";
 import { MembershipServiceDouble, type Role } from "./membership-double.js";
@@ -68,7 +68,7 @@ export class RegisterHarness {
   }
 
   grpcClient(): RegisterClient {
-    return createRegisterClient(`127.0.0.1:${this.running.grpcPort}`, { deadlineMs: 5_000 });
+    return createRegisterClient(`127.0.0.1:${this.running.grpcPort}`, { identity: testGrpcIdentity("automation"), deadlineMs: 5_000 });
   }
 
   organization(): string {

@@ -1,4 +1,4 @@
-import { type Metrics, NotFoundError, ValidationError } from "@docex/kit";
+import { type GrpcIdentity, type Metrics, NotFoundError, ValidationError } from "@docex/kit";
 import { createDocumentClient, type DocumentClient } from "@docex/protos";
 import type { EntityScope, EntityType } from "../domain/records.js";
 
@@ -21,8 +21,12 @@ const context = (ctx?: CallContext) => (ctx?.requestId ? { requestId: ctx.reques
  * The document service over gRPC (ResolveEntity, GetDocument): one client per process, a deadline and a
  * circuit breaker, so that an unreachable document service answers 503 at once instead of holding requests.
  */
-export function documentDirectory(address: string, options: { deadlineMs: number; metrics?: Metrics }): EntityDirectory {
+export function documentDirectory(
+  address: string,
+  options: { identity: GrpcIdentity; deadlineMs: number; metrics?: Metrics },
+): EntityDirectory {
   const client: DocumentClient = createDocumentClient(address, {
+    identity: options.identity,
     deadlineMs: options.deadlineMs,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     breaker: { resetTimeoutMs: 5_000 },

@@ -1,4 +1,11 @@
-import { evictOnMembershipChanges, type Logger, type MembershipEviction, type Metrics, PermissionCache } from "@docex/kit";
+import {
+  evictOnMembershipChanges,
+  type GrpcIdentity,
+  type Logger,
+  type MembershipEviction,
+  type Metrics,
+  PermissionCache,
+} from "@docex/kit";
 import { createMembershipClient } from "@docex/protos";
 import type { CallContext } from "./document.js";
 
@@ -32,9 +39,17 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 export function membershipPermissions(
   address: string,
-  options: { deadlineMs: number; cacheMs: number; bus: Parameters<typeof evictOnMembershipChanges>[1]; logger: Logger; metrics?: Metrics },
+  options: {
+    identity: GrpcIdentity;
+    deadlineMs: number;
+    cacheMs: number;
+    bus: Parameters<typeof evictOnMembershipChanges>[1];
+    logger: Logger;
+    metrics?: Metrics;
+  },
 ): PermissionSource {
   const client = createMembershipClient(address, {
+    identity: options.identity,
     deadlineMs: options.deadlineMs,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     breaker: { resetTimeoutMs: 5_000 },

@@ -1,6 +1,6 @@
 import { annotationSchema } from "@docex/events";
 import { fieldErrorsOf, ValidationError } from "@docex/kit";
-import type { WebhookHandlers } from "@docex/protos";
+import type { WebhookCallers, WebhookHandlers } from "@docex/protos";
 import { z } from "zod";
 import { VALIDATION_TYPES } from "../domain/records.js";
 import type { ExternalValidation } from "../validation/external-validation.js";
@@ -31,6 +31,15 @@ const validateRequest = z.object({
   annotations_json: annotationsJson,
   timeout_ms: z.number().int().min(0),
 });
+
+/**
+ * The services that may call each method (the service names of their certificates); the gRPC server refuses
+ * everyone else (PERMISSION_DENIED). Derived from the clients that call webhook today: a new caller is added here.
+ */
+export const webhookCallers: WebhookCallers = {
+  // document: document_validation and initial_document_validation answers.
+  Validate: ["document"],
+};
 
 /** docex.webhook.v1.Webhook: what other contexts ask of the integration context. Callers are services inside the cluster. */
 export function webhookHandlers(deps: { validation: ExternalValidation }): WebhookHandlers {

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { createLogger, GrpcServer, NotFoundError } from "@docex/kit";
+import { ANY_SERVICE, createLogger, GrpcServer, NotFoundError } from "@docex/kit";
 import { type AuthHandlers, authService, type User } from "@docex/protos";
+import { testGrpcIdentity } from "@docex/testkit";
 
 /**
  * A stand-in for the auth service's gRPC API, which membership calls when an owner invites someone: users
@@ -15,7 +16,7 @@ export class AuthDouble {
   ) {}
 
   static async start(): Promise<AuthDouble> {
-    const server = new GrpcServer(createLogger("auth-double", "silent"));
+    const server = new GrpcServer(createLogger("auth-double", "silent"), { identity: testGrpcIdentity("auth") });
     let double: AuthDouble | undefined;
     const handlers: AuthHandlers = {
       async GetUser(request) {
@@ -32,7 +33,7 @@ export class AuthDouble {
         return { user_id: user.id, created: false };
       },
     };
-    server.addService(authService.definition, authService.serviceName, handlers);
+    server.addService(authService.definition, authService.serviceName, handlers, ANY_SERVICE);
     const port = await server.listen("127.0.0.1", 0);
     double = new AuthDouble(server, `127.0.0.1:${port}`);
     return double;

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { createLogger, GrpcServer, NotFoundError, ValidationError } from "@docex/kit";
+import { ANY_SERVICE, createLogger, GrpcServer, NotFoundError, ValidationError } from "@docex/kit";
 import { type DocumentHandlers, type DocumentRecord, documentService } from "@docex/protos";
+import { testGrpcIdentity } from "@docex/testkit";
 
 interface Entity {
   type: "organization" | "workspace" | "queue" | "document";
@@ -26,7 +27,7 @@ export class DocumentDouble {
   ) {}
 
   static async start(): Promise<DocumentDouble> {
-    const server = new GrpcServer(createLogger("document-double", "silent"));
+    const server = new GrpcServer(createLogger("document-double", "silent"), { identity: testGrpcIdentity("document") });
     let double: DocumentDouble | undefined;
     const handlers: DocumentHandlers = {
       async ResolveEntity(request) {
@@ -69,7 +70,7 @@ export class DocumentDouble {
         throw new NotFoundError("The document double serves ResolveEntity and GetDocument only.");
       },
     };
-    server.addService(documentService.definition, documentService.serviceName, handlers);
+    server.addService(documentService.definition, documentService.serviceName, handlers, ANY_SERVICE);
     const port = await server.listen("127.0.0.1", 0);
     double = new DocumentDouble(server, `127.0.0.1:${port}`);
     return double;

@@ -9,6 +9,8 @@ import {
   TestIssuer,
   testDatabaseServerUrl,
   testEventNamespace,
+  testGrpcIdentity,
+  testGrpcTlsDir,
   testNatsUrl,
   uniqueDatabaseName,
 } from "@docex/testkit";
@@ -57,6 +59,7 @@ export function webhookTestEnv(overrides: Record<string, string | number> = {}):
     NATS_STREAM: stream,
     NATS_SUBJECT_PREFIX: subjectPrefix,
     SHUTDOWN_TIMEOUT_MS: "3000",
+    GRPC_TLS_DIR: testGrpcTlsDir(),
     WEBHOOK_KEY_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
     WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
     WEBHOOK_RETRY_SCHEDULE: "0.3,0.6",
@@ -104,6 +107,7 @@ export class WebhookHarness {
       NATS_STREAM: stream,
       NATS_SUBJECT_PREFIX: subjectPrefix,
       SHUTDOWN_TIMEOUT_MS: "2000",
+      GRPC_TLS_DIR: testGrpcTlsDir(),
       AUTH_JWKS_URL: issuer.jwksUri,
       JWT_ISSUER: issuer.issuer,
       JWT_AUDIENCE: issuer.audience,
@@ -239,7 +243,10 @@ export class WebhookHarness {
     });
     if (response.status !== 200) throw new Error(`members not invited: ${response.status} ${await response.text()}`);
     // The invitees accept, as auth relays it when they use the mailed token.
-    const membership = createMembershipClient(`127.0.0.1:${this.membership.grpcPort}`, { deadlineMs: 5_000 });
+    const membership = createMembershipClient(`127.0.0.1:${this.membership.grpcPort}`, {
+      identity: testGrpcIdentity("auth"),
+      deadlineMs: 5_000,
+    });
     try {
       for (const person of people) {
         await membership.acceptInvitation({ organization_id: organizationId, user_id: person.id, email: person.email, name: "" });

@@ -1,0 +1,213 @@
+import "reflect-metadata";
+import type { webcrypto } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { PeerCertificate } from "node:tls";
+import * as grpc from "@grpc/grpc-js";
+import * as x509 from "@peculiar/x509";
+import type { Logger } from "../logger.js";
+
+x509.cryptoProvider.set(globalThis.crypto);
+
+/**
+ * Who a process is on the service network: the CA every peer must be signed by, and the process's own
+ * certificate and key (CN and DNS SAN = its service name). Servers require a client certificate of that
+ * CA and read the caller's service name from it; clients present theirs and check that the server is
+ * the service they meant to call. `GrpcIdentity.insecure` is the explicit development opt-out: plaintext,
+ * no peer is identified and no caller list is enforced.
+ */
+export class GrpcIdentity {
+  private constructor(
+    readonly service: string,
+    private readonly tls?: { ca: Buffer; cert: Buffer; key: Buffer },
+  ) {}
+
+  /** Plaintext gRPC (GRPC_INSECURE=true): for a developer's machine only. */
+  static insecure(service: string): GrpcIdentity {
+    return new GrpcIdentity(service);
+  }
+
+  static fromPem(service: string, pem: { ca: Buffer | string; cert: Buffer | string; key: Buffer | string }): GrpcIdentity {
+    return new GrpcIdentity(service, { ca: Buffer.from(pem.ca), cert: Buffer.from(pem.cert), key: Buffer.from(pem.key) });
+  }
+
+  /** Reads `ca.crt`, `<service>.crt` and `<service>.key` of a GRPC_TLS_DIR. */
+  static fromDirectory(service: string, dir: string): GrpcIdentity {
+    const read = (file: string) => {
+      const full = path.join(dir, file);
+      if (!existsSync(full)) throw new Error(`GRPC_TLS_DIR=${dir} has no ${file} (the gRPC identity of ${service})`);
+      return readFileSync(full);
+    };
+    return GrpcIdentity.fromPem(service, { ca: read("ca.crt"), cert: read(`${service}.crt`), key: read(`${service}.key`) });
+  }
+
+  get isInsecure(): boolean {
+    return this.tls === undefined;
+  }
+
+  /** TLS that requires a client certificate signed by the CA (the handshake fails without one). */
+  serverCredentials(): grpc.ServerCredentials {
+    if (!this.tls) return grpc.ServerCredentials.createInsecure();
+    return grpc.ServerCredentials.createSsl(this.tls.ca, [{ cert_chain: this.tls.cert, private_key: this.tls.key }], true);
+  }
+
+  /** TLS presenting this process's certificate; the server must be signed by the CA. */
+  channelCredentials(): grpc.ChannelCredentials {
+    if (!this.tls) return grpc.credentials.createInsecure();
+    return grpc.credentials.createSsl(this.tls.ca, this.tls.key, this.tls.cert);
+  }
+
+  /**
+   * Channel options that check the server's certificate names `serverService` whatever address it is
+   * dialled on (127.0.0.1:9083, document:9083, a test's random port).
+   */
+  channelOptions(serverService: string): grpc.ChannelOptions {
+    if (!this.tls) return {};
+    return { "grpc.ssl_target_name_override": serverService, "grpc.default_authority": serverService };
+  }
+}
+
+export interface GrpcIdentitySettings {
+  /** A directory with ca.crt, <service>.crt and <service>.key; required unless GRPC_INSECURE. */
+  GRPC_TLS_DIR?: string | undefined;
+  GRPC_INSECURE: boolean;
+}
+
+/** The identity a service's configuration names; GRPC_INSECURE logs a warning, neither set is an error. */
+export function grpcIdentityFromConfig(service: string, config: GrpcIdentitySettings, logger?: Logger): GrpcIdentity {
+  if (config.GRPC_INSECURE) {
+    logger?.warn(
+      { service },
+      "GRPC_INSECURE=true: service-to-service gRPC is plaintext and unauthenticated; any process on the network can call it (development only)",
+    );
+    return GrpcIdentity.insecure(service);
+  }
+  if (!config.GRPC_TLS_DIR) {
+    throw new Error(
+      "GRPC_TLS_DIR is not set: service-to-service gRPC needs mutual TLS (ca.crt, <service>.crt, <service>.key); set GRPC_INSECURE=true only on a development machine",
+    );
+  }
+  return GrpcIdentity.fromDirectory(service, config.GRPC_TLS_DIR);
+}
+
+/**
+ * The service name of a verified peer certificate (its CN), or undefined for a plaintext or
+ * certificate-less peer. Only meaningful on a server that requires client certificates of its CA.
+ */
+export function serviceOfPeer(authContext: { sslPeerCertificate?: PeerCertificate } | null | undefined): string | undefined {
+  const cn = authContext?.sslPeerCertificate?.subject?.CN;
+  if (typeof cn === "string" && cn) return cn;
+  if (Array.isArray(cn) && cn.length === 1 && typeof cn[0] === "string") return cn[0];
+  return undefined;
+}
+
+// The private CA ----------------------------------------------------------------------------------
+
+const ALGORITHM = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
+const DAY_MS = 86_400_000;
+
+export interface GrpcCertificateAuthority {
+  certPem: string;
+  keyPem: string;
+}
+
+async function exportKeyPem(key: webcrypto.CryptoKey): Promise<string> {
+  const der = Buffer.from(await globalThis.crypto.subtle.exportKey("pkcs8", key));
+  return `-----BEGIN PRIVATE KEY-----\n${der
+    .toString("base64")
+    .match(/.{1,64}/g)
+    ?.join("\n")}\n-----END PRIVATE KEY-----\n`;
+}
+
+function serialNumber(): string {
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(16));
+  bytes[0] = (bytes[0] ?? 0) & 0x7f; // a positive INTEGER
+  return Buffer.from(bytes).toString("hex");
+}
+
+/** A new self-signed CA (ECDSA P-256) that may sign end-entity certificates only. */
+export async function createGrpcCertificateAuthority(
+  options: { commonName?: string; validDays?: number } = {},
+): Promise<GrpcCertificateAuthority> {
+  const keys = await globalThis.crypto.subtle.generateKey(ALGORITHM, true, ["sign", "verify"]);
+  const now = Date.now();
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: serialNumber(),
+    name: `CN=${options.commonName ?? "docex gRPC CA"}`,
+    notBefore: new Date(now - 60_000),
+    notAfter: new Date(now + (options.validDays ?? 3650) * DAY_MS),
+    keys,
+    signingAlgorithm: ALGORITHM,
+    extensions: [
+      new x509.BasicConstraintsExtension(true, 0, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+    ],
+  });
+  return { certPem: cert.toString("pem"), keyPem: await exportKeyPem(keys.privateKey) };
+}
+
+/** A certificate of `service` (CN and DNS SAN), for both server and client authentication, signed by `ca`. */
+export async function issueGrpcCertificate(
+  ca: GrpcCertificateAuthority,
+  service: string,
+  options: { validDays?: number } = {},
+): Promise<{ certPem: string; keyPem: string }> {
+  if (!/^[a-z][a-z0-9-]*$/.test(service)) throw new Error(`not a service name: ${service}`);
+  const caCert = new x509.X509Certificate(ca.certPem);
+  const caKeyDer = Buffer.from(ca.keyPem.replace(/-----[A-Z ]+-----/g, "").replace(/\s+/g, ""), "base64");
+  const caKey = await globalThis.crypto.subtle.importKey("pkcs8", caKeyDer, ALGORITHM, false, ["sign"]);
+  const keys = await globalThis.crypto.subtle.generateKey(ALGORITHM, true, ["sign", "verify"]);
+  const now = Date.now();
+  const cert = await x509.X509CertificateGenerator.create({
+    serialNumber: serialNumber(),
+    subject: `CN=${service}`,
+    issuer: caCert.subject,
+    notBefore: new Date(now - 60_000),
+    notAfter: new Date(now + (options.validDays ?? 825) * DAY_MS),
+    publicKey: keys.publicKey,
+    signingKey: caKey,
+    signingAlgorithm: ALGORITHM,
+    extensions: [
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth]),
+      new x509.SubjectAlternativeNameExtension([{ type: "dns", value: service }]),
+      await x509.AuthorityKeyIdentifierExtension.create(caCert),
+    ],
+  });
+  return { certPem: cert.toString("pem"), keyPem: await exportKeyPem(keys.privateKey) };
+}
+
+/**
+ * Makes `dir` a GRPC_TLS_DIR for `services`: a CA (ca.crt, ca.key) if there is none, and a certificate of
+ * every service that has none. Existing files are kept, so a developer's stack keeps its identities.
+ * Returns the files written.
+ */
+export async function ensureGrpcIdentityDirectory(dir: string, services: readonly string[]): Promise<string[]> {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const written: string[] = [];
+  const write = (file: string, content: string, mode: number) => {
+    writeFileSync(path.join(dir, file), content, { mode });
+    written.push(file);
+  };
+  const caCert = path.join(dir, "ca.crt");
+  const caKey = path.join(dir, "ca.key");
+  let ca: GrpcCertificateAuthority;
+  if (existsSync(caCert) && existsSync(caKey)) {
+    ca = { certPem: readFileSync(caCert, "utf8"), keyPem: readFileSync(caKey, "utf8") };
+  } else {
+    ca = await createGrpcCertificateAuthority();
+    write("ca.key", ca.keyPem, 0o600);
+    write("ca.crt", ca.certPem, 0o644);
+  }
+  for (const service of services) {
+    const certFile = `${service}.crt`;
+    const keyFile = `${service}.key`;
+    if (existsSync(path.join(dir, certFile)) && existsSync(path.join(dir, keyFile)) && !written.includes("ca.crt")) continue;
+    const issued = await issueGrpcCertificate(ca, service);
+    write(keyFile, issued.keyPem, 0o600);
+    write(certFile, issued.certPem, 0o644);
+  }
+  return written;
+}

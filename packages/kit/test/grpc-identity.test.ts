@@ -1,0 +1,185 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import * as grpc from "@grpc/grpc-js";
+import { expect } from "chai";
+import { UpstreamError } from "../src/errors.js";
+import { GrpcClient } from "../src/grpc/client.js";
+import { ensureGrpcIdentityDirectory, GrpcIdentity, grpcIdentityFromConfig } from "../src/grpc/identity.js";
+import { GrpcServer } from "../src/grpc/server.js";
+import { createLogger } from "../src/logger.js";
+import { silentLogger } from "./support.js";
+
+// A one-method service with JSON messages, so that the kit's test needs no .proto.
+const json = {
+  serialize: (value: unknown) => Buffer.from(JSON.stringify(value)),
+  deserialize: (bytes: Buffer) => JSON.parse(bytes.toString()),
+};
+const method = (name: string) => ({
+  path: `/docex.test.v1.Echo/${name}`,
+  requestStream: false,
+  responseStream: false,
+  requestSerialize: json.serialize,
+  requestDeserialize: json.deserialize,
+  responseSerialize: json.serialize,
+  responseDeserialize: json.deserialize,
+});
+const echoService = { Echo: method("Echo"), Open: method("Open") } as unknown as grpc.ServiceDefinition;
+const EchoClient = grpc.makeGenericClientConstructor(echoService, "Echo");
+const healthService = {
+  Check: {
+    path: "/grpc.health.v1.Health/Check",
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: () => Buffer.alloc(0),
+    requestDeserialize: (bytes: Buffer) => bytes,
+    responseSerialize: (bytes: Buffer) => bytes,
+    responseDeserialize: (bytes: Buffer) => bytes,
+  },
+} as unknown as grpc.ServiceDefinition;
+const HealthClient = grpc.makeGenericClientConstructor(healthService, "Health");
+
+type Raw = (
+  request: unknown,
+  metadata: grpc.Metadata,
+  options: grpc.CallOptions,
+  callback: (error: grpc.ServiceError | null, response?: unknown) => void,
+) => void;
+
+/** One call through a bare grpc-js client; the status code it ends with (OK = 0). */
+function statusOf(
+  Client: grpc.ServiceClientConstructor,
+  address: string,
+  name: string,
+  credentials: grpc.ChannelCredentials,
+  options: grpc.ChannelOptions = {},
+) {
+  const client = new Client(address, credentials, options);
+  return new Promise<{ code: grpc.status; details: string }>((resolve) => {
+    (client as unknown as Record<string, Raw>)[name]!.call(client, {}, new grpc.Metadata(), { deadline: Date.now() + 5_000 }, (error) => {
+      client.close();
+      resolve({ code: error?.code ?? grpc.status.OK, details: error?.details ?? "" });
+    });
+  });
+}
+
+describe("gRPC service identity (mutual TLS and per-method callers)", () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "docex-kit-identity-"));
+  const ours = path.join(dir, "ours");
+  const theirs = path.join(dir, "theirs");
+  let server: GrpcServer;
+  let address: string;
+  const handled: string[] = [];
+  const as = (service: string, from = ours) => GrpcIdentity.fromDirectory(service, from);
+
+  before(async () => {
+    await ensureGrpcIdentityDirectory(ours, ["document", "learning", "webhook", "membership"]);
+    // Another CA issuing a certificate with the same name: it must not pass for ours.
+    await ensureGrpcIdentityDirectory(theirs, ["learning"]);
+    server = new GrpcServer(silentLogger, { identity: as("document") });
+    server.addService(
+      echoService,
+      "docex.test.v1.Echo",
+      {
+        Echo: async (_request: unknown, ctx) => {
+          handled.push(ctx.caller);
+          return { caller: ctx.caller };
+        },
+        Open: async () => ({}),
+      },
+      { Echo: ["learning"], Open: [] },
+    );
+    address = `127.0.0.1:${await server.listen("127.0.0.1", 0)}`;
+  });
+
+  after(async () => {
+    await server?.shutdown(1_000);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  beforeEach(() => {
+    handled.length = 0;
+  });
+
+  it("the right caller passes, and the handler learns its name from the certificate", async () => {
+    const client = new GrpcClient(EchoClient, address, { identity: as("learning"), serverName: "document" });
+    try {
+      expect(await client.unary("Echo", {})).to.deep.equal({ caller: "learning" });
+      expect(handled).to.deep.equal(["learning"]);
+    } finally {
+      client.close();
+    }
+  });
+
+  it("a call without a client certificate is refused before any handler runs", async () => {
+    const noCertificate = grpc.credentials.createSsl(readFileSync(path.join(ours, "ca.crt")));
+    const tlsOnly = await statusOf(EchoClient, address, "Echo", noCertificate, as("learning").channelOptions("document"));
+    expect(tlsOnly.code).to.be.oneOf([grpc.status.UNAVAILABLE, grpc.status.UNAUTHENTICATED]);
+    const plaintext = await statusOf(EchoClient, address, "Echo", grpc.credentials.createInsecure());
+    expect(plaintext.code).to.equal(grpc.status.UNAVAILABLE);
+    expect(handled).to.deep.equal([]);
+  });
+
+  it("a certificate of another CA is refused, even with an allowed service name", async () => {
+    // The stranger trusts our CA (it has read ca.crt somewhere); our server must still not trust it.
+    const credentials = grpc.credentials.createSsl(
+      readFileSync(path.join(ours, "ca.crt")),
+      readFileSync(path.join(theirs, "learning.key")),
+      readFileSync(path.join(theirs, "learning.crt")),
+    );
+    const answer = await statusOf(EchoClient, address, "Echo", credentials, as("learning").channelOptions("document"));
+    expect(answer.code).to.be.oneOf([grpc.status.UNAVAILABLE, grpc.status.UNAUTHENTICATED]);
+    expect(handled).to.deep.equal([]);
+  });
+
+  it("a valid certificate of a service not in the method's callers is PERMISSION_DENIED", async () => {
+    const webhook = as("webhook");
+    const answer = await statusOf(EchoClient, address, "Echo", webhook.channelCredentials(), webhook.channelOptions("document"));
+    expect(answer).to.deep.equal({ code: grpc.status.PERMISSION_DENIED, details: "webhook may not call /docex.test.v1.Echo/Echo" });
+    // A method with an empty list is nobody's, not everybody's.
+    const learning = as("learning");
+    const closed = await statusOf(EchoClient, address, "Open", learning.channelCredentials(), learning.channelOptions("document"));
+    expect(closed.code).to.equal(grpc.status.PERMISSION_DENIED);
+    // The kit's client takes it for a deployment fault (502), not for a user's missing permission.
+    const client = new GrpcClient(EchoClient, address, { identity: webhook, serverName: "document" });
+    try {
+      const error = await client.unary("Echo", {}).then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
+      expect(error).to.be.instanceOf(UpstreamError);
+      expect(error).to.include({ status: 502, code: "upstream_refused" });
+    } finally {
+      client.close();
+    }
+    expect(handled).to.deep.equal([]);
+  });
+
+  it("grpc.health.v1 answers any service of the CA", async () => {
+    const webhook = as("webhook");
+    const answer = await statusOf(HealthClient, address, "Check", webhook.channelCredentials(), webhook.channelOptions("document"));
+    expect(answer.code).to.equal(grpc.status.OK);
+  });
+
+  it("a client refuses a server whose certificate names another service than the one it calls", async () => {
+    const learning = as("learning");
+    const answer = await statusOf(EchoClient, address, "Echo", learning.channelCredentials(), learning.channelOptions("membership"));
+    expect(answer.code).to.equal(grpc.status.UNAVAILABLE);
+    expect(handled).to.deep.equal([]);
+  });
+
+  it("configuration: mutual TLS unless GRPC_INSECURE=true, which logs a warning", () => {
+    expect(() => grpcIdentityFromConfig("document", { GRPC_INSECURE: false })).to.throw(/GRPC_TLS_DIR is not set/);
+    expect(() => grpcIdentityFromConfig("document", { GRPC_INSECURE: false, GRPC_TLS_DIR: dir })).to.throw(/has no ca\.crt/);
+    expect(grpcIdentityFromConfig("document", { GRPC_INSECURE: false, GRPC_TLS_DIR: ours }).isInsecure).to.equal(false);
+    const lines: string[] = [];
+    const logger = createLogger("kit-test", "warn", { write: (line: string) => lines.push(line) });
+    expect(grpcIdentityFromConfig("document", { GRPC_INSECURE: true }, logger).isInsecure).to.equal(true);
+    expect(lines.join("")).to.include("GRPC_INSECURE=true");
+  });
+
+  it("ensureGrpcIdentityDirectory keeps what exists and adds the certificates of new services", async () => {
+    expect(await ensureGrpcIdentityDirectory(ours, ["document", "learning"])).to.deep.equal([]);
+    expect(await ensureGrpcIdentityDirectory(ours, ["document", "extraction"])).to.deep.equal(["extraction.key", "extraction.crt"]);
+  });
+});
