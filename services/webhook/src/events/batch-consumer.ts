@@ -1,4 +1,4 @@
-import { type EventBus, isTransientFailure, type Logger, type Metrics } from "@docex/kit";
+import { type EventBus, errorSummaryOf, isTransientFailure, type Logger, type Metrics } from "@docex/kit";
 import { AckPolicy, type ConsumerMessages, DeliverPolicy, type JsMsg, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { headers as natsHeaders } from "@nats-io/transport-node";
 
@@ -171,7 +171,7 @@ export class BatchConsumer {
   private async deadLetter(message: JsMsg, error: unknown): Promise<void> {
     const headers = natsHeaders();
     headers.set("x-original-subject", this.options.subject);
-    headers.set("x-error", (error instanceof Error ? error.message : String(error)).slice(0, 500));
+    headers.set("x-error", errorSummaryOf(error).slice(0, 500));
     const msgId = message.headers?.get("Nats-Msg-Id");
     await jetstream(this.bus.connection)
       .publish(`${this.bus.deadLetterPrefix}.${this.options.durable}`, message.data, {
