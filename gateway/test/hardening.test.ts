@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { connect } from "node:net";
 import { MAX_ACCESS_TOKEN_BYTES, readBearerToken } from "@docex/kit";
-import { TestIssuer } from "@docex/testkit";
+import { rawRequest, TestIssuer } from "@docex/testkit";
 import { expect } from "chai";
 import { EchoService, type RunningGateway, startGateway } from "./harness.js";
 
@@ -17,27 +16,6 @@ async function leastCpuMs(call: () => Promise<void>, runs = 3): Promise<number> 
     least = Math.min(least, (used.user + used.system) / 1000);
   }
   return least;
-}
-
-/** Sends a request head only (no body) over a raw socket; what came back before the server closed or `waitMs` passed. */
-function headOnly(url: string, head: string, waitMs = 3_000): Promise<{ text: string; closed: boolean }> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => socket.write(head));
-    let text = "";
-    const timer = setTimeout(() => {
-      socket.destroy();
-      resolve({ text, closed: false });
-    }, waitMs);
-    socket.on("data", (chunk) => {
-      text += chunk.toString("latin1");
-    });
-    socket.on("error", reject);
-    socket.on("close", () => {
-      clearTimeout(timer);
-      resolve({ text, closed: true });
-    });
-  });
 }
 
 describe("gateway hardening (issue 24): crafted Authorization headers, forged kids, compressed and unauthenticated bodies", () => {
@@ -154,7 +132,7 @@ describe("gateway hardening (issue 24): crafted Authorization headers, forged ki
   it("refuses a compressed body with 415 before reading it or proxying anything, public routes included", async () => {
     const token = issuer.mint(user);
     for (const path of ["/registers", "/auth/login", "/queues"]) {
-      const { text, closed } = await headOnly(
+      const { text, closed } = await rawRequest(
         gateway.url,
         post(path, { "content-encoding": "br", "content-length": 152, authorization: `Bearer ${token}` }),
       );
@@ -172,7 +150,7 @@ describe("gateway hardening (issue 24): crafted Authorization headers, forged ki
   });
 
   it("answers an unauthenticated 50 MiB upload with 401 without reading its body", async () => {
-    const { text, closed } = await headOnly(gateway.url, post("/registers", { "content-length": 50 * 1024 * 1024 - 1 }));
+    const { text, closed } = await rawRequest(gateway.url, post("/registers", { "content-length": 50 * 1024 * 1024 - 1 }));
     expect(text).to.match(/^HTTP\/1\.1 401 /);
     expect(text).to.include('"code":"missing_token"');
     expect(closed).to.equal(true);

@@ -1,27 +1,6 @@
-import { connect } from "node:net";
+import { rawRequest } from "@docex/testkit";
 import { expect } from "chai";
 import { type Member, RegisterHarness } from "./support/register-harness.js";
-
-/** Sends a request head only (no body) over a raw socket; what came back before the server closed or `waitMs` passed. */
-function headOnly(url: string, head: string, waitMs = 3_000): Promise<{ text: string; closed: boolean }> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => socket.write(head));
-    let text = "";
-    const timer = setTimeout(() => {
-      socket.destroy();
-      resolve({ text, closed: false });
-    }, waitMs);
-    socket.on("data", (chunk) => {
-      text += chunk.toString("latin1");
-    });
-    socket.on("error", reject);
-    socket.on("close", () => {
-      clearTimeout(timer);
-      resolve({ text, closed: true });
-    });
-  });
-}
 
 describe("POST /registers refuses compressed and unauthenticated bodies before reading them (issue 24)", () => {
   let harness: RegisterHarness;
@@ -42,7 +21,7 @@ describe("POST /registers refuses compressed and unauthenticated bodies before r
       .join("")}\r\n`;
 
   it("answers a brotli body with 415 without waiting for (let alone inflating) a byte of it", async () => {
-    const { text, closed } = await headOnly(
+    const { text, closed } = await rawRequest(
       harness.baseUrl,
       head({ authorization: `Bearer ${owner.token}`, "content-encoding": "br", "content-length": 152 }),
     );
@@ -55,7 +34,7 @@ describe("POST /registers refuses compressed and unauthenticated bodies before r
     for (const authorization of [undefined, "Bearer not.a.token"]) {
       const headers: Record<string, string | number> = { "content-length": 50 * 1024 * 1024 - 1 };
       if (authorization) headers.authorization = authorization;
-      const { text, closed } = await headOnly(harness.baseUrl, head(headers));
+      const { text, closed } = await rawRequest(harness.baseUrl, head(headers));
       expect(text, String(authorization)).to.match(/^HTTP\/1\.1 401 /);
       expect(closed).to.equal(true);
     }
