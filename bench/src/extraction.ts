@@ -8,27 +8,14 @@
  * throughput is per core. Scans are made and read only where pdftoppm and tesseract are installed.
  * Sizes: EXTRACTION_BENCH_EINVOICES (per format, 10), EXTRACTION_BENCH_PDFS (36), EXTRACTION_BENCH_SCANS (9).
  */
-import { extractInvoice, ocrAvailable } from "@docex/extraction/engine";
+import { extractInvoice, INVOICE_FIELD_KEYS, ocrAvailable } from "@docex/extraction/engine";
 import { buildInvoiceCorpus, type CorpusDocument, type CorpusFormat } from "@docex/testkit/invoice-corpus";
 
 const EINVOICES = Number(process.env.EXTRACTION_BENCH_EINVOICES ?? 10);
 const PDFS = Number(process.env.EXTRACTION_BENCH_PDFS ?? 36);
 const SCANS = Number(process.env.EXTRACTION_BENCH_SCANS ?? 9);
 const HEADLINE_FIELDS = ["invoice_id", "total_due", "due_date", "iban", "supplier_tax_id"];
-const FIELDS = [
-  "invoice_id",
-  "issue_date",
-  "due_date",
-  "total_due",
-  "currency",
-  "iban",
-  "bank_account",
-  "variable_symbol",
-  "supplier_name",
-  "supplier_tax_id",
-  "supplier_register_id",
-  "line_items",
-];
+const FIELDS = [...INVOICE_FIELD_KEYS, "line_items"];
 
 interface Outcome {
   document: CorpusDocument;
