@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { SERVICE_NAMES, SERVICE_PORTS, type ServiceName } from "@docex/kit";
-import { dropDatabase, testDatabaseServerUrl } from "@docex/testkit";
+import { dropDatabase, testDatabaseServerUrl, testGrpcTlsDir } from "@docex/testkit";
 import type { Answer } from "../../support/stack.js";
 import { portIsFree } from "./ports.js";
 
@@ -68,6 +68,8 @@ export class FaultStack {
       BOOTSTRAP_OWNER_EMAIL: owner.email,
       BOOTSTRAP_OWNER_PASSWORD: owner.password,
       GATEWAY_RATE_LIMIT_PER_MINUTE: "0",
+      // Mutual TLS between the services, with this test process's CA (as npm start does with its own).
+      GRPC_TLS_DIR: testGrpcTlsDir(),
       ...options.env,
     };
     for (const name of SERVICE_NAMES) {
