@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { eventually, RecordingReceiver } from "@docex/testkit";
-import { buildInvoiceCorpus, type CorpusDocument, invoicePdf, makeInvoice } from "@docex/testkit/invoice-corpus";
+import { badInvoiceFiles, buildInvoiceCorpus, type CorpusDocument, invoicePdf, makeInvoice } from "@docex/testkit/invoice-corpus";
 import { expect } from "chai";
 import { type Stack, sharedStack } from "./support/stack.js";
 
@@ -97,6 +97,21 @@ describe("built-in extraction through the gateway (npm start, real Postgres and 
         einvoice.name,
       ).to.deep.equal(einvoice.expected.rows.map((row) => [row.activity, row.total_incl_tax]));
     }
+  });
+
+  it("brings each hostile or broken file to to_validate with a message saying why it was not read, and keeps reading good files", async function () {
+    this.timeout(300_000);
+    const queueId = await queue();
+    for (const bad of await badInvoiceFiles()) {
+      const documentId = await upload(queueId, { name: bad.name, bytes: bad.bytes } as CorpusDocument);
+      const document = await documentWhen(documentId, "to_validate");
+      const said = (document.messages as { message: string }[]).map((message) => message.message).join(" ");
+      expect(said, bad.name).to.match(bad.message);
+      if (bad.name === "xxe.isdoc") expect(JSON.stringify(document)).not.to.contain("root:");
+    }
+    const good = corpus.find((document) => document.format === "pdf_text") as CorpusDocument;
+    const document = await documentWhen(await upload(queueId, good), "to_validate");
+    expect(document.annotations.find((annotation: { key: string }) => annotation.key === "invoice_id").value).to.equal(good.expected.fields.invoice_id);
   });
 
   it("leaves a document of an external-engine queue alone until an outside engine posts its extraction", async () => {
