@@ -111,7 +111,9 @@ describe("built-in extraction through the gateway (npm start, real Postgres and 
     }
     const good = corpus.find((document) => document.format === "pdf_text") as CorpusDocument;
     const document = await documentWhen(await upload(queueId, good), "to_validate");
-    expect(document.annotations.find((annotation: { key: string }) => annotation.key === "invoice_id").value).to.equal(good.expected.fields.invoice_id);
+    expect(document.annotations.find((annotation: { key: string }) => annotation.key === "invoice_id").value).to.equal(
+      good.expected.fields.invoice_id,
+    );
   });
 
   it("leaves a document of an external-engine queue alone until an outside engine posts its extraction", async () => {
