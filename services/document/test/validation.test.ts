@@ -296,8 +296,10 @@ describe("external validation end to end: document, webhook and membership servi
     expect(reply.status).to.equal(200);
     expect(elapsed).to.be.below(600);
     expect(fieldValue(reply.body.data, "invoice_id")).to.equal("slow");
-    expect(warnings(reply.body.data)[0]!.message).to.equal(
-      "External validation was unavailable (no answer within 200 ms); the edit was saved without it.",
+    // Which deadline fires first — the receiver's 200 ms or the gRPC call's slightly longer one — depends
+    // on the machine's load; either way the edit is saved with the same kind of warning.
+    expect(warnings(reply.body.data)[0]!.message).to.match(
+      /^External validation was unavailable \((no answer within 200 ms|the validation service did not answer in time)\); the edit was saved without it\.$/,
     );
   });
 
