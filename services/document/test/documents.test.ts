@@ -194,12 +194,23 @@ describe("documents and annotations (membership is an in-process test double)", 
     expect(await version(id)).to.equal(versionBefore);
   });
 
-  it("refuses annotation changes of an exported or deleted document with 409", async () => {
-    const id = await documentFixture(owner, queueId, { extracted: true });
-    await owner.post(`/documents/${id}/status`, { status: "deleted" });
-    const reply = await owner.patch(`/documents/${id}/annotations`, { annotations: [{ key: "iban", value: "x" }] });
-    expect(reply.status).to.equal(409);
-    expect(reply.body).to.include({ code: "document_not_editable", current_status: "deleted" });
+  it("refuses annotation changes of an exporting, exported or deleted document with 409, changing nothing", async () => {
+    const ways: Array<[string, string[]]> = [
+      ["exporting", ["ready_to_export", "exporting"]],
+      ["exported", ["ready_to_export", "exported"]],
+      ["deleted", ["deleted"]],
+    ];
+    for (const [status, moves] of ways) {
+      const id = await documentFixture(owner, queueId, { extracted: true });
+      for (const move of moves)
+        expect((await owner.post(`/documents/${id}/status`, { status: move })).status, `${status}: ${move}`).to.equal(200);
+      const before = (await owner.get(`/documents/${id}`)).body.data;
+      expect(before.status).to.equal(status);
+      const reply = await owner.patch(`/documents/${id}/annotations`, { annotations: [{ key: "iban", value: "x" }] });
+      expect(reply.status, status).to.equal(409);
+      expect(reply.body).to.include({ code: "document_not_editable", current_status: status });
+      expect((await owner.get(`/documents/${id}`)).body.data, status).to.deep.equal(before);
+    }
   });
 
   it("lists a queue's documents page by page, oldest first, with the pagination object", async () => {

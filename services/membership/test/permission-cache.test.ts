@@ -164,6 +164,7 @@ describe("PermissionCache (kit): membership's answers kept briefly, evicted by m
         source.roles.set(`${organizationId}/${changedUser}`, "owner");
         expect((await cache.checkPermission(ask(changedUser, organizationId))).allowed).to.equal(true);
         await cache.checkPermission(ask(other, organizationId));
+        expect(cache.size).to.equal(2);
         await bus.connection.flush();
 
         source.roles.set(`${organizationId}/${changedUser}`, "viewer");
@@ -199,9 +200,16 @@ describe("PermissionCache (kit): membership's answers kept briefly, evicted by m
       const eviction = evictOnMembershipChanges(cache, bus);
       try {
         await cache.checkPermission(ask(user, org));
+        await cache.getRoles({ user_id: other, organization_id: otherOrg });
+        // Filled, and answering from memory: otherwise "empty afterwards" would prove nothing.
+        await cache.checkPermission(ask(user, org));
+        expect(cache.size).to.equal(2);
+        expect(source.calls).to.equal(2);
         await bus.connection.flush();
         bus.connection.publish(bus.wireSubject("docex.membership.changed"), "not json");
         await eventually(() => (cache.size === 0 ? true : undefined), 1_000, 10);
+        await cache.checkPermission(ask(user, org));
+        expect(source.calls).to.equal(3);
       } finally {
         await eviction.stop();
       }
@@ -222,6 +230,11 @@ describe("PermissionCache (kit): membership's answers kept briefly, evicted by m
     it("a role change through assign-roles takes effect in another service's cached authorization within one second", async () => {
       const { organization, owner, members } = await h.team(["editor"]);
       const editor = members[0]!;
+      // The team's own membership.changed (the editor's acceptance) must be past before the cache is filled, or it
+      // could empty the cache by itself and the eviction below would prove nothing.
+      await h.waitForEvent(
+        (event) => event.type === "membership.changed" && event.data.user_id === editor.id && event.data.status === "active",
+      );
       // What another service builds: the generated membership client behind the kit's cache, evicted over NATS.
       const client = createMembershipClient(`127.0.0.1:${h.running.grpcPort}`, {
         identity: testGrpcIdentity("automation"),
@@ -233,6 +246,8 @@ describe("PermissionCache (kit): membership's answers kept briefly, evicted by m
         const question = ask(editor.id, organization.id, "document.edit");
         expect(await cache.checkPermission(question)).to.deep.equal({ allowed: true, is_member: true, role: "editor" });
         expect(await cache.getRoles({ user_id: editor.id, organization_id: organization.id })).to.include({ role: "editor" });
+        // Both answers are kept: the change below must evict them, not find an empty cache.
+        expect(cache.size).to.equal(2);
 
         const changed = await h.call("POST", `/organizations/${organization.id}/assign-roles`, {
           as: owner,

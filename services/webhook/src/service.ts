@@ -41,6 +41,8 @@ export interface WebhookServiceOptions {
   permissions?: PermissionSource;
   /** Replaces the system's DNS for the SSRF guard, at creation and at connect time. */
   resolver?: HostResolver;
+  /** Replaces the retry schedule built from WEBHOOK_RETRY_SCHEDULE: tests fix its jitter and read the waits it chose. */
+  retry?: RetryPolicy;
 }
 
 /** Builds the webhook service from its configuration and starts it; the handle stops it gracefully. */
@@ -92,7 +94,7 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
     const access = new AccessControl(permissions, entities);
     const events = new OutboxEvents(infra.outbox);
     const signingKeys = new SigningKeys(webhookStore, access, sealer, events, config.WEBHOOK_KEY_ROTATION_GRACE_MS);
-    const retry = new RetryPolicy({ scheduleSeconds: config.WEBHOOK_RETRY_SCHEDULE });
+    const retry = options.retry ?? new RetryPolicy({ scheduleSeconds: config.WEBHOOK_RETRY_SCHEDULE });
     const metrics: DeliveryMetrics = new DeliveryMetrics(infra.metrics, breakers, (): number => sender.inFlightCount);
     const sender: DeliverySender = new DeliverySender({
       store: deliveryStore,

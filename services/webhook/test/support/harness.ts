@@ -93,7 +93,10 @@ export class WebhookHarness {
     readonly bus: EventBus,
   ) {}
 
-  static async start(webhookEnv: Record<string, string | number> = {}): Promise<WebhookHarness> {
+  static async start(
+    webhookEnv: Record<string, string | number> = {},
+    webhookOptions: WebhookServiceOptions = {},
+  ): Promise<WebhookHarness> {
     const [issuer, auth, documents] = await Promise.all([TestIssuer.start(), AuthDouble.start(), DocumentDouble.start()]);
     const { stream, subjectPrefix } = testEventNamespace();
     const membershipConfig = membershipConfigSchema.parse({
@@ -122,7 +125,7 @@ export class WebhookHarness {
       logger: createLogger("webhook-test", "silent"),
     });
     const harness = new WebhookHarness(issuer, auth, documents, membership, membershipConfig.DATABASE_NAME, bus);
-    await harness.startWebhook(webhookEnv);
+    await harness.startWebhook(webhookEnv, webhookOptions);
     return harness;
   }
 
