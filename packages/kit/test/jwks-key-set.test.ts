@@ -90,10 +90,15 @@ describe("TokenVerifier's JWKS key set (forged kids, rotation, failures)", () =>
     await verifier.verify(issuer.sign());
     expect(issuer.requests).to.equal(1);
 
-    // 300 tokens with forged kids, in parallel and in sequence, from "many clients".
-    await Promise.all(Array.from({ length: 150 }, () => refused(verifier.verify(issuer.sign(`forged-${randomUUID()}`)))));
-    for (let i = 0; i < 150; i++) await refused(verifier.verify(issuer.sign(`forged-${randomUUID()}`)));
-    expect(issuer.requests, "forged kids within one cooldown").to.be.at.most(2);
+    // 300 tokens with forged kids, in parallel and in sequence, from "many clients". They are signed
+    // first: signing is the slow part, and on a loaded machine it alone can outlast a cooldown.
+    const forged = Array.from({ length: 300 }, () => issuer.sign(`forged-${randomUUID()}`));
+    const floodStarted = Date.now();
+    await Promise.all(forged.slice(0, 150).map((token) => refused(verifier.verify(token))));
+    for (const token of forged.slice(150)) await refused(verifier.verify(token));
+    // One fetch per cooldown that the flood spans (two in a run that fits in one cooldown).
+    const cooldownsSpanned = Math.ceil((Date.now() - floodStarted) / cooldownMs);
+    expect(issuer.requests, "forged kids: one fetch per cooldown").to.be.at.most(1 + Math.max(1, cooldownsSpanned));
 
     // The issuer rotates while the flood goes on; the new key's tokens pass after at most one cooldown.
     issuer.rotate();
