@@ -1,5 +1,4 @@
 export * from "./auth/jwks-key-set.js";
-export * from "./auth/permission-cache.js";
 export * from "./auth/token-verifier.js";
 export * from "./bus/event-bus.js";
 export * from "./bus/outbox.js";

@@ -1,7 +1,7 @@
+import { MembershipPermissions } from "@docex/access";
 import { connectInfrastructure, createHttpApp, GrpcServer, type Logger, type RunningService, serve } from "@docex/kit";
 import { automationService } from "@docex/protos";
 import { documentGateway } from "./clients/document.js";
-import { membershipAccess } from "./clients/membership.js";
 import { registerLookup } from "./clients/register.js";
 import type { AutomationConfig } from "./config.js";
 import { AutomationRules } from "./domain/automation-rules.js";
@@ -36,10 +36,10 @@ export async function startAutomationService(config: AutomationConfig, options: 
     metrics,
     logger,
   });
-  const membership = membershipAccess(config.MEMBERSHIP_GRPC_ADDR, {
+  const membership = MembershipPermissions.connect(config.MEMBERSHIP_GRPC_ADDR, {
     identity: infra.grpcIdentity,
     deadlineMs: config.AUTOMATION_MEMBERSHIP_DEADLINE_MS,
-    permissionCacheMs: config.AUTOMATION_PERMISSION_CACHE_MS,
+    cacheMs: config.AUTOMATION_PERMISSION_CACHE_MS,
     bus: infra.bus,
     logger,
     metrics,

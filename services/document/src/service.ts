@@ -1,7 +1,7 @@
 import { connectInfrastructure, createHttpApp, GrpcServer, type Logger, type RunningService, serve } from "@docex/kit";
 import { documentService } from "@docex/protos";
 import { queueAutomationSource } from "./clients/automation.js";
-import { membershipAccess } from "./clients/membership.js";
+import { MembershipAccessClient } from "./clients/membership.js";
 import { webhookValidator } from "./clients/webhook.js";
 import type { DocumentConfig } from "./config.js";
 import { AccessControl } from "./domain/access.js";
@@ -45,7 +45,7 @@ export interface DocumentServiceOptions {
 /** Builds the document service from its configuration and starts it; the handle stops it gracefully. */
 export async function startDocumentService(config: DocumentConfig, options: DocumentServiceOptions = {}): Promise<RunningService> {
   const infra = await connectInfrastructure("document", config, { migrations, logger: options.logger });
-  const membership = membershipAccess(config.MEMBERSHIP_GRPC_ADDR, {
+  const membership = new MembershipAccessClient(config.MEMBERSHIP_GRPC_ADDR, {
     identity: infra.grpcIdentity,
     deadlineMs: config.DOCUMENT_MEMBERSHIP_DEADLINE_MS,
     permissionCacheMs: config.DOCUMENT_PERMISSION_CACHE_MS,

@@ -1,7 +1,7 @@
+import { MembershipPermissions } from "@docex/access";
 import { connectInfrastructure, createHttpApp, GrpcServer, type Logger, type RunningService, serve } from "@docex/kit";
 import { learningService } from "@docex/protos";
 import { documentService } from "./clients/document.js";
-import { membershipPermissions } from "./clients/membership.js";
 import type { LearningConfig } from "./config.js";
 import { AccessControl } from "./domain/access.js";
 import { FeedbackIntake } from "./domain/feedback.js";
@@ -25,7 +25,7 @@ export async function startLearningService(config: LearningConfig, options: { lo
     deadlineMs: config.LEARNING_DOCUMENT_DEADLINE_MS,
     metrics: infra.metrics,
   });
-  const membership = membershipPermissions(config.MEMBERSHIP_GRPC_ADDR, {
+  const membership = MembershipPermissions.connect(config.MEMBERSHIP_GRPC_ADDR, {
     identity: infra.grpcIdentity,
     deadlineMs: config.LEARNING_MEMBERSHIP_DEADLINE_MS,
     cacheMs: config.LEARNING_PERMISSION_CACHE_MS,

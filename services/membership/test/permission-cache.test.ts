@@ -1,15 +1,14 @@
 import { randomUUID } from "node:crypto";
-import { createEvent } from "@docex/events";
 import {
+  type CheckPermissionAnswer,
   type CheckPermissionQuery,
-  createLogger,
-  EventBus,
   evictOnMembershipChanges,
   type MembershipAnswers,
-  type PermissionAnswer,
   PermissionCache,
   type RolesAnswer,
-} from "@docex/kit";
+} from "@docex/access";
+import { createEvent } from "@docex/events";
+import { createLogger, EventBus } from "@docex/kit";
 import { createMembershipClient } from "@docex/protos";
 import { eventually, testEventNamespace, testGrpcIdentity, testNatsUrl } from "@docex/testkit";
 import { expect } from "chai";
@@ -22,7 +21,7 @@ class CountingSource implements MembershipAnswers {
   delay: Promise<void> | undefined;
   failNext = false;
 
-  async checkPermission(query: CheckPermissionQuery): Promise<PermissionAnswer> {
+  async checkPermission(query: CheckPermissionQuery): Promise<CheckPermissionAnswer> {
     this.calls += 1;
     const role = this.roles.get(`${query.organization_id}/${query.user_id}`) ?? "";
     await this.delay;

@@ -1,8 +1,8 @@
+import { MembershipPermissions } from "@docex/access";
 import { connectInfrastructure, createHttpApp, GrpcServer, type Logger, type RunningService, serve, serviceConfigSchema } from "@docex/kit";
 import { registerService } from "@docex/protos";
 import { z } from "zod";
 import { documentQueues } from "./clients/document.js";
-import { membershipPermissions } from "./clients/membership.js";
 import { RegisterAccess } from "./domain/access.js";
 import { RegisterCatalog } from "./domain/register-catalog.js";
 import { RegisterUploads } from "./domain/uploads.js";
@@ -34,7 +34,7 @@ export async function startRegisterService(config: RegisterConfig, options: { lo
     metrics,
     deadlineMs: config.DOWNSTREAM_DEADLINE_MS,
   });
-  const permissions = membershipPermissions(config.MEMBERSHIP_GRPC_ADDR, {
+  const permissions = MembershipPermissions.connect(config.MEMBERSHIP_GRPC_ADDR, {
     identity: infra.grpcIdentity,
     metrics,
     deadlineMs: config.DOWNSTREAM_DEADLINE_MS,

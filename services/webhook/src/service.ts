@@ -1,7 +1,7 @@
+import { MembershipPermissions, type PermissionSource } from "@docex/access";
 import { connectInfrastructure, createHttpApp, GrpcServer, type Logger, type RunningService, serve } from "@docex/kit";
 import { webhookService } from "@docex/protos";
 import { documentDirectory, type EntityDirectory } from "./clients/document.js";
-import { membershipPermissions, type PermissionSource } from "./clients/membership.js";
 import type { WebhookConfig } from "./config.js";
 import { DeliveryIntake } from "./delivery/delivery-intake.js";
 import { DeliveryMetrics } from "./delivery/delivery-metrics.js";
@@ -38,7 +38,7 @@ export interface WebhookServiceOptions {
   /** Replaces the gRPC client of the document service (ResolveEntity, GetDocument). */
   entities?: EntityDirectory;
   /** Replaces the gRPC client of membership (CheckPermission). */
-  permissions?: PermissionSource;
+  permissions?: PermissionSource & { close(): Promise<void> };
   /** Replaces the system's DNS for the SSRF guard, at creation and at connect time. */
   resolver?: HostResolver;
   /** Replaces the retry schedule built from WEBHOOK_RETRY_SCHEDULE: tests fix its jitter and read the waits it chose. */
@@ -58,7 +58,7 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
     });
   const permissions =
     options.permissions ??
-    membershipPermissions(config.MEMBERSHIP_GRPC_ADDR, {
+    MembershipPermissions.connect(config.MEMBERSHIP_GRPC_ADDR, {
       identity: infra.grpcIdentity,
       deadlineMs: config.WEBHOOK_MEMBERSHIP_DEADLINE_MS,
       cacheMs: config.WEBHOOK_PERMISSION_CACHE_MS,

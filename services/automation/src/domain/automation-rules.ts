@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
+import type { MemberCheck } from "@docex/access";
 import { ConflictError, type FieldError, NotFoundError, UpstreamError, ValidationError } from "@docex/kit";
-import type { MembershipAccess } from "../clients/membership.js";
 import { type RegisterLookup, RegisterUnavailableError } from "../clients/register.js";
 import type { OutboxEvents } from "../store/outbox-events.js";
 import type { RegisterStore } from "../store/register-store.js";
@@ -38,7 +38,7 @@ export interface AutomationRulesDependencies {
   registers: RegisterStore;
   registerLookup: RegisterLookup;
   access: QueueAccess;
-  membership: MembershipAccess;
+  membership: MemberCheck;
   events: OutboxEvents;
 }
 

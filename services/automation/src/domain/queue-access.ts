@@ -1,13 +1,9 @@
-import { ForbiddenError, NotFoundError } from "@docex/kit";
+import { AccessCheck, type Actor, type PermissionSource } from "@docex/access";
+import { NotFoundError } from "@docex/kit";
 import type { DocumentGateway } from "../clients/document.js";
-import type { MembershipAccess } from "../clients/membership.js";
 import type { QueueRecord } from "./records.js";
 
-/** The user behind a request, as the domain needs them. */
-export interface Actor {
-  userId: string;
-  requestId: string;
-}
+export type { Actor } from "@docex/access";
 
 /**
  * Finds the queue a path names (UUID or humanized id, through the document service) and asks membership
@@ -15,30 +11,28 @@ export interface Actor {
  * whether they may manage it (`queue.manage`: owner, supervisor, admin of that queue; else 403).
  */
 export class QueueAccess {
+  private readonly check: AccessCheck;
+
   constructor(
     private readonly documents: DocumentGateway,
-    private readonly membership: MembershipAccess,
-  ) {}
+    membership: PermissionSource,
+  ) {
+    this.check = new AccessCheck(membership);
+  }
 
   async readable(actor: Actor, ref: string): Promise<QueueRecord> {
     const queue = await this.documents.queue(ref, { requestId: actor.requestId });
-    const answer = await this.membership.checkPermission(
-      { userId: actor.userId, organizationId: queue.organizationId, permission: "document.read", queueId: queue.id },
-      { requestId: actor.requestId },
-    );
-    if (!answer.isMember || !answer.allowed) throw new NotFoundError(`Queue ${ref} does not exist.`, "queue_not_found");
+    await this.check.requireVisible(actor, scopeOf(queue), notFound(ref));
     return queue;
   }
 
   async manageable(actor: Actor, ref: string): Promise<QueueRecord> {
     const queue = await this.readable(actor, ref);
-    const answer = await this.membership.checkPermission(
-      { userId: actor.userId, organizationId: queue.organizationId, permission: "queue.manage", queueId: queue.id },
-      { requestId: actor.requestId },
-    );
-    if (!answer.isMember) throw new NotFoundError(`Queue ${ref} does not exist.`, "queue_not_found");
-    if (!answer.allowed)
-      throw new ForbiddenError(`Your role${answer.role ? ` (${answer.role})` : ""} does not allow managing this queue's automation.`);
+    await this.check.require(actor, "queue.manage", scopeOf(queue), notFound(ref), "managing this queue's automation");
     return queue;
   }
 }
+
+const scopeOf = (queue: QueueRecord) => ({ organizationId: queue.organizationId, queueId: queue.id });
+
+const notFound = (ref: string) => () => new NotFoundError(`Queue ${ref} does not exist.`, "queue_not_found");

@@ -1,17 +1,30 @@
-import { ForbiddenError, type NotFoundError } from "@docex/kit";
-import type { MembershipAccess, Permission, PermissionAnswer } from "../clients/membership.js";
-import type { StoredDocument } from "./records.js";
+import {
+  AccessCheck,
+  type Actor,
+  type CallContext,
+  forbidden as forbiddenByRole,
+  type PermissionAnswer,
+  type PermissionSource,
+  type Scope,
+} from "@docex/access";
+import type { ForbiddenError, NotFoundError } from "@docex/kit";
+import type { OrganizationRef, StoredDocument } from "./records.js";
+import type { FieldRule } from "./user-schema.js";
 
-/** The user behind a request, as the domain needs them. */
-export interface Actor {
-  userId: string;
-  requestId: string;
+export type { Actor, Scope } from "@docex/access";
+
+/** The permission names of membership.proto's CheckPermission that this service asks about. */
+export type Permission = "document.read" | "document.edit" | "document.approve" | "workspace.create" | "queue.manage";
+
+/** What the document service needs of membership besides permissions: which organizations a user is in, field rules. */
+export interface MembershipDirectory {
+  organizationsOf(userId: string, ctx?: CallContext): Promise<OrganizationRef[]>;
+  /** An organization by UUID or humanized id, whoever asks; undefined when there is none. */
+  organization(ref: string, ctx?: CallContext): Promise<OrganizationRef | undefined>;
+  fieldRulesOf(query: { userId: string; organizationId: string; queueId: string }, ctx?: CallContext): Promise<FieldRule[]>;
 }
 
-export interface Scope {
-  organizationId: string;
-  queueId?: string;
-}
+export type MembershipAccess = PermissionSource & MembershipDirectory;
 
 const PERMISSION_WORDS: Record<Permission, string> = {
   "document.read": "reading documents",
@@ -27,20 +40,15 @@ const PERMISSION_WORDS: Record<Permission, string> = {
  * see but not do answers 403.
  */
 export class AccessControl {
-  constructor(private readonly membership: MembershipAccess) {}
+  private readonly check: AccessCheck;
 
-  private ask(actor: Actor, permission: Permission, scope: Scope): Promise<PermissionAnswer> {
-    return this.membership.checkPermission(
-      { userId: actor.userId, organizationId: scope.organizationId, permission, ...(scope.queueId ? { queueId: scope.queueId } : {}) },
-      { requestId: actor.requestId },
-    );
+  constructor(permissions: PermissionSource) {
+    this.check = new AccessCheck(permissions);
   }
 
   /** The caller's read grant within `scope`, or `notFound` when they may not see it. */
-  async requireReadable(actor: Actor, scope: Scope, notFound: () => NotFoundError): Promise<PermissionAnswer> {
-    const answer = await this.ask(actor, "document.read", scope);
-    if (!answer.isMember || !answer.allowed) throw notFound();
-    return answer;
+  requireReadable(actor: Actor, scope: Scope, notFound: () => NotFoundError): Promise<PermissionAnswer> {
+    return this.check.requireVisible(actor, scope, notFound);
   }
 
   /**
@@ -55,24 +63,21 @@ export class AccessControl {
 
   /** The caller's answer for `permission` in `scope`, whatever it is (for filtering rather than refusing). */
   grantOf(actor: Actor, permission: Permission, scope: Scope): Promise<PermissionAnswer> {
-    return this.ask(actor, permission, scope);
+    return this.check.ask(actor, permission, scope);
   }
 
-  async allows(actor: Actor, permission: Permission, scope: Scope): Promise<boolean> {
-    const answer = await this.ask(actor, permission, scope);
-    return answer.isMember && answer.allowed;
+  allows(actor: Actor, permission: Permission, scope: Scope): Promise<boolean> {
+    return this.check.allows(actor, permission, scope);
   }
 
   /** 403 unless the caller, already known to see the scope, may do `permission` in it. */
   async require(actor: Actor, permission: Permission, scope: Scope, notFound: () => NotFoundError): Promise<void> {
-    const answer = await this.ask(actor, permission, scope);
-    if (!answer.isMember) throw notFound();
-    if (!answer.allowed) throw forbidden(permission, answer.role);
+    await this.check.require(actor, permission, scope, notFound, `${PERMISSION_WORDS[permission]} here`);
   }
 }
 
 export function forbidden(permission: Permission, role: string): ForbiddenError {
-  return new ForbiddenError(`Your role${role ? ` (${role})` : ""} does not allow ${PERMISSION_WORDS[permission]} here.`);
+  return forbiddenByRole(role, `${PERMISSION_WORDS[permission]} here`);
 }
 
 /** Approvers read only what is assigned to them (API.md "Roles"). */

@@ -2,14 +2,13 @@ import { randomUUID } from "node:crypto";
 import type { Readable } from "node:stream";
 import { DOCUMENT_STATUSES } from "@docex/events";
 import { ConflictError, NotFoundError } from "@docex/kit";
-import type { MembershipAccess } from "../clients/membership.js";
 import type { FileStore } from "../files/file-store.js";
 import type { DocumentStore } from "../store/document-store.js";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
 import type { OutboxEvents } from "../store/outbox-events.js";
 import type { Sql, Tx } from "../store/sql.js";
 import type { ValidationJobStore } from "../store/validation-job-store.js";
-import { type AccessControl, type Actor, forbidden, isApproverOnly } from "./access.js";
+import { type AccessControl, type Actor, forbidden, isApproverOnly, type MembershipDirectory } from "./access.js";
 import { type AnnotationFields, checkAnnotations, mergeAnnotations, sameContent } from "./annotations.js";
 import type { DocumentChanges } from "./document-changes.js";
 import { documentCreated } from "./document-events.js";
@@ -28,7 +27,7 @@ export interface DocumentsDependencies {
   writer: DocumentWriter;
   changes: DocumentChanges;
   access: AccessControl;
-  membership: MembershipAccess;
+  membership: MembershipDirectory;
   validator: DocumentValidator;
   /** initial_document_validation: a job written with the extraction, and a nudge to its runner after the commit. */
   initialValidation: { jobs: ValidationJobStore; wake(): void };

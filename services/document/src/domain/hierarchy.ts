@@ -1,11 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { ConflictError, NotFoundError } from "@docex/kit";
 import type { QueueAutomation, QueueAutomationSource } from "../clients/automation.js";
-import type { MembershipAccess } from "../clients/membership.js";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
 import type { OutboxEvents } from "../store/outbox-events.js";
 import type { Sql } from "../store/sql.js";
-import type { AccessControl, Actor } from "./access.js";
+import type { AccessControl, Actor, MembershipDirectory } from "./access.js";
 import { DEFAULT_ANNOTATION_SCHEMA, type FieldDefinition } from "./annotation-schema.js";
 import { queueCreated } from "./document-events.js";
 import { entityRefOf, slugOf, suffixed } from "./humanized-id.js";
@@ -16,7 +15,7 @@ export interface HierarchyDependencies {
   store: HierarchyStore;
   events: OutboxEvents;
   access: AccessControl;
-  membership: MembershipAccess;
+  membership: MembershipDirectory;
   automation: QueueAutomationSource;
 }
 

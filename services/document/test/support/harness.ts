@@ -1,12 +1,12 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { createServer } from "node:net";
+import { MembershipDouble } from "@docex/access/testing";
 import type { RunningService } from "@docex/kit";
 import { createDocumentClient, type DocumentClient } from "@docex/protos";
 import { clientAsAllowedCallers, dropDatabase, TestIssuer, testServiceConfig } from "@docex/testkit";
 import { documentCallers } from "../../src/grpc/document-handlers.js";
 import { configSchema, type DocumentConfig, type DocumentValidator, type SavedEdit, startDocumentService } from "../../src/service.js";
 import { EventRecorder } from "./event-recorder.js";
-import { MembershipDouble } from "./membership-double.js";
 
 export interface Reply {
   status: number;

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
+import { MembershipDouble, type Role } from "@docex/access/testing";
 import type { RunningService } from "@docex/kit";
 import { createRegisterClient, type RegisterClient } from "@docex/protos";
 import { dropDatabase, TestIssuer, testGrpcIdentity, testServiceConfig } from "@docex/testkit";
 import { configSchema, type RegisterConfig, startRegisterService } from "../../src/service.js";
 import { DocumentServiceDouble, type QueueRow } from "./document-double.js";
-import { MembershipServiceDouble, type Role } from "./membership-double.js";
 
 export interface Answer {
   status: number;
@@ -38,14 +38,14 @@ export class RegisterHarness {
     readonly running: RunningService,
     readonly issuer: TestIssuer,
     readonly documents: DocumentServiceDouble,
-    readonly membership: MembershipServiceDouble,
+    readonly membership: MembershipDouble,
   ) {}
 
   static async start(overrides: Record<string, string | number> = {}): Promise<RegisterHarness> {
     const [issuer, documents, membership] = await Promise.all([
       TestIssuer.start(),
       DocumentServiceDouble.start(),
-      MembershipServiceDouble.start(),
+      MembershipDouble.start(),
     ]);
     const config = testServiceConfig(
       "register",
@@ -81,7 +81,7 @@ export class RegisterHarness {
 
   member(organizationId: string, role: Role, queueIds: string[] | null = null): Member {
     const userId = randomUUID();
-    this.membership.memberships.push({ organizationId, userId, role, queueIds });
+    this.membership.setRole(organizationId, userId, role, queueIds);
     return { userId, token: this.issuer.mint({ sub: userId }) };
   }
 

@@ -1,13 +1,12 @@
-import { ForbiddenError, NotFoundError } from "@docex/kit";
+import { AccessCheck, type Actor, type PermissionSource } from "@docex/access";
+import { NotFoundError } from "@docex/kit";
 import type { EntityDirectory } from "../clients/document.js";
-import type { Permission, PermissionSource } from "../clients/membership.js";
 import type { EntityScope, EntityType } from "./records.js";
 
-/** The user behind a request, as the domain needs them. */
-export interface Actor {
-  userId: string;
-  requestId: string;
-}
+export type { Actor } from "@docex/access";
+
+/** The permissions of membership.proto's CheckPermission that this service asks about. */
+type Permission = "document.read" | "queue.manage" | "signing_key.manage";
 
 /** What a permission is checked against: an organization, narrowed to a queue (and a document) where there is one. */
 export interface Scope {
@@ -35,10 +34,14 @@ const PERMISSION_WORDS: Record<Permission, string> = {
  * answers 403.
  */
 export class AccessControl {
+  private readonly check: AccessCheck;
+
   constructor(
-    private readonly permissions: PermissionSource,
+    permissions: PermissionSource,
     private readonly entities: EntityDirectory,
-  ) {}
+  ) {
+    this.check = new AccessCheck(permissions);
+  }
 
   /** The entity an id names, with its ancestors; 404 when it does not exist or the caller may not see it. */
   async visibleEntity(actor: Actor, entityType: EntityType, idOrHumanized: string): Promise<EntityScope> {
@@ -53,8 +56,7 @@ export class AccessControl {
 
   /** 404 (from `notFound`) unless the caller may read within the scope. */
   async requireVisible(actor: Actor, scope: Scope, notFound: () => NotFoundError): Promise<void> {
-    const answer = await this.ask(actor, "document.read", scope);
-    if (!answer.isMember || !answer.allowed) throw notFound();
+    const answer = await this.check.requireVisible(actor, scope, notFound);
     // An approver reads only the documents assigned to them (API.md "Roles"); membership leaves that to us.
     if (answer.role === "approver" && scope.documentId) {
       const approvers = await this.entities.approversOf(scope.documentId, { requestId: actor.requestId });
@@ -64,23 +66,11 @@ export class AccessControl {
 
   /** 403 unless the caller, already known to see the scope, may do `permission` there. */
   async require(actor: Actor, permission: Permission, scope: Scope, notFound: () => NotFoundError): Promise<void> {
-    const answer = await this.ask(actor, permission, scope);
-    if (!answer.isMember) throw notFound();
-    if (!answer.allowed) {
-      throw new ForbiddenError(`Your role${answer.role ? ` (${answer.role})` : ""} does not allow ${PERMISSION_WORDS[permission]} here.`);
-    }
+    await this.check.require(actor, permission, scope, notFound, `${PERMISSION_WORDS[permission]} here`);
   }
 
   /** Whether the caller may do `permission` within the scope (no error either way). */
-  async allows(actor: Actor, permission: Permission, scope: Scope): Promise<boolean> {
-    const answer = await this.ask(actor, permission, scope);
-    return answer.isMember && answer.allowed;
-  }
-
-  private ask(actor: Actor, permission: Permission, scope: Scope) {
-    return this.permissions.checkPermission(
-      { userId: actor.userId, organizationId: scope.organizationId, permission, queueId: scope.queueId },
-      { requestId: actor.requestId },
-    );
+  allows(actor: Actor, permission: Permission, scope: Scope): Promise<boolean> {
+    return this.check.allows(actor, permission, scope);
   }
 }

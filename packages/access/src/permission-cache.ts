@@ -1,12 +1,9 @@
-import type { EventBus } from "../bus/event-bus.js";
-import type { CallContext } from "../grpc/client.js";
-import type { Logger } from "../logger.js";
+import type { CallContext, EventBus, Logger } from "@docex/kit";
 
 /*
  * The membership service decides roles and permissions; every other service asks it over gRPC and keeps
  * the answers here for a short while. The shapes below are those of membership.proto (GetRoles,
- * CheckPermission), so the generated membership client fits `MembershipAnswers` as it is, while the kit
- * stays below the protos package.
+ * CheckPermission), so the generated membership client fits `MembershipAnswers` as it is.
  */
 
 export interface CheckPermissionQuery {
@@ -18,7 +15,7 @@ export interface CheckPermissionQuery {
   queue_id?: string;
 }
 
-export interface PermissionAnswer {
+export interface CheckPermissionAnswer {
   allowed: boolean;
   /** False for a user without a membership (or with a deactivated one): answer 404, not 403. */
   is_member: boolean;
@@ -41,7 +38,7 @@ export interface RolesAnswer {
 
 /** Where answers come from: the membership gRPC client, or anything shaped like it. */
 export interface MembershipAnswers {
-  checkPermission(query: CheckPermissionQuery, ctx?: CallContext): Promise<PermissionAnswer>;
+  checkPermission(query: CheckPermissionQuery, ctx?: CallContext): Promise<CheckPermissionAnswer>;
   getRoles(query: GetRolesQuery, ctx?: CallContext): Promise<RolesAnswer>;
 }
 
@@ -63,7 +60,7 @@ interface Entry {
   userId: string;
   organizationId: string;
   expiresAt: number;
-  value: PermissionAnswer | RolesAnswer;
+  value: CheckPermissionAnswer | RolesAnswer;
 }
 
 export const MEMBERSHIP_CHANGED_SUBJECT = "docex.membership.changed";
@@ -76,7 +73,7 @@ export const MEMBERSHIP_CHANGED_SUBJECT = "docex.membership.changed";
  */
 export class PermissionCache {
   private readonly entries = new Map<string, Entry>();
-  private readonly inFlight = new Map<string, Promise<PermissionAnswer | RolesAnswer>>();
+  private readonly inFlight = new Map<string, Promise<CheckPermissionAnswer | RolesAnswer>>();
   private readonly ttlMs: number;
   private readonly maxEntries: number;
   private readonly now: () => number;
@@ -92,9 +89,9 @@ export class PermissionCache {
     this.now = options.now ?? Date.now;
   }
 
-  checkPermission(query: CheckPermissionQuery, ctx: CallContext = {}): Promise<PermissionAnswer> {
+  checkPermission(query: CheckPermissionQuery, ctx: CallContext = {}): Promise<CheckPermissionAnswer> {
     const key = ["permission", query.organization_id, query.user_id, query.permission, query.queue_id ?? ""].join("\u0000");
-    return this.answer(key, query, () => this.source.checkPermission(query, ctx)) as Promise<PermissionAnswer>;
+    return this.answer(key, query, () => this.source.checkPermission(query, ctx)) as Promise<CheckPermissionAnswer>;
   }
 
   getRoles(query: GetRolesQuery, ctx: CallContext = {}): Promise<RolesAnswer> {
@@ -132,8 +129,8 @@ export class PermissionCache {
   private async answer(
     key: string,
     query: { user_id: string; organization_id: string },
-    fetch: () => Promise<PermissionAnswer | RolesAnswer>,
-  ): Promise<PermissionAnswer | RolesAnswer> {
+    fetch: () => Promise<CheckPermissionAnswer | RolesAnswer>,
+  ): Promise<CheckPermissionAnswer | RolesAnswer> {
     const cached = this.entries.get(key);
     if (cached && cached.expiresAt > this.now()) {
       this.entries.delete(key);
@@ -160,7 +157,7 @@ export class PermissionCache {
     return call;
   }
 
-  private store(key: string, query: { user_id: string; organization_id: string }, value: PermissionAnswer | RolesAnswer): void {
+  private store(key: string, query: { user_id: string; organization_id: string }, value: CheckPermissionAnswer | RolesAnswer): void {
     this.entries.set(key, { userId: query.user_id, organizationId: query.organization_id, expiresAt: this.now() + this.ttlMs, value });
     while (this.entries.size > this.maxEntries) {
       const oldest = this.entries.keys().next();

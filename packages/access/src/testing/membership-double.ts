@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { ANY_SERVICE, createLogger, GrpcServer, NotFoundError, ValidationError } from "@docex/kit";
+import { ANY_SERVICE, createLogger, type GrpcIdentity, GrpcServer, NotFoundError, ValidationError } from "@docex/kit";
 import { type MembershipHandlers, membershipService, type Organization } from "@docex/protos";
 import { testGrpcIdentity } from "@docex/testkit";
 
@@ -26,20 +26,29 @@ const PERMISSIONS: Record<string, ReadonlySet<Role>> = {
 };
 
 /**
- * A stand-in for the membership service over real gRPC on 127.0.0.1, answering from a table of
- * (user, organization) → role, queue_ids and user schema. Counts CheckPermission calls.
+ * A stand-in for the membership service over real gRPC on 127.0.0.1, for the tests of the services that ask
+ * it who may do what: it answers CheckPermission, GetRoles, GetUserSchema, GetOrganization and
+ * ListOrganizationsOfUser from a table of (user, organization) → role, queue_ids and user schema the test
+ * fills, and records the CheckPermission calls it gets.
  */
 export class MembershipDouble {
   readonly organizations = new Map<string, Organization & { members: Map<string, Member> }>();
-  checkPermissionCalls = 0;
+  /** The CheckPermission questions asked, in order. */
+  readonly permissionCalls: Array<{ permission: string; queue_id?: string | undefined }> = [];
 
   private constructor(
     private readonly server: GrpcServer,
     readonly address: string,
   ) {}
 
-  static async start(): Promise<MembershipDouble> {
-    const server = new GrpcServer(createLogger("membership-double", "silent"), { identity: testGrpcIdentity("membership") });
+  get checkPermissionCalls(): number {
+    return this.permissionCalls.length;
+  }
+
+  static async start(options: { identity?: GrpcIdentity } = {}): Promise<MembershipDouble> {
+    const server = new GrpcServer(createLogger("membership-double", "silent"), {
+      identity: options.identity ?? testGrpcIdentity("membership"),
+    });
     let double: MembershipDouble | undefined;
     const member = (userId: string, organizationId: string) => double!.organizations.get(organizationId)?.members.get(userId);
     const handlers: MembershipHandlers = {
@@ -53,7 +62,7 @@ export class MembershipDouble {
         };
       },
       async CheckPermission(request) {
-        double!.checkPermissionCalls += 1;
+        double!.permissionCalls.push({ permission: request.permission, queue_id: request.queue_id });
         const allowedRoles = PERMISSIONS[request.permission];
         if (!allowedRoles) throw new ValidationError(`unknown permission ${request.permission}`);
         const found = member(request.user_id, request.organization_id);
@@ -65,13 +74,13 @@ export class MembershipDouble {
         return { allowed, is_member: true, role: found.role };
       },
       async CreateOrganization() {
-        throw new Error("the document service does not create organizations");
+        throw new Error("the membership double does not create organizations; call addOrganization");
       },
       async GetUserSchema(request) {
         return { fields: member(request.user_id, request.organization_id)?.fields ?? [] };
       },
       async AcceptInvitation() {
-        throw new Error("the document service does not call AcceptInvitation");
+        throw new Error("the membership double does not accept invitations");
       },
       async GetOrganization(request) {
         const ref = request.id_or_humanized.toLowerCase();
@@ -100,9 +109,19 @@ export class MembershipDouble {
     return organization;
   }
 
+  /** Gives the user a role; an organization the test never added is created bare, named by its id. */
   setRole(organizationId: string, userId: string, role: Role, queueIds: string[] | null = null): void {
-    const organization = this.organizations.get(organizationId);
-    if (!organization) throw new Error(`no organization ${organizationId}`);
+    let organization = this.organizations.get(organizationId);
+    if (!organization) {
+      organization = {
+        id: organizationId,
+        humanized_id: organizationId,
+        name: organizationId,
+        created_at: new Date().toISOString(),
+        members: new Map(),
+      };
+      this.organizations.set(organizationId, organization);
+    }
     const fields = organization.members.get(userId)?.fields ?? [];
     organization.members.set(userId, { role, queueIds, fields });
   }

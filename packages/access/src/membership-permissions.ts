@@ -1,0 +1,72 @@
+import type { EventBus, GrpcIdentity, Logger, Metrics } from "@docex/kit";
+import { createMembershipClient, type MembershipClient } from "@docex/protos";
+import { evictOnMembershipChanges, type MembershipEviction, PermissionCache } from "./permission-cache.js";
+import type { CallContext, MemberCheck, PermissionAnswer, PermissionQuery, PermissionSource } from "./rule.js";
+
+export interface MembershipPermissionsOptions {
+  /** This service's certificate, presented to the server (GRPC_TLS_DIR). */
+  identity: GrpcIdentity;
+  deadlineMs: number;
+  /** How long an answer is reused; `membership.changed` evicts it sooner. 0 asks every time. */
+  cacheMs: number;
+  /** Where `membership.changed` arrives; without it answers live out their time. */
+  bus?: Pick<EventBus, "broadcast">;
+  logger?: Logger;
+  metrics?: Metrics;
+}
+
+// Membership knows users by UUID; a token naming anything else belongs to nobody it knows.
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const context = (ctx?: CallContext) => (ctx?.requestId ? { requestId: ctx.requestId } : {});
+
+/**
+ * The gRPC client of membership as every service uses it: a deadline, a breaker so that an unreachable
+ * membership answers 503 at once instead of holding every request (access fails closed), and the
+ * PermissionCache, which `membership.changed` evicts on every instance.
+ */
+export class MembershipPermissions implements PermissionSource, MemberCheck {
+  private constructor(
+    /** The connection itself, for the calls that are not about permissions (document's organizations, user schemas). */
+    readonly client: MembershipClient,
+    private readonly cache: PermissionCache,
+    private readonly eviction: MembershipEviction | undefined,
+  ) {}
+
+  static connect(address: string, options: MembershipPermissionsOptions): MembershipPermissions {
+    const client = createMembershipClient(address, {
+      identity: options.identity,
+      deadlineMs: options.deadlineMs,
+      ...(options.metrics ? { metrics: options.metrics } : {}),
+      breaker: { resetTimeoutMs: 5_000 },
+    });
+    const cache = new PermissionCache(client, { ttlMs: options.cacheMs });
+    const eviction = options.bus ? evictOnMembershipChanges(cache, options.bus, options.logger) : undefined;
+    return new MembershipPermissions(client, cache, eviction);
+  }
+
+  async checkPermission(query: PermissionQuery, ctx?: CallContext): Promise<PermissionAnswer> {
+    if (!UUID.test(query.userId)) return { allowed: false, isMember: false, role: "" };
+    const answer = await this.cache.checkPermission(
+      {
+        user_id: query.userId,
+        organization_id: query.organizationId,
+        permission: query.permission,
+        ...(query.queueId ? { queue_id: query.queueId } : {}),
+      },
+      context(ctx),
+    );
+    return { allowed: answer.allowed, isMember: answer.is_member, role: answer.role };
+  }
+
+  async isMember(userId: string, organizationId: string, ctx?: CallContext): Promise<boolean> {
+    if (!UUID.test(userId)) return false;
+    const roles = await this.cache.getRoles({ user_id: userId.toLowerCase(), organization_id: organizationId }, context(ctx));
+    return roles.role !== "" && roles.status !== "deactivated";
+  }
+
+  async close(): Promise<void> {
+    await this.eviction?.stop();
+    this.client.close();
+  }
+}
