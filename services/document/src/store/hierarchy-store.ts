@@ -23,13 +23,26 @@ export class HierarchyStore {
 
   constructor(private readonly sql: Sql) {}
 
-  /** Records an organization membership told us about; its humanized id follows the latest word. */
+  /**
+   * Records an organization membership told us about; its humanized id follows the latest word.
+   *
+   * The event consumer and ResolveEntity's fallback may record the same organization at the same
+   * moment. `ON CONFLICT (id) DO UPDATE` would not do: a concurrent insert of the same row trips the
+   * other unique index (humanized_id) before the id conflict is seen, and the caller got a 500. So the
+   * insert yields to a conflict on any unique index, and an update brings a known row up to date.
+   */
   async rememberOrganization(organization: OrganizationRef): Promise<void> {
+    const values = [organization.id, organization.humanizedId, organization.name];
+    const inserted = await this.sql.rows(
+      `INSERT INTO organizations (id, humanized_id, name) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING id`,
+      values,
+    );
+    if (inserted.length > 0) return;
     await this.sql.rows(
-      `INSERT INTO organizations (id, humanized_id, name) VALUES ($1, $2, $3)
-       ON CONFLICT (id) DO UPDATE SET humanized_id = EXCLUDED.humanized_id, name = EXCLUDED.name, seen_at = now()
+      `UPDATE organizations SET humanized_id = $2, name = $3, seen_at = now()
+       WHERE id = $1 AND (humanized_id, name) IS DISTINCT FROM ($2, $3)
        RETURNING id`,
-      [organization.id, organization.humanizedId, organization.name],
+      values,
     );
   }
 
