@@ -1,5 +1,5 @@
+import { annotationSchema } from "@docex/annotations";
 import { z } from "zod";
-import { annotationSchema } from "./annotation.js";
 
 // Postgres stores any 8-4-4-4-12 hex string as a uuid, so an event must not be stricter than the tables it reports on.
 export const uuidSchema = z.guid();

@@ -1,5 +1,5 @@
+import { annotationSchema } from "@docex/annotations";
 import { z } from "zod";
-import { annotationSchema } from "./annotation.js";
 
 /*
  * What integrators receive and answer (spec "Events", "Payload shapes", "Responses to validation

@@ -1,8 +1,9 @@
+import type { FieldDefinition } from "@docex/annotations";
 import { expect } from "chai";
 import { type PlanInput, planAutomation } from "../src/domain/automation-plan.js";
 import { conditionsHold, type RegisterCheck } from "../src/domain/conditions.js";
 import { evaluateExtraction } from "../src/domain/extraction-evaluation.js";
-import { type Annotation, type Conditions, defaultSettings, type FieldDefinition, type Rule } from "../src/domain/records.js";
+import { type Annotation, type Conditions, defaultSettings, type Rule } from "../src/domain/records.js";
 
 const SCHEMA: FieldDefinition[] = [
   { key: "supplier_name", label: "Supplier", type: "string" },

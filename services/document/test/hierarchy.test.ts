@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
+import { DEFAULT_ANNOTATION_SCHEMA } from "@docex/annotations";
 import { createEvent } from "@docex/events";
 import { eventually } from "@docex/testkit";
 import { expect } from "chai";
-import { DEFAULT_ANNOTATION_SCHEMA } from "../src/domain/annotation-schema.js";
 import { expectGrpcError } from "./support/grpc-errors.js";
 import { Harness } from "./support/harness.js";
 

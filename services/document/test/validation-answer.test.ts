@@ -1,5 +1,5 @@
+import { DEFAULT_ANNOTATION_SCHEMA } from "@docex/annotations";
 import { expect } from "chai";
-import { DEFAULT_ANNOTATION_SCHEMA } from "../src/domain/annotation-schema.js";
 import type { StoredDocument } from "../src/domain/records.js";
 import type { ValidationAnswer } from "../src/domain/validation.js";
 import { changeFromAnswer, noticeChange } from "../src/domain/validation-answer.js";

@@ -1,3 +1,4 @@
+import type { SchemaField } from "@docex/annotations";
 import {
   badInvoiceFiles,
   buildInvoiceCorpus,
@@ -7,7 +8,7 @@ import {
   makeInvoice,
 } from "@docex/testkit/invoice-corpus";
 import { expect } from "chai";
-import { annotationsFor, type SchemaField } from "../src/engine/annotations.js";
+import { annotationsFor } from "../src/engine/annotations.js";
 import { extractInvoice, sniffKind } from "../src/engine/engine.js";
 import { ocrAvailable } from "../src/engine/ocr.js";
 import { ExtractionPool } from "../src/engine/pool.js";

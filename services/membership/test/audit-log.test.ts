@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { type Annotation, createEvent, type DocexEvent } from "@docex/events";
+import type { Annotation } from "@docex/annotations";
+import { createEvent, type DocexEvent } from "@docex/events";
 import { eventually } from "@docex/testkit";
 import { expect } from "chai";
 import { QueryTypes, Sequelize } from "sequelize";

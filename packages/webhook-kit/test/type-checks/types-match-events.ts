@@ -1,7 +1,8 @@
 /*
  * Compiled by types-match-events.test.ts, never run: every line fails to compile when a type of the kit
- * differs from what docex's own zod schemas (@docex/events) accept and produce.
+ * differs from what docex's own zod schemas (@docex/events, @docex/annotations) accept and produce.
  */
+import type * as annotations from "@docex/annotations";
 import type * as events from "@docex/events";
 import type * as kit from "../../src/index.js";
 
@@ -15,8 +16,8 @@ type ObjectForm = Exclude<events.ValidationAnswer, unknown[]>;
 export type Checks = [
   Assert<Equals<kit.WebhookEvent, events.WebhookType>>,
   Assert<Equals<kit.Severity, (typeof events.SEVERITIES)[number]>>,
-  Assert<Equals<kit.AnnotationValue, events.AnnotationValue>>,
-  Assert<Equals<kit.Annotation, events.Annotation>>,
+  Assert<Equals<kit.AnnotationValue, annotations.AnnotationValue>>,
+  Assert<Equals<kit.Annotation, annotations.Annotation>>,
   Assert<Equals<kit.DocumentStatusChangedPayload, events.DocumentStatusChangedPayload>>,
   Assert<Equals<kit.QueueCreatedPayload, events.QueueCreatedPayload>>,
   Assert<Equals<kit.ValidationRequestPayload, events.ValidationRequestPayload>>,

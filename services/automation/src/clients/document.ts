@@ -1,6 +1,7 @@
+import type { FieldDefinition } from "@docex/annotations";
 import { type GrpcIdentity, type Logger, type Metrics, NotFoundError } from "@docex/kit";
 import { createDocumentClient, type DocumentRecord } from "@docex/protos";
-import type { Annotation, DocumentStatus, FieldDefinition, QueueRecord } from "../domain/records.js";
+import type { Annotation, DocumentStatus, QueueRecord } from "../domain/records.js";
 
 export interface CallContext {
   requestId?: string;

@@ -1,15 +1,7 @@
-import { parseDate, parseNumber } from "@docex/events";
+import { type FieldDefinition, locateKey, parseDate, parseNumber } from "@docex/annotations";
 import { conditionsHold, type RegisterCheck } from "./conditions.js";
 import { type EvaluationVerdict, evaluateExtraction } from "./extraction-evaluation.js";
-import {
-  type Annotation,
-  type ApprovalStage,
-  type DocumentStatus,
-  type FieldDefinition,
-  locateKey,
-  type QueueSettings,
-  type Rule,
-} from "./records.js";
+import type { Annotation, ApprovalStage, DocumentStatus, QueueSettings, Rule } from "./records.js";
 
 /** The document as a run sees it: the extraction's result, or the document as re-read after a conflict. */
 export interface DocumentSnapshot {

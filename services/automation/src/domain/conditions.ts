@@ -1,4 +1,5 @@
-import { type Annotation, type Condition, type Conditions, type FieldDefinition, locateKey, valueTypeOf } from "./records.js";
+import { type FieldDefinition, locateKey, valueTypeOf } from "@docex/annotations";
+import type { Annotation, Condition, Conditions } from "./records.js";
 
 /** A condition's verdict: decided, or "unknown" when a register could not be asked. */
 export type Verdict = boolean | "unknown";

@@ -1,4 +1,5 @@
-import { type Annotation, type ExtractionEvaluation, type FieldDefinition, locateKey } from "./records.js";
+import { type FieldDefinition, locateKey } from "@docex/annotations";
+import type { Annotation, ExtractionEvaluation } from "./records.js";
 
 export interface EvaluationVerdict {
   met: boolean;

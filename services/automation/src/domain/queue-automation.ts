@@ -1,3 +1,4 @@
+import { locateKey } from "@docex/annotations";
 import type { ConfigurationResource } from "@docex/events";
 import { type FieldError, ValidationError } from "@docex/kit";
 import type { OutboxEvents } from "../store/outbox-events.js";
@@ -5,14 +6,7 @@ import type { SettingsStore } from "../store/settings-store.js";
 import type { Sql, Tx } from "../store/sql.js";
 import { configurationChanged, extractionEvaluationState, switchState } from "./configuration-changed.js";
 import type { Actor, QueueAccess } from "./queue-access.js";
-import {
-  type ExtractionEvaluationField,
-  locateKey,
-  type QueueRecord,
-  type QueueSettings,
-  type Switch,
-  type SwitchName,
-} from "./records.js";
+import type { ExtractionEvaluationField, QueueRecord, QueueSettings, Switch, SwitchName } from "./records.js";
 
 /** A queue with the automation settings its DTO shows. */
 export interface QueueView {

@@ -1,4 +1,5 @@
-import type { Annotation, DocumentStatus } from "@docex/events";
+import type { Annotation, FieldDefinition } from "@docex/annotations";
+import type { DocumentStatus } from "@docex/events";
 
 export type { Annotation, DocumentStatus };
 
@@ -98,23 +99,6 @@ export interface Rule {
   updatedAt: Date;
 }
 
-/** A field or table column of the queue's annotation schema, as the document service declares it. */
-export interface FieldDefinition {
-  key: string;
-  label: string;
-  type: "string" | "number" | "date" | "enum" | "table";
-  multi_value?: boolean;
-  columns?: ColumnDefinition[];
-  register_id?: string;
-}
-
-export interface ColumnDefinition {
-  key: string;
-  label: string;
-  type: "string" | "number" | "date" | "enum";
-  register_id?: string;
-}
-
 /** The queue as the document service answers GetQueue. */
 export interface QueueRecord {
   id: string;
@@ -128,21 +112,4 @@ export interface QueueRecord {
   /** The document service's queue option: who reads uploaded files. */
   extractionEngine: "builtin" | "external";
   createdAt: string;
-}
-
-/** Where a key lives in a schema: a field, or a column of a table field. Keys are unique across both. */
-export type KeyLocation = { kind: "field"; field: FieldDefinition } | { kind: "column"; table: FieldDefinition; column: ColumnDefinition };
-
-export function locateKey(schema: readonly FieldDefinition[], key: string): KeyLocation | undefined {
-  for (const field of schema) {
-    if (field.key === key) return { kind: "field", field };
-    const column = field.columns?.find((candidate) => candidate.key === key);
-    if (column) return { kind: "column", table: field, column };
-  }
-  return undefined;
-}
-
-/** The type of the values a key holds: a column's type, or the field's. */
-export function valueTypeOf(location: KeyLocation): FieldDefinition["type"] {
-  return location.kind === "column" ? location.column.type : location.field.type;
 }

@@ -1,17 +1,7 @@
-import { typeProblem } from "@docex/events";
+import { type FieldDefinition, type KeyLocation, locateKey, typeProblem, valueTypeOf } from "@docex/annotations";
 import { type FieldError, fieldErrorsOf } from "@docex/kit";
 import { z } from "zod";
-import {
-  type Conditions,
-  type FieldDefinition,
-  type KeyLocation,
-  locateKey,
-  OPERATORS,
-  type Operator,
-  type RuleAction,
-  type RuleParams,
-  valueTypeOf,
-} from "./records.js";
+import { type Conditions, OPERATORS, type Operator, type RuleAction, type RuleParams } from "./records.js";
 
 const uuid = z
   .string()
@@ -156,7 +146,7 @@ async function checkParams(params: RuleParams, context: RuleContext, errors: Fie
       else if (location.field.type === "table") errors.push({ path: at, message: `"${key}" is a table; rules set fields, not tables` });
       else {
         const type = location.field.type;
-        // The document service reads the text the same way (the shared parser of @docex/events).
+        // The document service reads the text the same way (the shared parser of @docex/annotations).
         const problem = typeof value === "string" ? typeProblem(type, value) : undefined;
         if (type === "number" && problem) errors.push({ path: at, message: `${problem}: the field is of type number` });
         else if (type === "date" && typeof value === "number")

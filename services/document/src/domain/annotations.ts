@@ -1,7 +1,6 @@
-import { parseDate, parseNumber } from "@docex/events";
+import { type FieldDefinition, locateKey, parseDate, parseNumber, type ValueType } from "@docex/annotations";
 import { type FieldError, ValidationError } from "@docex/kit";
 import { z } from "zod";
-import { type FieldDefinition, locateKey, type ValueType } from "./annotation-schema.js";
 import type { Annotation } from "./records.js";
 
 type AnnotationValue = NonNullable<Annotation["values"]>[number];

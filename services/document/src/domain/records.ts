@@ -1,5 +1,5 @@
-import type { Annotation, DocumentStatus } from "@docex/events";
-import type { FieldDefinition } from "./annotation-schema.js";
+import type { Annotation, FieldDefinition } from "@docex/annotations";
+import type { DocumentStatus } from "@docex/events";
 
 export type { Annotation, DocumentStatus };
 

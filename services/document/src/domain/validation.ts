@@ -1,4 +1,4 @@
-import type { FieldDefinition } from "./annotation-schema.js";
+import type { FieldDefinition } from "@docex/annotations";
 import type { CellReplacement } from "./annotations.js";
 import type { ServiceChange } from "./document-changes.js";
 import type { Annotation, DocumentMessage, RegisterOption, StoredDocument } from "./records.js";

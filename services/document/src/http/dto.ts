@@ -1,7 +1,7 @@
-import { annotationSchema, DOCUMENT_STATUSES } from "@docex/events";
+import { annotationSchema, COLUMN_TYPES, FIELD_TYPES } from "@docex/annotations";
+import { DOCUMENT_STATUSES } from "@docex/events";
 import { z } from "zod";
 import type { QueueAutomation } from "../clients/automation.js";
-import { COLUMN_TYPES, FIELD_TYPES } from "../domain/annotation-schema.js";
 import type { DocumentView } from "../domain/duplicates.js";
 import type { QueueView } from "../domain/hierarchy.js";
 import { EXTRACTION_ENGINES, MESSAGE_SEVERITIES, type Page, type Workspace } from "../domain/records.js";

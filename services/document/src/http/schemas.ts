@@ -1,6 +1,6 @@
+import { annotationSchemaInput } from "@docex/annotations";
 import { DOCUMENT_STATUSES } from "@docex/events";
 import { z } from "zod";
-import { annotationSchemaInput } from "../domain/annotation-schema.js";
 import { annotationsInput } from "../domain/annotations.js";
 import { humanizedIdInput } from "../domain/humanized-id.js";
 import { EXTRACTION_ENGINES } from "../domain/records.js";

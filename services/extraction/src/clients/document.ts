@@ -1,17 +1,7 @@
+import { readAnnotationSchema } from "@docex/annotations";
 import { type GrpcIdentity, type Metrics, NotFoundError } from "@docex/kit";
 import { createDocumentClient } from "@docex/protos";
-import { z } from "zod";
 import type { CallContext, DocumentFile, DocumentSource, QueueView } from "../domain/document-source.js";
-import type { SchemaField } from "../engine/annotations.js";
-
-const schemaOf = z.array(
-  z.looseObject({
-    key: z.string(),
-    type: z.string(),
-    multi_value: z.boolean().optional(),
-    columns: z.array(z.looseObject({ key: z.string(), type: z.string() })).optional(),
-  }),
-);
 
 function context(ctx?: CallContext) {
   return ctx?.requestId ? { requestId: ctx.requestId } : {};
@@ -49,7 +39,7 @@ export function documentSource(address: string, options: DocumentClientOptions):
       const queue: QueueView = {
         id: answer.queue.id,
         extractionEngine: answer.queue.extraction_engine === "external" ? "external" : "builtin",
-        schema: schemaOf.parse(JSON.parse(answer.queue.annotation_schema_json || "[]")) as SchemaField[],
+        schema: readAnnotationSchema(answer.queue.annotation_schema_json),
       };
       if (queues.size > 10_000) queues.delete(queues.keys().next().value as string);
       queues.set(queueId, queue);

@@ -1,4 +1,4 @@
-import type { SchemaField } from "../engine/annotations.js";
+import type { SchemaField } from "@docex/annotations";
 
 export interface CallContext {
   requestId?: string;

@@ -1,12 +1,5 @@
+import type { SchemaField } from "@docex/annotations";
 import type { ExtractionResult, InvoiceFieldKey, LineItemColumn } from "./types.js";
-
-/** A field of a queue's annotation schema, as GetQueue's annotation_schema_json carries it. */
-export interface SchemaField {
-  key: string;
-  type: string;
-  multi_value?: boolean;
-  columns?: { key: string; type: string }[];
-}
 
 /** An annotation in the form POST /documents/{id}/extraction takes. */
 export interface ExtractedAnnotation {

@@ -1,4 +1,4 @@
-export { annotationsFor, type ExtractedAnnotation, type SchemaField } from "./annotations.js";
+export { annotationsFor, type ExtractedAnnotation } from "./annotations.js";
 export { extractInvoice, sniffKind } from "./engine.js";
 export { ocrAvailable } from "./ocr.js";
 export { ExtractionPool, type ExtractionPoolOptions } from "./pool.js";

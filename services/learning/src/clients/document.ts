@@ -1,8 +1,8 @@
-import { annotationSchema as annotationRecord } from "@docex/events";
+import { annotationSchema as annotationRecord, readAnnotationSchema } from "@docex/annotations";
 import { type GrpcIdentity, type Metrics, NotFoundError } from "@docex/kit";
 import { createDocumentClient, type DocumentRecord } from "@docex/protos";
 import { z } from "zod";
-import { annotationSchemaOf, type QueueView } from "../domain/annotation-schema.js";
+import type { QueueView } from "../domain/annotation-schema.js";
 import type { CallContext, DocumentDirectory } from "../domain/document-directory.js";
 import type { DocumentView } from "../domain/records.js";
 
@@ -76,7 +76,7 @@ export function documentService(address: string, options: DocumentServiceOptions
       const queue: QueueView = {
         id: answer.queue.id,
         organizationId: answer.queue.organization_id,
-        schema: annotationSchemaOf.parse(JSON.parse(answer.queue.annotation_schema_json || "[]")),
+        schema: readAnnotationSchema(answer.queue.annotation_schema_json),
       };
       if (queues.size >= maxCachedQueues) queues.delete(queues.keys().next().value as string);
       queues.set(queueId, { queue, expiresAt: Date.now() + queueCacheMs });

@@ -1,7 +1,7 @@
-import { typeProblem } from "@docex/events";
+import { locateKey, type SchemaField, typeProblem } from "@docex/annotations";
 import { type FieldError, fieldErrorsOf, ValidationError } from "@docex/kit";
 import { z } from "zod";
-import { type FieldDefinition, isTable, locateKey } from "./annotation-schema.js";
+import { isTable } from "./annotation-schema.js";
 import type { FieldContent } from "./records.js";
 
 /** The spec's value object of the learn request: snake_case, strict so that a misspelt property is a 400. */
@@ -40,7 +40,7 @@ function checkTyped(type: string, entries: unknown[], at: string, errors: FieldE
   });
 }
 
-function checkRows(table: FieldDefinition, rows: unknown[], at: string, errors: FieldError[]): void {
+function checkRows(table: SchemaField, rows: unknown[], at: string, errors: FieldError[]): void {
   const columns = new Map((table.columns ?? []).map((column) => [column.key, column]));
   rows.forEach((row, rowIndex) => {
     const rowPath = `${at}.${rowIndex}`;
@@ -73,7 +73,7 @@ function checkRows(table: FieldDefinition, rows: unknown[], at: string, errors: 
  * paths name the field (`annotations.total_due.0.value`). Returns the confirmed values of the fields that
  * are not tables.
  */
-export function checkLearnSet(schema: readonly FieldDefinition[], set: LearnSet, path = "annotations"): ConfirmedField[] {
+export function checkLearnSet(schema: readonly SchemaField[], set: LearnSet, path = "annotations"): ConfirmedField[] {
   const errors: FieldError[] = [];
   const confirmed: ConfirmedField[] = [];
   for (const [key, entries] of Object.entries(set)) {

@@ -1,4 +1,4 @@
-import type { Annotation } from "@docex/events";
+import type { Annotation } from "@docex/annotations";
 
 export type { Annotation };
 

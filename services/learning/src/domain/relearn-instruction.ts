@@ -1,6 +1,6 @@
-import { typeProblem } from "@docex/events";
+import { locateKey, type SchemaField, typeProblem } from "@docex/annotations";
 import { type FieldError, ValidationError } from "@docex/kit";
-import { type FieldDefinition, isTable, locateKey } from "./annotation-schema.js";
+import { isTable } from "./annotation-schema.js";
 import type { SupplierIdentity, SupplierIds } from "./records.js";
 import { supplierIdentity } from "./supplier.js";
 
@@ -17,7 +17,7 @@ export interface RelearnInput {
  * not a column of one), a value must be readable as the field's type, and the supplier must be identifiable.
  * Returns the supplier's identity in the memory.
  */
-export function checkRelearn(schema: readonly FieldDefinition[], input: RelearnInput): SupplierIdentity {
+export function checkRelearn(schema: readonly SchemaField[], input: RelearnInput): SupplierIdentity {
   const errors: FieldError[] = [];
   const location = locateKey(schema, input.fieldKey);
   if (!location) {

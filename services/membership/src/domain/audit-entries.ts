@@ -1,4 +1,5 @@
-import type { Annotation, DocexEvent, EventType } from "@docex/events";
+import type { Annotation } from "@docex/annotations";
+import type { DocexEvent, EventType } from "@docex/events";
 
 /**
  * The events that are state changes a user or an integration made (or the system made on their data), and so

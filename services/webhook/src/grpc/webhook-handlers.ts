@@ -1,4 +1,4 @@
-import { annotationSchema } from "@docex/events";
+import { annotationSchema } from "@docex/annotations";
 import { fieldErrorsOf, ValidationError } from "@docex/kit";
 import type { WebhookCallers, WebhookHandlers } from "@docex/protos";
 import { z } from "zod";

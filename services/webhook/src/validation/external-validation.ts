@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import type { Annotation, ValidationRequestPayload } from "@docex/events";
+import type { Annotation } from "@docex/annotations";
+import type { ValidationRequestPayload } from "@docex/events";
 import type { Logger, Metrics } from "@docex/kit";
 import { Histogram } from "prom-client";
 import type { EndpointBreakers } from "../delivery/endpoint-breakers.js";

@@ -93,14 +93,47 @@ export const DEFAULT_ANNOTATION_SCHEMA: readonly FieldDefinition[] = [
   },
 ];
 
-/** Where a key lives in a schema: a field, or a column of a table field. */
-export type KeyLocation = { kind: "field"; field: FieldDefinition } | { kind: "column"; table: FieldDefinition; column: ColumnDefinition };
+/**
+ * A field as a consumer of GetQueue's annotation_schema_json reads it: the document service owns and checks the
+ * schema, so readers need only the key, the type and the shape, and tolerate additions.
+ */
+export const schemaFieldReader = z.looseObject({
+  key: z.string(),
+  type: z.string(),
+  multi_value: z.boolean().optional(),
+  columns: z.array(z.looseObject({ key: z.string(), type: z.string() })).optional(),
+});
+export type SchemaField = z.infer<typeof schemaFieldReader>;
 
-export function locateKey(schema: readonly FieldDefinition[], key: string): KeyLocation | undefined {
+/** Reads GetQueue's annotation_schema_json (empty text is an empty schema); throws when it is not a schema. */
+export function readAnnotationSchema(json: string): SchemaField[] {
+  return z.array(schemaFieldReader).parse(JSON.parse(json || "[]"));
+}
+
+/** What `locateKey` needs of a field: its key and, for a table, its columns' keys. */
+export interface KeyedField {
+  key: string;
+  columns?: readonly { key: string }[] | undefined;
+}
+type ColumnOf<F extends KeyedField> = NonNullable<F["columns"]>[number];
+
+/** Where a key lives in a schema: a field, or a column of a table field. Keys are unique across both. */
+export type KeyLocation<F extends KeyedField = FieldDefinition> =
+  | { kind: "field"; field: F }
+  | { kind: "column"; table: F; column: ColumnOf<F> };
+
+export function locateKey<F extends KeyedField>(schema: readonly F[], key: string): KeyLocation<F> | undefined {
   for (const field of schema) {
     if (field.key === key) return { kind: "field", field };
     const column = field.columns?.find((candidate) => candidate.key === key);
     if (column) return { kind: "column", table: field, column };
   }
   return undefined;
+}
+
+/** The type of the values a key holds: a column's type, or the field's. */
+export function valueTypeOf<F extends KeyedField & { type: string; columns?: readonly { key: string; type: string }[] | undefined }>(
+  location: KeyLocation<F>,
+): F["type"] | ColumnOf<F>["type"] {
+  return location.kind === "column" ? location.column.type : location.field.type;
 }

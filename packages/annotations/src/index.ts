@@ -1,0 +1,3 @@
+export * from "./annotation.js";
+export * from "./field-values.js";
+export * from "./schema.js";
