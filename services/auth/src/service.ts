@@ -1,7 +1,7 @@
 import { connectInfrastructure, createHttpApp, GrpcServer, type Infrastructure, type Logger, type RunningService, serve } from "@docex/kit";
 import { authService } from "@docex/protos";
 import { Counter } from "prom-client";
-import { type MembershipOrganizations, membershipOrganizations } from "./clients/membership.js";
+import { membershipOrganizations } from "./clients/membership.js";
 import type { AuthConfig } from "./config.js";
 import { ACCESS_TOKEN_TTL_SECONDS, AccessTokenIssuer } from "./domain/access-tokens.js";
 import type { AuthDomain } from "./domain/auth-domain.js";
@@ -13,6 +13,7 @@ import { Invitations } from "./domain/invitations.js";
 import { Login } from "./domain/login.js";
 import { LoginAttempts } from "./domain/login-attempts.js";
 import { MailedTokens } from "./domain/mailed-tokens.js";
+import type { MembershipOrganizations } from "./domain/membership-organizations.js";
 import { SelfOnboarding } from "./domain/onboarding.js";
 import { OneTimeSecrets } from "./domain/one-time-secrets.js";
 import { PasswordChange } from "./domain/password-change.js";

@@ -1,6 +1,6 @@
 import { createLogger } from "@docex/kit";
 import { expect } from "chai";
-import type { MembershipOrganizations } from "../src/clients/membership.js";
+import type { MembershipOrganizations } from "../src/domain/membership-organizations.js";
 import { SelfOnboarding } from "../src/domain/onboarding.js";
 import type { Onboarding } from "../src/domain/users.js";
 import type { UserStore } from "../src/store/user-store.js";

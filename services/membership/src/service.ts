@@ -1,7 +1,7 @@
 import { connectInfrastructure, createHttpApp, GrpcServer, type Logger, type RunningService, serve, serviceConfigSchema } from "@docex/kit";
 import { membershipService } from "@docex/protos";
 import { z } from "zod";
-import { authUserDirectory, type UserDirectory } from "./clients/auth.js";
+import { authUserDirectory } from "./clients/auth.js";
 import { documentQueues } from "./clients/document.js";
 import { AuditLog } from "./domain/audit-log.js";
 import { InvitationAcceptance } from "./domain/invitation-acceptance.js";
@@ -9,6 +9,7 @@ import { MemberListing } from "./domain/member-listing.js";
 import { MemberProfiles, type MemberProfilesOptions } from "./domain/member-profiles.js";
 import { Organizations } from "./domain/organizations.js";
 import { RoleAssignment } from "./domain/role-assignment.js";
+import type { UserDirectory } from "./domain/user-directory.js";
 import { type QueueDirectory, UserSchemas } from "./domain/user-schemas.js";
 import { AUDIT_LOG_CONSUMER, auditLogSubscription } from "./events/audit-consumer.js";
 import { USER_ONBOARDED_CONSUMER, userOnboardedSubscription } from "./events/user-onboarded.js";

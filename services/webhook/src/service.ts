@@ -1,7 +1,7 @@
 import { MembershipPermissions, type PermissionSource } from "@docex/access";
 import { connectInfrastructure, createHttpApp, GrpcServer, type Logger, type RunningService, serve } from "@docex/kit";
 import { webhookService } from "@docex/protos";
-import { documentDirectory, type EntityDirectory } from "./clients/document.js";
+import { documentDirectory } from "./clients/document.js";
 import type { WebhookConfig } from "./config.js";
 import { DeliveryIntake } from "./delivery/delivery-intake.js";
 import { DeliveryMetrics } from "./delivery/delivery-metrics.js";
@@ -11,6 +11,7 @@ import { FailingWebhookSweep } from "./delivery/failing-webhook-sweep.js";
 import { ReceiverTransport } from "./delivery/receiver-transport.js";
 import { AccessControl } from "./domain/access.js";
 import { Deliveries } from "./domain/deliveries.js";
+import type { EntityDirectory } from "./domain/entity-directory.js";
 import { KeySealer } from "./domain/key-sealing.js";
 import { ReceiverHealth } from "./domain/receiver-health.js";
 import { isValidationType } from "./domain/records.js";

@@ -1,20 +1,6 @@
 import { type GrpcIdentity, type Metrics, NotFoundError } from "@docex/kit";
 import { createMembershipClient } from "@docex/protos";
-
-/** What auth needs of membership: the organization of a user who finished self-registration, and accepted invitations. */
-export interface MembershipOrganizations {
-  /** Idempotent per owner: a repeated call answers the organization created the first time. */
-  createForOnboarding(input: { ownerUserId: string; name: string }, ctx: { requestId?: string }): Promise<{ organizationId: string }>;
-  /**
-   * AcceptInvitation: the user becomes a member of the organization that invited them. `false` when the organization
-   * has no open invitation of theirs (withdrawn or expired); accepting twice is fine.
-   */
-  acceptInvitation(
-    input: { organizationId: string; userId: string; email: string; name: string },
-    ctx: { requestId?: string },
-  ): Promise<boolean>;
-  close(): void;
-}
+import type { MembershipOrganizations } from "../domain/membership-organizations.js";
 
 /**
  * The key membership deduplicates on. Its consumer of `auth.user_onboarded` must use the same key,

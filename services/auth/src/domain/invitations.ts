@@ -1,8 +1,8 @@
 import type { Logger } from "@docex/kit";
-import type { MembershipOrganizations } from "../clients/membership.js";
 import type { Sql } from "../store/sql.js";
 import type { UserStore } from "../store/user-store.js";
 import { authErrors } from "./auth-errors.js";
+import type { MembershipOrganizations } from "./membership-organizations.js";
 import type { OneTimeSecret, OneTimeSecrets } from "./one-time-secrets.js";
 import type { RequestContext } from "./request-context.js";
 import { Throttle } from "./throttle.js";

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createEvent } from "@docex/events";
 import type { Logger } from "@docex/kit";
-import type { MembershipOrganizations } from "../clients/membership.js";
 import type { OutboxEvents } from "../store/outbox-events.js";
 import type { Sql, Tx } from "../store/sql.js";
 import type { UserStore } from "../store/user-store.js";
@@ -9,6 +8,7 @@ import { authErrors } from "./auth-errors.js";
 import type { BackgroundWork } from "./background-work.js";
 import type { Clock } from "./clock.js";
 import type { MailRequests } from "./mail-requests.js";
+import type { MembershipOrganizations } from "./membership-organizations.js";
 import type { OneTimeSecrets } from "./one-time-secrets.js";
 import type { RequestContext } from "./request-context.js";
 import { Throttle } from "./throttle.js";

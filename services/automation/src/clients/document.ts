@@ -1,50 +1,8 @@
 import type { FieldDefinition } from "@docex/annotations";
 import { type GrpcIdentity, type Logger, type Metrics, NotFoundError } from "@docex/kit";
 import { createDocumentClient, type DocumentRecord } from "@docex/protos";
-import type { Annotation, DocumentStatus, QueueRecord } from "../domain/records.js";
-
-export interface CallContext {
-  requestId?: string;
-}
-
-/** The parts of a document automation reads. */
-export interface DocumentState {
-  id: string;
-  queueId: string;
-  organizationId: string;
-  status: DocumentStatus;
-  annotations: Annotation[];
-  approvers: string[];
-  confidence: number | null;
-  version: number;
-}
-
-/** A change for ApplyDocumentChanges, in automation's terms. */
-export interface DocumentChange {
-  documentId: string;
-  expectedVersion: number;
-  annotations: Annotation[];
-  approvers: string[];
-  status?: DocumentStatus;
-  appliedRules: string[];
-  idempotencyKey: string;
-}
-
-export type RefusalReason = "version_conflict" | "status_move_not_allowed" | "blocked_by_error_messages" | "document_not_editable";
-
-export interface ChangeOutcome {
-  applied: boolean;
-  reason: RefusalReason | "";
-  document: DocumentState;
-}
-
-/** What automation needs of the document service. */
-export interface DocumentGateway {
-  /** The queue named by a UUID or humanized id; NotFoundError when there is none. */
-  queue(ref: string, ctx?: CallContext): Promise<QueueRecord>;
-  applyChanges(change: DocumentChange, ctx?: CallContext): Promise<ChangeOutcome>;
-  close(): void;
-}
+import type { CallContext, ChangeOutcome, DocumentGateway, DocumentState } from "../domain/document-gateway.js";
+import type { Annotation, DocumentStatus } from "../domain/records.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { MemberCheck } from "@docex/access";
 import { ConflictError, type FieldError, NotFoundError, UpstreamError, ValidationError } from "@docex/kit";
-import { type RegisterLookup, RegisterUnavailableError } from "../clients/register.js";
 import type { OutboxEvents } from "../store/outbox-events.js";
 import type { RegisterStore } from "../store/register-store.js";
 import type { RuleStore } from "../store/rule-store.js";
@@ -10,6 +9,7 @@ import type { Sql, Tx } from "../store/sql.js";
 import { type ConfigurationChange, configurationChanged, ruleState } from "./configuration-changed.js";
 import type { Actor, QueueAccess } from "./queue-access.js";
 import type { Conditions, QueueRecord, Rule, RuleAction, RuleKind, RuleParams } from "./records.js";
+import { type RegisterLookup, RegisterUnavailableError } from "./register-lookup.js";
 import { parseParams, type RuleContext, ruleProblems } from "./rule-definitions.js";
 
 /** At most this many rules of one kind per queue: every document runs through all of them. */

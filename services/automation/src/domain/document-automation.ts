@@ -1,7 +1,5 @@
 import { createEvent, type DocexEvent } from "@docex/events";
 import { claimEvent, type Logger, NotFoundError, ValidationError } from "@docex/kit";
-import type { ChangeOutcome, DocumentGateway, DocumentState } from "../clients/document.js";
-import { type RegisterLookup, RegisterUnavailableError } from "../clients/register.js";
 import type { OutboxEvents } from "../store/outbox-events.js";
 import type { RuleStore } from "../store/rule-store.js";
 import type { DocumentRun, RunOutcome, RunStore } from "../store/run-store.js";
@@ -9,7 +7,9 @@ import type { SettingsStore } from "../store/settings-store.js";
 import type { Sql } from "../store/sql.js";
 import { type AutomationPlan, type DocumentSnapshot, isEmptyPlan, planAutomation } from "./automation-plan.js";
 import type { RegisterCheck } from "./conditions.js";
+import type { ChangeOutcome, DocumentGateway, DocumentState } from "./document-gateway.js";
 import type { QueueSettings } from "./records.js";
+import { type RegisterLookup, RegisterUnavailableError } from "./register-lookup.js";
 
 /** The durable consumer of document.extracted; also the name under which handled event ids are claimed. */
 export const DOCUMENT_EXTRACTED_CONSUMER = "automation__document_extracted";

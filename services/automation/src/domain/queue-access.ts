@@ -1,6 +1,6 @@
 import { AccessCheck, type Actor, type PermissionSource } from "@docex/access";
 import { NotFoundError } from "@docex/kit";
-import type { DocumentGateway } from "../clients/document.js";
+import type { DocumentGateway } from "./document-gateway.js";
 import type { QueueRecord } from "./records.js";
 
 export type { Actor } from "@docex/access";

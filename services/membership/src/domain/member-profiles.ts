@@ -1,8 +1,8 @@
 import type { Logger } from "@docex/kit";
-import type { AuthUser, UserDirectory } from "../clients/auth.js";
 import type { Member, MembershipStore, Tx } from "../store/membership-store.js";
 import { statusChanged } from "./membership-events.js";
 import type { RequestContext } from "./organizations.js";
+import type { AuthUser, UserDirectory } from "./user-directory.js";
 
 export interface MemberProfilesOptions {
   /** A member's copy of auth's data older than this is refreshed when the member list is read. */

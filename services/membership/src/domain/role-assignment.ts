@@ -1,11 +1,11 @@
 import { ConflictError, NotFoundError, RateLimitedError } from "@docex/kit";
-import type { AuthUser, UserDirectory } from "../clients/auth.js";
 import type { Member, MembershipStore, Organization, Tx } from "../store/membership-store.js";
 import { organizationNotFound } from "./membership-errors.js";
 import { membershipChanged } from "./membership-events.js";
 import type { RequestContext } from "./organizations.js";
 import { type PlannedChange, planRoleChanges, type RoleOperation } from "./role-plan.js";
 import { type Grant, isEffective } from "./roles.js";
+import type { AuthUser, UserDirectory } from "./user-directory.js";
 import type { QueueDirectory } from "./user-schemas.js";
 
 function sameQueues(a: string[] | null, b: string[] | null): boolean {

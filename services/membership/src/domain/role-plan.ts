@@ -1,7 +1,7 @@
 import { ConflictError, type FieldError, ForbiddenError, ValidationError } from "@docex/kit";
-import type { AuthUser } from "../clients/auth.js";
 import { lastOwner } from "./membership-errors.js";
 import { type Grant, isEffective, mayActOnRole, QUEUE_SCOPED_ROLES, type Role } from "./roles.js";
+import type { AuthUser } from "./user-directory.js";
 
 /** One entry of assign-roles, as the edge parsed it. `queueIds` undefined on set_role keeps the member's queues. */
 export type RoleOperation =

@@ -1,6 +1,6 @@
 import { AccessCheck, type Actor, type PermissionSource } from "@docex/access";
 import { NotFoundError } from "@docex/kit";
-import type { EntityDirectory } from "../clients/document.js";
+import type { EntityDirectory } from "./entity-directory.js";
 import type { EntityScope, EntityType } from "./records.js";
 
 export type { Actor } from "@docex/access";
