@@ -12,7 +12,7 @@ import {
   type ServiceName,
   TokenVerifier,
 } from "@docex/kit";
-import type { TestIssuer } from "@docex/testkit";
+import { freePort, type TestIssuer } from "@docex/testkit";
 import { createGateway, type GatewayDeps } from "../src/app.js";
 import { CachedTokenVerifier } from "../src/cached-token-verifier.js";
 import { UpstreamPool } from "../src/upstream-pool.js";
@@ -146,9 +146,5 @@ export async function startGateway(options: GatewayTestOptions): Promise<Running
 
 /** A URL on 127.0.0.1 where nothing listens: a port that was just free. */
 export async function closedPortUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
+  return `http://127.0.0.1:${await freePort()}`;
 }

@@ -4,8 +4,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { ensureGrpcIdentityDirectory, SERVICE_NAMES, SERVICE_PORTS } from "@docex/kit";
+import { ensureGrpcIdentityDirectory, SERVICE_NAMES } from "@docex/kit";
 import { startNats, startPostgres } from "./infrastructure.js";
+import { serviceEnvironment, sharedStackEnvironment, stackPort } from "./stack-environment.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const dataDir = path.join(root, ".data");
@@ -129,8 +130,8 @@ async function main(): Promise<void> {
   const nats = await startNats(dataDir, say);
   infrastructure.push(nats);
 
-  const portOf = (name: keyof typeof SERVICE_PORTS, kind: "http" | "grpc") => SERVICE_PORTS[name][kind] + portOffset;
-  const gatewayPort = Number(process.env.GATEWAY_PORT ?? SERVICE_PORTS.gateway.http + portOffset);
+  const layout = { portOffset, namespace };
+  const gatewayPort = Number(process.env.GATEWAY_PORT ?? stackPort("gateway", "http", layout));
   const shared: NodeJS.ProcessEnv = {
     ...process.env,
     ...localSecrets(),
@@ -138,18 +139,12 @@ async function main(): Promise<void> {
     DATABASE_URL: postgres.url,
     NATS_URL: nats.url,
     WEBHOOK_ALLOW_PRIVATE_TARGETS: process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? "true",
-    AUTH_JWKS_URL: `http://127.0.0.1:${portOf("auth", "http")}/api/v2/auth/.well-known/jwks.json`,
     LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
+    ...sharedStackEnvironment(layout),
   };
   for (const name of SERVICE_NAMES) {
-    shared[`${name.toUpperCase()}_GRPC_ADDR`] = `127.0.0.1:${portOf(name, "grpc")}`;
-    shared[`${name.toUpperCase()}_URL`] = `http://127.0.0.1:${portOf(name, "http")}`;
-  }
-  if (namespace) Object.assign(shared, { NATS_STREAM: namespace.toUpperCase(), NATS_SUBJECT_PREFIX: namespace });
-  for (const name of SERVICE_NAMES) {
-    const env: NodeJS.ProcessEnv = { ...shared, PORT: String(portOf(name, "http")), GRPC_PORT: String(portOf(name, "grpc")) };
-    if (namespace) env.DATABASE_NAME = `${namespace}_${name}`;
-    processes.push(startProcess(name, `services/${name}/dist/main.js`, env, portOf(name, "http")));
+    const env: NodeJS.ProcessEnv = { ...shared, ...serviceEnvironment(name, layout) };
+    processes.push(startProcess(name, `services/${name}/dist/main.js`, env, stackPort(name, "http", layout)));
   }
   processes.push(startProcess("gateway", "gateway/dist/main.js", { ...shared, GATEWAY_PORT: String(gatewayPort) }, gatewayPort));
   await waitUntilReady(processes);

@@ -1,8 +1,7 @@
 import { dropDatabase } from "@docex/testkit";
 import { expect } from "chai";
 import { startAuthService } from "../src/service.js";
-import { authTestConfig, newEmail } from "./support/auth-harness.js";
-import { EventRecorder } from "./support/event-recorder.js";
+import { authEventRecorder, authTestConfig, newEmail } from "./support/auth-harness.js";
 
 describe("bootstrap owner", () => {
   it("is created once when two instances start together, and announced for membership's organization `bootstrap`", async () => {
@@ -11,7 +10,7 @@ describe("bootstrap owner", () => {
     const config = authTestConfig({ BOOTSTRAP_OWNER_EMAIL: email, BOOTSTRAP_OWNER_PASSWORD: password });
     const startedAt = new Date();
     const instances = await Promise.all([startAuthService(config), startAuthService(config)]);
-    const events = await EventRecorder.start(config, startedAt);
+    const events = await authEventRecorder(config, startedAt);
     try {
       const keys = await Promise.all(
         instances.map(async (instance) => {

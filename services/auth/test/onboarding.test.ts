@@ -62,7 +62,7 @@ describe("self-registration: register, PIN, invitation token, first password", (
     const onboarded = await auth.events.waitFor(
       (event) => event.event.type === "auth.user_onboarded" && event.event.data.user_id === caller.userId,
     );
-    expect(onboarded.subject).to.equal(`${auth.subjectPrefix}.auth.user_onboarded`);
+    expect(onboarded.subject).to.equal("docex.auth.user_onboarded");
     expect(onboarded.msgId).to.equal(onboarded.event.id);
     expect(onboarded.event.data).to.deep.equal({
       user_id: caller.userId,

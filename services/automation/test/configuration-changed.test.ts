@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { eventually } from "@docex/testkit";
+import { eventually, type TestEvent } from "@docex/testkit";
 import { expect } from "chai";
-import { type RecordedEvent, type Reply, Stack, type UserApi } from "./support/stack.js";
+import { type Reply, Stack, type UserApi } from "./support/stack.js";
 
 type Fixture = Awaited<ReturnType<Stack["organization"]>>;
 type Kind = "accounting" | "approval";
@@ -44,10 +44,10 @@ describe("configuration.changed for every change of a queue's automation (real d
 
   const rulesPath = (queueId: string, kind: Kind) =>
     `/queues/${queueId}/${kind === "accounting" ? "accounting-automation-rules" : "approval-automation"}`;
-  const changesOf = (queueId: string) => stack.tap.of("configuration.changed", (event) => event.data.queue_id === queueId);
+  const changesOf = (queueId: string) => stack.tap.ofType("configuration.changed", (event) => event.data.queue_id === queueId);
 
   /** The queue's configuration.changed events once `count` arrived and a moment passed in which no other did. */
-  async function settled(queueId: string, count: number): Promise<RecordedEvent[]> {
+  async function settled(queueId: string, count: number): Promise<TestEvent[]> {
     await eventually(() => (changesOf(queueId).length >= count ? true : undefined));
     await new Promise((resolve) => setTimeout(resolve, 300));
     const events = changesOf(queueId);
@@ -56,7 +56,7 @@ describe("configuration.changed for every change of a queue's automation (real d
   }
 
   /** The one event the request with this reply caused. */
-  function causedBy(events: RecordedEvent[], reply: Reply): RecordedEvent {
+  function causedBy(events: TestEvent[], reply: Reply): TestEvent {
     const requestId = reply.headers.get("x-request-id");
     expect(requestId).to.be.a("string");
     const caused = events.filter((event) => event.request_id === requestId);

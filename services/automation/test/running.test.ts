@@ -71,7 +71,7 @@ describe("running automation on new extractions (real document and membership se
   const documentOf = async (documentId: string) => (await documents().get(`/documents/${documentId}`)).body.data;
   const annotationOf = (document: { annotations: Annotation[] }, key: string) =>
     document.annotations.find((annotation) => annotation.key === key);
-  const appliedEventsOf = (documentId: string) => stack.tap.of("automation.applied", (event) => event.data.document_id === documentId);
+  const appliedEventsOf = (documentId: string) => stack.tap.ofType("automation.applied", (event) => event.data.document_id === documentId);
 
   it("applies accounting rules in order: each sees what the earlier ones set, the later value wins; reordering changes the outcome", async () => {
     const queueId = await org.addQueue("accounting in order");
@@ -233,7 +233,7 @@ describe("running automation on new extractions (real document and membership se
     expect((await runOf(documentId)).outcome).to.equal("applied");
     const before = (await stack.documentGrpc.getDocument({ document_id: documentId })).document!;
     expect(before.status).to.equal("ready_to_export");
-    const extracted = await eventually(() => stack.tap.of("document.extracted", (event) => event.data.document_id === documentId)[0]);
+    const extracted = await eventually(() => stack.tap.ofType("document.extracted", (event) => event.data.document_id === documentId)[0]);
     await eventually(() => appliedEventsOf(documentId)[0]);
 
     // The same event again (another message id, so JetStream delivers it), then an extraction elsewhere that the
@@ -255,7 +255,7 @@ describe("running automation on new extractions (real document and membership se
     const queueId = await org.addQueue("stale version");
     const documentId = await extract(queueId, [{ key: "supplier_name", value: "Acme", confidence: 99 }], 99);
     expect((await runOf(documentId)).outcome).to.equal("switched_off");
-    const extracted = await eventually(() => stack.tap.of("document.extracted", (event) => event.data.document_id === documentId)[0]);
+    const extracted = await eventually(() => stack.tap.ofType("document.extracted", (event) => event.data.document_id === documentId)[0]);
     const edited = await documents().patch(`/documents/${documentId}/annotations`, {
       annotations: [{ key: "contract", value: "TYPED BY HAND" }],
     });
@@ -282,7 +282,7 @@ describe("running automation on new extractions (real document and membership se
     const queueId = await org.addQueue("blocked");
     const documentId = await extract(queueId, [{ key: "supplier_name", value: "Acme", confidence: 99 }], 99);
     expect((await runOf(documentId)).outcome).to.equal("switched_off");
-    const extracted = await eventually(() => stack.tap.of("document.extracted", (event) => event.data.document_id === documentId)[0]);
+    const extracted = await eventually(() => stack.tap.ofType("document.extracted", (event) => event.data.document_id === documentId)[0]);
     const blocked = await stack.documentGrpc.applyDocumentChanges({
       document_id: documentId,
       expected_version: 0,

@@ -1,12 +1,12 @@
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { RunningService } from "@docex/kit";
-import { dropDatabase, eventually, RecordingReceiver, TestIssuer, testServiceConfig } from "@docex/testkit";
+import { dropDatabase, eventually, freePort, RecordingReceiver, TestIssuer, testServiceConfig, UserDirectoryStub } from "@docex/testkit";
 import { startWebhookService, configSchema as webhookConfigSchema } from "@docex/webhook";
 import { expect } from "chai";
 import { QueryTypes, Sequelize } from "sequelize";
-import { closedPort, documentFixture, Harness, type MembershipBackend, UserApi } from "./support/harness.js";
-import { startRealMembership, UserDirectoryStub } from "./support/real-membership.js";
+import { documentFixture, Harness, type MembershipBackend, UserApi } from "./support/harness.js";
+import { startRealMembership } from "./support/real-membership.js";
 
 interface Message {
   key: string | null;
@@ -84,7 +84,7 @@ describe("external validation end to end: document, webhook and membership servi
     issuer = await TestIssuer.start();
     membership = await startRealMembership(issuer, new UserDirectoryStub());
     // The document service's gRPC port is chosen first: the webhook service asks it to resolve entities.
-    const documentGrpcPort = await closedPort();
+    const documentGrpcPort = await freePort();
     const webhookConfig = testServiceConfig(
       "webhook",
       {

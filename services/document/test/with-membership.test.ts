@@ -1,9 +1,9 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { eventually, TestIssuer } from "@docex/testkit";
+import { eventually, freePort, TestIssuer, UserDirectoryStub } from "@docex/testkit";
 import { expect } from "chai";
 import { change } from "./support/changes.js";
-import { closedPort, Harness, type MembershipBackend, UserApi } from "./support/harness.js";
-import { startRealMembership, UserDirectoryStub } from "./support/real-membership.js";
+import { Harness, type MembershipBackend, UserApi } from "./support/harness.js";
+import { startRealMembership } from "./support/real-membership.js";
 
 describe("with the real membership service in-process: roles, queue limits, user schemas and role changes decided by membership", function () {
   this.timeout(60_000);
@@ -30,7 +30,7 @@ describe("with the real membership service in-process: roles, queue limits, user
   before(async () => {
     const issuer = await TestIssuer.start();
     // The document service's gRPC port is chosen first: membership asks it whether a user schema's queue exists.
-    const documentGrpcPort = await closedPort();
+    const documentGrpcPort = await freePort();
     const membership = await startRealMembership(issuer, directory, `127.0.0.1:${documentGrpcPort}`);
     membershipUrl = membership.url;
     acceptInvitation = membership.accept;

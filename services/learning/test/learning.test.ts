@@ -1,7 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { eventually } from "@docex/testkit";
+import { eventually, type RecordedEvent } from "@docex/testkit";
 import { expect } from "chai";
-import type { RecordedEvent } from "./support/event-recorder.js";
 import { type OrganizationFixture, type Person, Stack } from "./support/stack.js";
 
 interface AnnotationIn {
@@ -75,14 +74,16 @@ describe("learning with the real document and membership services in-process (au
       return annotationOf(document, key)?.source === "learned" ? document : undefined;
     });
 
-  const isExtractionOf = (documentId: string) => (event: RecordedEvent) =>
-    event.type === "document.extracted" && event.data.document_id === documentId;
+  const isExtractionOf =
+    (documentId: string) =>
+    ({ event }: RecordedEvent) =>
+      event.type === "document.extracted" && event.data.document_id === documentId;
 
   /** Waits until learning has handled every document.extracted in the stream, the one of `documentId` included. */
   async function learningCaughtUp(documentId: string): Promise<void> {
     await stack.events.settle(isExtractionOf(documentId), 1, 10_000, 0);
     await eventually(async () => {
-      const published = stack.events.matching((event) => event.type === "document.extracted").length;
+      const published = stack.events.ofType("document.extracted").length;
       return (await stack.handledExtractions()) >= published ? true : undefined;
     });
   }
@@ -303,7 +304,10 @@ describe("learning with the real document and membership services in-process (au
     expect(memory.fields).to.deep.equal([]);
     // A good learn afterwards is the only feedback of this document.
     expect((await learn(documentId, { annotations: { contract: [{ value: "C-1" }] } })).status).to.equal(204);
-    const published = await stack.events.settle((event) => event.type === "learning.feedback" && event.data.document_id === documentId, 1);
+    const published = await stack.events.settle(
+      ({ event }) => event.type === "learning.feedback" && event.data.document_id === documentId,
+      1,
+    );
     expect(published).to.have.length(1);
   });
 
@@ -382,10 +386,10 @@ describe("learning with the real document and membership services in-process (au
     expect(forgetReply.status).to.equal(204);
 
     const events = await stack.events.settle(
-      (event) => event.type === "learning.feedback" && event.data.supplier.tax_id === supplier.taxId,
+      ({ event }) => event.type === "learning.feedback" && event.data.supplier.tax_id === supplier.taxId,
       3,
     );
-    const [learned, pinned, forgotten] = events;
+    const [learned, pinned, forgotten] = events.map(({ event }) => event);
     expect(learned!.organization_id).to.equal(organization.id);
     expect([learned, pinned, forgotten].map((event) => [event!.actor_user_id, event!.request_id])).to.deep.equal([
       [owner.userId, learnReply.headers.get("x-request-id")],
@@ -416,7 +420,7 @@ describe("learning with the real document and membership services in-process (au
     const before = await documentOf(next);
 
     const [original] = stack.events.matching(isExtractionOf(next));
-    await stack.events.redeliver(original!);
+    await stack.events.redeliver(original!.event);
     await stack.events.settle(isExtractionOf(next), 2, 10_000, 0);
     await learningCaughtUp(next);
 
@@ -435,7 +439,7 @@ describe("learning with the real document and membership services in-process (au
     const before = await documentOf(documentId);
 
     const [original] = stack.events.matching(isExtractionOf(documentId));
-    await stack.events.redeliver(original!);
+    await stack.events.redeliver(original!.event);
     await stack.events.settle(isExtractionOf(documentId), 2, 10_000, 0);
     await learningCaughtUp(documentId);
 
@@ -460,7 +464,7 @@ describe("learning with the real document and membership services in-process (au
       (await learn(other, { annotations: { contract: [{ value: "LEARNED-C" }], iban: [{ value: "CZ6508000000192000145399" }] } })).status,
     ).to.equal(204);
     // The extraction event arrives (again, as a new event) only now, naming the version before the user's edit.
-    await stack.events.publish({ ...extraction!, id: randomUUID(), occurred_at: new Date().toISOString() });
+    await stack.events.publish({ ...extraction!.event, id: randomUUID(), occurred_at: new Date().toISOString() });
 
     const document = await filled(documentId, "iban");
     expect(annotationOf(document, "iban")).to.include({ value: "CZ6508000000192000145399", source: "learned" });

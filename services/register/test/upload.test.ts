@@ -1,5 +1,5 @@
+import { EventRecorder } from "@docex/testkit";
 import { expect } from "chai";
-import { EventRecorder } from "./support/event-recorder.js";
 import { itemsNamed, type Member, RegisterHarness } from "./support/register-harness.js";
 
 describe("POST /registers (document and membership are in-process test doubles)", () => {
@@ -243,7 +243,7 @@ describe("POST /registers (document and membership are in-process test doubles)"
     });
 
     it("publishes register.updated through the outbox for every element, with the count it left, the uploader and the request", async () => {
-      const recorder = await EventRecorder.start();
+      const recorder = await EventRecorder.start({ subjects: ["docex.register.>"], since: new Date(), label: "register" });
       try {
         const name = uniqueName("Evented");
         const answer = await harness.call("POST", "/registers", {

@@ -4,6 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { SERVICE_NAMES, SERVICE_PORTS, type ServiceName } from "@docex/kit";
 import { dropDatabase, testDatabaseServerUrl, testGrpcTlsDir } from "@docex/testkit";
+import { serviceEnvironment, sharedStackEnvironment, stackPort } from "../../../src/stack-environment.js";
 import type { Answer } from "../../support/stack.js";
 import { portIsFree } from "./ports.js";
 
@@ -53,17 +54,16 @@ export class FaultStack {
     const namespace = `docex_fault_${randomBytes(3).toString("hex")}`;
     const owner = { email: `owner-${namespace}@example.test`, password: "correct horse battery staple" };
     const offset = await freePortOffset();
-    const portOf = (name: StackProcessName, kind: "http" | "grpc") => SERVICE_PORTS[name][kind] + offset;
+    const layout = { portOffset: offset, namespace };
+    const portOf = (name: StackProcessName, kind: "http" | "grpc") => stackPort(name, kind, layout);
     const shared: NodeJS.ProcessEnv = {
       ...process.env,
       AUTH_KEY_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
       WEBHOOK_KEY_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
       DATABASE_URL: testDatabaseServerUrl(),
       NATS_URL: options.natsUrl,
-      NATS_STREAM: namespace.toUpperCase(),
-      NATS_SUBJECT_PREFIX: namespace,
       WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
-      AUTH_JWKS_URL: `http://127.0.0.1:${portOf("auth", "http")}/api/v2/auth/.well-known/jwks.json`,
+      ...sharedStackEnvironment(layout),
       LOG_LEVEL: process.env.FAULTS_LOG_LEVEL ?? "warn",
       BOOTSTRAP_OWNER_EMAIL: owner.email,
       BOOTSTRAP_OWNER_PASSWORD: owner.password,
@@ -72,18 +72,10 @@ export class FaultStack {
       GRPC_TLS_DIR: testGrpcTlsDir(),
       ...options.env,
     };
-    for (const name of SERVICE_NAMES) {
-      shared[`${name.toUpperCase()}_GRPC_ADDR`] = `127.0.0.1:${portOf(name, "grpc")}`;
-      shared[`${name.toUpperCase()}_URL`] = `http://127.0.0.1:${portOf(name, "http")}`;
-    }
     const stack = new FaultStack(namespace, offset, owner, shared);
     try {
       for (const name of SERVICE_NAMES) {
-        stack.launch(name, `services/${name}/dist/main.js`, portOf(name, "http"), {
-          PORT: String(portOf(name, "http")),
-          GRPC_PORT: String(portOf(name, "grpc")),
-          DATABASE_NAME: `${namespace}_${name}`,
-        });
+        stack.launch(name, `services/${name}/dist/main.js`, portOf(name, "http"), serviceEnvironment(name, layout));
       }
       stack.launch("gateway", "gateway/dist/main.js", portOf("gateway", "http"), { GATEWAY_PORT: String(portOf("gateway", "http")) });
       await stack.waitUntilReady(options.readyTimeoutMs ?? 150_000);

@@ -2,8 +2,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { freePort } from "@docex/testkit";
 import { portAnswers } from "../../../src/infrastructure.js";
-import { freePort } from "./ports.js";
 
 /**
  * A nats-server of the fault suite's own, with JetStream in a temporary store, so that it can be stopped and

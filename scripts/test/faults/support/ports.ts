@@ -8,16 +8,3 @@ export function portIsFree(port: number): Promise<boolean> {
     server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
   });
 }
-
-/** A port the kernel hands out as free on 127.0.0.1 right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}

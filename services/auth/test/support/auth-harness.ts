@@ -1,22 +1,17 @@
 import { randomBytes } from "node:crypto";
-import { createServer } from "node:net";
 import { createLogger, type RunningService, TokenVerifier } from "@docex/kit";
-import { dropDatabase, pinIn, SmtpSink, testServiceConfig } from "@docex/testkit";
+import { dropDatabase, EventRecorder, freePort, pinIn, SmtpSink, testServiceConfig } from "@docex/testkit";
 import { type AuthConfig, configSchema, startAuthService } from "../../src/service.js";
-import { EventRecorder, eventNamespaceOf } from "./event-recorder.js";
 import { MembershipStub } from "./membership-stub.js";
 import { OidcProvider } from "./oidc-provider.js";
 import { TestClock } from "./test-clock.js";
 
 export type Overrides = Record<string, string | number>;
 
-/** A port that was free a moment ago, so that AUTH_JWKS_URL can name the service's own port before it listens. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+/** The auth events that reach the service's stream (the one its config names) from `since` on. */
+export function authEventRecorder(config: AuthConfig, since: Date): Promise<EventRecorder> {
+  const namespace = { stream: config.NATS_STREAM, subjectPrefix: config.NATS_SUBJECT_PREFIX };
+  return EventRecorder.start({ subjects: ["docex.auth.>"], since, namespace, label: "auth" });
 }
 
 /** testServiceConfig knows only the kit's settings; the auth ones are laid over it here. */
@@ -86,13 +81,8 @@ export class AuthHarness {
     const clock = new TestClock();
     const startedAt = new Date();
     const running = await startAuthService(config, { logger, clock });
-    const events = await EventRecorder.start(config, startedAt);
+    const events = await authEventRecorder(config, startedAt);
     return new AuthHarness(config, running, clock, smtp, events, membership, oidc, logs);
-  }
-
-  /** `docex` on the wire in production; the test process's own prefix when the kit gives it one. */
-  get subjectPrefix(): string {
-    return eventNamespaceOf(this.config).subjectPrefix;
   }
 
   get baseUrl(): string {

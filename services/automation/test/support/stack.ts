@@ -1,10 +1,9 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { createServer } from "node:net";
 import { configSchema as documentConfigSchema, startDocumentService } from "@docex/document";
-import { connectDatabase, createLogger, EventBus, type RunningService } from "@docex/kit";
-import { type MembershipServiceOptions, configSchema as membershipConfigSchema, startMembershipService } from "@docex/membership";
+import { connectDatabase, createLogger, type RunningService } from "@docex/kit";
+import { configSchema as membershipConfigSchema, startMembershipService } from "@docex/membership";
 import { createDocumentClient, createMembershipClient, type DocumentClient } from "@docex/protos";
-import { dropDatabase, TestIssuer, testEventNamespace, testGrpcIdentity, testNatsUrl, testServiceConfig } from "@docex/testkit";
+import { dropDatabase, EventRecorder, freePort, TestIssuer, testGrpcIdentity, testServiceConfig, UserDirectoryStub } from "@docex/testkit";
 import { QueryTypes, type Sequelize } from "sequelize";
 import { configSchema, startAutomationService } from "../../src/service.js";
 
@@ -43,99 +42,6 @@ export class UserApi {
   delete = (path: string) => this.call("DELETE", path);
 }
 
-type UserDirectory = NonNullable<MembershipServiceOptions["userDirectory"]>;
-
-/** auth's user directory as membership sees it: invitations create users with ids the test can mint tokens for. */
-class UserDirectoryStub implements UserDirectory {
-  private readonly users = new Map<string, { id: string; email: string; name: string | null; status: "active" | "invited" }>();
-
-  async findByEmail(email: string) {
-    return this.users.get(email);
-  }
-  async get(userId: string) {
-    return [...this.users.values()].find((user) => user.id === userId);
-  }
-  async invite(invitation: { email: string }) {
-    const existing = this.users.get(invitation.email);
-    if (existing) return { userId: existing.id, created: false };
-    const user = { id: randomUUID(), email: invitation.email, name: null, status: "invited" as const };
-    this.users.set(invitation.email, user);
-    return { userId: user.id, created: true };
-  }
-  idOf(email: string): string {
-    const user = this.users.get(email);
-    if (!user) throw new Error(`nobody invited ${email}`);
-    return user.id;
-  }
-  close() {}
-}
-
-/** A port that was free a moment ago: the automation service's gRPC port, known before it starts. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-export interface RecordedEvent {
-  id: string;
-  type: string;
-  organization_id: string | null;
-  request_id?: string;
-  actor_user_id?: string | null;
-  // biome-ignore lint/suspicious/noExplicitAny: event data is asserted field by field
-  data: any;
-}
-
-/** Durable consumers in this test process's event namespace, as another service would read the stream. */
-export class EventTap {
-  readonly events: RecordedEvent[] = [];
-  private readonly durables: string[] = [];
-
-  private constructor(private readonly bus: EventBus) {}
-
-  static async start(subjects: string[]): Promise<EventTap> {
-    const bus = await EventBus.connect({
-      url: testNatsUrl(),
-      name: "automation-test-tap",
-      logger: createLogger("tap", "silent"),
-      namespace: testEventNamespace(),
-    });
-    const tap = new EventTap(bus);
-    const run = randomBytes(4).toString("hex");
-    for (const [index, subject] of subjects.entries()) {
-      const durable = `automation_test_${run}_${index}`;
-      tap.durables.push(durable);
-      await bus.subscribe({
-        durable,
-        subject,
-        handler: async (payload) => {
-          tap.events.push(payload as RecordedEvent);
-        },
-      });
-    }
-    return tap;
-  }
-
-  of(type: string, predicate: (event: RecordedEvent) => boolean = () => true): RecordedEvent[] {
-    return this.events.filter((event) => event.type === type && predicate(event));
-  }
-
-  /** Publishes as another service's outbox relay would; `msgId` other than the event id makes JetStream deliver a copy again. */
-  async publish(event: { id: string; type: string }, msgId = event.id): Promise<void> {
-    await this.bus.publish(`docex.${event.type}`, event, { msgId });
-  }
-
-  async stop(): Promise<void> {
-    const stream = this.bus.namespace.stream;
-    for (const durable of this.durables)
-      await this.bus.connection.request(`$JS.API.CONSUMER.DELETE.${stream}.${durable}`, "", { timeout: 2_000 }).catch(() => undefined);
-    await this.bus.close().catch(() => undefined);
-  }
-}
-
 export interface StackOptions {
   /** gRPC address of a register service; by default a port nobody listens on (the register service is down). */
   registerAddress?: string;
@@ -155,7 +61,7 @@ export class Stack {
   automation!: RunningService;
   documentGrpc!: DocumentClient;
   automationDatabase!: Sequelize;
-  tap!: EventTap;
+  tap!: EventRecorder;
 
   static async start(options: StackOptions = {}): Promise<Stack> {
     const stack = new Stack();
@@ -170,7 +76,10 @@ export class Stack {
 
   private async boot(options: StackOptions): Promise<void> {
     this.issuer = await TestIssuer.start();
-    this.tap = await EventTap.start(["docex.automation.applied", "docex.document.extracted", "docex.configuration.changed"]);
+    this.tap = await EventRecorder.start({
+      subjects: ["docex.automation.applied", "docex.document.extracted", "docex.configuration.changed"],
+      label: "automation",
+    });
     const automationGrpcPort = await freePort();
     // Ports chosen first: membership asks the document service whether the queues it is told of exist.
     const documentGrpcPort = await freePort();

@@ -1,12 +1,10 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { createServer } from "node:net";
 import { MembershipDouble } from "@docex/access/testing";
 import type { RunningService } from "@docex/kit";
 import { createDocumentClient, type DocumentClient } from "@docex/protos";
-import { clientAsAllowedCallers, dropDatabase, TestIssuer, testServiceConfig } from "@docex/testkit";
+import { clientAsAllowedCallers, dropDatabase, EventRecorder, freePort, TestIssuer, testServiceConfig } from "@docex/testkit";
 import { documentCallers } from "../../src/grpc/document-handlers.js";
 import { configSchema, type DocumentConfig, type DocumentValidator, type SavedEdit, startDocumentService } from "../../src/service.js";
-import { EventRecorder } from "./event-recorder.js";
 
 export interface Reply {
   status: number;
@@ -74,15 +72,6 @@ export interface HarnessOptions<M extends MembershipBackend> {
   env?: Record<string, string | number>;
 }
 
-/** A port that was free a moment ago and on which nothing listens now. */
-export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 /**
  * The document service in-process on real Postgres and NATS, with tokens from a test issuer and membership
  * played by an in-process gRPC double.
@@ -103,16 +92,16 @@ export class Harness<M extends MembershipBackend = MembershipDouble> {
   static async start(options: HarnessOptions<MembershipBackend> & { issuer?: TestIssuer } = {}): Promise<Harness<MembershipBackend>> {
     const issuer = options.issuer ?? (await TestIssuer.start());
     const membership = options.membership ?? (await MembershipDouble.start());
-    const events = await EventRecorder.start(["docex.document.>", "docex.queue.created"]);
+    const events = await EventRecorder.start({ subjects: ["docex.document.>", "docex.queue.created"], label: "document" });
     const config = testServiceConfig(
       "document",
       {
         AUTH_JWKS_URL: issuer.jwksUri,
         MEMBERSHIP_GRPC_ADDR: membership.address,
-        AUTOMATION_GRPC_ADDR: options.automationAddress ?? `127.0.0.1:${await closedPort()}`,
+        AUTOMATION_GRPC_ADDR: options.automationAddress ?? `127.0.0.1:${await freePort()}`,
         DOCUMENT_PERMISSION_CACHE_MS: options.permissionCacheMs ?? 0,
         DOCUMENT_USER_SCHEMA_CACHE_MS: 0,
-        WEBHOOK_GRPC_ADDR: options.webhookAddress ?? `127.0.0.1:${await closedPort()}`,
+        WEBHOOK_GRPC_ADDR: options.webhookAddress ?? `127.0.0.1:${await freePort()}`,
         ...options.env,
       },
       configSchema,

@@ -1,35 +1,9 @@
-import { randomUUID } from "node:crypto";
 import { type MembershipServiceOptions, configSchema as membershipConfigSchema, startMembershipService } from "@docex/membership";
 import { createMembershipClient } from "@docex/protos";
 import { dropDatabase, type TestIssuer, testGrpcIdentity, testServiceConfig } from "@docex/testkit";
 import type { MembershipBackend } from "./harness.js";
 
 type UserDirectory = NonNullable<MembershipServiceOptions["userDirectory"]>;
-
-/** auth's user directory as membership sees it over gRPC: invitations create users with ids the test can mint tokens for. */
-export class UserDirectoryStub implements UserDirectory {
-  private readonly users = new Map<string, { id: string; email: string; name: string | null; status: "active" | "invited" }>();
-
-  async findByEmail(email: string) {
-    return this.users.get(email);
-  }
-  async get(userId: string) {
-    return [...this.users.values()].find((user) => user.id === userId);
-  }
-  async invite(invitation: { email: string }) {
-    const existing = this.users.get(invitation.email);
-    if (existing) return { userId: existing.id, created: false };
-    const user = { id: randomUUID(), email: invitation.email, name: null, status: "invited" as const };
-    this.users.set(invitation.email, user);
-    return { userId: user.id, created: true };
-  }
-  idOf(email: string): string {
-    const user = this.users.get(email);
-    if (!user) throw new Error(`nobody invited ${email}`);
-    return user.id;
-  }
-  close() {}
-}
 
 /** The membership service in-process on real Postgres and NATS, its calls to auth answered by `directory`. */
 /** `documentAddress`: where membership finds the document service (ResolveEntity of a user schema's queue). */

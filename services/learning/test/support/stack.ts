@@ -1,49 +1,11 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { createServer } from "node:net";
 import { configSchema as documentConfigSchema, startDocumentService } from "@docex/document";
 import type { RunningService } from "@docex/kit";
-import { type MembershipServiceOptions, configSchema as membershipConfigSchema, startMembershipService } from "@docex/membership";
+import { configSchema as membershipConfigSchema, startMembershipService } from "@docex/membership";
 import { createLearningClient, createMembershipClient, type LearningClient } from "@docex/protos";
-import { dropDatabase, TestIssuer, testGrpcIdentity, testServiceConfig } from "@docex/testkit";
+import { dropDatabase, EventRecorder, freePort, TestIssuer, testGrpcIdentity, testServiceConfig, UserDirectoryStub } from "@docex/testkit";
 import { configSchema, startLearningService } from "../../src/service.js";
-import { EventRecorder } from "./event-recorder.js";
 import { UserApi } from "./user-api.js";
-
-type UserDirectory = NonNullable<MembershipServiceOptions["userDirectory"]>;
-
-/** auth's user directory as membership sees it over gRPC: invitations create users with ids the test can mint tokens for. */
-class UserDirectoryStub implements UserDirectory {
-  private readonly users = new Map<string, { id: string; email: string; name: string | null; status: "active" | "invited" }>();
-
-  async findByEmail(email: string) {
-    return this.users.get(email);
-  }
-  async get(userId: string) {
-    return [...this.users.values()].find((user) => user.id === userId);
-  }
-  async invite(invitation: { email: string }) {
-    const existing = this.users.get(invitation.email);
-    if (existing) return { userId: existing.id, created: false };
-    const user = { id: randomUUID(), email: invitation.email, name: null, status: "invited" as const };
-    this.users.set(invitation.email, user);
-    return { userId: user.id, created: true };
-  }
-  idOf(email: string): string {
-    const user = this.users.get(email);
-    if (!user) throw new Error(`nobody invited ${email}`);
-    return user.id;
-  }
-  close() {}
-}
-
-/** A port that was free a moment ago and on which nothing listens now. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** A user with one API object per service. */
 export interface Person {
@@ -76,12 +38,12 @@ export class Stack {
   static async start(): Promise<Stack> {
     const issuer = await TestIssuer.start();
     const directory = new UserDirectoryStub();
-    const events = await EventRecorder.start(["docex.learning.feedback", "docex.document.extracted"]);
+    const events = await EventRecorder.start({ subjects: ["docex.learning.feedback", "docex.document.extracted"], label: "learning" });
     const running: Array<{ service: RunningService; database: string }> = [];
     const auth = { AUTH_JWKS_URL: issuer.jwksUri, JWT_ISSUER: issuer.issuer, JWT_AUDIENCE: issuer.audience };
     try {
       // Ports chosen first: membership asks the document service whether the queues it is told of exist.
-      const documentGrpcPort = await closedPort();
+      const documentGrpcPort = await freePort();
       const membershipConfig = testServiceConfig(
         "membership",
         { ...auth, DOCUMENT_GRPC_ADDR: `127.0.0.1:${documentGrpcPort}` },
@@ -96,7 +58,7 @@ export class Stack {
           ...auth,
           GRPC_PORT: documentGrpcPort,
           MEMBERSHIP_GRPC_ADDR: `127.0.0.1:${membership.grpcPort}`,
-          AUTOMATION_GRPC_ADDR: `127.0.0.1:${await closedPort()}`,
+          AUTOMATION_GRPC_ADDR: `127.0.0.1:${await freePort()}`,
         },
         documentConfigSchema,
       );
