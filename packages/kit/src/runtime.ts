@@ -11,7 +11,8 @@ import { kitMigrations, Outbox } from "./bus/outbox.js";
 import { loadConfigOrExit, type ServiceName, serviceConfigSchema } from "./config.js";
 import { connectDatabase, type Migration, pendingMigrations, runMigrations } from "./db/database.js";
 import { type GrpcIdentity, grpcIdentityFromConfig } from "./grpc/identity.js";
-import type { GrpcServer } from "./grpc/server.js";
+import { GrpcServer } from "./grpc/server.js";
+import { createHttpApp, type HttpAppOptions } from "./http/app.js";
 import { Readiness } from "./http/readiness.js";
 import { createLogger, type Logger } from "./logger.js";
 import { Metrics } from "./metrics.js";
@@ -139,6 +140,44 @@ export interface RunningService {
   httpPort: number;
   grpcPort: number;
   stop(): Promise<void>;
+}
+
+/** What a service's HTTP side adds to the kit's app: its routes and their description. */
+export type ServiceHttpOptions = Omit<HttpAppOptions, "logger" | "metrics" | "readiness">;
+
+/** The service's HTTP app on its infrastructure's logger, metrics and readiness. */
+export function serviceHttpApp(infra: Infrastructure, options: ServiceHttpOptions): Express {
+  return createHttpApp({ logger: infra.logger, metrics: infra.metrics, readiness: infra.readiness, ...options });
+}
+
+/** The service's gRPC server, with its identity and its infrastructure's metrics. */
+export function serviceGrpcServer(infra: Infrastructure): GrpcServer {
+  return new GrpcServer(infra.logger, { identity: infra.grpcIdentity, metrics: infra.metrics });
+}
+
+/**
+ * Runs `start` (build the service's parts on `infra`, then `serve` them). When it fails, what was
+ * opened is closed before the error goes on: first `closeOnFailure` (the service's own clients and
+ * timers), then the bus and the database. A failure to close is ignored, so the caller sees why the
+ * start failed, not why the clean-up did.
+ */
+export function startOrClose<T>(infra: Infrastructure, start: () => Promise<T>): Promise<T>;
+export function startOrClose<T>(infra: Infrastructure, closeOnFailure: () => void | Promise<void>, start: () => Promise<T>): Promise<T>;
+export async function startOrClose<T>(
+  infra: Infrastructure,
+  ...args: [start: () => Promise<T>] | [closeOnFailure: () => void | Promise<void>, start: () => Promise<T>]
+): Promise<T> {
+  const [closeOnFailure, start] = args.length === 1 ? [undefined, args[0]] : args;
+  try {
+    return await start();
+  } catch (error) {
+    await Promise.resolve()
+      .then(closeOnFailure)
+      .catch(() => undefined);
+    await infra.bus.close().catch(() => undefined);
+    await infra.sequelize.close().catch(() => undefined);
+    throw error;
+  }
 }
 
 /** Listens, starts the outbox relay and the consumers, and returns a handle that stops them in order. */

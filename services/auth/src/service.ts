@@ -1,4 +1,14 @@
-import { connectInfrastructure, createHttpApp, GrpcServer, type Infrastructure, type Logger, type RunningService, serve } from "@docex/kit";
+import {
+  connectInfrastructure,
+  type Infrastructure,
+  type Logger,
+  OutboxEvents,
+  type RunningService,
+  serve,
+  serviceGrpcServer,
+  serviceHttpApp,
+  startOrClose,
+} from "@docex/kit";
 import { authService } from "@docex/protos";
 import { Counter } from "prom-client";
 import { membershipOrganizations } from "./clients/membership.js";
@@ -32,7 +42,6 @@ import { Mailer } from "./mail/mailer.js";
 import { AuthStore } from "./store/auth-store.js";
 import { deleteExpired } from "./store/housekeeping.js";
 import { migrations } from "./store/migrations.js";
-import { OutboxEvents } from "./store/outbox-events.js";
 
 export { type AuthConfig, configSchema } from "./config.js";
 export { ARGON2_PARAMETERS } from "./domain/passwords.js";
@@ -51,7 +60,7 @@ const HOUSEKEEPING_INTERVAL_MS = 10 * 60_000;
 export async function startAuthService(config: AuthConfig, options: AuthServiceOptions = {}): Promise<RunningService> {
   const clock = options.clock ?? systemClock;
   const infra = await connectInfrastructure("auth", config, { migrations, logger: options.logger });
-  try {
+  return startOrClose(infra, async () => {
     const store = new AuthStore(infra.sequelize);
     const membership = options.membership ?? membershipOrganizations(config.MEMBERSHIP_GRPC_ADDR, infra.grpcIdentity, infra.metrics);
     const mailDelivery = new MailDelivery(config.SMTP_URL, config.MAIL_FROM, infra.logger, mailCounter(infra));
@@ -68,14 +77,8 @@ export async function startAuthService(config: AuthConfig, options: AuthServiceO
     }
 
     const http = authHttp(domain, infra.verifier);
-    const app = createHttpApp({
-      logger: infra.logger,
-      metrics: infra.metrics,
-      readiness: infra.readiness,
-      routes: http.routes,
-      api: http.api,
-    });
-    const grpc = new GrpcServer(infra.logger, { identity: infra.grpcIdentity, metrics: infra.metrics });
+    const app = serviceHttpApp(infra, http);
+    const grpc = serviceGrpcServer(infra);
     grpc.addService(authService.definition, authService.serviceName, authHandlers(domain.directory), authCallers);
 
     const housekeeping = setInterval(() => {
@@ -86,7 +89,7 @@ export async function startAuthService(config: AuthConfig, options: AuthServiceO
     }, HOUSEKEEPING_INTERVAL_MS);
     housekeeping.unref();
 
-    return await serve(infra, {
+    return serve(infra, {
       app,
       grpc,
       onStop: async () => {
@@ -96,11 +99,7 @@ export async function startAuthService(config: AuthConfig, options: AuthServiceO
         membership.close();
       },
     });
-  } catch (error) {
-    await infra.bus.close().catch(() => undefined);
-    await infra.sequelize.close().catch(() => undefined);
-    throw error;
-  }
+  });
 }
 
 async function buildDomain(

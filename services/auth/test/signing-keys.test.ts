@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { connectDatabase, createLogger, kitMigrations, runMigrations, TokenVerifier } from "@docex/kit";
+import { connectDatabase, createLogger, kitMigrations, runMigrations, Sql, TokenVerifier } from "@docex/kit";
 import { dropDatabase, testDatabaseServerUrl, uniqueDatabaseName } from "@docex/testkit";
 import { expect } from "chai";
 import jwt from "jsonwebtoken";
@@ -9,7 +9,6 @@ import { SigningKeys } from "../src/domain/signing-keys.js";
 import { startAuthService } from "../src/service.js";
 import { migrations } from "../src/store/migrations.js";
 import { SigningKeyStore } from "../src/store/signing-key-store.js";
-import { Sql } from "../src/store/sql.js";
 import { AuthHarness, authTestConfig, newAddress, newEmail } from "./support/auth-harness.js";
 import { TestClock } from "./support/test-clock.js";
 

@@ -1,5 +1,15 @@
 import { MembershipPermissions } from "@docex/access";
-import { connectInfrastructure, createHttpApp, GrpcServer, type Logger, type RunningService, serve } from "@docex/kit";
+import {
+  connectInfrastructure,
+  type Logger,
+  OutboxEvents,
+  type RunningService,
+  Sql,
+  serve,
+  serviceGrpcServer,
+  serviceHttpApp,
+  startOrClose,
+} from "@docex/kit";
 import { automationService } from "@docex/protos";
 import { documentGateway } from "./clients/document.js";
 import { registerLookup } from "./clients/register.js";
@@ -13,12 +23,10 @@ import { registerUpdatedSubscription } from "./events/register-updated.js";
 import { automationCallers, automationHandlers } from "./grpc/automation-handlers.js";
 import { automationRoutes } from "./http/routes.js";
 import { migrations } from "./store/migrations.js";
-import { OutboxEvents } from "./store/outbox-events.js";
 import { RegisterStore } from "./store/register-store.js";
 import { RuleStore } from "./store/rule-store.js";
 import { RunStore } from "./store/run-store.js";
 import { SettingsStore } from "./store/settings-store.js";
-import { Sql } from "./store/sql.js";
 
 export { type AutomationConfig, configSchema } from "./config.js";
 
@@ -55,7 +63,7 @@ export async function startAutomationService(config: AutomationConfig, options: 
     registers.close();
     await membership.close();
   };
-  try {
+  return startOrClose(infra, closeClients, async () => {
     const sql = new Sql(infra.sequelize);
     const settings = new SettingsStore(sql);
     const ruleStore = new RuleStore(sql);
@@ -85,20 +93,15 @@ export async function startAutomationService(config: AutomationConfig, options: 
     });
 
     const http = automationRoutes({ queues, rules }, infra.verifier);
-    const app = createHttpApp({ logger, metrics, readiness: infra.readiness, routes: http.routes, api: http.api });
-    const grpc = new GrpcServer(logger, { identity: infra.grpcIdentity, metrics });
+    const app = serviceHttpApp(infra, http);
+    const grpc = serviceGrpcServer(infra);
     grpc.addService(automationService.definition, automationService.serviceName, automationHandlers(settings), automationCallers);
 
-    return await serve(infra, {
+    return serve(infra, {
       app,
       grpc,
       subscriptions: [documentExtractedSubscription(automation, logger), registerUpdatedSubscription(registerStore)],
       onStop: closeClients,
     });
-  } catch (error) {
-    await closeClients();
-    await infra.bus.close().catch(() => undefined);
-    await infra.sequelize.close().catch(() => undefined);
-    throw error;
-  }
+  });
 }

@@ -1,4 +1,14 @@
-import { connectInfrastructure, createHttpApp, GrpcServer, type Logger, type RunningService, serve } from "@docex/kit";
+import {
+  connectInfrastructure,
+  type Logger,
+  OutboxEvents,
+  type RunningService,
+  Sql,
+  serve,
+  serviceGrpcServer,
+  serviceHttpApp,
+  startOrClose,
+} from "@docex/kit";
 import { documentService } from "@docex/protos";
 import { queueAutomationSource } from "./clients/automation.js";
 import { MembershipAccessClient } from "./clients/membership.js";
@@ -23,8 +33,6 @@ import { documentRoutes } from "./http/routes.js";
 import { DocumentStore } from "./store/document-store.js";
 import { HierarchyStore } from "./store/hierarchy-store.js";
 import { migrations } from "./store/migrations.js";
-import { OutboxEvents } from "./store/outbox-events.js";
-import { Sql } from "./store/sql.js";
 import { ValidationJobStore } from "./store/validation-job-store.js";
 import { ValidationLinkStore } from "./store/validation-link-store.js";
 
@@ -68,7 +76,12 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
     logger: infra.logger,
     links: validationLinks,
   });
-  try {
+  const closeOnFailure = async () => {
+    await membership.close();
+    automation.close();
+    webhook.close();
+  };
+  return startOrClose(infra, closeOnFailure, async () => {
     const hierarchyStore = new HierarchyStore(sql);
     const documentStore = new DocumentStore(sql);
     const events = new OutboxEvents(infra.outbox);
@@ -106,15 +119,12 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
     });
 
     const http = documentRoutes({ hierarchy, documents, files }, infra.verifier, { maxFileBytes: config.DOCUMENT_MAX_FILE_BYTES });
-    const app = createHttpApp({
-      logger: infra.logger,
-      metrics: infra.metrics,
-      readiness: infra.readiness,
+    const app = serviceHttpApp(infra, {
       routes: http.routes,
       api: http.api,
       streamedBodies: [{ method: "POST", path: /^\/api\/v2\/queues\/[^/]+\/documents\/?$/ }],
     });
-    const grpc = new GrpcServer(infra.logger, { identity: infra.grpcIdentity, metrics: infra.metrics });
+    const grpc = serviceGrpcServer(infra);
     grpc.addService(
       documentService.definition,
       documentService.serviceName,
@@ -144,12 +154,5 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
     runner?.start();
     files.start();
     return running;
-  } catch (error) {
-    await membership.close();
-    automation.close();
-    webhook.close();
-    await infra.bus.close().catch(() => undefined);
-    await infra.sequelize.close().catch(() => undefined);
-    throw error;
-  }
+  });
 }

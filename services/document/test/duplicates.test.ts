@@ -1,9 +1,8 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import { connectDatabase, createLogger } from "@docex/kit";
+import { connectDatabase, createLogger, Sql } from "@docex/kit";
 import { expect } from "chai";
 import type { Sequelize } from "sequelize";
 import { DocumentStore } from "../src/store/document-store.js";
-import { Sql } from "../src/store/sql.js";
 import { change } from "./support/changes.js";
 import { Harness, queueFixture, type UserApi } from "./support/harness.js";
 

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import { connectDatabase, createLogger, runMigrations } from "@docex/kit";
+import { connectDatabase, createLogger, runMigrations, Sql } from "@docex/kit";
 import { dropDatabase, testDatabaseServerUrl, uniqueDatabaseName } from "@docex/testkit";
 import { expect } from "chai";
 import S3rver from "s3rver";
@@ -12,7 +12,6 @@ import type { FileStore } from "../src/files/file-store.js";
 import { PostgresFileStore } from "../src/files/postgres-file-store.js";
 import { parseS3Url, S3FileStore } from "../src/files/s3-file-store.js";
 import { migrations } from "../src/store/migrations.js";
-import { Sql } from "../src/store/sql.js";
 
 async function bytesOf(stream: Readable): Promise<Buffer> {
   const pieces: Buffer[] = [];

@@ -1,11 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { connectDatabase, createLogger, runMigrations } from "@docex/kit";
+import { connectDatabase, createLogger, runMigrations, Sql } from "@docex/kit";
 import { dropDatabase, testDatabaseServerUrl, uniqueDatabaseName } from "@docex/testkit";
 import { expect } from "chai";
 import type { Sequelize } from "sequelize";
 import { HierarchyStore } from "../src/store/hierarchy-store.js";
 import { migrations } from "../src/store/migrations.js";
-import { Sql } from "../src/store/sql.js";
 
 describe("hierarchy store: the projection of membership's organizations (real Postgres)", function () {
   this.timeout(60_000);

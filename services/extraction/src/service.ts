@@ -1,4 +1,13 @@
-import { ApiDescription, connectInfrastructure, createHttpApp, GrpcServer, type Logger, type RunningService, serve } from "@docex/kit";
+import {
+  ApiDescription,
+  connectInfrastructure,
+  type Logger,
+  type RunningService,
+  serve,
+  serviceGrpcServer,
+  serviceHttpApp,
+  startOrClose,
+} from "@docex/kit";
 import { documentSource } from "./clients/document.js";
 import type { ExtractionConfig } from "./config.js";
 import { DocumentReader } from "./domain/document-reader.js";
@@ -44,7 +53,7 @@ export async function startExtractionService(
     await pool.close();
     client?.close();
   };
-  try {
+  return startOrClose(infra, closeResources, async () => {
     const runs = new RunStore(infra.sequelize);
     const reader = new DocumentReader({
       documents: options.documents ?? (client as DocumentSource),
@@ -55,15 +64,12 @@ export async function startExtractionService(
       maxFileBytes: config.EXTRACTION_MAX_FILE_BYTES,
     });
     // No public endpoint: the (empty) OpenAPI part keeps the gateway's merged document complete.
-    const app = createHttpApp({
-      logger: infra.logger,
-      metrics: infra.metrics,
-      readiness: infra.readiness,
+    const app = serviceHttpApp(infra, {
       routes: () => undefined,
       api: new ApiDescription("extraction"),
     });
     // No gRPC service of its own: the server answers grpc.health.v1 only, like every other process.
-    const grpc = new GrpcServer(infra.logger, { identity: infra.grpcIdentity, metrics: infra.metrics });
+    const grpc = serviceGrpcServer(infra);
     const running = await serve(infra, {
       app,
       grpc,
@@ -77,10 +83,5 @@ export async function startExtractionService(
       onStop: closeResources,
     });
     return { ...running, runs };
-  } catch (error) {
-    await closeResources();
-    await infra.bus.close().catch(() => undefined);
-    await infra.sequelize.close().catch(() => undefined);
-    throw error;
-  }
+  });
 }

@@ -1,5 +1,15 @@
 import { MembershipPermissions } from "@docex/access";
-import { connectInfrastructure, createHttpApp, GrpcServer, type Logger, type RunningService, serve } from "@docex/kit";
+import {
+  connectInfrastructure,
+  type Logger,
+  OutboxEvents,
+  type RunningService,
+  Sql,
+  serve,
+  serviceGrpcServer,
+  serviceHttpApp,
+  startOrClose,
+} from "@docex/kit";
 import { learningService } from "@docex/protos";
 import { documentService } from "./clients/document.js";
 import type { LearningConfig } from "./config.js";
@@ -12,8 +22,6 @@ import { learningCallers, learningHandlers } from "./grpc/learning-handlers.js";
 import { learningHttp } from "./http/routes.js";
 import { MemoryStore } from "./store/memory-store.js";
 import { migrations } from "./store/migrations.js";
-import { OutboxEvents } from "./store/outbox-events.js";
-import { Sql } from "./store/sql.js";
 
 export { configSchema, type LearningConfig } from "./config.js";
 
@@ -37,7 +45,7 @@ export async function startLearningService(config: LearningConfig, options: { lo
     await membership.close();
     documents.close();
   };
-  try {
+  return startOrClose(infra, closeClients, async () => {
     const store = new MemoryStore(new Sql(infra.sequelize));
     const memories = new SupplierMemories(store);
     const feedback = new FeedbackIntake({
@@ -49,26 +57,15 @@ export async function startLearningService(config: LearningConfig, options: { lo
     const fill = new LearnedFill({ store, memories, documents });
 
     const http = learningHttp(feedback, infra.verifier);
-    const app = createHttpApp({
-      logger: infra.logger,
-      metrics: infra.metrics,
-      readiness: infra.readiness,
-      routes: http.routes,
-      api: http.api,
-    });
-    const grpc = new GrpcServer(infra.logger, { identity: infra.grpcIdentity, metrics: infra.metrics });
+    const app = serviceHttpApp(infra, http);
+    const grpc = serviceGrpcServer(infra);
     grpc.addService(learningService.definition, learningService.serviceName, learningHandlers({ memories }), learningCallers);
 
-    return await serve(infra, {
+    return serve(infra, {
       app,
       grpc,
       subscriptions: [documentExtractedSubscription(fill)],
       onStop: closeClients,
     });
-  } catch (error) {
-    await closeClients();
-    await infra.bus.close().catch(() => undefined);
-    await infra.sequelize.close().catch(() => undefined);
-    throw error;
-  }
+  });
 }

@@ -1,4 +1,13 @@
-import { connectInfrastructure, createHttpApp, GrpcServer, type Logger, type RunningService, serve, serviceConfigSchema } from "@docex/kit";
+import {
+  connectInfrastructure,
+  type Logger,
+  type RunningService,
+  serve,
+  serviceConfigSchema,
+  serviceGrpcServer,
+  serviceHttpApp,
+  startOrClose,
+} from "@docex/kit";
 import { membershipService } from "@docex/protos";
 import { z } from "zod";
 import { authUserDirectory } from "./clients/auth.js";
@@ -51,7 +60,11 @@ export async function startMembershipService(config: MembershipConfig, options: 
     ? undefined
     : documentQueues(config.DOCUMENT_GRPC_ADDR, { identity: infra.grpcIdentity, deadlineMs: 2_000, metrics: infra.metrics });
   const queues = options.queues ?? documents!;
-  try {
+  const closeOnFailure = async () => {
+    directory.close();
+    documents?.close();
+  };
+  return startOrClose(infra, closeOnFailure, async () => {
     const store = new MembershipStore(infra.sequelize, infra.outbox);
     const organizations = new Organizations(store);
     const profiles = new MemberProfiles(store, directory, infra.logger, options.profiles);
@@ -70,14 +83,8 @@ export async function startMembershipService(config: MembershipConfig, options: 
     };
 
     const http = membershipHttp(domain, infra.verifier);
-    const app = createHttpApp({
-      logger: infra.logger,
-      metrics: infra.metrics,
-      readiness: infra.readiness,
-      routes: http.routes,
-      api: http.api,
-    });
-    const grpc = new GrpcServer(infra.logger, { identity: infra.grpcIdentity, metrics: infra.metrics });
+    const app = serviceHttpApp(infra, http);
+    const grpc = serviceGrpcServer(infra);
     grpc.addService(
       membershipService.definition,
       membershipService.serviceName,
@@ -97,7 +104,7 @@ export async function startMembershipService(config: MembershipConfig, options: 
     purgeTimer.unref();
     void purge();
 
-    return await serve(infra, {
+    return serve(infra, {
       app,
       grpc,
       subscriptions: [
@@ -110,11 +117,5 @@ export async function startMembershipService(config: MembershipConfig, options: 
         documents?.close();
       },
     });
-  } catch (error) {
-    directory.close();
-    documents?.close();
-    await infra.bus.close();
-    await infra.sequelize.close();
-    throw error;
-  }
+  });
 }

@@ -1,5 +1,16 @@
 import { MembershipPermissions } from "@docex/access";
-import { connectInfrastructure, createHttpApp, GrpcServer, type Logger, type RunningService, serve, serviceConfigSchema } from "@docex/kit";
+import {
+  connectInfrastructure,
+  type Logger,
+  OutboxEvents,
+  type RunningService,
+  Sql,
+  serve,
+  serviceConfigSchema,
+  serviceGrpcServer,
+  serviceHttpApp,
+  startOrClose,
+} from "@docex/kit";
 import { registerService } from "@docex/protos";
 import { z } from "zod";
 import { documentQueues } from "./clients/document.js";
@@ -9,10 +20,8 @@ import { RegisterUploads } from "./domain/uploads.js";
 import { registerCallers, registerHandlers } from "./grpc/register-handlers.js";
 import { registerBodyLimits, registerHttp } from "./http/routes.js";
 import { migrations } from "./store/migrations.js";
-import { OutboxEvents } from "./store/outbox-events.js";
 import { RegisterStore } from "./store/register-store.js";
 import { SearchIndexUpkeep } from "./store/search-index-upkeep.js";
-import { Sql } from "./store/sql.js";
 
 export const configSchema = serviceConfigSchema("register").extend({
   /** Deadline of calls to document (ResolveEntity) and membership (CheckPermission). */
@@ -53,22 +62,12 @@ export async function startRegisterService(config: RegisterConfig, options: { lo
   const catalog = new RegisterCatalog({ store, queues, access });
 
   const http = registerHttp({ uploads, catalog }, infra.verifier);
-  const app = createHttpApp({
-    logger,
-    metrics,
-    readiness: infra.readiness,
+  const app = serviceHttpApp(infra, {
     api: http.api,
     routes: http.routes,
     bodyLimits: registerBodyLimits(infra.verifier),
   });
-  const grpc = new GrpcServer(logger, { identity: infra.grpcIdentity, metrics });
+  const grpc = serviceGrpcServer(infra);
   grpc.addService(registerService.definition, registerService.serviceName, registerHandlers(catalog), registerCallers);
-  try {
-    return await serve(infra, { app, grpc, onStop: stopDependencies });
-  } catch (error) {
-    await stopDependencies();
-    await infra.bus.close();
-    await infra.sequelize.close();
-    throw error;
-  }
+  return startOrClose(infra, stopDependencies, () => serve(infra, { app, grpc, onStop: stopDependencies }));
 }

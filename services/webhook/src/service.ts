@@ -1,5 +1,15 @@
 import { MembershipPermissions, type PermissionSource } from "@docex/access";
-import { connectInfrastructure, createHttpApp, GrpcServer, type Logger, type RunningService, serve } from "@docex/kit";
+import {
+  connectInfrastructure,
+  type Logger,
+  OutboxEvents,
+  type RunningService,
+  Sql,
+  serve,
+  serviceGrpcServer,
+  serviceHttpApp,
+  startOrClose,
+} from "@docex/kit";
 import { webhookService } from "@docex/protos";
 import { documentDirectory } from "./clients/document.js";
 import type { WebhookConfig } from "./config.js";
@@ -25,8 +35,6 @@ import { webhookCallers, webhookHandlers } from "./grpc/webhook-handlers.js";
 import { webhookHttp } from "./http/routes.js";
 import { DeliveryStore } from "./store/delivery-store.js";
 import { migrations } from "./store/migrations.js";
-import { OutboxEvents } from "./store/outbox-events.js";
-import { Sql } from "./store/sql.js";
 import { WebhookStore } from "./store/webhook-store.js";
 import { ExternalValidation } from "./validation/external-validation.js";
 import { ValidationTargets } from "./validation/validation-targets.js";
@@ -88,7 +96,14 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
     for (const breakers of Object.values(validationBreakers)) breakers.shutdown();
     await validationTransport.close();
   };
-  try {
+  const closeOnFailure = async () => {
+    await transport.close();
+    breakers.shutdown();
+    await closeValidation();
+    await permissions.close().catch(() => undefined);
+    entities.close();
+  };
+  return startOrClose(infra, closeOnFailure, async () => {
     const sql = new Sql(infra.sequelize);
     const webhookStore = new WebhookStore(sql);
     const deliveryStore = new DeliveryStore(sql);
@@ -139,13 +154,7 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
     });
 
     const http = webhookHttp(domain, infra.verifier);
-    const app = createHttpApp({
-      logger: infra.logger,
-      metrics: infra.metrics,
-      readiness: infra.readiness,
-      routes: http.routes,
-      api: http.api,
-    });
+    const app = serviceHttpApp(infra, http);
     const validation = new ExternalValidation({
       targets: new ValidationTargets(webhookStore, signingKeys),
       transport: validationTransport,
@@ -157,7 +166,7 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
       metrics: infra.metrics,
       logger: infra.logger,
     });
-    const grpc = new GrpcServer(infra.logger, { identity: infra.grpcIdentity, metrics: infra.metrics });
+    const grpc = serviceGrpcServer(infra);
     grpc.addService(webhookService.definition, webhookService.serviceName, webhookHandlers({ validation }), webhookCallers);
 
     // The event subscriptions of this service: batch consumers rather than the kit's one-at-a-time ones (see BatchConsumer).
@@ -190,14 +199,5 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
       throw error;
     }
     return running;
-  } catch (error) {
-    await transport.close();
-    breakers.shutdown();
-    await closeValidation();
-    await permissions.close().catch(() => undefined);
-    entities.close();
-    await infra.bus.close().catch(() => undefined);
-    await infra.sequelize.close().catch(() => undefined);
-    throw error;
-  }
+  });
 }

@@ -188,3 +188,14 @@ export function callerOf(req: { caller?: Caller }): Caller {
   if (!req.caller) throw new UnauthorizedError();
   return req.caller;
 }
+
+/** Who acts, as the domain sees it: the verified user and the request the work belongs to. */
+export interface Actor {
+  userId: string;
+  requestId: string;
+}
+
+/** The actor of a request that passed `authenticate`. */
+export function actorOf(req: { caller?: Caller; requestId: string }): Actor {
+  return { userId: callerOf(req).userId, requestId: req.requestId };
+}

@@ -1,5 +1,4 @@
-import type { Logger } from "@docex/kit";
-import type { Sql } from "../store/sql.js";
+import type { Logger, Sql } from "@docex/kit";
 import type { UserStore } from "../store/user-store.js";
 import { authErrors } from "./auth-errors.js";
 import type { MembershipOrganizations } from "./membership-organizations.js";

@@ -1,7 +1,5 @@
 import { createEvent, type LOGIN_METHODS } from "@docex/events";
-import { UnauthorizedError } from "@docex/kit";
-import type { OutboxEvents } from "../store/outbox-events.js";
-import type { Sql, Tx } from "../store/sql.js";
+import { type OutboxEvents, type Sql, type Tx, UnauthorizedError } from "@docex/kit";
 import type { RequestContext } from "./request-context.js";
 
 export type LoginMethod = (typeof LOGIN_METHODS)[number];

@@ -1,4 +1,4 @@
-import type { Sql, Tx } from "../store/sql.js";
+import type { Sql, Tx } from "@docex/kit";
 import type { UsedIdTokenStore } from "../store/used-id-token-store.js";
 import type { UserStore } from "../store/user-store.js";
 import { authErrors } from "./auth-errors.js";

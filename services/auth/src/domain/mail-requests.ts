@@ -1,5 +1,5 @@
 import type { MailTemplate } from "@docex/events";
-import type { Tx } from "../store/sql.js";
+import type { Tx } from "@docex/kit";
 
 /** A mail that carries a one-time secret to its owner. */
 export interface MailRequest {

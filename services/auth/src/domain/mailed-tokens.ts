@@ -1,4 +1,4 @@
-import type { Sql } from "../store/sql.js";
+import type { Sql } from "@docex/kit";
 import type { UserStore } from "../store/user-store.js";
 import type { BackgroundWork } from "./background-work.js";
 import type { MailRequests } from "./mail-requests.js";

@@ -1,8 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createEvent } from "@docex/events";
-import type { Logger } from "@docex/kit";
-import type { OutboxEvents } from "../store/outbox-events.js";
-import type { Sql, Tx } from "../store/sql.js";
+import type { Logger, OutboxEvents, Sql, Tx } from "@docex/kit";
 import type { UserStore } from "../store/user-store.js";
 import { authErrors } from "./auth-errors.js";
 import type { BackgroundWork } from "./background-work.js";

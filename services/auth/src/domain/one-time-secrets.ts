@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
+import type { Tx } from "@docex/kit";
 import type { SecretStore } from "../store/secret-store.js";
-import type { Tx } from "../store/sql.js";
 import { addSeconds, type Clock } from "./clock.js";
 import { randomPin, randomToken, type SealingKey, sameDigest, tokenDigest } from "./secrets.js";
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
+import type { Sql, Tx } from "@docex/kit";
 import type { SessionStore } from "../store/session-store.js";
-import type { Sql, Tx } from "../store/sql.js";
 import type { UserStore } from "../store/user-store.js";
 import type { AccessTokenIssuer, AccessTokenSubject } from "./access-tokens.js";
 import { authErrors } from "./auth-errors.js";

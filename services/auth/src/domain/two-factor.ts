@@ -1,7 +1,6 @@
-import { ConflictError, ValidationError } from "@docex/kit";
+import { ConflictError, type Sql, ValidationError } from "@docex/kit";
 import { generateSecret, generateURI, verify } from "otplib";
 import type { SessionStore } from "../store/session-store.js";
-import type { Sql } from "../store/sql.js";
 import type { UserStore } from "../store/user-store.js";
 import { authErrors } from "./auth-errors.js";
 import { addSeconds, type Clock, epochSeconds } from "./clock.js";

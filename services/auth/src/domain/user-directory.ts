@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { NotFoundError, ValidationError } from "@docex/kit";
+import { NotFoundError, type Sql, ValidationError } from "@docex/kit";
 import { z } from "zod";
-import type { Sql } from "../store/sql.js";
 import type { UserStore } from "../store/user-store.js";
 import type { Clock } from "./clock.js";
 import type { MailRequests } from "./mail-requests.js";

@@ -1,8 +1,7 @@
 import { createEvent } from "@docex/events";
+import type { OutboxEvents, Tx } from "@docex/kit";
 import type { Clock } from "../domain/clock.js";
 import type { MailRequest, MailRequests } from "../domain/mail-requests.js";
-import type { OutboxEvents } from "../store/outbox-events.js";
-import type { Tx } from "../store/sql.js";
 import type { MailDelivery } from "./mail-delivery.js";
 import { mailLanguage, renderMail } from "./templates.js";
 

@@ -1,8 +1,8 @@
+import { Sql } from "@docex/kit";
 import type { Sequelize } from "sequelize";
 import { SecretStore } from "./secret-store.js";
 import { SessionStore } from "./session-store.js";
 import { SigningKeyStore } from "./signing-key-store.js";
-import { Sql } from "./sql.js";
 import { ThrottleStore } from "./throttle-store.js";
 import { UsedIdTokenStore } from "./used-id-token-store.js";
 import { UserStore } from "./user-store.js";

@@ -1,5 +1,5 @@
+import type { Sql, Tx } from "@docex/kit";
 import type { OneTimeSecret, SecretPurpose } from "../domain/one-time-secrets.js";
-import type { Sql, Tx } from "./sql.js";
 
 const COLUMNS = `id, user_id AS "userId", purpose, digest, attempts, expires_at AS "expiresAt", organization_id AS "organizationId"`;
 

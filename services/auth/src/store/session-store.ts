@@ -1,5 +1,5 @@
+import type { Sql, Tx } from "@docex/kit";
 import type { RefreshFamily, RefreshTokenRecord } from "../domain/sessions.js";
-import type { Sql, Tx } from "./sql.js";
 
 export class SessionStore {
   constructor(private readonly sql: Sql) {}

@@ -1,5 +1,5 @@
+import type { Sql, Tx } from "@docex/kit";
 import type { StoredSigningKey } from "../domain/signing-keys.js";
-import type { Sql, Tx } from "./sql.js";
 
 /** Serializes key generation across every instance that shares the database. */
 const KEY_ROTATION_LOCK = 727_101;

@@ -1,5 +1,5 @@
+import type { Sql } from "@docex/kit";
 import type { ThrottleKey, ThrottleState } from "../domain/throttle.js";
-import type { Sql } from "./sql.js";
 
 const COLUMNS = `failures, window_started_at AS "windowStartedAt", blocked_until AS "blockedUntil", lockouts, updated_at AS "updatedAt"`;
 

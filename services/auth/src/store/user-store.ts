@@ -1,5 +1,5 @@
+import type { Sql, Tx } from "@docex/kit";
 import type { Onboarding, OnboardingProfile, User, UserStatus } from "../domain/users.js";
-import type { Sql, Tx } from "./sql.js";
 
 const USER_COLUMNS = `
   id, email, name, status, password_hash AS "passwordHash", ui_locale AS "uiLocale",

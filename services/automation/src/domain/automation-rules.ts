@@ -1,11 +1,19 @@
 import { randomUUID } from "node:crypto";
 import type { MemberCheck } from "@docex/access";
-import { ConflictError, type FieldError, NotFoundError, UpstreamError, ValidationError } from "@docex/kit";
-import type { OutboxEvents } from "../store/outbox-events.js";
+import {
+  ConflictError,
+  type FieldError,
+  isUuid,
+  NotFoundError,
+  type OutboxEvents,
+  type Sql,
+  type Tx,
+  UpstreamError,
+  ValidationError,
+} from "@docex/kit";
 import type { RegisterStore } from "../store/register-store.js";
 import type { RuleStore } from "../store/rule-store.js";
 import type { SettingsStore } from "../store/settings-store.js";
-import type { Sql, Tx } from "../store/sql.js";
 import { type ConfigurationChange, configurationChanged, ruleState } from "./configuration-changed.js";
 import type { Actor, QueueAccess } from "./queue-access.js";
 import type { Conditions, QueueRecord, Rule, RuleAction, RuleKind, RuleParams } from "./records.js";
@@ -48,7 +56,6 @@ const RESOURCE_OF: Readonly<Record<RuleKind, ConfigurationChange["resource"]>> =
 };
 
 const ruleNotFound = (id: string) => new NotFoundError(`Automation rule ${id} does not exist in this queue.`, "rule_not_found");
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Accounting and approval rules of a queue: checked against the queue before anything is stored, kept in order.
@@ -150,7 +157,7 @@ export class AutomationRules {
    */
   async update(actor: Actor, queueRef: string, kind: RuleKind, ruleId: string, patch: RulePatch): Promise<Rule> {
     const queue = await this.deps.access.manageable(actor, queueRef);
-    if (!UUID.test(ruleId)) throw ruleNotFound(ruleId);
+    if (!isUuid(ruleId)) throw ruleNotFound(ruleId);
     const existing = await this.deps.rules.find(queue.id, kind, ruleId.toLowerCase());
     if (!existing) throw ruleNotFound(ruleId);
     const action = patch.action ?? existing.action;
@@ -182,7 +189,7 @@ export class AutomationRules {
 
   async delete(actor: Actor, queueRef: string, kind: RuleKind, ruleId: string): Promise<void> {
     const queue = await this.deps.access.manageable(actor, queueRef);
-    if (!UUID.test(ruleId)) throw ruleNotFound(ruleId);
+    if (!isUuid(ruleId)) throw ruleNotFound(ruleId);
     await this.deps.sql.transaction(async (tx) => {
       await this.deps.settings.lock(tx, queue.id, queue.organizationId);
       const rule = await this.deps.rules.find(queue.id, kind, ruleId.toLowerCase(), tx, true);

@@ -1,10 +1,8 @@
 import { createEvent, type DocexEvent } from "@docex/events";
-import { claimEvent, type Logger, NotFoundError, ValidationError } from "@docex/kit";
-import type { OutboxEvents } from "../store/outbox-events.js";
+import { claimEvent, type Logger, NotFoundError, type OutboxEvents, type Sql, ValidationError } from "@docex/kit";
 import type { RuleStore } from "../store/rule-store.js";
 import type { DocumentRun, RunOutcome, RunStore } from "../store/run-store.js";
 import type { SettingsStore } from "../store/settings-store.js";
-import type { Sql } from "../store/sql.js";
 import { type AutomationPlan, type DocumentSnapshot, isEmptyPlan, planAutomation } from "./automation-plan.js";
 import type { RegisterCheck } from "./conditions.js";
 import type { ChangeOutcome, DocumentGateway, DocumentState } from "./document-gateway.js";

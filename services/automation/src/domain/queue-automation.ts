@@ -1,9 +1,7 @@
 import { locateKey } from "@docex/annotations";
 import type { ConfigurationResource } from "@docex/events";
-import { type FieldError, ValidationError } from "@docex/kit";
-import type { OutboxEvents } from "../store/outbox-events.js";
+import { type FieldError, type OutboxEvents, type Sql, type Tx, ValidationError } from "@docex/kit";
 import type { SettingsStore } from "../store/settings-store.js";
-import type { Sql, Tx } from "../store/sql.js";
 import { configurationChanged, extractionEvaluationState, switchState } from "./configuration-changed.js";
 import type { Actor, QueueAccess } from "./queue-access.js";
 import type { ExtractionEvaluationField, QueueRecord, QueueSettings, Switch, SwitchName } from "./records.js";

@@ -1,11 +1,11 @@
 import { type FieldDefinition, type KeyLocation, locateKey, typeProblem, valueTypeOf } from "@docex/annotations";
-import { type FieldError, fieldErrorsOf } from "@docex/kit";
+import { type FieldError, fieldErrorsOf, isUuid, UUID_PATTERN } from "@docex/kit";
 import { z } from "zod";
 import { type Conditions, OPERATORS, type Operator, type RuleAction, type RuleParams } from "./records.js";
 
 const uuid = z
   .string()
-  .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, "must be a UUID")
+  .regex(UUID_PATTERN, "must be a UUID")
   .transform((id) => id.toLowerCase());
 const approverIds = z
   .array(uuid)
@@ -75,7 +75,6 @@ export interface RuleContext {
 const COMPARISONS: ReadonlySet<Operator> = new Set(["gt", "gte", "lt", "lte"]);
 const WITHOUT_VALUE: ReadonlySet<Operator> = new Set(["exists", "not_exists"]);
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function isIsoDate(text: string): boolean {
   if (!ISO_DATE.test(text)) return false;
@@ -125,7 +124,7 @@ async function checkCondition(
     return;
   }
   if (operator === "in_register") {
-    if (typeof value !== "string" || !UUID.test(value))
+    if (typeof value !== "string" || !isUuid(value))
       errors.push({ path: `${at}.value`, message: "must be the UUID of a register of this queue" });
     else if (!(await context.registerOfQueue(value.toLowerCase())))
       errors.push({ path: `${at}.value`, message: `register ${value} is not a register of this queue` });

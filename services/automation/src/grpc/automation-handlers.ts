@@ -1,8 +1,6 @@
-import { ValidationError } from "@docex/kit";
+import { isUuid, ValidationError } from "@docex/kit";
 import type { AutomationCallers, AutomationHandlers } from "@docex/protos";
 import type { SettingsStore } from "../store/settings-store.js";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The services that may call each method (the service names of their certificates); the gRPC server refuses
@@ -20,7 +18,7 @@ export const automationCallers: AutomationCallers = {
 export function automationHandlers(settings: SettingsStore): AutomationHandlers {
   return {
     async GetQueueAutomation(request) {
-      if (!UUID.test(request.queue_id))
+      if (!isUuid(request.queue_id))
         throw new ValidationError("queue_id must be a UUID.", [{ path: "queue_id", message: "must be a UUID" }]);
       const found = await settings.find(request.queue_id.toLowerCase());
       return {

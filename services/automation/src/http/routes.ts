@@ -1,8 +1,8 @@
 import {
   type AccessTokenVerifier,
   ApiDescription,
+  actorOf,
   authenticate,
-  callerOf,
   dataOf,
   expressPath,
   MethodNotAllowedError,
@@ -11,7 +11,6 @@ import {
 import type { Request, RequestHandler, Router } from "express";
 import { z } from "zod";
 import type { AutomationRules } from "../domain/automation-rules.js";
-import type { Actor } from "../domain/queue-access.js";
 import type { QueueAutomation } from "../domain/queue-automation.js";
 import type { RuleKind, SwitchName } from "../domain/records.js";
 import {
@@ -54,10 +53,6 @@ const UPSTREAM_PROBLEMS = [503, 504];
 
 const QUEUE_ID = "The queue: UUID or humanized id";
 const RULE_ID = "The automation rule's UUID";
-
-function actorOf(req: Request): Actor {
-  return { userId: callerOf(req).userId, requestId: req.requestId };
-}
 
 function param(req: Request, name: string): string {
   return String(req.params[name] ?? "");

@@ -1,4 +1,4 @@
-import type { Sql } from "./sql.js";
+import type { Sql } from "@docex/kit";
 
 export interface KnownRegister {
   registerId: string;

@@ -1,5 +1,5 @@
+import type { Sql, Tx } from "@docex/kit";
 import type { ApprovalStage, DocumentStatus } from "../domain/records.js";
-import type { Sql, Tx } from "./sql.js";
 
 /** How a run ended. */
 export const RUN_OUTCOMES = ["applied", "nothing_to_apply", "switched_off", "refused", "document_moved_on", "queue_gone"] as const;

@@ -1,5 +1,5 @@
+import type { Sql, Tx } from "@docex/kit";
 import { defaultSettings, type ExtractionEvaluationField, type QueueSettings, type Switch, type SwitchName } from "../domain/records.js";
-import type { Sql, Tx } from "./sql.js";
 
 interface SettingsRow {
   queue_id: string;

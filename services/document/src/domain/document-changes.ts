@@ -1,8 +1,7 @@
 import { type FieldDefinition, locateKey } from "@docex/annotations";
-import { type FieldError, NotFoundError, ValidationError } from "@docex/kit";
+import { type FieldError, NotFoundError, type Sql, ValidationError } from "@docex/kit";
 import type { DocumentStore } from "../store/document-store.js";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
-import type { Sql } from "../store/sql.js";
 import {
   type AnnotationFields,
   type CellReplacement,

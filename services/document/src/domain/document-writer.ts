@@ -1,7 +1,6 @@
 import type { DocexEvent } from "@docex/events";
+import type { OutboxEvents, Tx } from "@docex/kit";
 import type { DocumentStore } from "../store/document-store.js";
-import type { OutboxEvents } from "../store/outbox-events.js";
-import type { Tx } from "../store/sql.js";
 import { annotationsChanged, documentExtracted, statusChanged } from "./document-events.js";
 import type { ChangeSource, StoredDocument } from "./records.js";
 

@@ -1,12 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { Readable } from "node:stream";
 import { DOCUMENT_STATUSES } from "@docex/events";
-import { ConflictError, NotFoundError } from "@docex/kit";
+import { ConflictError, NotFoundError, type OutboxEvents, type Sql, type Tx } from "@docex/kit";
 import type { FileStore } from "../files/file-store.js";
 import type { DocumentStore } from "../store/document-store.js";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
-import type { OutboxEvents } from "../store/outbox-events.js";
-import type { Sql, Tx } from "../store/sql.js";
 import type { ValidationJobStore } from "../store/validation-job-store.js";
 import { type AccessControl, type Actor, forbidden, isApproverOnly, type MembershipDirectory } from "./access.js";
 import { type AnnotationFields, checkAnnotations, mergeAnnotations, sameContent } from "./annotations.js";

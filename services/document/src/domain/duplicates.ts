@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
-import { ConflictError } from "@docex/kit";
+import { ConflictError, type Tx } from "@docex/kit";
 import type { DocumentStore, DuplicateMatch } from "../store/document-store.js";
-import type { Tx } from "../store/sql.js";
 import { type AccessControl, type Actor, isApproverOnly } from "./access.js";
 import type { Annotation, DocumentMessage, StoredDocument } from "./records.js";
 

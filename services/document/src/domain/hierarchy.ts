@@ -1,10 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { DEFAULT_ANNOTATION_SCHEMA, type FieldDefinition } from "@docex/annotations";
-import { ConflictError, NotFoundError } from "@docex/kit";
+import { ConflictError, NotFoundError, type OutboxEvents, type Sql } from "@docex/kit";
 import type { QueueAutomation, QueueAutomationSource } from "../clients/automation.js";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
-import type { OutboxEvents } from "../store/outbox-events.js";
-import type { Sql } from "../store/sql.js";
 import type { AccessControl, Actor, MembershipDirectory } from "./access.js";
 import { queueCreated } from "./document-events.js";
 import { entityRefOf, slugOf, suffixed } from "./humanized-id.js";

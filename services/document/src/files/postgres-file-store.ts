@@ -1,5 +1,5 @@
 import { Readable } from "node:stream";
-import type { Sql } from "../store/sql.js";
+import type { Sql } from "@docex/kit";
 import { type FileStore, SizeMismatchError } from "./file-store.js";
 
 /** The default chunk: small enough for one bytea row and one gRPC message, large enough to keep row counts low. */

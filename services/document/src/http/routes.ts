@@ -1,7 +1,6 @@
 import { pipeline } from "node:stream/promises";
-import { type AccessTokenVerifier, ApiDescription, authenticate, callerOf, dataOf, pageOf, parseInput } from "@docex/kit";
+import { type AccessTokenVerifier, ApiDescription, actorOf, authenticate, dataOf, pageOf, parseInput } from "@docex/kit";
 import type { Request, RequestHandler, Response, Router } from "express";
-import type { Actor } from "../domain/access.js";
 import type { Documents } from "../domain/documents.js";
 import type { Hierarchy } from "../domain/hierarchy.js";
 import type { KeptFiles } from "../files/kept-files.js";
@@ -34,10 +33,6 @@ const MEMBERSHIP_PROBLEMS = [503, 504];
 
 const QUEUE_ID = "The queue: UUID or humanized id";
 const DOCUMENT_ID = "The document's UUID";
-
-function actorOf(req: Request): Actor {
-  return { userId: callerOf(req).userId, requestId: req.requestId };
-}
 
 function param(req: Request, name: string): string {
   return String(req.params[name] ?? "");

@@ -1,6 +1,6 @@
+import type { Sql, Tx } from "@docex/kit";
 import { duplicateKeysOf } from "../domain/duplicates.js";
 import type { DocumentStatus, StoredDocument } from "../domain/records.js";
-import type { Sql, Tx } from "./sql.js";
 
 const DOCUMENT_COLUMNS = `id, queue_id AS "queueId", workspace_id AS "workspaceId", organization_id AS "organizationId",
   file_name AS "fileName", file_sha256 AS "fileSha256", file_content_type AS "fileContentType",

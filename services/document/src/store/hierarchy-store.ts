@@ -1,6 +1,6 @@
+import type { Sql, Tx } from "@docex/kit";
 import type { EntityRef } from "../domain/humanized-id.js";
 import type { OrganizationRef, Queue, Workspace } from "../domain/records.js";
-import type { Sql, Tx } from "./sql.js";
 
 const WORKSPACE_COLUMNS = `id, humanized_id AS "humanizedId", organization_id AS "organizationId", name, created_at AS "createdAt"`;
 const QUEUE_COLUMNS = `id, humanized_id AS "humanizedId", workspace_id AS "workspaceId", organization_id AS "organizationId", name,

@@ -1,5 +1,5 @@
+import type { Sql } from "@docex/kit";
 import type { FailurePolicy, ValidationLinkPolicies } from "../domain/validation.js";
-import type { Sql } from "./sql.js";
 
 export interface ValidationLinkState {
   queueId: string;

@@ -1,7 +1,6 @@
-import { NotFoundError } from "@docex/kit";
+import { NotFoundError, type OutboxEvents } from "@docex/kit";
 import { z } from "zod";
 import type { MemoryStore } from "../store/memory-store.js";
-import type { OutboxEvents } from "../store/outbox-events.js";
 import type { AccessControl } from "./access.js";
 import type { QueueView } from "./annotation-schema.js";
 import type { DocumentDirectory } from "./document-directory.js";

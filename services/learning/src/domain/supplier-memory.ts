@@ -1,5 +1,5 @@
+import type { Tx } from "@docex/kit";
 import type { MemoryStore } from "../store/memory-store.js";
-import type { Tx } from "../store/sql.js";
 import { CONFIRMATION_WINDOW, rememberedFields } from "./field-memory.js";
 import type { SupplierIdentity, SupplierMemory } from "./records.js";
 

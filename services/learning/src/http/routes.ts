@@ -1,8 +1,7 @@
-import { type AccessTokenVerifier, ApiDescription, authenticate, callerOf, expressPath, MethodNotAllowedError } from "@docex/kit";
-import type { Request, Router } from "express";
+import { type AccessTokenVerifier, ApiDescription, actorOf, authenticate, expressPath, MethodNotAllowedError } from "@docex/kit";
+import type { Router } from "express";
 import type { z } from "zod";
 import type { FeedbackIntake } from "../domain/feedback.js";
-import type { Actor } from "../domain/records.js";
 import type { RelearnInput } from "../domain/relearn-instruction.js";
 import { learnBody, relearnBody } from "./schemas.js";
 
@@ -12,10 +11,6 @@ const DOCUMENT_ID = { document_id: "UUID of the document" };
 const QUEUE_ID = { queue_id: "UUID or humanized id of the queue" };
 /** Learning needs what editing the document needs; what the caller may not see is 404, what they see but may not edit is 403. */
 const PROBLEMS = [403, 404, 502, 503, 504];
-
-function actorOf(req: Request): Actor {
-  return { userId: callerOf(req).userId, requestId: req.requestId };
-}
 
 function relearnInput(body: z.output<typeof relearnBody>): RelearnInput {
   return {

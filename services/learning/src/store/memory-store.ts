@@ -1,7 +1,6 @@
-import { claimEvent } from "@docex/kit";
+import { claimEvent, type Sql, type Tx } from "@docex/kit";
 import type { ConfirmedField } from "../domain/learn-set.js";
 import type { FieldContent, SupplierIds, Visibility } from "../domain/records.js";
-import type { Sql, Tx } from "./sql.js";
 
 export interface FeedbackRecord {
   id: string;

@@ -1,4 +1,4 @@
-import { type FieldError, ValidationError } from "@docex/kit";
+import { type FieldError, isUuid, ValidationError } from "@docex/kit";
 import type { MembershipCallers, MembershipHandlers, Organization as OrganizationMessage } from "@docex/protos";
 import { humanizedIdProblem } from "../domain/humanized-id.js";
 import type { InvitationAcceptance } from "../domain/invitation-acceptance.js";
@@ -7,8 +7,6 @@ import type { Organizations } from "../domain/organizations.js";
 import { decidePermission, isEffective, isPermission, PERMISSIONS } from "../domain/roles.js";
 import type { UserSchemas } from "../domain/user-schemas.js";
 import type { MembershipStore, Organization } from "../store/membership-store.js";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function organizationMessage(organization: Organization): OrganizationMessage {
   return {
@@ -22,7 +20,7 @@ function organizationMessage(organization: Organization): OrganizationMessage {
 /** INVALID_ARGUMENT naming every field that is not a UUID. */
 function requireUuids(fields: Record<string, string | undefined>): void {
   const errors: FieldError[] = Object.entries(fields)
-    .filter(([, value]) => value !== undefined && !UUID.test(value))
+    .filter(([, value]) => value !== undefined && !isUuid(value))
     .map(([path]) => ({ path, message: "Must be a UUID." }));
   if (errors.length) throw new ValidationError(`Invalid ${errors.map((error) => error.path).join(", ")}: must be a UUID.`, errors);
 }
@@ -77,7 +75,7 @@ export function membershipHandlers(deps: {
       const name = request.name.trim();
       if (!name || name.length > 200) errors.push({ path: "name", message: "Between 1 and 200 characters." });
       if (!request.idempotency_key) errors.push({ path: "idempotency_key", message: "Required." });
-      if (!UUID.test(request.owner_user_id)) errors.push({ path: "owner_user_id", message: "Must be a UUID." });
+      if (!isUuid(request.owner_user_id)) errors.push({ path: "owner_user_id", message: "Must be a UUID." });
       const humanizedIssue = request.humanized_id === undefined ? undefined : humanizedIdProblem(request.humanized_id);
       if (humanizedIssue) errors.push({ path: "humanized_id", message: humanizedIssue });
       if (errors.length) throw new ValidationError("The CreateOrganization request is invalid.", errors);

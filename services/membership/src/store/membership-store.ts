@@ -1,5 +1,5 @@
 import { type DocexEvent, eventSubject } from "@docex/events";
-import { claimEvent, type Outbox } from "@docex/kit";
+import { claimEvent, isUuid, type Outbox } from "@docex/kit";
 import { QueryTypes, type Sequelize, type Transaction } from "sequelize";
 import type { Grant, MembershipStatus, Role } from "../domain/roles.js";
 
@@ -68,8 +68,6 @@ interface MemberRow extends GrantRow {
   created_at: Date;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 function organizationOf(row: OrganizationRow): Organization {
   return { id: row.id, humanizedId: row.humanized_id, name: row.name, createdAt: row.created_at };
 }
@@ -122,7 +120,7 @@ export class MembershipStore {
 
   /** By UUID or humanized id. */
   async findOrganization(ref: string, tx?: Tx): Promise<Organization | undefined> {
-    const column = UUID.test(ref) ? "o.id = $1::uuid" : "o.humanized_id = $1";
+    const column = isUuid(ref) ? "o.id = $1::uuid" : "o.humanized_id = $1";
     const [row] = await this.select<OrganizationRow>(`SELECT ${ORGANIZATION_COLUMNS} FROM organizations o WHERE ${column}`, [ref], tx);
     return row && organizationOf(row);
   }

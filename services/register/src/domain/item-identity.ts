@@ -1,11 +1,5 @@
 import { createHash } from "node:crypto";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(text: string): boolean {
-  return UUID.test(text);
-}
-
 /**
  * The id of an item: a name-based UUID (RFC 9562 version 3) of its value in the namespace of its register.
  * A value identifies an item within a register, so its id stays the same across replace and upsert uploads,

@@ -1,7 +1,7 @@
-import { ValidationError } from "@docex/kit";
+import { isUuid, ValidationError } from "@docex/kit";
 import type { RegisterStore } from "../store/register-store.js";
 import type { Actor, RegisterAccess } from "./access.js";
-import { isUuid, itemIdOf } from "./item-identity.js";
+import { itemIdOf } from "./item-identity.js";
 import type { QueueDirectory } from "./queue-directory.js";
 import type { ItemInput, ItemPage, PageRequest, QueueRef, Register, RegisterItem } from "./records.js";
 import { queueNotFound, registerNotFound } from "./register-errors.js";

@@ -1,8 +1,6 @@
-import type { FieldError } from "@docex/kit";
-import type { OutboxEvents } from "../store/outbox-events.js";
+import type { FieldError, OutboxEvents, Tx } from "@docex/kit";
 import type { RegisterKey, RegisterStore } from "../store/register-store.js";
 import type { SearchIndexUpkeep } from "../store/search-index-upkeep.js";
-import type { Tx } from "../store/sql.js";
 import type { Actor, RegisterAccess } from "./access.js";
 import type { QueueDirectory } from "./queue-directory.js";
 import type { QueueRef, Register, UploadEntry } from "./records.js";

@@ -1,7 +1,6 @@
-import { type AccessTokenVerifier, ApiDescription, authenticate, type BodyLimitRule, callerOf, dataOf, pageOf } from "@docex/kit";
-import type { Request, RequestHandler, Router } from "express";
+import { type AccessTokenVerifier, ApiDescription, actorOf, authenticate, type BodyLimitRule, dataOf, pageOf } from "@docex/kit";
+import type { RequestHandler, Router } from "express";
 import { z } from "zod";
-import type { Actor } from "../domain/access.js";
 import type { RegisterCatalog } from "../domain/register-catalog.js";
 import { tooManyItems } from "../domain/register-errors.js";
 import { MAX_ITEMS_PER_UPLOAD, type RegisterUploads } from "../domain/uploads.js";
@@ -14,10 +13,6 @@ const TAGS = ["Registers"];
 /** API.md "Conventions": POST /registers takes bodies up to 50 MiB, and only with a valid token (checked before the body is read). */
 export function registerBodyLimits(verifier: AccessTokenVerifier): BodyLimitRule[] {
   return [{ method: "POST", path: /^\/api\/v2\/registers\/?$/, limit: "50mb", verifier }];
-}
-
-function actorOf(req: Request): Actor {
-  return { userId: callerOf(req).userId, requestId: req.requestId };
 }
 
 /** Counted before item-by-item validation, so an oversized upload is refused without that work. */

@@ -1,5 +1,5 @@
+import type { Sql, Tx } from "@docex/kit";
 import type { ItemInput, Register } from "../domain/records.js";
-import type { Sql, Tx } from "./sql.js";
 
 interface RegisterRow {
   id: string;

@@ -1,6 +1,5 @@
-import type { Logger } from "@docex/kit";
+import type { Logger, Sql } from "@docex/kit";
 import { ITEM_SEARCH_INDEX } from "./migrations.js";
-import type { Sql } from "./sql.js";
 
 export interface SearchIndexUpkeepOptions {
   /** Uploads that wrote at least this many items have their trigrams merged right after they commit. */

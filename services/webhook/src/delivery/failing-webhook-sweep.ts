@@ -1,6 +1,5 @@
-import type { Logger } from "@docex/kit";
+import type { Logger, OutboxEvents } from "@docex/kit";
 import { webhookChanged } from "../domain/configuration-events.js";
-import type { OutboxEvents } from "../store/outbox-events.js";
 import type { WebhookStore } from "../store/webhook-store.js";
 
 export interface FailingWebhookSweepOptions {

@@ -1,6 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { NotFoundError } from "@docex/kit";
-import type { OutboxEvents } from "../store/outbox-events.js";
+import { NotFoundError, type OutboxEvents } from "@docex/kit";
 import type { SealedKeyRef, SealedSigningKey, WebhookStore } from "../store/webhook-store.js";
 import type { AccessControl, Actor } from "./access.js";
 import { signingKeyChanged } from "./configuration-events.js";

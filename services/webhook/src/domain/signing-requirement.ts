@@ -1,5 +1,4 @@
-import { ConflictError } from "@docex/kit";
-import type { Tx } from "../store/sql.js";
+import { ConflictError, type Tx } from "@docex/kit";
 import type { WebhookStore } from "../store/webhook-store.js";
 import type { SignatureVerification } from "./records.js";
 

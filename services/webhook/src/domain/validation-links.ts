@@ -1,5 +1,4 @@
-import { NotFoundError } from "@docex/kit";
-import type { OutboxEvents } from "../store/outbox-events.js";
+import { NotFoundError, type OutboxEvents } from "@docex/kit";
 import type { WebhookStore } from "../store/webhook-store.js";
 import type { AccessControl, Actor } from "./access.js";
 import { linkChanged, webhookChanged } from "./configuration-events.js";

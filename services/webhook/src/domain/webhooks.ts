@@ -1,8 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { ConflictError, NotFoundError } from "@docex/kit";
-import type { OutboxEvents } from "../store/outbox-events.js";
-import type { Tx } from "../store/sql.js";
-import { isUniqueViolation } from "../store/sql.js";
+import { ConflictError, isUniqueViolation, NotFoundError, type OutboxEvents, type Tx } from "@docex/kit";
 import type { WebhookStore } from "../store/webhook-store.js";
 import type { AccessControl, Actor, Scope } from "./access.js";
 import { webhookChanged } from "./configuration-events.js";

@@ -1,7 +1,7 @@
 import {
   ApiDescription,
+  actorOf,
   authenticate,
-  callerOf,
   dataOf,
   expressPath,
   MethodNotAllowedError,
@@ -10,9 +10,9 @@ import {
   parseInput,
   type TokenVerifier,
 } from "@docex/kit";
-import type { Request, Response, Router } from "express";
+import type { Response, Router } from "express";
 import { z } from "zod";
-import { type Actor, isUuid } from "../domain/access.js";
+import { isUuid } from "../domain/access.js";
 import type { Deliveries } from "../domain/deliveries.js";
 import type { ReceiverHealth } from "../domain/receiver-health.js";
 import type { EntityType, Webhook } from "../domain/records.js";
@@ -80,10 +80,6 @@ export interface WebhookHttp {
   /** The operations below, published at GET /openapi.json. */
   api: ApiDescription;
   routes: (router: Router) => void;
-}
-
-function actorOf(req: Request): Actor {
-  return { userId: callerOf(req).userId, requestId: req.requestId };
 }
 
 /** Webhook and delivery ids are UUIDs; anything else names nothing (404, not a database error). */

@@ -1,3 +1,4 @@
+import type { Sql } from "@docex/kit";
 import type { Fanout } from "../domain/delivery-payloads.js";
 import type {
   Delivery,
@@ -9,7 +10,6 @@ import type {
   WebhookStatus,
   WebhookType,
 } from "../domain/records.js";
-import type { Sql } from "./sql.js";
 
 /** A delivery a sender holds the lease of, with what it needs to send it. */
 export interface ClaimedDelivery {

@@ -1,3 +1,4 @@
+import type { Sql, Tx } from "@docex/kit";
 import type {
   EntityType,
   FailurePolicy,
@@ -8,7 +9,6 @@ import type {
   ValidationType,
   Webhook,
 } from "../domain/records.js";
-import type { Sql, Tx } from "./sql.js";
 
 const WEBHOOK_COLUMNS = `id, url, entity_type AS "entityType", entity_id AS "entityId", organization_id AS "organizationId",
   workspace_id AS "workspaceId", queue_id AS "queueId", type, signature_verification AS "signatureVerification",

@@ -1,8 +1,8 @@
 import { type DocexEvent, eventSubject } from "@docex/events";
-import type { Outbox } from "@docex/kit";
-import type { Tx } from "./sql.js";
+import type { Tx } from "../db/sql.js";
+import type { Outbox } from "./outbox.js";
 
-/** Writes events into the outbox in the caller's transaction; the kit's relay publishes them after commit. */
+/** Writes events into the outbox in the caller's transaction; the relay publishes them after commit. */
 export class OutboxEvents {
   constructor(private readonly outbox: Outbox) {}
 

@@ -3,7 +3,7 @@ import { QueryTypes, type Sequelize, type Transaction } from "sequelize";
 /** A database transaction as the domain sees it: something to pass back to the store, nothing more. */
 export type Tx = Transaction;
 
-/** Raw SQL with bind parameters; every result is a plain row object. */
+/** Raw SQL with bind parameters; every result is a plain row object. The stores of every service query through it. */
 export class Sql {
   constructor(readonly sequelize: Sequelize) {}
 
@@ -11,6 +11,11 @@ export class Sql {
     return this.sequelize.query<T>(sql, { bind, type: QueryTypes.SELECT, transaction: tx });
   }
 
+  async one<T extends object>(sql: string, bind: unknown[] = [], tx?: Tx): Promise<T | undefined> {
+    return (await this.rows<T>(sql, bind, tx))[0];
+  }
+
+  /** A statement whose rows nobody reads (writes, deletes). */
   async run(sql: string, bind: unknown[] = [], tx?: Tx): Promise<void> {
     await this.sequelize.query(sql, { bind, transaction: tx });
   }
@@ -18,4 +23,10 @@ export class Sql {
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     return this.sequelize.transaction(work);
   }
+}
+
+/** Postgres' unique_violation, for answers that turn a duplicate into 409. */
+export function isUniqueViolation(error: unknown): boolean {
+  const original = (error as { original?: { code?: string }; parent?: { code?: string } }) ?? {};
+  return original.original?.code === "23505" || original.parent?.code === "23505";
 }
