@@ -3,7 +3,16 @@ import { configSchema as documentConfigSchema, startDocumentService } from "@doc
 import { connectDatabase, createLogger, type RunningService } from "@docex/kit";
 import { configSchema as membershipConfigSchema, startMembershipService } from "@docex/membership";
 import { createDocumentClient, createMembershipClient, type DocumentClient } from "@docex/protos";
-import { dropDatabase, EventRecorder, freePort, TestIssuer, testGrpcIdentity, testServiceConfig, UserDirectoryStub } from "@docex/testkit";
+import {
+  dropDatabase,
+  EventRecorder,
+  freePort,
+  startMembershipAndDocument,
+  TestIssuer,
+  testGrpcIdentity,
+  testServiceConfig,
+  UserDirectoryStub,
+} from "@docex/testkit";
 import { QueryTypes, type Sequelize } from "sequelize";
 import { configSchema, startAutomationService } from "../../src/service.js";
 
@@ -80,34 +89,33 @@ export class Stack {
       subjects: ["docex.automation.applied", "docex.document.extracted", "docex.configuration.changed"],
       label: "automation",
     });
+    // Its port chosen first: the document service calls automation.
     const automationGrpcPort = await freePort();
-    // Ports chosen first: membership asks the document service whether the queues it is told of exist.
-    const documentGrpcPort = await freePort();
-    const membershipConfig = testServiceConfig(
-      "membership",
-      { AUTH_JWKS_URL: this.issuer.jwksUri, DOCUMENT_GRPC_ADDR: `127.0.0.1:${documentGrpcPort}` },
-      membershipConfigSchema,
-    );
-    this.databases.push(membershipConfig.DATABASE_NAME);
-    this.membership = await startMembershipService(membershipConfig, { userDirectory: this.directory });
-    this.running.push(this.membership);
-    const documentConfig = testServiceConfig(
-      "document",
+    const started = await startMembershipAndDocument(
       {
-        AUTH_JWKS_URL: this.issuer.jwksUri,
-        MEMBERSHIP_GRPC_ADDR: `127.0.0.1:${this.membership.grpcPort}`,
-        AUTOMATION_GRPC_ADDR: `127.0.0.1:${automationGrpcPort}`,
-        GRPC_PORT: documentGrpcPort,
-        DOCUMENT_PERMISSION_CACHE_MS: 0,
-        DOCUMENT_USER_SCHEMA_CACHE_MS: 0,
-        // The queue DTO waits for automation's answer; the default 250 ms is tight for a test machine under load.
-        DOCUMENT_AUTOMATION_DEADLINE_MS: 2_000,
+        membership: {
+          configSchema: membershipConfigSchema,
+          start: (config) => startMembershipService(config, { userDirectory: this.directory }),
+        },
+        document: { configSchema: documentConfigSchema, start: startDocumentService },
       },
-      documentConfigSchema,
+      {
+        issuer: this.issuer,
+        document: {
+          AUTOMATION_GRPC_ADDR: `127.0.0.1:${automationGrpcPort}`,
+          DOCUMENT_PERMISSION_CACHE_MS: 0,
+          DOCUMENT_USER_SCHEMA_CACHE_MS: 0,
+          // The queue DTO waits for automation's answer; the default 250 ms is tight for a test machine under load.
+          DOCUMENT_AUTOMATION_DEADLINE_MS: 2_000,
+        },
+      },
     );
-    this.databases.push(documentConfig.DATABASE_NAME);
-    this.document = await startDocumentService(documentConfig);
-    this.running.push(this.document);
+    for (const { service, database } of [started.membership, started.document]) {
+      this.running.push(service);
+      this.databases.push(database);
+    }
+    this.membership = started.membership.service;
+    this.document = started.document.service;
     const automationConfig = testServiceConfig(
       "automation",
       {

@@ -3,7 +3,16 @@ import { configSchema as documentConfigSchema, startDocumentService } from "@doc
 import type { RunningService } from "@docex/kit";
 import { configSchema as membershipConfigSchema, startMembershipService } from "@docex/membership";
 import { createLearningClient, createMembershipClient, type LearningClient } from "@docex/protos";
-import { dropDatabase, EventRecorder, freePort, TestIssuer, testGrpcIdentity, testServiceConfig, UserDirectoryStub } from "@docex/testkit";
+import {
+  dropDatabase,
+  EventRecorder,
+  freePort,
+  startMembershipAndDocument,
+  TestIssuer,
+  testGrpcIdentity,
+  testServiceConfig,
+  UserDirectoryStub,
+} from "@docex/testkit";
 import { configSchema, startLearningService } from "../../src/service.js";
 import { UserApi } from "./user-api.js";
 
@@ -42,28 +51,18 @@ export class Stack {
     const running: Array<{ service: RunningService; database: string }> = [];
     const auth = { AUTH_JWKS_URL: issuer.jwksUri, JWT_ISSUER: issuer.issuer, JWT_AUDIENCE: issuer.audience };
     try {
-      // Ports chosen first: membership asks the document service whether the queues it is told of exist.
-      const documentGrpcPort = await freePort();
-      const membershipConfig = testServiceConfig(
-        "membership",
-        { ...auth, DOCUMENT_GRPC_ADDR: `127.0.0.1:${documentGrpcPort}` },
-        membershipConfigSchema,
-      );
-      const membership = await startMembershipService(membershipConfig, { userDirectory: directory });
-      running.push({ service: membership, database: membershipConfig.DATABASE_NAME });
-
-      const documentConfig = testServiceConfig(
-        "document",
+      const started = await startMembershipAndDocument(
         {
-          ...auth,
-          GRPC_PORT: documentGrpcPort,
-          MEMBERSHIP_GRPC_ADDR: `127.0.0.1:${membership.grpcPort}`,
-          AUTOMATION_GRPC_ADDR: `127.0.0.1:${await freePort()}`,
+          membership: {
+            configSchema: membershipConfigSchema,
+            start: (config) => startMembershipService(config, { userDirectory: directory }),
+          },
+          document: { configSchema: documentConfigSchema, start: startDocumentService },
         },
-        documentConfigSchema,
+        { issuer, document: { AUTOMATION_GRPC_ADDR: `127.0.0.1:${await freePort()}` } },
       );
-      const document = await startDocumentService(documentConfig);
-      running.push({ service: document, database: documentConfig.DATABASE_NAME });
+      running.push(started.membership, started.document);
+      const [membership, document] = [started.membership.service, started.document.service];
 
       const learningConfig = testServiceConfig(
         "learning",
