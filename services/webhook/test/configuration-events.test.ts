@@ -12,7 +12,7 @@ describe("configuration.changed for the audit log, through the outbox (real Post
   let harness: WebhookHarness;
   let owner: Person;
   let organizationId: string;
-  let received: ConfigurationChanged[];
+  let received: () => ConfigurationChanged[];
 
   before(async () => {
     harness = await WebhookHarness.start({ WEBHOOK_DISABLE_AFTER_FAILING_MS: 1_000, WEBHOOK_FAILING_SWEEP_INTERVAL_MS: 200 });
@@ -29,7 +29,7 @@ describe("configuration.changed for the audit log, through the outbox (real Post
   /** The events about one resource, once `count` of them have arrived. */
   const eventsOf = (resourceId: string, count: number) =>
     eventually(async () => {
-      const mine = received.filter((event) => event.data.resource_id === resourceId);
+      const mine = received().filter((event) => event.data.resource_id === resourceId);
       return mine.length >= count ? mine : undefined;
     }, 10_000);
 
@@ -75,7 +75,7 @@ describe("configuration.changed for the audit log, through the outbox (real Post
     // Something published after the refusal arrives, and the refusal left no event before it.
     const later = await harness.createWebhook(owner, { url: `${url}/later`, entity_type: "queue", entity_id: at.queueId });
     await eventsOf(later.id!, 1);
-    const aboutQueue = received.filter((event) => event.data.queue_id === at.queueId && event.data.resource === "webhook");
+    const aboutQueue = received().filter((event) => event.data.queue_id === at.queueId && event.data.resource === "webhook");
     expect(aboutQueue.map((event) => event.data.resource_id)).to.deep.equal([first.id, later.id]);
   });
 
@@ -104,7 +104,7 @@ describe("configuration.changed for the audit log, through the outbox (real Post
     await harness.call("POST", path, { as: owner, body: { url, type: "document_validation", failure_policy: "block" } });
     await harness.call("DELETE", `${path}/document_validation`, { as: owner });
     const events = await eventually(async () => {
-      const mine = received.filter((event) => event.data.resource === "validation_link" && event.data.queue_id === at.queueId);
+      const mine = received().filter((event) => event.data.resource === "validation_link" && event.data.queue_id === at.queueId);
       return mine.length >= 3 ? mine : undefined;
     }, 10_000);
     expect(events.map((event) => event.data.change)).to.deep.equal(["created", "updated", "deleted"]);

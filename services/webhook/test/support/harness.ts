@@ -5,6 +5,7 @@ import { configSchema as membershipConfigSchema, startMembershipService } from "
 import { createMembershipClient } from "@docex/protos";
 import {
   dropDatabase,
+  EventRecorder,
   RecordingReceiver,
   TestIssuer,
   testDatabaseServerUrl,
@@ -83,6 +84,7 @@ export class WebhookHarness {
   readonly instances: Array<{ running: RunningService; config: WebhookConfig }> = [];
   private readonly receivers: RecordingReceiver[] = [];
   private readonly databases = new Set<string>();
+  private readonly recorders: EventRecorder[] = [];
 
   private constructor(
     readonly issuer: TestIssuer,
@@ -301,20 +303,14 @@ export class WebhookHarness {
   }
 
   /**
-   * Every `configuration.changed` on the stream (of this test run's namespace) from now on, as JetStream
-   * delivers it: a durable of its own that starts at the stream's beginning, so nothing published before
-   * the subscription is missed either.
+   * Every `configuration.changed` on the stream (of this test run's namespace), as JetStream delivers it: a
+   * durable consumer of its own that starts at the stream's beginning, so nothing published before the
+   * subscription is missed either. Each is read against the event's contract (parseEvent), which throws.
    */
-  async configurationEvents(): Promise<Array<DocexEvent<"configuration.changed">>> {
-    const received: Array<DocexEvent<"configuration.changed">> = [];
-    await this.bus.subscribe({
-      durable: uniqueLabel("config-events"),
-      subject: eventSubject("configuration.changed"),
-      handler: async (payload) => {
-        received.push(parseEvent(payload, "configuration.changed"));
-      },
-    });
-    return received;
+  async configurationEvents(): Promise<() => Array<DocexEvent<"configuration.changed">>> {
+    const recorder = await EventRecorder.start({ subjects: [eventSubject("configuration.changed")], label: "webhook" });
+    this.recorders.push(recorder);
+    return () => recorder.events.map(({ event }) => parseEvent(event, "configuration.changed"));
   }
 
   async deliveries(as: Person, webhookId: string, query = ""): Promise<Answer> {
@@ -324,6 +320,7 @@ export class WebhookHarness {
   async stop(): Promise<void> {
     for (const instance of [...this.instances].reverse()) await instance.running.stop().catch(() => undefined);
     await this.membership.stop();
+    for (const recorder of this.recorders) await recorder.stop();
     await this.bus.close();
     await Promise.all([...this.receivers.map((receiver) => receiver.stop()), this.auth.stop(), this.documents.stop(), this.issuer.stop()]);
     await Promise.all([...this.databases, this.membershipDatabase].map((name) => dropDatabase(name)));
