@@ -1,7 +1,6 @@
 export * from "./auth.js";
 export * from "./automation.js";
 export * from "./document.js";
-export * from "./learning.js";
 export * from "./membership.js";
 export * from "./register.js";
 export {

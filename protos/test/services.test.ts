@@ -11,7 +11,6 @@ import {
   type DocumentHandlers,
   documentService,
   type FileChunk,
-  learningService,
   type MembershipClient,
   type MembershipHandlers,
   membershipService,
@@ -44,7 +43,6 @@ const expectedServices: [ServiceDescriptor<grpc.ServiceDefinition>, string, stri
     ["ApplyDocumentChanges", "GetDocument", "GetQueue", "ReadDocumentFile", "RecordExtraction", "ResolveEntity"],
   ],
   [automationService, "docex.automation.v1.Automation", ["GetQueueAutomation"]],
-  [learningService, "docex.learning.v1.Learning", ["Suggest"]],
   [registerService, "docex.register.v1.Register", ["LookupItems"]],
   [webhookService, "docex.webhook.v1.Webhook", ["Validate"]],
 ];

@@ -10,7 +10,6 @@ import {
   serviceHttpApp,
   startOrClose,
 } from "@docex/kit";
-import { learningService } from "@docex/protos";
 import { documentService } from "./clients/document.js";
 import type { LearningConfig } from "./config.js";
 import { AccessControl } from "./domain/access.js";
@@ -18,7 +17,6 @@ import { FeedbackIntake } from "./domain/feedback.js";
 import { LearnedFill } from "./domain/learned-fill.js";
 import { SupplierMemories } from "./domain/supplier-memory.js";
 import { documentExtractedSubscription } from "./events/document-extracted.js";
-import { learningCallers, learningHandlers } from "./grpc/learning-handlers.js";
 import { learningHttp } from "./http/routes.js";
 import { MemoryStore } from "./store/memory-store.js";
 import { migrations } from "./store/migrations.js";
@@ -58,8 +56,9 @@ export async function startLearningService(config: LearningConfig, options: { lo
 
     const http = learningHttp(feedback, infra.verifier);
     const app = serviceHttpApp(infra, http);
+    // No gRPC API (nothing called Learning.Suggest, so it is gone); the server stays for grpc.health.v1 on
+    // GRPC_PORT, which the deploy manifests declare.
     const grpc = serviceGrpcServer(infra);
-    grpc.addService(learningService.definition, learningService.serviceName, learningHandlers({ memories }), learningCallers);
 
     return serve(infra, {
       app,

@@ -144,7 +144,7 @@ describe("learning with the real document and membership services in-process (au
     expect(document.status).to.equal("to_validate");
   });
 
-  it("answers Suggest with the supplier's memory: values confirmed again, not those that differed on every document, and the visibility", async () => {
+  it("remembers the supplier per queue: values confirmed again, not those that differed on every document, and the visibility", async () => {
     const registerId = `${randomBytes(2).toString("hex")} 45 678`;
     const first = await uploaded(queueA.id);
     const second = await uploaded(queueA.id);
@@ -160,16 +160,16 @@ describe("learning with the real document and membership services in-process (au
     expect((await learn(second, body("A-2"))).status).to.equal(204);
 
     const supplier = { tax_id: "", register_id: registerId.replaceAll(" ", ""), name: "" };
-    const memory = await stack.learningGrpc.suggest({ queue_id: queueA.id, supplier });
+    const memory = await stack.memoryOf({ queue_id: queueA.id, supplier });
     expect(memory.fields).to.deep.equal([
       { key: "contract", value: "FRAME-1", pinned: false },
       { key: "supplier_register_id", value: registerId, pinned: false },
     ]);
     expect(memory.tax_detail_visibility).to.equal("visible");
     expect(memory.line_items_visibility).to.equal("");
-    expect((await stack.learningGrpc.suggest({ queue_id: queueB.id, supplier })).fields).to.deep.equal([]);
+    expect((await stack.memoryOf({ queue_id: queueB.id, supplier })).fields).to.deep.equal([]);
     const stranger = { tax_id: "", register_id: "", name: "Nobody We Know" };
-    expect((await stack.learningGrpc.suggest({ queue_id: queueA.id, supplier: stranger })).fields).to.deep.equal([]);
+    expect((await stack.memoryOf({ queue_id: queueA.id, supplier: stranger })).fields).to.deep.equal([]);
   });
 
   it("pins a value by relearn: it fills an empty field, replaces the AI's value and a learned one, but not a value people gave", async () => {
@@ -205,7 +205,7 @@ describe("learning with the real document and membership services in-process (au
     expect(annotationOf(kept, "iban")).to.deep.equal({ key: "iban", value: "FROM-UPLOAD" });
     expect(annotationOf(kept, "contract")).to.include({ value: "MY-OWN", source: "user" });
 
-    const memory = await stack.learningGrpc.suggest({
+    const memory = await stack.memoryOf({
       queue_id: queueA.id,
       supplier: { tax_id: supplier.taxId, register_id: "", name: "" },
     });
@@ -297,7 +297,7 @@ describe("learning with the real document and membership services in-process (au
     expect(malformed.status).to.equal(400);
     expect(malformed.body.code).to.equal("malformed_json");
 
-    const memory = await stack.learningGrpc.suggest({
+    const memory = await stack.memoryOf({
       queue_id: queueA.id,
       supplier: { tax_id: supplier.taxId, register_id: "", name: "" },
     });

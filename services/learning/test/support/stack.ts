@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { configSchema as documentConfigSchema, startDocumentService } from "@docex/document";
-import type { RunningService } from "@docex/kit";
+import { connectDatabase, createLogger, type RunningService, Sql } from "@docex/kit";
 import { configSchema as membershipConfigSchema, startMembershipService } from "@docex/membership";
-import { createLearningClient, createMembershipClient, type LearningClient } from "@docex/protos";
+import { createMembershipClient } from "@docex/protos";
 import {
   dropDatabase,
   EventRecorder,
@@ -13,7 +13,11 @@ import {
   testServiceConfig,
   UserDirectoryStub,
 } from "@docex/testkit";
+import type { Sequelize } from "sequelize";
+import { supplierIdentity } from "../../src/domain/supplier.js";
+import { SupplierMemories } from "../../src/domain/supplier-memory.js";
 import { configSchema, startLearningService } from "../../src/service.js";
+import { MemoryStore } from "../../src/store/memory-store.js";
 import { UserApi } from "./user-api.js";
 
 /** A user with one API object per service. */
@@ -40,7 +44,7 @@ export class Stack {
     readonly issuer: TestIssuer,
     private readonly directory: UserDirectoryStub,
     private readonly running: Array<{ service: RunningService; database: string }>,
-    readonly learningGrpc: LearningClient,
+    private readonly learningDatabase: Sequelize,
     readonly events: EventRecorder,
   ) {}
 
@@ -76,11 +80,13 @@ export class Stack {
       const learning = await startLearningService(learningConfig);
       running.push({ service: learning, database: learningConfig.DATABASE_NAME });
 
-      const learningGrpc = createLearningClient(`127.0.0.1:${learning.grpcPort}`, {
-        identity: testGrpcIdentity("extraction"),
-        deadlineMs: 5_000,
+      const learningDatabase = await connectDatabase({
+        serverUrl: learningConfig.DATABASE_URL,
+        database: learningConfig.DATABASE_NAME,
+        poolMax: 2,
+        logger: createLogger("learning-test", "silent"),
       });
-      return new Stack(issuer, directory, running, learningGrpc, events);
+      return new Stack(issuer, directory, running, learningDatabase, events);
     } catch (error) {
       for (const { service, database } of running.reverse()) {
         await service.stop().catch(() => undefined);
@@ -153,8 +159,30 @@ export class Stack {
     return line ? Number(line.split(" ").pop()) : 0;
   }
 
+  /**
+   * What a queue remembers of a supplier, one value per field, read from learning's database: nothing asks
+   * learning for it (it fills documents itself), so the tests look at the memory where it is kept.
+   */
+  async memoryOf(request: { queue_id: string; supplier: { tax_id: string; register_id: string; name: string } }) {
+    const orNull = (text: string) => (text.trim() === "" ? null : text);
+    const identity = supplierIdentity({
+      taxId: orNull(request.supplier.tax_id),
+      registerId: orNull(request.supplier.register_id),
+      name: orNull(request.supplier.name),
+    });
+    const memory = await new SupplierMemories(new MemoryStore(new Sql(this.learningDatabase))).recall(
+      request.queue_id.toLowerCase(),
+      identity,
+    );
+    return {
+      fields: memory.fields.map((field) => ({ key: field.key, value: field.content.value, pinned: field.pinned })),
+      line_items_visibility: memory.lineItemsVisibility ?? "",
+      tax_detail_visibility: memory.taxDetailVisibility ?? "",
+    };
+  }
+
   async stop(): Promise<void> {
-    this.learningGrpc.close();
+    await this.learningDatabase.close();
     for (const { service, database } of [...this.running].reverse()) {
       await service.stop();
       await dropDatabase(database);
