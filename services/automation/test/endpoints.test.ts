@@ -79,7 +79,11 @@ describe("automation endpoints (real document and membership services in-process
       expect(evaluation.status).to.equal(200);
       expect(evaluation.body.data.extraction_evaluation).to.deep.equal({ status: "enabled", document_confidence: null, fields: [] });
 
-      const shown = (await org.ownerDocuments.get(`/queues/${org.queueId}`)).body.data;
+      // The document service follows the switches from automation's configuration.changed: it shows them shortly.
+      const shown = await eventually(async () => {
+        const queue = (await org.ownerDocuments.get(`/queues/${org.queueId}`)).body.data;
+        return queue.extraction_evaluation.status === "enabled" && queue.automation_rules === "enabled" ? queue : undefined;
+      });
       expect(shown).to.deep.equal(evaluation.body.data);
 
       const off = await owner.patch(`/queues/${org.queueId}/extraction-evaluation`, { status: "disabled" });
@@ -102,7 +106,10 @@ describe("automation endpoints (real document and membership services in-process
       const reply = await owner.put(`/queues/${org.queueId}/extraction-evaluation`, { document_confidence: 90, fields });
       expect(reply.status).to.equal(200);
       expect(reply.body.data).to.deep.equal({ status: "disabled", document_confidence: 90, fields });
-      const shown = (await org.ownerDocuments.get(`/queues/${org.queueId}`)).body.data;
+      const shown = await eventually(async () => {
+        const queue = (await org.ownerDocuments.get(`/queues/${org.queueId}`)).body.data;
+        return queue.extraction_evaluation.document_confidence === 90 ? queue : undefined;
+      });
       expect(shown.extraction_evaluation).to.deep.equal({ status: "disabled", document_confidence: 90, fields });
     });
 

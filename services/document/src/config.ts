@@ -10,7 +10,7 @@ export const configSchema = serviceConfigSchema("document").extend({
   DOCUMENT_PERMISSION_CACHE_MS: milliseconds(30_000),
   /** How long a user's annotation schema (hidden / readonly fields) is reused. 0 asks every time. */
   DOCUMENT_USER_SCHEMA_CACHE_MS: milliseconds(2_000),
-  /** Deadline of GetQueueAutomation: a queue read shows the defaults rather than wait longer. */
+  /** Deadline of GetQueueAutomation, asked once per queue that predates the switch projection (at start, never on a read). */
   DOCUMENT_AUTOMATION_DEADLINE_MS: milliseconds(250),
   /**
    * Budget of one document_validation call (API.md): what the webhook service may spend on the receiver while a

@@ -10,11 +10,12 @@ import {
   startOrClose,
 } from "@docex/kit";
 import { documentService } from "@docex/protos";
-import { queueAutomationSource } from "./clients/automation.js";
+import { automationSettingsSource } from "./clients/automation.js";
 import { MembershipAccessClient } from "./clients/membership.js";
 import { webhookValidator } from "./clients/webhook.js";
 import type { DocumentConfig } from "./config.js";
 import { AccessControl } from "./domain/access.js";
+import { AutomationSwitchSeed } from "./domain/automation-switch-seed.js";
 import { DocumentChanges } from "./domain/document-changes.js";
 import { DocumentWriter } from "./domain/document-writer.js";
 import { Documents } from "./domain/documents.js";
@@ -23,6 +24,7 @@ import { EntityResolver } from "./domain/entity-resolution.js";
 import { Hierarchy } from "./domain/hierarchy.js";
 import { INITIAL_VALIDATION_DEFAULTS, InitialValidationRunner, type InitialValidationSettings } from "./domain/initial-validation.js";
 import { type DocumentValidator, EditValidation } from "./domain/validation.js";
+import { automationSwitchProjection } from "./events/automation-switch-projection.js";
 import { organizationProjection } from "./events/organization-projection.js";
 import { validationLinkProjection } from "./events/validation-link-projection.js";
 import { KeptFiles } from "./files/kept-files.js";
@@ -30,6 +32,7 @@ import { PostgresFileStore } from "./files/postgres-file-store.js";
 import { S3FileStore } from "./files/s3-file-store.js";
 import { documentCallers, documentHandlers } from "./grpc/document-handlers.js";
 import { documentRoutes } from "./http/routes.js";
+import { AutomationSwitchStore } from "./store/automation-switch-store.js";
 import { DocumentStore } from "./store/document-store.js";
 import { HierarchyStore } from "./store/hierarchy-store.js";
 import { migrations } from "./store/migrations.js";
@@ -62,13 +65,18 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
     logger: infra.logger,
     metrics: infra.metrics,
   });
-  const automation = queueAutomationSource(config.AUTOMATION_GRPC_ADDR, {
+  const automation = automationSettingsSource(config.AUTOMATION_GRPC_ADDR, {
     identity: infra.grpcIdentity,
-    logger: infra.logger,
     metrics: infra.metrics,
     deadlineMs: config.DOCUMENT_AUTOMATION_DEADLINE_MS,
   });
   const sql = new Sql(infra.sequelize);
+  const switches = new AutomationSwitchStore(sql);
+  const seed = new AutomationSwitchSeed(switches, automation, infra.logger);
+  // Ready once the queues that predate the projection show automation's switches, not the defaults (see the README).
+  infra.readiness.add("automation_switches", async () => {
+    if (!seed.done) throw new Error("asking automation for the switches of queues that predate the projection");
+  });
   const validationLinks = new ValidationLinkStore(sql);
   const webhook = webhookValidator(config.WEBHOOK_GRPC_ADDR, {
     identity: infra.grpcIdentity,
@@ -88,7 +96,7 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
     const access = new AccessControl(membership);
     const writer = new DocumentWriter(documentStore, events);
     const changes = new DocumentChanges(sql, documentStore, hierarchyStore, writer);
-    const hierarchy = new Hierarchy({ sql, store: hierarchyStore, events, access, membership, automation });
+    const hierarchy = new Hierarchy({ sql, store: hierarchyStore, events, access, membership, automation: switches });
     const jobs = new ValidationJobStore(sql);
     const runner =
       options.initialValidation === false
@@ -142,8 +150,13 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
     const running = await serve(infra, {
       app,
       grpc,
-      subscriptions: [organizationProjection(hierarchyStore), validationLinkProjection(validationLinks)],
+      subscriptions: [
+        organizationProjection(hierarchyStore),
+        validationLinkProjection(validationLinks),
+        automationSwitchProjection(switches),
+      ],
       onStop: async () => {
+        await seed.stop();
         await runner?.stop();
         await files.stop();
         await membership.close();
@@ -151,6 +164,7 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
         webhook.close();
       },
     });
+    seed.start();
     runner?.start();
     files.start();
     return running;

@@ -1,47 +1,33 @@
-import type { Annotation, FieldDefinition } from "@docex/annotations";
+import type { Annotation } from "@docex/annotations";
 import type { DocumentStatus } from "@docex/events";
+import {
+  type ExtractionEvaluationField,
+  type ExtractionEvaluationSettings,
+  QUEUE_SWITCH_DEFAULTS,
+  type QueueFacts,
+  type QueueSwitches,
+  SWITCH_VALUES,
+  type Switch,
+  type SwitchName,
+} from "@docex/queue-dto";
 
-export type { Annotation, DocumentStatus };
-
-export const SWITCH_VALUES = ["enabled", "disabled"] as const;
-export type Switch = (typeof SWITCH_VALUES)[number];
-
-/** The three switches of a queue; each is moved by its own PATCH endpoint. */
-export const SWITCHES = ["accounting_automation", "automation_rules", "extraction_evaluation"] as const;
-export type SwitchName = (typeof SWITCHES)[number];
+export type { Annotation, DocumentStatus, Switch, SwitchName };
+export { SWITCH_VALUES };
 
 /** PUT extraction-evaluation: the only document_confidence values the spec allows. */
 export const DOCUMENT_CONFIDENCE_LEVELS = [50, 60, 70, 80, 90, 95, 99] as const;
 
-export interface ExtractionEvaluationField {
-  key: string;
-  /** Percentage 50-99. */
-  min_confidence: number;
-  required: boolean;
-}
-
-export interface ExtractionEvaluation {
-  status: Switch;
-  /** Null until PUT extraction-evaluation sets it. */
-  documentConfidence: number | null;
-  fields: ExtractionEvaluationField[];
-}
+export type { ExtractionEvaluationField };
+export type ExtractionEvaluation = ExtractionEvaluationSettings;
 
 /** What automation keeps per queue besides its rules. A queue never configured has the defaults. */
-export interface QueueSettings {
+export interface QueueSettings extends QueueSwitches {
   queueId: string;
-  accountingAutomation: Switch;
-  automationRules: Switch;
-  extractionEvaluation: ExtractionEvaluation;
 }
 
+/** The defaults are shared with document, whose projection of the switches shows them for a queue it has seen no change of. */
 export function defaultSettings(queueId: string): QueueSettings {
-  return {
-    queueId,
-    accountingAutomation: "disabled",
-    automationRules: "disabled",
-    extractionEvaluation: { status: "disabled", documentConfidence: null, fields: [] },
-  };
+  return { queueId, ...QUEUE_SWITCH_DEFAULTS, extractionEvaluation: { ...QUEUE_SWITCH_DEFAULTS.extractionEvaluation, fields: [] } };
 }
 
 export const RULE_KINDS = ["accounting", "approval"] as const;
@@ -99,17 +85,5 @@ export interface Rule {
   updatedAt: Date;
 }
 
-/** The queue as the document service answers GetQueue. */
-export interface QueueRecord {
-  id: string;
-  humanizedId: string;
-  name: string;
-  workspaceId: string;
-  organizationId: string;
-  annotationSchema: FieldDefinition[];
-  /** The document service's queue option, shown in the queue answer as it shows it. */
-  duplicateFileRejection: boolean;
-  /** The document service's queue option: who reads uploaded files. */
-  extractionEngine: "builtin" | "external";
-  createdAt: string;
-}
+/** The queue as the document service answers GetQueue: document's part of the queue answer its switch routes give. */
+export type QueueRecord = QueueFacts;

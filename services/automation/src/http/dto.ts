@@ -1,104 +1,30 @@
+import {
+  extractionEvaluationSchema,
+  queueWithAnnotationSchemaSchema,
+  extractionEvaluationDto as sharedExtractionEvaluationDto,
+  queueDto as sharedQueueDto,
+} from "@docex/queue-dto";
 import { z } from "zod";
 import type { RulePage } from "../domain/automation-rules.js";
 import type { QueueView } from "../domain/queue-automation.js";
-import {
-  ACCOUNTING_ACTIONS,
-  APPROVAL_ACTIONS,
-  OPERATORS,
-  type QueueSettings,
-  type Rule,
-  type RuleKind,
-  SWITCH_VALUES,
-} from "../domain/records.js";
+import { ACCOUNTING_ACTIONS, APPROVAL_ACTIONS, OPERATORS, type QueueSettings, type Rule, type RuleKind } from "../domain/records.js";
 
 // Each answer's schema sits above the mapper that produces it; the mapper's return type is the schema's, so
 // the published OpenAPI cannot describe a field the code does not send.
 
 const uuid = z.guid();
 const timestamp = z.iso.datetime();
-const switchState = z.enum(SWITCH_VALUES);
 
-/** `extraction_evaluation` of QueueWithAnnotationSchemaDto, and the answer of PUT extraction-evaluation. */
-export const extractionEvaluationSchema = z.object({
-  status: switchState,
-  document_confidence: z
-    .number()
-    .int()
-    .min(50)
-    .max(99)
-    .nullable()
-    .describe("The document confidence to reach: 50, 60, 70, 80, 90, 95 or 99; null until PUT extraction-evaluation sets it"),
-  fields: z.array(
-    z.object({
-      key: z.string().describe("A field or table column of the annotation schema"),
-      min_confidence: z.number().min(50).max(99),
-      required: z.boolean(),
-    }),
-  ),
-});
+// The queue belongs to the document service; both services build its answer with @docex/queue-dto, so the shape
+// (and the published schema) is one.
+export { extractionEvaluationSchema, queueWithAnnotationSchemaSchema };
 
 export function extractionEvaluationDto(settings: QueueSettings): z.output<typeof extractionEvaluationSchema> {
-  return {
-    status: settings.extractionEvaluation.status,
-    document_confidence: settings.extractionEvaluation.documentConfidence,
-    fields: settings.extractionEvaluation.fields,
-  };
+  return sharedExtractionEvaluationDto(settings.extractionEvaluation);
 }
 
-// The queue belongs to the document service, which publishes the same schema for its own queue answers; a test
-// compares the two documents, so a change on one side fails until the other follows.
-
-const columnDefinitionSchema = z.object({
-  key: z.string(),
-  label: z.string(),
-  type: z.enum(["string", "number", "date", "enum"]),
-  register_id: z.string().optional(),
-});
-
-const fieldDefinitionSchema = z.object({
-  key: z.string(),
-  label: z.string(),
-  type: z.enum(["string", "number", "date", "enum", "table"]),
-  multi_value: z.boolean().optional(),
-  columns: z.array(columnDefinitionSchema).optional().describe("The columns of a table field"),
-  register_id: z.string().optional(),
-});
-
-/** QueueWithAnnotationSchemaDto of API.md, the same shape (and key order) as the document service's. */
-export const queueWithAnnotationSchemaSchema = z.object({
-  id: uuid,
-  humanized_id: z.string().describe("Lowercase slug, unique among queues; accepted wherever a queue id is"),
-  name: z.string(),
-  workspace_id: uuid,
-  organization_id: uuid,
-  accounting_automation: switchState,
-  automation_rules: switchState,
-  extraction_evaluation: extractionEvaluationSchema,
-  annotation_schema: z.array(fieldDefinitionSchema),
-  duplicate_file_rejection: switchState.describe(
-    "`enabled`: uploading a file the organization already has (same SHA-256, not deleted) answers 409 `duplicate_document`",
-  ),
-  extraction_engine: z
-    .enum(["builtin", "external"])
-    .describe("`builtin`: the extraction service reads uploaded files; `external`: an outside engine posts `/extraction`"),
-  created_at: timestamp,
-});
-
 export function queueDto({ queue, settings }: QueueView): z.output<typeof queueWithAnnotationSchemaSchema> {
-  return {
-    id: queue.id,
-    humanized_id: queue.humanizedId,
-    name: queue.name,
-    workspace_id: queue.workspaceId,
-    organization_id: queue.organizationId,
-    accounting_automation: settings.accountingAutomation,
-    automation_rules: settings.automationRules,
-    extraction_evaluation: extractionEvaluationDto(settings),
-    annotation_schema: queue.annotationSchema,
-    duplicate_file_rejection: queue.duplicateFileRejection ? "enabled" : "disabled",
-    extraction_engine: queue.extractionEngine,
-    created_at: queue.createdAt,
-  };
+  return sharedQueueDto(queue, settings);
 }
 
 /** AutomationConditionsRawDto of API.md. */

@@ -1,72 +1,39 @@
-import type { GrpcIdentity, Logger, Metrics } from "@docex/kit";
+import type { GrpcIdentity, Metrics } from "@docex/kit";
 import { createAutomationClient } from "@docex/protos";
+import type { QueueSwitches, Switch } from "@docex/queue-dto";
 import { z } from "zod";
-
-export type Switch = "enabled" | "disabled";
-
-export interface ExtractionEvaluationField {
-  key: string;
-  min_confidence: number;
-  required: boolean;
-}
-
-/** The automation part of QueueWithAnnotationSchemaDto. */
-export interface QueueAutomation {
-  accountingAutomation: Switch;
-  automationRules: Switch;
-  extractionEvaluation: { status: Switch; documentConfidence: number | null; fields: ExtractionEvaluationField[] };
-}
-
-/** What a queue shows while automation has never been set up for it, or cannot be asked. */
-export const AUTOMATION_DEFAULTS: QueueAutomation = {
-  accountingAutomation: "disabled",
-  automationRules: "disabled",
-  extractionEvaluation: { status: "disabled", documentConfidence: null, fields: [] },
-};
-
-export interface QueueAutomationSource {
-  /** Never fails: an unavailable automation service shows the defaults. */
-  settingsOf(queueId: string, ctx?: { requestId?: string }): Promise<QueueAutomation>;
-  close(): void;
-}
+import type { AutomationSettingsSource } from "../domain/automation-switches.js";
 
 const fieldsSchema = z.array(z.object({ key: z.string(), min_confidence: z.number(), required: z.boolean() }));
 const switchOf = (value: string): Switch => (value === "enabled" ? "enabled" : "disabled");
 
 /**
- * The gRPC client of automation. A queue read must not wait on it: a short deadline, a breaker that
- * answers at once while automation is down, and the defaults whenever it does not answer.
+ * Automation's GetQueueAutomation, asked only by the one-time seed of the switch projection at start; no queue read
+ * calls it. A failure (or an answer this client cannot read) throws, so the seed asks again rather than record a
+ * guess.
  */
-export function queueAutomationSource(
+export function automationSettingsSource(
   address: string,
-  options: { identity: GrpcIdentity; logger: Logger; metrics?: Metrics; deadlineMs: number },
-): QueueAutomationSource {
+  options: { identity: GrpcIdentity; metrics?: Metrics; deadlineMs: number },
+): AutomationSettingsSource & { close(): void } {
   const client = createAutomationClient(address, {
     identity: options.identity,
     deadlineMs: options.deadlineMs,
     ...(options.metrics ? { metrics: options.metrics } : {}),
-    breaker: { resetTimeoutMs: 10_000, volumeThreshold: 3 },
+    breaker: { resetTimeoutMs: 5_000 },
   });
   return {
-    async settingsOf(queueId, ctx) {
-      try {
-        const answer = await client.getQueueAutomation({ queue_id: queueId }, ctx?.requestId ? { requestId: ctx.requestId } : {});
-        const fields = answer.fields_json ? fieldsSchema.safeParse(JSON.parse(answer.fields_json)) : undefined;
-        if (fields && !fields.success)
-          options.logger.warn({ queue_id: queueId }, "automation answered malformed fields_json; showing none");
-        return {
-          accountingAutomation: switchOf(answer.accounting_automation),
-          automationRules: switchOf(answer.automation_rules),
-          extractionEvaluation: {
-            status: switchOf(answer.extraction_evaluation_status),
-            documentConfidence: answer.document_confidence || null,
-            fields: fields?.success ? fields.data : [],
-          },
-        };
-      } catch (error) {
-        options.logger.debug({ err: error, queue_id: queueId }, "automation did not answer; showing defaults");
-        return AUTOMATION_DEFAULTS;
-      }
+    async settingsOf(queueId, ctx): Promise<QueueSwitches> {
+      const answer = await client.getQueueAutomation({ queue_id: queueId }, ctx?.requestId ? { requestId: ctx.requestId } : {});
+      return {
+        accountingAutomation: switchOf(answer.accounting_automation),
+        automationRules: switchOf(answer.automation_rules),
+        extractionEvaluation: {
+          status: switchOf(answer.extraction_evaluation_status),
+          documentConfidence: answer.document_confidence || null,
+          fields: fieldsSchema.parse(JSON.parse(answer.fields_json || "[]")),
+        },
+      };
     },
     close: () => client.close(),
   };

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { DEFAULT_ANNOTATION_SCHEMA, type FieldDefinition } from "@docex/annotations";
 import { ConflictError, NotFoundError, type OutboxEvents, type Sql } from "@docex/kit";
-import type { QueueAutomation, QueueAutomationSource } from "../clients/automation.js";
+import type { QueueSwitches } from "@docex/queue-dto";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
 import type { AccessControl, Actor, MembershipDirectory } from "./access.js";
+import type { AutomationSwitches } from "./automation-switches.js";
 import { queueCreated } from "./document-events.js";
 import { entityRefOf, slugOf, suffixed } from "./humanized-id.js";
 import type { ExtractionEngine, Queue, Workspace } from "./records.js";
@@ -14,13 +15,13 @@ export interface HierarchyDependencies {
   events: OutboxEvents;
   access: AccessControl;
   membership: MembershipDirectory;
-  automation: QueueAutomationSource;
+  automation: AutomationSwitches;
 }
 
-/** A queue with the automation settings its DTO shows. */
+/** A queue with the automation switches its DTO shows (from document's projection of automation's events). */
 export interface QueueView {
   queue: Queue;
-  automation: QueueAutomation;
+  automation: QueueSwitches;
 }
 
 const GENERATED_ID_ATTEMPTS = 5;
@@ -112,7 +113,7 @@ export class Hierarchy {
       await this.deps.events.add(tx, queueCreated(created, { userId: actor.userId, requestId: actor.requestId }));
       return created;
     });
-    return { queue, automation: await this.deps.automation.settingsOf(queue.id, { requestId: actor.requestId }) };
+    return { queue, automation: await this.deps.automation.of(queue.id) };
   }
 
   async queue(actor: Actor, ref: string): Promise<QueueView> {
@@ -120,6 +121,6 @@ export class Hierarchy {
     const queue = await this.deps.store.findQueue(entityRefOf(ref));
     if (!queue) throw notFound();
     await this.deps.access.requireReadable(actor, { organizationId: queue.organizationId, queueId: queue.id }, notFound);
-    return { queue, automation: await this.deps.automation.settingsOf(queue.id, { requestId: actor.requestId }) };
+    return { queue, automation: await this.deps.automation.of(queue.id) };
   }
 }

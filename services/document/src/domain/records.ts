@@ -1,5 +1,6 @@
 import type { Annotation, FieldDefinition } from "@docex/annotations";
 import type { DocumentStatus } from "@docex/events";
+import { EXTRACTION_ENGINES, type ExtractionEngine } from "@docex/queue-dto";
 
 export type { Annotation, DocumentStatus };
 
@@ -31,8 +32,7 @@ export interface Queue {
   createdAt: Date;
 }
 
-export const EXTRACTION_ENGINES = ["builtin", "external"] as const;
-export type ExtractionEngine = (typeof EXTRACTION_ENGINES)[number];
+export { EXTRACTION_ENGINES, type ExtractionEngine };
 
 export const MESSAGE_SEVERITIES = ["error", "warning", "info"] as const;
 export type MessageSeverity = (typeof MESSAGE_SEVERITIES)[number];

@@ -1,7 +1,7 @@
-import { eventSubject, parseEvent } from "@docex/events";
 import type { SubscriptionOptions } from "@docex/kit";
 import { FAILURE_POLICIES, type FailurePolicy } from "../domain/validation.js";
 import type { ValidationLinkStore } from "../store/validation-link-store.js";
+import { configurationChangedConsumer } from "./configuration-changed.js";
 
 export const VALIDATION_LINK_PROJECTION_CONSUMER = "document__validation_links";
 
@@ -16,21 +16,16 @@ function failurePolicyOf(state: unknown): FailurePolicy {
  * Other configuration changes are acknowledged and dropped.
  */
 export function validationLinkProjection(store: ValidationLinkStore): SubscriptionOptions {
-  return {
-    durable: VALIDATION_LINK_PROJECTION_CONSUMER,
-    subject: eventSubject("configuration.changed"),
-    handler: async (payload) => {
-      const event = parseEvent(payload, "configuration.changed");
-      const { resource, resource_id: type, queue_id: queueId, change, previous, current } = event.data;
-      if (resource !== "validation_link" || !type || !queueId) return;
-      const present = change !== "deleted";
-      await store.record({
-        queueId,
-        type,
-        present,
-        failurePolicy: failurePolicyOf(present ? current : previous),
-        changedAt: event.occurred_at,
-      });
-    },
-  };
+  return configurationChangedConsumer(VALIDATION_LINK_PROJECTION_CONSUMER, async (event) => {
+    const { resource, resource_id: type, queue_id: queueId, change, previous, current } = event.data;
+    if (resource !== "validation_link" || !type || !queueId) return;
+    const present = change !== "deleted";
+    await store.record({
+      queueId,
+      type,
+      present,
+      failurePolicy: failurePolicyOf(present ? current : previous),
+      changedAt: event.occurred_at,
+    });
+  });
 }

@@ -1,17 +1,16 @@
-import { annotationSchema, COLUMN_TYPES, FIELD_TYPES } from "@docex/annotations";
+import { annotationSchema } from "@docex/annotations";
 import { DOCUMENT_STATUSES } from "@docex/events";
+import { queueWithAnnotationSchemaSchema, queueDto as sharedQueueDto } from "@docex/queue-dto";
 import { z } from "zod";
-import type { QueueAutomation } from "../clients/automation.js";
 import type { DocumentView } from "../domain/duplicates.js";
 import type { QueueView } from "../domain/hierarchy.js";
-import { EXTRACTION_ENGINES, MESSAGE_SEVERITIES, type Page, type Workspace } from "../domain/records.js";
+import { MESSAGE_SEVERITIES, type Page, type Workspace } from "../domain/records.js";
 
 // Each answer's schema sits above the mapper that produces it; the mapper's return type is the schema's, so
 // the published OpenAPI cannot describe a field the code does not send.
 
 const uuid = z.guid();
 const timestamp = z.iso.datetime();
-const switchState = z.enum(["enabled", "disabled"]);
 
 /** API.md: `{id, humanized_id, name, organization_id, created_at}`. */
 export const workspaceSchema = z.object({
@@ -32,87 +31,11 @@ export function workspaceDto(workspace: Workspace): z.output<typeof workspaceSch
   };
 }
 
-/** `extraction_evaluation` of QueueWithAnnotationSchemaDto, as the automation service keeps it. */
-export const extractionEvaluationSchema = z.object({
-  status: switchState,
-  document_confidence: z
-    .number()
-    .int()
-    .min(50)
-    .max(99)
-    .nullable()
-    .describe("The document confidence to reach: 50, 60, 70, 80, 90, 95 or 99; null until PUT extraction-evaluation sets it"),
-  fields: z.array(
-    z.object({
-      key: z.string().describe("A field or table column of the annotation schema"),
-      min_confidence: z.number().min(50).max(99),
-      required: z.boolean(),
-    }),
-  ),
-});
-
-const columnDefinitionSchema = z.object({
-  key: z.string(),
-  label: z.string(),
-  type: z.enum(COLUMN_TYPES),
-  register_id: z.string().optional(),
-});
-
-/** One field a queue's documents carry (not its value: that is an Annotation). */
-export const fieldDefinitionSchema = z.object({
-  key: z.string(),
-  label: z.string(),
-  type: z.enum(FIELD_TYPES),
-  multi_value: z.boolean().optional(),
-  columns: z.array(columnDefinitionSchema).optional().describe("The columns of a table field"),
-  register_id: z.string().optional(),
-});
-
-/** QueueWithAnnotationSchemaDto of API.md; the automation service answers its switches with the same shape. */
-export const queueWithAnnotationSchemaSchema = z.object({
-  id: uuid,
-  humanized_id: z.string().describe("Lowercase slug, unique among queues; accepted wherever a queue id is"),
-  name: z.string(),
-  workspace_id: uuid,
-  organization_id: uuid,
-  accounting_automation: switchState,
-  automation_rules: switchState,
-  extraction_evaluation: extractionEvaluationSchema,
-  annotation_schema: z.array(fieldDefinitionSchema),
-  duplicate_file_rejection: switchState.describe(
-    "`enabled`: uploading a file the organization already has (same SHA-256, not deleted) answers 409 `duplicate_document`",
-  ),
-  extraction_engine: z
-    .enum(EXTRACTION_ENGINES)
-    .describe("`builtin`: the extraction service reads uploaded files; `external`: an outside engine posts `/extraction`"),
-  created_at: timestamp,
-});
-
-function automationDto(automation: QueueAutomation) {
-  return {
-    accounting_automation: automation.accountingAutomation,
-    automation_rules: automation.automationRules,
-    extraction_evaluation: {
-      status: automation.extractionEvaluation.status,
-      document_confidence: automation.extractionEvaluation.documentConfidence,
-      fields: automation.extractionEvaluation.fields,
-    },
-  };
-}
+// The automation service answers its switch routes with the same queue: both build it with @docex/queue-dto.
+export { queueWithAnnotationSchemaSchema };
 
 export function queueDto({ queue, automation }: QueueView): z.output<typeof queueWithAnnotationSchemaSchema> {
-  return {
-    id: queue.id,
-    humanized_id: queue.humanizedId,
-    name: queue.name,
-    workspace_id: queue.workspaceId,
-    organization_id: queue.organizationId,
-    ...automationDto(automation),
-    annotation_schema: queue.annotationSchema,
-    duplicate_file_rejection: queue.duplicateFileRejection ? "enabled" : "disabled",
-    extraction_engine: queue.extractionEngine,
-    created_at: queue.createdAt.toISOString(),
-  };
+  return sharedQueueDto({ ...queue, createdAt: queue.createdAt.toISOString() }, automation);
 }
 
 /** Document of API.md; the version and the source of each message stay inside. */

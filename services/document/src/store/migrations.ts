@@ -145,4 +145,24 @@ export const migrations: Migration[] = [
         ALTER TABLE file_chunks ALTER COLUMN data SET STORAGE EXTERNAL;
       `),
   },
+  {
+    name: "0006-automation-switch-projection",
+    up: ({ sequelize }) =>
+      sequelize.query(`
+        -- Automation's switches of each queue, followed from its configuration.changed events: one row per switch
+        -- (its state as the event shows it), the newest event winning. A queue without a row shows the defaults.
+        CREATE TABLE IF NOT EXISTS automation_switches (
+          queue_id    uuid NOT NULL,
+          resource    text NOT NULL CHECK (resource IN ('accounting_automation', 'automation_rules', 'extraction_evaluation')),
+          state       jsonb NOT NULL,
+          changed_at  timestamptz NOT NULL,
+          PRIMARY KEY (queue_id, resource)
+        );
+
+        -- The queues that exist now: their switches may have been set before automation published events, so
+        -- automation is asked once for each (AutomationSwitchSeed, at start). Queues created later are not listed.
+        CREATE TABLE IF NOT EXISTS automation_switch_seeds (queue_id uuid PRIMARY KEY);
+        INSERT INTO automation_switch_seeds (queue_id) SELECT id FROM queues ON CONFLICT DO NOTHING;
+      `),
+  },
 ];

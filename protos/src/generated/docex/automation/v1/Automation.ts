@@ -10,14 +10,16 @@ import type { GetQueueAutomationResponseInput as _docex_automation_v1_GetQueueAu
  */
 export interface AutomationClient extends grpc.Client {
   /**
-   * A queue automation has no settings for answers the defaults: everything disabled, no fields.
+   * A queue automation has no settings for answers the defaults: everything disabled, no fields. Document asks it
+   * only once per queue that predates its projection of the switches (at start); queue reads use the projection.
    */
   GetQueueAutomation(argument: _docex_automation_v1_GetQueueAutomationRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_automation_v1_GetQueueAutomationResponse>): grpc.ClientUnaryCall;
   GetQueueAutomation(argument: _docex_automation_v1_GetQueueAutomationRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_automation_v1_GetQueueAutomationResponse>): grpc.ClientUnaryCall;
   GetQueueAutomation(argument: _docex_automation_v1_GetQueueAutomationRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_automation_v1_GetQueueAutomationResponse>): grpc.ClientUnaryCall;
   GetQueueAutomation(argument: _docex_automation_v1_GetQueueAutomationRequestInput, callback: grpc.requestCallback<_docex_automation_v1_GetQueueAutomationResponse>): grpc.ClientUnaryCall;
   /**
-   * A queue automation has no settings for answers the defaults: everything disabled, no fields.
+   * A queue automation has no settings for answers the defaults: everything disabled, no fields. Document asks it
+   * only once per queue that predates its projection of the switches (at start); queue reads use the projection.
    */
   getQueueAutomation(argument: _docex_automation_v1_GetQueueAutomationRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_automation_v1_GetQueueAutomationResponse>): grpc.ClientUnaryCall;
   getQueueAutomation(argument: _docex_automation_v1_GetQueueAutomationRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_automation_v1_GetQueueAutomationResponse>): grpc.ClientUnaryCall;
@@ -31,7 +33,8 @@ export interface AutomationClient extends grpc.Client {
  */
 export interface AutomationHandlers extends grpc.UntypedServiceImplementation {
   /**
-   * A queue automation has no settings for answers the defaults: everything disabled, no fields.
+   * A queue automation has no settings for answers the defaults: everything disabled, no fields. Document asks it
+   * only once per queue that predates its projection of the switches (at start); queue reads use the projection.
    */
   GetQueueAutomation: grpc.handleUnaryCall<_docex_automation_v1_GetQueueAutomationRequest, _docex_automation_v1_GetQueueAutomationResponseInput>;
   
