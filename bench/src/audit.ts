@@ -2,11 +2,11 @@
  * Audit log: how fast the one consumer records events (it sees every event of the stream), and the latency of
  * audit-log pages when an organization has a year of entries (1,000,000 by default) among other organizations'.
  *
- * The membership service runs in this process against the Postgres and NATS that tests use, in a database and a
- * JetStream namespace of its own, dropped at the end; auth and document are small stand-ins (no audit read asks
- * them). The year of entries is written with one INSERT … SELECT generate_series and vacuumed as autovacuum would
+ * The audit service and membership (who may read) run in this process against the Postgres and NATS that tests use,
+ * in databases and a JetStream namespace of their own, dropped at the end; auth and document are small stand-ins (no
+ * audit read asks them). The year of entries is written with one INSERT … SELECT generate_series and vacuumed as autovacuum would
  * (the consumer's path is measured separately, by events published to the stream). Reads are sequential on one keep-alive connection, so each
- * latency is one request alone: JWT check, membership lookup, SQL, JSON.
+ * latency is one request alone: JWT check, membership's CheckPermission over gRPC, SQL, JSON.
  *
  *   node dist/audit.js        prints a markdown table
  *
@@ -16,6 +16,7 @@
 import { randomUUID } from "node:crypto";
 import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
+import { configSchema as auditConfigSchema, startAuditService } from "@docex/audit";
 import { createEvent } from "@docex/events";
 import { createLogger, databaseUrl, EventBus } from "@docex/kit";
 import { configSchema, startMembershipService } from "@docex/membership";
@@ -49,12 +50,24 @@ async function main(): Promise<void> {
   const notServed = async (): Promise<never> => {
     throw new Error("not served by the benchmark's stand-in");
   };
-  const running = await startMembershipService(config, {
+  const membership = await startMembershipService(config, {
     logger: createLogger("membership-bench", "warn"),
     userDirectory: { findByEmail: notServed, get: async () => undefined, invite: notServed, close: () => undefined },
     queues: { queueIn: async () => true },
   });
-  const db = new pg.Client({ connectionString: databaseUrl(config.DATABASE_URL, config.DATABASE_NAME) });
+  const auditConfig = testServiceConfig(
+    "audit",
+    {
+      AUTH_JWKS_URL: issuer.jwksUri,
+      JWT_ISSUER: issuer.issuer,
+      JWT_AUDIENCE: issuer.audience,
+      LOG_LEVEL: "warn",
+      MEMBERSHIP_GRPC_ADDR: `127.0.0.1:${membership.grpcPort}`,
+    },
+    auditConfigSchema,
+  );
+  const running = await startAuditService(auditConfig, { logger: createLogger("audit-bench", "warn") });
+  const db = new pg.Client({ connectionString: databaseUrl(auditConfig.DATABASE_URL, auditConfig.DATABASE_NAME) });
   await db.connect();
   const http = new Pool(`http://127.0.0.1:${running.httpPort}`, { connections: 1 });
   const bus = await EventBus.connect({
@@ -72,13 +85,12 @@ async function main(): Promise<void> {
       if (response.statusCode !== 200) throw new Error(`GET ${path}: ${response.statusCode} ${JSON.stringify(body)}`);
       return body;
     };
-    const created = await http.request({
+    const created = await fetch(`http://127.0.0.1:${membership.httpPort}/api/v2/organizations`, {
       method: "POST",
-      path: "/api/v2/organizations",
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
       body: JSON.stringify({ name: "Audited" }),
     });
-    const organizationId = ((await created.body.json()) as { data: { id: string } }).data.id;
+    const organizationId = ((await created.json()) as { data: { id: string } }).data.id;
 
     // 1. The consumer: events published to the stream as the services' relays would, until all are recorded.
     const queueId = randomUUID();
@@ -190,7 +202,8 @@ async function main(): Promise<void> {
     await bus.close();
     await db.end();
     await running.stop();
-    await dropDatabase(config.DATABASE_NAME);
+    await membership.stop();
+    await Promise.all([dropDatabase(auditConfig.DATABASE_NAME), dropDatabase(config.DATABASE_NAME)]);
     await issuer.stop();
     await mochaHooks.afterAll.call(undefined);
   }

@@ -16,6 +16,7 @@ export const gatewayConfigSchema = z
     REGISTER_URL: serviceUrl("register"),
     WEBHOOK_URL: serviceUrl("webhook"),
     EXTRACTION_URL: serviceUrl("extraction"),
+    AUDIT_URL: serviceUrl("audit"),
     /** Defaults to the auth service's own JWKS endpoint under AUTH_URL. */
     AUTH_JWKS_URL: z.url().optional(),
     JWT_ISSUER: z.string().min(1).default("docex"),

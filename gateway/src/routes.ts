@@ -69,8 +69,6 @@ const TABLE: Record<ServiceName, Row[]> = {
     ["POST", "/organizations/{organization_id}/assign-roles"],
     ["POST", "/organizations/{organization_id}/manage-user-schema"],
     ["GET", "/organizations/{organization_id}/raw-memberships"],
-    ["GET", "/organizations/{organization_id}/audit-log"],
-    ["GET", "/documents/{document_id}/audit-log"],
   ],
   document: [
     ["POST", "/workspaces"],
@@ -131,6 +129,10 @@ const TABLE: Record<ServiceName, Row[]> = {
   ],
   // Reads files and hands results to document; it has no public endpoint.
   extraction: [],
+  audit: [
+    ["GET", "/organizations/{organization_id}/audit-log"],
+    ["GET", "/documents/{document_id}/audit-log"],
+  ],
 };
 
 export const ROUTES: readonly RouteDefinition[] = Object.entries(TABLE).flatMap(([service, rows]) =>

@@ -15,6 +15,8 @@ describe("route table", () => {
     expect(serviceOf("GET", "/api/v2/auth/.well-known/jwks.json")).to.equal("auth");
     expect(serviceOf("GET", "/api/v2/organizations/acme")).to.equal("membership");
     expect(serviceOf("GET", "/api/v2/organizations/acme/raw-memberships")).to.equal("membership");
+    expect(serviceOf("GET", "/api/v2/organizations/acme/audit-log")).to.equal("audit");
+    expect(serviceOf("GET", "/api/v2/documents/d1/audit-log")).to.equal("audit");
     expect(serviceOf("GET", "/api/v2/organizations/acme/webhooks")).to.equal("webhook");
     expect(serviceOf("POST", "/api/v2/organizations/acme/webhook-signing-key")).to.equal("webhook");
     expect(serviceOf("POST", "/api/v2/queues/q1/documents")).to.equal("document");

@@ -11,6 +11,7 @@ export const SERVICE_PORTS = {
   register: { http: 8086, grpc: 9086 },
   webhook: { http: 8087, grpc: 9087 },
   extraction: { http: 8088, grpc: 9088 },
+  audit: { http: 8089, grpc: 9089 },
 } as const;
 
 export type ServiceName = Exclude<keyof typeof SERVICE_PORTS, "gateway">;

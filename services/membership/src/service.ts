@@ -12,7 +12,6 @@ import { membershipService } from "@docex/protos";
 import { z } from "zod";
 import { authUserDirectory } from "./clients/auth.js";
 import { documentQueues } from "./clients/document.js";
-import { AuditLog } from "./domain/audit-log.js";
 import { InvitationAcceptance } from "./domain/invitation-acceptance.js";
 import { MemberListing } from "./domain/member-listing.js";
 import { MemberProfiles, type MemberProfilesOptions } from "./domain/member-profiles.js";
@@ -20,19 +19,13 @@ import { Organizations } from "./domain/organizations.js";
 import { RoleAssignment } from "./domain/role-assignment.js";
 import type { UserDirectory } from "./domain/user-directory.js";
 import { type QueueDirectory, UserSchemas } from "./domain/user-schemas.js";
-import { AUDIT_LOG_CONSUMER, auditLogSubscription } from "./events/audit-consumer.js";
 import { USER_ONBOARDED_CONSUMER, userOnboardedSubscription } from "./events/user-onboarded.js";
 import { membershipCallers, membershipHandlers } from "./grpc/membership-handlers.js";
 import { membershipHttp } from "./http/routes.js";
-import { AuditStore } from "./store/audit-store.js";
 import { MembershipStore } from "./store/membership-store.js";
 import { migrations } from "./store/migrations.js";
 
 export const configSchema = serviceConfigSchema("membership").extend({
-  /** How long audit entries are kept. */
-  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(365),
-  /** How often entries past the retention are deleted. */
-  AUDIT_PURGE_INTERVAL_MS: z.coerce.number().int().min(1_000).default(3_600_000),
   /** How long an invitation can be accepted (its mailed token expires with it); fractions of a day allowed. */
   INVITATION_TTL_DAYS: z.coerce.number().positive().max(365).default(7),
   /** Pending (unaccepted, unexpired) invitations per organization; more answer 409. */
@@ -69,7 +62,6 @@ export async function startMembershipService(config: MembershipConfig, options: 
     const organizations = new Organizations(store);
     const profiles = new MemberProfiles(store, directory, infra.logger, options.profiles);
     const userSchemas = new UserSchemas(store, queues);
-    const auditLog = new AuditLog(new AuditStore(infra.sequelize), store, organizations, config.AUDIT_RETENTION_DAYS);
     const domain = {
       organizations,
       listing: new MemberListing(store, profiles),
@@ -79,7 +71,6 @@ export async function startMembershipService(config: MembershipConfig, options: 
         maxPerDay: config.INVITATION_MAX_PER_DAY,
       }),
       userSchemas,
-      auditLog,
     };
 
     const http = membershipHttp(domain, infra.verifier);
@@ -92,27 +83,11 @@ export async function startMembershipService(config: MembershipConfig, options: 
       membershipCallers,
     );
 
-    const purge = async () => {
-      try {
-        const purged = await auditLog.purgeExpired();
-        if (purged > 0) infra.logger.info({ purged, retention_days: config.AUDIT_RETENTION_DAYS }, "audit entries past retention deleted");
-      } catch (error) {
-        infra.logger.warn({ err: error }, "audit retention purge failed; next round retries");
-      }
-    };
-    const purgeTimer = setInterval(purge, config.AUDIT_PURGE_INTERVAL_MS);
-    purgeTimer.unref();
-    void purge();
-
     return serve(infra, {
       app,
       grpc,
-      subscriptions: [
-        userOnboardedSubscription({ store, organizations, logger: infra.logger }, USER_ONBOARDED_CONSUMER),
-        auditLogSubscription({ auditLog, logger: infra.logger }, AUDIT_LOG_CONSUMER),
-      ],
+      subscriptions: [userOnboardedSubscription({ store, organizations, logger: infra.logger }, USER_ONBOARDED_CONSUMER)],
       onStop: async () => {
-        clearInterval(purgeTimer);
         directory.close();
         documents?.close();
       },

@@ -31,12 +31,13 @@ function requireUuids(fields: Record<string, string | undefined>): void {
  */
 export const membershipCallers: MembershipCallers = {
   GetRoles: ["automation"],
-  CheckPermission: ["automation", "document", "learning", "register", "webhook"],
+  CheckPermission: ["audit", "automation", "document", "learning", "register", "webhook"],
   // auth: the organization of a user who signs up.
   CreateOrganization: ["auth"],
   GetUserSchema: ["document"],
-  ListOrganizationsOfUser: ["document"],
-  GetOrganization: ["document"],
+  // audit: the organizations whose logs get a member's login attempts.
+  ListOrganizationsOfUser: ["document", "audit"],
+  GetOrganization: ["audit", "document"],
   // auth: a user accepting an invitation.
   AcceptInvitation: ["auth"],
 };
@@ -99,7 +100,7 @@ export function membershipHandlers(deps: {
 
     async ListOrganizationsOfUser(request) {
       requireUuids({ user_id: request.user_id });
-      const { organizations: found } = await organizations.ofUser(request.user_id);
+      const { organizations: found } = await store.organizationsOfUser(request.user_id, undefined, request.include_deactivated === true);
       return { organizations: found.map(organizationMessage) };
     },
 

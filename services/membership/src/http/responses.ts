@@ -1,10 +1,8 @@
 import { ROLES } from "@docex/events";
 import { z } from "zod";
-import { AUDITED_TYPES } from "../domain/audit-entries.js";
 import type { MemberView } from "../domain/member-listing.js";
 import type { MembershipStatus } from "../domain/roles.js";
 import type { UserSchemaChange } from "../domain/user-schemas.js";
-import type { StoredAuditEntry } from "../store/audit-store.js";
 import type { Organization } from "../store/membership-store.js";
 
 const MEMBERSHIP_STATUSES = ["active", "invited", "deactivated"] as const satisfies readonly MembershipStatus[];
@@ -57,34 +55,4 @@ export const userSchemaSchema = z.strictObject({
 
 export function userSchemaResponse(schema: UserSchemaChange): z.infer<typeof userSchemaSchema> {
   return { user_id: schema.userId, queue_id: schema.queueId, fields: schema.fields };
-}
-
-export const auditEntrySchema = z.strictObject({
-  id: z.guid().describe("The id of the event the entry records"),
-  type: z.enum(AUDITED_TYPES),
-  occurred_at: z.iso.datetime(),
-  organization_id: z.guid(),
-  user_id: z.guid().nullable().describe("Who acted; null when the system did (automation, extraction, a disabled webhook)"),
-  request_id: z.string().nullable().describe("The x-request-id of the request that made the change"),
-  document_id: z.guid().nullable(),
-  queue_id: z.guid().nullable(),
-  details: z
-    .record(z.string(), z.unknown())
-    .describe(
-      "What changed, by type: e.g. {from, to} of a status, {changes: [{key, before, after}]} of an edit, previous/current of a setting",
-    ),
-});
-
-export function auditEntryResponse(entry: StoredAuditEntry): z.infer<typeof auditEntrySchema> {
-  return {
-    id: entry.eventId,
-    type: entry.type,
-    occurred_at: entry.occurredAt,
-    organization_id: entry.organizationId!,
-    user_id: entry.userId,
-    request_id: entry.requestId,
-    document_id: entry.documentId,
-    queue_id: entry.queueId,
-    details: entry.details,
-  };
 }

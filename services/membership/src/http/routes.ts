@@ -1,14 +1,11 @@
 import { ApiDescription, authenticate, callerOf, dataOf, expressPath, MethodNotAllowedError, pageOf, type TokenVerifier } from "@docex/kit";
 import type { Request, RequestHandler, Response, Router } from "express";
 import { z } from "zod";
-import type { AuditLog, AuditPage } from "../domain/audit-log.js";
 import type { MemberListing } from "../domain/member-listing.js";
 import type { Organizations } from "../domain/organizations.js";
 import type { RoleAssignment } from "../domain/role-assignment.js";
 import type { UserSchemas } from "../domain/user-schemas.js";
 import {
-  auditEntryResponse,
-  auditEntrySchema,
   memberResponse,
   membershipSchema,
   organizationResponse,
@@ -16,22 +13,19 @@ import {
   userSchemaResponse,
   userSchemaSchema,
 } from "./responses.js";
-import { assignRolesBody, auditLogQuery, createOrganizationBody, manageUserSchemaBody, pageQuery } from "./schemas.js";
+import { assignRolesBody, createOrganizationBody, manageUserSchemaBody, pageQuery } from "./schemas.js";
 
 const ORGANIZATIONS = "/api/v2/organizations";
 const ORGANIZATION = `${ORGANIZATIONS}/{organization_id}`;
 const ORGANIZATION_ID = { organization_id: "UUID or humanized id of the organization" };
 const ORGANIZATION_TAGS = ["Organizations"];
 const MEMBERSHIP_TAGS = ["Memberships"];
-const AUDIT_TAGS = ["Audit log"];
-const DOCUMENT_AUDIT_LOG = "/api/v2/documents/{document_id}/audit-log";
 
 export interface MembershipDomain {
   organizations: Organizations;
   listing: MemberListing;
   roleAssignment: RoleAssignment;
   userSchemas: UserSchemas;
-  auditLog: AuditLog;
 }
 
 type Visible = Awaited<ReturnType<Organizations["visibleTo"]>>;
@@ -52,7 +46,7 @@ export interface MembershipHttp {
 
 /** Thin routes: parse with the schema, call the domain, shape the answer. Every path needs an access token. */
 export function membershipHttp(domain: MembershipDomain, verifier: TokenVerifier): MembershipHttp {
-  const { organizations, listing, roleAssignment, userSchemas, auditLog } = domain;
+  const { organizations, listing, roleAssignment, userSchemas } = domain;
   const api = new ApiDescription("membership");
 
   /** Resolves the path's organization before any body is parsed: one the caller cannot see is 404 whatever the body. */
@@ -63,7 +57,6 @@ export function membershipHttp(domain: MembershipDomain, verifier: TokenVerifier
 
   const routes = (router: Router) => {
     router.use(ORGANIZATIONS, authenticate(verifier));
-    router.use(expressPath(DOCUMENT_AUDIT_LOG), authenticate(verifier));
 
     api.route(
       router,
@@ -220,86 +213,12 @@ export function membershipHttp(domain: MembershipDomain, verifier: TokenVerifier
       },
     );
 
-    const auditLogPage = (query: z.infer<typeof auditLogQuery>, found: AuditPage) => ({
-      data: found.entries.map(auditEntryResponse),
-      pagination: {
-        page: query.page,
-        page_size: query.page_size,
-        total: found.total,
-        total_pages: Math.ceil(found.total / query.page_size),
-      },
-    });
-    const auditQueryOf = (query: z.infer<typeof auditLogQuery>) => ({
-      order: query.order,
-      ...(query.type ? { types: query.type } : {}),
-      ...(query.user_id ? { userId: query.user_id.toLowerCase() } : {}),
-      ...(query.from ? { from: new Date(query.from) } : {}),
-      ...(query.to ? { to: new Date(query.to) } : {}),
-    });
-    const pageWindow = (query: z.infer<typeof auditLogQuery>) => ({ offset: (query.page - 1) * query.page_size, limit: query.page_size });
-    const AUDIT_DESCRIPTION =
-      "Every state change a user, an integration or the system made, from the events the services publish: who " +
-      "(user_id), when, what (details, with values before and after) and from which request. Owners and supervisors only. " +
-      "Entries appear once the change's event is consumed (usually within milliseconds); they are kept AUDIT_RETENTION_DAYS (365 by default).";
-
-    api.route(
-      router,
-      {
-        method: "get",
-        path: `${ORGANIZATION}/audit-log`,
-        operationId: "getOrganizationAuditLog",
-        summary: "The organization's audit log, filtered by type, user and time",
-        description: AUDIT_DESCRIPTION,
-        tags: AUDIT_TAGS,
-        params: ORGANIZATION_ID,
-        query: auditLogQuery,
-        responses: { 200: { description: "A page of audit entries", schema: pageOf(auditEntrySchema) } },
-        problems: [403, 404],
-      },
-      async ({ query }, req, res) => {
-        const found = await auditLog.ofOrganization(
-          String(req.params.organization_id),
-          callerOf(req).userId,
-          auditQueryOf(query),
-          pageWindow(query),
-        );
-        res.json(auditLogPage(query, found));
-      },
-    );
-
-    api.route(
-      router,
-      {
-        method: "get",
-        path: DOCUMENT_AUDIT_LOG,
-        operationId: "getDocumentAuditLog",
-        summary: "The audit log of one document: its upload, extraction, edits with values before and after, and status changes",
-        description: AUDIT_DESCRIPTION,
-        tags: AUDIT_TAGS,
-        params: { document_id: "UUID of the document" },
-        query: auditLogQuery,
-        responses: { 200: { description: "A page of audit entries", schema: pageOf(auditEntrySchema) } },
-        problems: [403, 404],
-      },
-      async ({ query }, req, res) => {
-        const found = await auditLog.ofDocument(
-          String(req.params.document_id),
-          callerOf(req).userId,
-          auditQueryOf(query),
-          pageWindow(query),
-        );
-        res.json(auditLogPage(query, found));
-      },
-    );
-
     const methods: Array<[string, string[]]> = [
       [ORGANIZATIONS, ["GET", "POST"]],
       [ORGANIZATION, ["GET"]],
       [`${ORGANIZATION}/raw-memberships`, ["GET"]],
       [`${ORGANIZATION}/assign-roles`, ["POST"]],
       [`${ORGANIZATION}/manage-user-schema`, ["POST"]],
-      [`${ORGANIZATION}/audit-log`, ["GET"]],
-      [DOCUMENT_AUDIT_LOG, ["GET"]],
     ];
     for (const [path, allowed] of methods) {
       router.all(expressPath(path), (_req, res) => {

@@ -164,11 +164,17 @@ export class MembershipStore {
   }
 
   /** Organizations where the user's membership is active (accepted, not deactivated), oldest first. */
+  /**
+   * `includeDeactivated`: every accepted membership (active or deactivated), as the audit log files logins; never a
+   * pending invitation, which would tell the inviter whether the email is registered.
+   */
   async organizationsOfUser(
     userId: string,
     page?: { offset: number; limit: number },
+    includeDeactivated = false,
   ): Promise<{ organizations: Organization[]; total: number }> {
-    const where = "FROM organizations o JOIN memberships m ON m.organization_id = o.id WHERE m.user_id = $1 AND m.status = 'active'";
+    const status = includeDeactivated ? "m.status <> 'invited'" : "m.status = 'active'";
+    const where = `FROM organizations o JOIN memberships m ON m.organization_id = o.id WHERE m.user_id = $1 AND ${status}`;
     const bind: unknown[] = [userId];
     const paging = page ? ` LIMIT $2 OFFSET $3` : "";
     if (page) bind.push(page.limit, page.offset);

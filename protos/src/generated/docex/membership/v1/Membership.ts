@@ -124,14 +124,16 @@ export interface MembershipClient extends grpc.Client {
   getUserSchema(argument: _docex_membership_v1_GetUserSchemaRequestInput, callback: grpc.requestCallback<_docex_membership_v1_GetUserSchemaResponse>): grpc.ClientUnaryCall;
   
   /**
-   * Organizations in which the user has a membership that is not deactivated, oldest first.
+   * Organizations in which the user has a membership that is not deactivated (include_deactivated: accepted, whatever
+   * its status), oldest first.
    */
   ListOrganizationsOfUser(argument: _docex_membership_v1_ListOrganizationsOfUserRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_membership_v1_ListOrganizationsOfUserResponse>): grpc.ClientUnaryCall;
   ListOrganizationsOfUser(argument: _docex_membership_v1_ListOrganizationsOfUserRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_membership_v1_ListOrganizationsOfUserResponse>): grpc.ClientUnaryCall;
   ListOrganizationsOfUser(argument: _docex_membership_v1_ListOrganizationsOfUserRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_membership_v1_ListOrganizationsOfUserResponse>): grpc.ClientUnaryCall;
   ListOrganizationsOfUser(argument: _docex_membership_v1_ListOrganizationsOfUserRequestInput, callback: grpc.requestCallback<_docex_membership_v1_ListOrganizationsOfUserResponse>): grpc.ClientUnaryCall;
   /**
-   * Organizations in which the user has a membership that is not deactivated, oldest first.
+   * Organizations in which the user has a membership that is not deactivated (include_deactivated: accepted, whatever
+   * its status), oldest first.
    */
   listOrganizationsOfUser(argument: _docex_membership_v1_ListOrganizationsOfUserRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_membership_v1_ListOrganizationsOfUserResponse>): grpc.ClientUnaryCall;
   listOrganizationsOfUser(argument: _docex_membership_v1_ListOrganizationsOfUserRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_membership_v1_ListOrganizationsOfUserResponse>): grpc.ClientUnaryCall;
@@ -181,7 +183,8 @@ export interface MembershipHandlers extends grpc.UntypedServiceImplementation {
   GetUserSchema: grpc.handleUnaryCall<_docex_membership_v1_GetUserSchemaRequest, _docex_membership_v1_GetUserSchemaResponseInput>;
   
   /**
-   * Organizations in which the user has a membership that is not deactivated, oldest first.
+   * Organizations in which the user has a membership that is not deactivated (include_deactivated: accepted, whatever
+   * its status), oldest first.
    */
   ListOrganizationsOfUser: grpc.handleUnaryCall<_docex_membership_v1_ListOrganizationsOfUserRequest, _docex_membership_v1_ListOrganizationsOfUserResponseInput>;
   

@@ -2,7 +2,11 @@ import { EventValidationError, parseEvent } from "@docex/events";
 import type { Logger, SubscriptionOptions } from "@docex/kit";
 import type { AuditLog } from "../domain/audit-log.js";
 
-export const AUDIT_LOG_CONSUMER = "membership__audit_log";
+/**
+ * A durable of its own, new with this service: on its first start it reads the stream from its beginning (the stream
+ * keeps every event), so it re-derives the entries membership recorded before the audit log moved here.
+ */
+export const AUDIT_LOG_CONSUMER = "audit__audit_log";
 
 /**
  * The one consumer of the audit log: every event of the stream, each recorded once (the entry's key is the event

@@ -67,19 +67,6 @@ export class AuditStore {
     );
   }
 
-  /**
-   * The organizations a user has an accepted membership in (active or deactivated): their audit logs show the user's
-   * logins. Not where an invitation is pending: that would tell the inviter whether the email is registered.
-   */
-  async organizationsOfUser(userId: string): Promise<string[]> {
-    const sql = "SELECT organization_id FROM memberships WHERE user_id = $1 AND status <> 'invited'";
-    const rows = await this.sequelize.query<{ organization_id: string }>(sql, {
-      bind: [userId],
-      type: QueryTypes.SELECT,
-    });
-    return rows.map((row) => row.organization_id);
-  }
-
   /** The organization whose log holds entries of the document; undefined when none has reached the log. */
   async organizationOfDocument(documentId: string): Promise<string | undefined> {
     const rows = await this.sequelize.query<{ organization_id: string }>(
