@@ -8,7 +8,8 @@ export type Permission =
   | "workspace.create"
   | "queue.manage"
   | "signing_key.manage"
-  | "user.manage";
+  | "user.manage"
+  | "audit_log.read";
 
 export interface PermissionQuery {
   userId: string;
