@@ -1,4 +1,12 @@
-import { connectInfrastructure, type Logger, type RunningService, serve, serviceGrpcServer, serviceHttpApp, startOrClose } from "@docex/kit";
+import {
+  connectInfrastructure,
+  type Logger,
+  type RunningService,
+  serve,
+  serviceGrpcServer,
+  serviceHttpApp,
+  startOrClose,
+} from "@docex/kit";
 import { membershipClient } from "./clients/membership.js";
 import type { AuditConfig } from "./config.js";
 import { AuditLog } from "./domain/audit-log.js";

@@ -2,7 +2,7 @@ import type { DocexEvent } from "@docex/events";
 import { ForbiddenError, isUuid, NotFoundError } from "@docex/kit";
 import type { AuditFilter, AuditStore, StoredAuditEntry } from "../store/audit-store.js";
 import { auditEntryOf, isAudited } from "./audit-entries.js";
-import { type CallContext, type Membership, type ReadAccess } from "./readers.js";
+import type { CallContext, Membership, ReadAccess } from "./readers.js";
 
 export type AuditQuery = Omit<AuditFilter, "organizationId" | "documentId">;
 
