@@ -1,4 +1,4 @@
-import type { EventBus, GrpcIdentity, Logger, Metrics } from "@docex/kit";
+import { type EventBus, type GrpcIdentity, isUuid, type Logger, type Metrics } from "@docex/kit";
 import { createMembershipClient, type MembershipClient } from "@docex/protos";
 import { evictOnMembershipChanges, type MembershipEviction, PermissionCache } from "./permission-cache.js";
 import type { CallContext, MemberCheck, PermissionAnswer, PermissionQuery, PermissionSource } from "./rule.js";
@@ -14,9 +14,6 @@ export interface MembershipPermissionsOptions {
   logger?: Logger;
   metrics?: Metrics;
 }
-
-// Membership knows users by UUID; a token naming anything else belongs to nobody it knows.
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const context = (ctx?: CallContext) => (ctx?.requestId ? { requestId: ctx.requestId } : {});
 
@@ -46,7 +43,8 @@ export class MembershipPermissions implements PermissionSource, MemberCheck {
   }
 
   async checkPermission(query: PermissionQuery, ctx?: CallContext): Promise<PermissionAnswer> {
-    if (!UUID.test(query.userId)) return { allowed: false, isMember: false, role: "" };
+    // Membership knows users by UUID; a token naming anything else belongs to nobody it knows.
+    if (!isUuid(query.userId)) return { allowed: false, isMember: false, role: "" };
     const answer = await this.cache.checkPermission(
       {
         user_id: query.userId,
@@ -60,7 +58,7 @@ export class MembershipPermissions implements PermissionSource, MemberCheck {
   }
 
   async isMember(userId: string, organizationId: string, ctx?: CallContext): Promise<boolean> {
-    if (!UUID.test(userId)) return false;
+    if (!isUuid(userId)) return false;
     const roles = await this.cache.getRoles({ user_id: userId.toLowerCase(), organization_id: organizationId }, context(ctx));
     return roles.role !== "" && roles.status !== "deactivated";
   }
