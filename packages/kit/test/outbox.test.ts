@@ -273,6 +273,57 @@ describe("outbox and JetStream bus (real Postgres and NATS)", () => {
     }
   });
 
+  it("hands a batch subscriber what arrived meanwhile in one call, and dead-letters a poison event alone", async () => {
+    const durable = `kit_test_${randomBytes(4).toString("hex")}`;
+    const batchSubject = `${subject}.batched`;
+    const consumerBus = await EventBus.connect({ url: natsUrl, name: durable, logger: silentLogger, namespace });
+    const calls: number[] = [];
+    const handled: unknown[] = [];
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const subscription = await consumerBus.subscribeBatches({
+      durable,
+      subject: batchSubject,
+      maxDeliver: 2,
+      retryDelaysMs: [10],
+      handler: async (events) => {
+        calls.push(events.length);
+        // The first call holds the consumer, so what arrives meanwhile piles up into the next batch.
+        if (calls.length === 1) await held;
+        if (events.some((event) => event.payload === undefined || (event.payload as { poison?: boolean }).poison))
+          throw new Error("poison in the batch");
+        handled.push(...events.map((event) => event.payload));
+      },
+    });
+    try {
+      await bus.publish(batchSubject, { n: 0 }, { msgId: randomUUID() });
+      await eventually(() => (calls.length === 1 ? true : undefined));
+      for (let n = 1; n <= 3; n += 1) await bus.publish(batchSubject, { n }, { msgId: randomUUID() });
+      await bus.publish(batchSubject, { poison: true }, { msgId: randomUUID() });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      release();
+      await eventually(() => (handled.length === 4 ? true : undefined));
+      // The second call had all four waiting events; it failed, so they were retried one by one.
+      expect(calls.slice(0, 2)).to.deep.equal([1, 4]);
+      expect(handled).to.deep.equal([{ n: 0 }, { n: 1 }, { n: 2 }, { n: 3 }]);
+      const jsm = await jetstreamManager(bus.connection);
+      const dead = await eventually(async () => {
+        try {
+          return await jsm.streams.getMessage(bus.deadLetterStream, { last_by_subj: `${bus.deadLetterPrefix}.${durable}` });
+        } catch {
+          return undefined;
+        }
+      });
+      expect(dead!.json()).to.deep.equal({ poison: true });
+      expect(dead!.header.get("x-original-subject")).to.equal(batchSubject);
+    } finally {
+      await subscription.stop();
+      await consumerBus.close();
+    }
+  });
+
   it("broadcasts an event to every listening instance in the namespace, under its canonical subject", async () => {
     const received: Array<{ payload: unknown; subject: string }> = [];
     const other = await EventBus.connect({ url: natsUrl, name: "kit-test-other", logger: silentLogger, namespace });

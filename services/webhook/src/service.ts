@@ -5,6 +5,7 @@ import {
   OutboxEvents,
   type RunningService,
   Sql,
+  type Subscription,
   serve,
   serviceGrpcServer,
   serviceHttpApp,
@@ -30,7 +31,7 @@ import { SigningKeys } from "./domain/signing-keys.js";
 import { type HostResolver, systemResolver, TargetPolicy } from "./domain/target-policy.js";
 import { ValidationLinks } from "./domain/validation-links.js";
 import { Webhooks } from "./domain/webhooks.js";
-import { deliveryFanOutConsumers } from "./events/delivery-fan-out.js";
+import { deliveryFanOutSubscriptions } from "./events/delivery-fan-out.js";
 import { webhookCallers, webhookHandlers } from "./grpc/webhook-handlers.js";
 import { webhookHttp } from "./http/routes.js";
 import { DeliveryStore } from "./store/delivery-store.js";
@@ -169,15 +170,14 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
     const grpc = serviceGrpcServer(infra);
     grpc.addService(webhookService.definition, webhookService.serviceName, webhookHandlers({ validation }), webhookCallers);
 
-    // The event subscriptions of this service: batch consumers rather than the kit's one-at-a-time ones (see BatchConsumer).
-    const consumers = deliveryFanOutConsumers({
-      bus: infra.bus,
+    // The event subscriptions of this service: the kit's batch subscriptions, started once the sender runs.
+    const fanOuts = deliveryFanOutSubscriptions({
       intake,
       logger: infra.logger,
-      metrics: infra.metrics,
       databaseName: config.DATABASE_NAME,
       ackWaitMs: config.WEBHOOK_CONSUMER_ACK_WAIT_MS,
     });
+    const consumers: Subscription[] = [];
     const running = await serve(infra, {
       app,
       grpc,
@@ -193,7 +193,7 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
     sender.start();
     sweep.start();
     try {
-      for (const consumer of consumers) await consumer.start();
+      for (const fanOut of fanOuts) consumers.push(await infra.bus.subscribeBatches(fanOut));
     } catch (error) {
       await running.stop();
       throw error;

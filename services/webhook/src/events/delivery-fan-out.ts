@@ -1,14 +1,11 @@
 import { type DocexEvent, EventValidationError, eventSubject, parseEvent } from "@docex/events";
-import type { EventBus, Logger, Metrics } from "@docex/kit";
+import type { BatchSubscriptionOptions, Logger } from "@docex/kit";
 import { documentStatusChangedFanout, type Fanout, queueCreatedFanout } from "../domain/delivery-payloads.js";
-import { BatchConsumer } from "./batch-consumer.js";
 
 export interface FanOutDeps {
-  bus: EventBus;
   /** Writes the deliveries of a batch of events; resolves once they are committed (DeliveryIntake). */
   intake: { write(fanouts: Fanout[]): Promise<void> };
   logger: Logger;
-  metrics?: Metrics;
   /** Names the durables: deployments with their own databases never take each other's messages. */
   databaseName: string;
   ackWaitMs: number;
@@ -19,31 +16,29 @@ export interface FanOutDeps {
  * matching webhook (the document's, its queue's, workspace's and organization's; the workspace's and
  * organization's for a new queue), idempotent on (event id, webhook id), so a redelivered event adds
  * nothing. The ack follows the commit. Replicas share each durable, so every event is handled by one of them.
+ * They are the kit's batch subscriptions: one statement writes the deliveries of every event that arrived meanwhile.
  */
-export function deliveryFanOutConsumers(deps: FanOutDeps): BatchConsumer[] {
-  const consumer = <T extends "document.status_changed" | "queue.created">(type: T, fanoutOf: (event: DocexEvent<T>) => Fanout) =>
-    new BatchConsumer(
-      deps.bus,
-      {
-        durable: `${deps.databaseName}__${type.replace(".", "_")}`,
-        subject: eventSubject(type),
-        ackWaitMs: deps.ackWaitMs,
-        handler: async (events) => {
-          const fanouts: Fanout[] = [];
-          for (const received of events) {
-            try {
-              fanouts.push(fanoutOf(parseEvent(received.payload, type) as DocexEvent<T>));
-            } catch (error) {
-              // It will not become valid by retrying; say so loudly and move on.
-              if (!(error instanceof EventValidationError)) throw error;
-              deps.logger.error({ err: error, msg_id: received.msgId }, `${type} ignored: invalid event`);
-            }
-          }
-          await deps.intake.write(fanouts);
-        },
-      },
-      deps.logger,
-      deps.metrics,
-    );
-  return [consumer("document.status_changed", documentStatusChangedFanout), consumer("queue.created", queueCreatedFanout)];
+export function deliveryFanOutSubscriptions(deps: FanOutDeps): BatchSubscriptionOptions[] {
+  const subscription = <T extends "document.status_changed" | "queue.created">(
+    type: T,
+    fanoutOf: (event: DocexEvent<T>) => Fanout,
+  ): BatchSubscriptionOptions => ({
+    durable: `${deps.databaseName}__${type.replace(".", "_")}`,
+    subject: eventSubject(type),
+    ackWaitMs: deps.ackWaitMs,
+    handler: async (events) => {
+      const fanouts: Fanout[] = [];
+      for (const received of events) {
+        try {
+          fanouts.push(fanoutOf(parseEvent(received.payload, type) as DocexEvent<T>));
+        } catch (error) {
+          // It will not become valid by retrying; say so loudly and move on.
+          if (!(error instanceof EventValidationError)) throw error;
+          deps.logger.error({ err: error, msg_id: received.msgId }, `${type} ignored: invalid event`);
+        }
+      }
+      await deps.intake.write(fanouts);
+    },
+  });
+  return [subscription("document.status_changed", documentStatusChangedFanout), subscription("queue.created", queueCreatedFanout)];
 }
