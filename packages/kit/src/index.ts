@@ -16,6 +16,7 @@ export * from "./http/operations.js";
 export * from "./http/problem.js";
 export * from "./http/readiness.js";
 export * from "./http/request-id.js";
+export * from "./humanized-id.js";
 export * from "./ids.js";
 export * from "./logger.js";
 export * from "./metrics.js";

@@ -1,12 +1,20 @@
 import { randomUUID } from "node:crypto";
 import { DEFAULT_ANNOTATION_SCHEMA, type FieldDefinition } from "@docex/annotations";
-import { ConflictError, NotFoundError, type OutboxEvents, type Sql } from "@docex/kit";
+import {
+  ConflictError,
+  type HumanizedIdSearch,
+  insertWithFreeHumanizedId,
+  NotFoundError,
+  type OutboxEvents,
+  type Sql,
+  slugFromName,
+} from "@docex/kit";
 import type { QueueSwitches } from "@docex/queue-dto";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
 import type { AccessControl, Actor, MembershipDirectory } from "./access.js";
 import type { AutomationSwitches } from "./automation-switches.js";
 import { queueCreated } from "./document-events.js";
-import { entityRefOf, slugOf, suffixed } from "./humanized-id.js";
+import { entityRefOf } from "./humanized-id.js";
 import type { ExtractionEngine, Queue, Workspace } from "./records.js";
 
 export interface HierarchyDependencies {
@@ -24,18 +32,17 @@ export interface QueueView {
   automation: QueueSwitches;
 }
 
-const GENERATED_ID_ATTEMPTS = 5;
-
 /**
- * Picks the humanized id: the one asked for (taken → 409), or a slug of the name with a random suffix
- * when the plain slug is taken.
+ * Picks the humanized id: the one asked for (taken → 409), or the kit's: a slug of the name, with the
+ * smallest free numeric suffix when the plain slug is taken.
  */
 async function withHumanizedId<T>(
   kind: "workspace" | "queue",
   requested: string | undefined,
   name: string,
-  insert: (humanizedId: string) => Promise<T | undefined>,
+  search: HumanizedIdSearch<T>,
 ): Promise<T> {
+  const { insert } = search;
   if (requested) {
     const inserted = await insert(requested);
     if (inserted) return inserted;
@@ -43,11 +50,8 @@ async function withHumanizedId<T>(
       { path: "humanized_id", message: "already taken" },
     ]);
   }
-  const slug = slugOf(name, kind);
-  for (let attempt = 0; attempt < GENERATED_ID_ATTEMPTS; attempt += 1) {
-    const inserted = await insert(attempt === 0 ? slug : suffixed(slug));
-    if (inserted) return inserted;
-  }
+  const inserted = await insertWithFreeHumanizedId(slugFromName(name, kind), search);
+  if (inserted) return inserted;
   throw new ConflictError(`Could not find a free humanized id for this ${kind}; send one.`, "humanized_id_taken");
 }
 
@@ -69,9 +73,11 @@ export class Hierarchy {
     if (!organization) throw notFound();
     await this.deps.store.rememberOrganization(organization);
     await this.deps.access.require(actor, "workspace.create", { organizationId: organization.id }, notFound);
-    return withHumanizedId("workspace", input.humanizedId, input.name, (humanizedId) =>
-      this.deps.store.insertWorkspace({ id: randomUUID(), humanizedId, organizationId: organization.id, name: input.name }),
-    );
+    return withHumanizedId("workspace", input.humanizedId, input.name, {
+      taken: (slug) => this.deps.store.humanizedIdsLike("workspaces", slug),
+      insert: (humanizedId) =>
+        this.deps.store.insertWorkspace({ id: randomUUID(), humanizedId, organizationId: organization.id, name: input.name }),
+    });
   }
 
   async workspace(actor: Actor, ref: string): Promise<Workspace> {
@@ -98,18 +104,20 @@ export class Hierarchy {
     const notFound = () => new NotFoundError(`Workspace ${input.workspaceRef} does not exist.`, "workspace_not_found");
     await this.deps.access.require(actor, "queue.manage", { organizationId: workspace.organizationId }, notFound);
     const queue = await this.deps.sql.transaction(async (tx) => {
-      const created = await withHumanizedId("queue", input.humanizedId, input.name, (humanizedId) =>
-        this.deps.store.insertQueue(tx, {
-          id: randomUUID(),
-          humanizedId,
-          workspaceId: workspace.id,
-          organizationId: workspace.organizationId,
-          name: input.name,
-          annotationSchema: input.annotationSchema ?? [...DEFAULT_ANNOTATION_SCHEMA],
-          duplicateFileRejection: input.duplicateFileRejection ?? false,
-          extractionEngine: input.extractionEngine ?? "builtin",
-        }),
-      );
+      const created = await withHumanizedId("queue", input.humanizedId, input.name, {
+        taken: (slug) => this.deps.store.humanizedIdsLike("queues", slug, tx),
+        insert: (humanizedId) =>
+          this.deps.store.insertQueue(tx, {
+            id: randomUUID(),
+            humanizedId,
+            workspaceId: workspace.id,
+            organizationId: workspace.organizationId,
+            name: input.name,
+            annotationSchema: input.annotationSchema ?? [...DEFAULT_ANNOTATION_SCHEMA],
+            duplicateFileRejection: input.duplicateFileRejection ?? false,
+            extractionEngine: input.extractionEngine ?? "builtin",
+          }),
+      });
       await this.deps.events.add(tx, queueCreated(created, { userId: actor.userId, requestId: actor.requestId }));
       return created;
     });

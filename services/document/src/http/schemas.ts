@@ -1,8 +1,8 @@
 import { annotationSchemaInput } from "@docex/annotations";
 import { DOCUMENT_STATUSES } from "@docex/events";
+import { humanizedIdInput } from "@docex/kit";
 import { z } from "zod";
 import { annotationsInput } from "../domain/annotations.js";
-import { humanizedIdInput } from "../domain/humanized-id.js";
 import { EXTRACTION_ENGINES } from "../domain/records.js";
 
 const name = z.string().trim().min(1).max(200);

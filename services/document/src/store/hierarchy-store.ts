@@ -51,6 +51,16 @@ export class HierarchyStore {
     return this.sql.one<OrganizationRef>(`SELECT id, humanized_id AS "humanizedId", name FROM organizations WHERE ${clause}`, [value]);
   }
 
+  /** The humanized ids of workspaces (or queues) that are `base` or `base-<n>`: the ones a new name's slug must avoid. */
+  async humanizedIdsLike(table: "workspaces" | "queues", base: string, tx?: Tx): Promise<string[]> {
+    const rows = await this.sql.rows<{ humanized_id: string }>(
+      `SELECT humanized_id FROM ${table} WHERE humanized_id = $1 OR humanized_id ~ ('^' || $2 || '-[0-9]+$')`,
+      [base, base.replace(/[^a-z0-9-]/g, "")],
+      tx,
+    );
+    return rows.map((row) => row.humanized_id);
+  }
+
   /** Undefined when the humanized id is taken. */
   insertWorkspace(workspace: Omit<Workspace, "createdAt">): Promise<Workspace | undefined> {
     return this.sql.one<Workspace>(

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { insertWithFreeHumanizedId, slugFromName } from "@docex/kit";
 import type { MembershipStore, Organization, Tx } from "../store/membership-store.js";
-import { slugFromName, withSuffix } from "./humanized-id.js";
 import { humanizedIdTaken, organizationNotFound } from "./membership-errors.js";
 import { membershipChanged, organizationCreated } from "./membership-events.js";
 import { type Grant, isEffective } from "./roles.js";
@@ -21,9 +21,6 @@ export interface RequestContext {
   /** The user whose request this is; null when the service acts on its own (e.g. a consumer). */
   actorUserId?: string | null;
 }
-
-/** Suffixes tried after the humanized id derived from a name is taken, before a random one. */
-const SUFFIX_ATTEMPTS = 5;
 
 /** Organizations and who may see them: a member whose membership is not deactivated. */
 export class Organizations {
@@ -58,18 +55,10 @@ export class Organizations {
       if (!inserted) throw humanizedIdTaken(input.humanizedId);
       return inserted;
     }
-    const base = slugFromName(input.name);
-    for (let attempt = 0; attempt < SUFFIX_ATTEMPTS; attempt += 1) {
-      const taken = new Set(await this.store.humanizedIdsLike(base, tx));
-      let n = 1;
-      while (taken.has(withSuffix(base, n))) n += 1;
-      // Another instance may take the same one between our look and our insert; look again then.
-      const inserted = await this.store.insertOrganization(tx, { ...row, humanizedId: withSuffix(base, n) });
-      if (inserted) return inserted;
-    }
-    const inserted = await this.store.insertOrganization(tx, {
-      ...row,
-      humanizedId: withSuffix(base, 1_000 + Math.floor(Math.random() * 9_000_000)),
+    const base = slugFromName(input.name, "organization");
+    const inserted = await insertWithFreeHumanizedId(base, {
+      taken: (slug) => this.store.humanizedIdsLike(slug, tx),
+      insert: (humanizedId) => this.store.insertOrganization(tx, { ...row, humanizedId }),
     });
     if (!inserted) throw new Error(`could not find a free humanized id for ${base}`);
     return inserted;

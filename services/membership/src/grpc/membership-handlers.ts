@@ -1,6 +1,5 @@
-import { type FieldError, isUuid, ValidationError } from "@docex/kit";
+import { type FieldError, humanizedIdProblem, isUuid, ValidationError } from "@docex/kit";
 import type { MembershipCallers, MembershipHandlers, Organization as OrganizationMessage } from "@docex/protos";
-import { humanizedIdProblem } from "../domain/humanized-id.js";
 import type { InvitationAcceptance } from "../domain/invitation-acceptance.js";
 import { organizationNotFound } from "../domain/membership-errors.js";
 import type { Organizations } from "../domain/organizations.js";

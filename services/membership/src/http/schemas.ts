@@ -1,6 +1,6 @@
 import { ROLES } from "@docex/events";
+import { humanizedIdInput } from "@docex/kit";
 import { z } from "zod";
-import { humanizedIdProblem } from "../domain/humanized-id.js";
 import type { RoleOperation } from "../domain/role-plan.js";
 
 const uuid = z.guid({ message: "Must be a UUID." });
@@ -15,14 +15,7 @@ export const MAX_ROLE_OPERATIONS = 100;
 
 export const createOrganizationBody = z.object({
   name: z.string().trim().min(1).max(200),
-  humanized_id: z
-    .string()
-    .superRefine((value, ctx) => {
-      const problem = humanizedIdProblem(value);
-      if (problem) ctx.addIssue({ code: "custom", message: problem });
-    })
-    .nullish()
-    .describe("Lowercase slug, unique among organizations; made from the name when left out"),
+  humanized_id: humanizedIdInput.nullish().describe("Lowercase slug, unique among organizations; made from the name when left out"),
 });
 
 export const pageQuery = z.object({
