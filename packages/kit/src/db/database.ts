@@ -37,10 +37,30 @@ export interface DatabaseOptions {
   logger: Logger;
 }
 
+/**
+ * pg's Client with an error listener from its first moment. Sequelize attaches its own only after the
+ * connection is open, one microtask later; an error the server sends in the same read as "ready for
+ * query" (its backend terminated while the pool reconnects: a failover, or pg_terminate_backend) was
+ * emitted with no listener, and the uncaught 57P01 killed the process. The client is marked invalid the
+ * way Sequelize's own listener does, so the pool discards it instead of lending it out.
+ */
+export class GuardedPgClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    this.on("error", () => {
+      (this as unknown as { _invalid: boolean })._invalid = true;
+    });
+  }
+}
+
+/** The pg module Sequelize is given: the same, but its clients are guarded. */
+const guardedPg = { ...pg, Client: GuardedPgClient };
+
 export async function connectDatabase(options: DatabaseOptions): Promise<Sequelize> {
   await ensureDatabase(options.serverUrl, options.database);
   const sequelize = new Sequelize(databaseUrl(options.serverUrl, options.database), {
     dialect: "postgres",
+    dialectModule: guardedPg,
     logging: false,
     pool: { max: options.poolMax ?? 10, min: 0, idle: 10_000, acquire: 10_000 },
     define: { underscored: true, timestamps: false, freezeTableName: true },

@@ -1,0 +1,66 @@
+import { expect } from "chai";
+import pg from "pg";
+import type { Sequelize } from "sequelize";
+import { connectDatabase, GuardedPgClient } from "../src/db/database.js";
+import { dropDatabase, serverUrl, silentLogger, uniqueName } from "./support.js";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("database connections when Postgres terminates them (real Postgres)", function () {
+  this.timeout(60_000);
+  const database = uniqueName("terminated");
+  let sequelize: Sequelize;
+  let admin: pg.Client;
+
+  before(async () => {
+    sequelize = await connectDatabase({ serverUrl: serverUrl, database, logger: silentLogger, poolMax: 10 });
+    admin = new pg.Client({ connectionString: serverUrl });
+    await admin.connect();
+  });
+
+  after(async () => {
+    await sequelize?.close();
+    await admin?.end();
+    await dropDatabase(database);
+  });
+
+  it("a client's error before Sequelize listens is no uncaught exception: the client is only marked invalid", () => {
+    const client = new GuardedPgClient({ connectionString: serverUrl });
+    expect(() => client.emit("error", Object.assign(new Error("terminating connection"), { code: "57P01" }))).not.to.throw();
+    expect((client as unknown as { _invalid?: boolean })._invalid).to.equal(true);
+  });
+
+  it("keeps the process alive and serving while every backend is terminated again and again as the pool reconnects", async () => {
+    // Before the guard this died within seconds with an uncaught 57P01: an error in the same read as
+    // "ready for query" reached a client Sequelize had not yet put a listener on.
+    let stop = false;
+    let answered = 0;
+    const worker = async () => {
+      while (!stop) {
+        try {
+          await sequelize.query("SELECT 1");
+          answered++;
+        } catch {
+          await sleep(1);
+        }
+      }
+    };
+    const workers = Array.from({ length: 10 }, worker);
+    const until = Date.now() + 5_000;
+    let terminated = 0;
+    while (Date.now() < until) {
+      const result = await admin.query<{ n: string }>(
+        "SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity WHERE datname = $1",
+        [database],
+      );
+      terminated += Number(result.rows[0]?.n);
+      await sleep(5);
+    }
+    stop = true;
+    await Promise.all(workers);
+    expect(terminated).to.be.greaterThan(100);
+    expect(answered).to.be.greaterThan(0);
+    // And it recovers: a query after the storm is answered.
+    expect(await sequelize.query("SELECT 1 AS one", { plain: true })).to.deep.equal({ one: 1 });
+  });
+});
