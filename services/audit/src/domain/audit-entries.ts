@@ -1,26 +1,18 @@
 import type { Annotation } from "@docex/annotations";
-import type { DocexEvent, EventType } from "@docex/events";
+import { type DocexEvent, EVENT_TYPES, type EventType } from "@docex/events";
 
 /**
- * The events that are state changes a user or an integration made (or the system made on their data), and so
- * belong in the audit log. Mail requests and onboarding are not: onboarding shows as `organization.created`.
+ * Every event is audited except the two that are not a state change a user or an integration made (or the
+ * system made on their data): mail requests, and onboarding (it shows as `organization.created`). An event type
+ * added to the contracts is audited unless it is named here.
  */
-export const AUDITED_TYPES = [
-  "auth.login_attempted",
-  "membership.changed",
-  "organization.created",
-  "queue.created",
-  "document.created",
-  "document.extracted",
-  "document.annotations_changed",
-  "document.status_changed",
-  "automation.applied",
-  "learning.feedback",
-  "register.updated",
-  "configuration.changed",
-] as const satisfies readonly EventType[];
+const NOT_AUDITED = ["auth.user_onboarded", "auth.mail_requested"] as const satisfies readonly EventType[];
 
-export type AuditedType = (typeof AUDITED_TYPES)[number];
+export type AuditedType = Exclude<EventType, (typeof NOT_AUDITED)[number]>;
+
+export const AUDITED_TYPES: readonly AuditedType[] = EVENT_TYPES.filter(
+  (type): type is AuditedType => !(NOT_AUDITED as readonly EventType[]).includes(type),
+);
 
 /** What `type=` accepts: an audited event type, or the family before its dot (`document`, `auth`, ...). */
 export const AUDIT_TYPE_FAMILIES = [...new Set(AUDITED_TYPES.map((type) => type.split(".")[0]!))];
