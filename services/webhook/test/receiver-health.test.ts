@@ -133,6 +133,34 @@ describe("receiver health and disabling a webhook that keeps failing (real Postg
     expect((await harness.call("GET", `/webhooks/${webhook.id}`, { as: owner })).body.data.status).to.equal("active");
   });
 
+  it("a delivery whose attempt is under way when its webhook is disabled is failed at once, and the attempt's late answer does not revive it", async () => {
+    const at = harness.hierarchy(organizationId);
+    const receiver = await harness.receiver();
+    // The first attempt fails at once (the run of failures starts); the retry hangs 3 s, well past the 1.5 s after
+    // which the sweep disables the webhook, so its delivery is held by a sender when that happens.
+    receiver.respondWith(() => (receiver.requests.length === 1 ? { status: 500 } : { status: 500, delayMs: 3_000 }));
+    const webhook = await harness.createWebhook(owner, { url: `${receiver.url}/hangs`, entity_type: "queue", entity_id: at.queueId });
+    await harness.statusChanged(at);
+    await receiver.waitForRequests(2);
+
+    await eventually(async () => {
+      const answer = await harness.call("GET", `/webhooks/${webhook.id}`, { as: owner });
+      return answer.body.data.status === "disabled" ? true : undefined;
+    }, 10_000);
+    const [held] = (await harness.deliveries(owner, webhook.id!)).body.data;
+    expect(held).to.deep.include({ status: "failed", last_error: "webhook disabled: its receiver kept failing" });
+
+    // The hung attempt answers (and is recorded as an attempt); the delivery stays failed and nothing more is sent.
+    await eventually(async () => {
+      const [delivery] = (await harness.deliveries(owner, webhook.id!)).body.data;
+      return delivery.attempts.length === 2 ? true : undefined;
+    }, 10_000);
+    await sleep(500);
+    const [after] = (await harness.deliveries(owner, webhook.id!)).body.data;
+    expect(after).to.deep.include({ status: "failed", last_error: "webhook disabled: its receiver kept failing" });
+    expect(receiver.requests).to.have.length(2);
+  });
+
   it("a success ends the run of failures: a receiver that recovers is not disabled", async () => {
     const at = harness.hierarchy(organizationId);
     const receiver = await harness.receiver();

@@ -4,6 +4,7 @@ import type { RetryPolicy } from "../domain/retry-policy.js";
 import { parseRetryAfter } from "../domain/retry-policy.js";
 import { requestSignatureHeaders, type SigningKeySet } from "../domain/signature.js";
 import type { SigningKeys } from "../domain/signing-keys.js";
+import { DISABLED_WEBHOOK_ERROR } from "../domain/receiver-health.js";
 import { SIGNING_KEY_MISSING_REASON } from "../domain/signing-requirement.js";
 import type { ClaimedDelivery, DeliveryOutcome, DeliveryStore } from "../store/delivery-store.js";
 import type { DeliveryMetrics } from "./delivery-metrics.js";
@@ -182,7 +183,7 @@ export class DeliverySender {
         leaseToken: delivery.leaseToken,
         status: "failed",
         delayMs: 0,
-        error: "webhook disabled: its receiver kept failing",
+        error: DISABLED_WEBHOOK_ERROR,
       });
       return;
     }

@@ -4,6 +4,9 @@ import type { Actor } from "./access.js";
 import type { Webhook } from "./records.js";
 import type { Webhooks } from "./webhooks.js";
 
+/** Why a disabled webhook's pending deliveries were given up (their status is failed; nothing more is sent). */
+export const DISABLED_WEBHOOK_ERROR = "webhook disabled: its receiver kept failing";
+
 /** The window GET /webhooks/{id}/health looks at; its name is part of the answer. */
 export const HEALTH_WINDOW = { name: "1h", ms: 3_600_000 } as const;
 

@@ -1,4 +1,5 @@
 import type { Sql } from "@docex/kit";
+import { DISABLED_WEBHOOK_ERROR } from "../domain/receiver-health.js";
 import type { Fanout } from "../domain/delivery-payloads.js";
 import type {
   Delivery,
@@ -150,7 +151,8 @@ export class DeliveryStore {
   /**
    * Records outcomes in one statement. Attempts are recorded for every delivery that still exists (its
    * webhook may have been deleted meanwhile); the delivery's state changes only while the lease is still
-   * the sender's, so a sender that lost its lease cannot overwrite what the next one decided.
+   * the sender's, so a sender that lost its lease cannot overwrite what the next one decided. A retry whose
+   * webhook was disabled meanwhile is recorded as failed, so a disabled webhook has no pending delivery.
    */
   async record(outcomes: DeliveryOutcome[]): Promise<void> {
     if (outcomes.length === 0) return;
@@ -161,7 +163,8 @@ export class DeliveryStore {
                               $9::text[], $10::boolean[], $11::boolean[], $12::text[], $13::bigint[])
            AS t(id, lease_token, attempted, number, started_at, duration_ms, status_code, error, excerpt, succeeded, manual, status, delay_ms)
        ), live AS (
-         SELECT d.id, d.webhook_id, (d.lease_token = r.lease_token) AS owned FROM deliveries d JOIN r ON r.id = d.id FOR UPDATE OF d
+         SELECT d.id, d.webhook_id, (d.lease_token = r.lease_token) AS owned, COALESCE(w.status = 'disabled', false) AS disabled
+         FROM deliveries d JOIN r ON r.id = d.id LEFT JOIN webhooks w ON w.id = d.webhook_id FOR UPDATE OF d
        ), attempts AS (
          INSERT INTO delivery_attempts (delivery_id, webhook_id, number, started_at, duration_ms, status_code, error, response_excerpt,
                                         succeeded, manual)
@@ -184,14 +187,16 @@ export class DeliveryStore {
          RETURNING w.id
        )
        UPDATE deliveries d SET
-         status = r.status,
+         -- A retry of a webhook disabled while this attempt was under way is given up now, not at its next claim.
+         status = CASE WHEN r.status = 'pending' AND live.disabled THEN 'failed' ELSE r.status END,
          attempts = CASE WHEN r.attempted THEN GREATEST(d.attempts, r.number) ELSE d.attempts END,
-         next_attempt_at = CASE WHEN r.status = 'pending' THEN now() + make_interval(secs => r.delay_ms::double precision / 1000) END,
+         next_attempt_at = CASE WHEN r.status = 'pending' AND NOT live.disabled
+                           THEN now() + make_interval(secs => r.delay_ms::double precision / 1000) END,
          lease_token = NULL,
          manual_retry = CASE WHEN r.attempted THEN false ELSE d.manual_retry END,
-         last_error = CASE WHEN r.status = 'succeeded' THEN NULL ELSE r.error END,
+         last_error = CASE WHEN r.status = 'succeeded' THEN NULL WHEN r.status = 'pending' AND live.disabled THEN $14 ELSE r.error END,
          updated_at = now(),
-         completed_at = CASE WHEN r.status = 'pending' THEN NULL ELSE now() END
+         completed_at = CASE WHEN r.status = 'pending' AND NOT live.disabled THEN NULL ELSE now() END
        FROM r JOIN live ON live.id = r.id AND live.owned
        WHERE d.id = r.id
        RETURNING d.id`,
@@ -209,6 +214,7 @@ export class DeliveryStore {
         column((o) => o.attempt?.manual ?? false),
         column((o) => o.status),
         column((o) => Math.max(0, Math.round(o.delayMs))),
+        DISABLED_WEBHOOK_ERROR,
       ],
     );
   }

@@ -1,4 +1,5 @@
 import type { Sql, Tx } from "@docex/kit";
+import { DISABLED_WEBHOOK_ERROR } from "../domain/receiver-health.js";
 import type {
   EntityType,
   FailurePolicy,
@@ -155,7 +156,8 @@ export class WebhookStore {
 
   /**
    * Disables the active webhooks whose run of failures began before `failingFor` ms ago, and fails their pending
-   * deliveries that no sender holds (one held now is failed when it comes back: the sender sees the status).
+   * deliveries, those a sender holds too: clearing the lease means its outcome no longer changes the delivery
+   * (`DeliveryStore.record`), and a retry recorded by a sender that read the webhook before this commits is failed there.
    * Answers each webhook as it was before and as it is now. Row locks make replicas that sweep at the same
    * moment disable each webhook once.
    */
@@ -184,10 +186,10 @@ export class WebhookStore {
     if (changed.length > 0) {
       await this.sql.rows(
         `UPDATE deliveries SET status = 'failed', next_attempt_at = NULL, lease_token = NULL, completed_at = now(), updated_at = now(),
-           last_error = 'webhook disabled: its receiver kept failing'
-         WHERE webhook_id = ANY ($1::uuid[]) AND status = 'pending' AND (lease_token IS NULL OR next_attempt_at <= now())
+           last_error = $2
+         WHERE webhook_id = ANY ($1::uuid[]) AND status = 'pending'
          RETURNING id`,
-        [changed.map(({ after }) => after.id)],
+        [changed.map(({ after }) => after.id), DISABLED_WEBHOOK_ERROR],
         tx,
       );
     }
