@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "@docex/kit";
+import { DISABLED_WEBHOOK_ERROR } from "../domain/receiver-health.js";
 import type { RetryPolicy } from "../domain/retry-policy.js";
 import { parseRetryAfter } from "../domain/retry-policy.js";
 import { requestSignatureHeaders, type SigningKeySet } from "../domain/signature.js";
 import type { SigningKeys } from "../domain/signing-keys.js";
-import { DISABLED_WEBHOOK_ERROR } from "../domain/receiver-health.js";
 import { SIGNING_KEY_MISSING_REASON } from "../domain/signing-requirement.js";
 import type { ClaimedDelivery, DeliveryOutcome, DeliveryStore } from "../store/delivery-store.js";
 import type { DeliveryMetrics } from "./delivery-metrics.js";

@@ -1,6 +1,6 @@
 import type { Sql } from "@docex/kit";
-import { DISABLED_WEBHOOK_ERROR } from "../domain/receiver-health.js";
 import type { Fanout } from "../domain/delivery-payloads.js";
+import { DISABLED_WEBHOOK_ERROR } from "../domain/receiver-health.js";
 import type {
   Delivery,
   DeliveryAttempt,
