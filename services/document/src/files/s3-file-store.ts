@@ -1,6 +1,17 @@
 import type { Readable } from "node:stream";
-import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client, type S3ClientConfig } from "@aws-sdk/client-s3";
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  NoSuchKey,
+  PutObjectCommand,
+  S3Client,
+  type S3ClientConfig,
+} from "@aws-sdk/client-s3";
 import { exactly, type FileStore } from "./file-store.js";
+
+/** When a failed upload's leftover is looked for (and deleted) again, each wait after the one before. */
+const LEFTOVER_CHECKS_MS = [0, 100, 300, 600];
 
 /** `s3://bucket/prefix`: the bucket, and the key prefix without slashes at either end ("" for none). */
 export function parseS3Url(url: string): { bucket: string; prefix: string } {
@@ -56,9 +67,24 @@ export class S3FileStore implements FileStore {
       failure ??= error;
     }
     if (failure) {
-      // S3 itself keeps nothing of a failed PutObject; some S3-compatible servers keep what arrived. Remove it.
-      await this.delete(key).catch(() => undefined);
+      await this.removeLeftover(key);
       throw failure;
+    }
+  }
+
+  /**
+   * S3 itself keeps nothing of a failed PutObject; some S3-compatible servers keep what arrived, and may write it
+   * after the client gave up (the aborted request is still being read). Deletes it, and again if it reappears
+   * within about a second. Best effort: the failure that led here is what the caller hears of.
+   */
+  private async removeLeftover(key: string): Promise<void> {
+    for (const waitMs of LEFTOVER_CHECKS_MS) {
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+      const present = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.keyOf(key) })).then(
+        () => true,
+        () => false,
+      );
+      if (present) await this.delete(key).catch(() => undefined);
     }
   }
 
