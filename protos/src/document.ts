@@ -1,8 +1,8 @@
 import type { GrpcClientOptions } from "@docex/kit";
+import type { ApplyDocumentChangesRequest } from "./generated/docex/document/v1/ApplyDocumentChangesRequest.js";
 import type { DocumentDefinition } from "./generated/docex/document/v1/Document.js";
 import { type Callers, createPromiseClient, type Handlers, loadService, type PromiseClient } from "./service-descriptor.js";
 
-export type { ApplyDocumentChangesRequest } from "./generated/docex/document/v1/ApplyDocumentChangesRequest.js";
 export type { ApplyDocumentChangesResponse } from "./generated/docex/document/v1/ApplyDocumentChangesResponse.js";
 export type { DocumentRecord } from "./generated/docex/document/v1/DocumentRecord.js";
 export type { FileChunk } from "./generated/docex/document/v1/FileChunk.js";
@@ -16,6 +16,7 @@ export type { RecordExtractionRequest } from "./generated/docex/document/v1/Reco
 export type { RecordExtractionResponse } from "./generated/docex/document/v1/RecordExtractionResponse.js";
 export type { ResolveEntityRequest } from "./generated/docex/document/v1/ResolveEntityRequest.js";
 export type { ResolveEntityResponse } from "./generated/docex/document/v1/ResolveEntityResponse.js";
+export type { ApplyDocumentChangesRequest };
 
 export const documentService = loadService<DocumentDefinition>("document.proto", "docex.document.v1.Document");
 
@@ -28,4 +29,21 @@ export type DocumentClient = PromiseClient<DocumentDefinition, DocumentStreams>;
 
 export function createDocumentClient(address: string, options: GrpcClientOptions): DocumentClient {
   return createPromiseClient<DocumentDefinition, DocumentStreams>(documentService, address, options);
+}
+
+/** What every ApplyDocumentChanges request names: the document, the version it is based on, who asks, and its key. */
+type ChangeHeader = Pick<ApplyDocumentChangesRequest, "document_id" | "expected_version" | "source" | "idempotency_key">;
+
+/** An ApplyDocumentChanges request that changes only what `change` names; every other field changes nothing. */
+export function documentChangeRequest(change: ChangeHeader & Partial<ApplyDocumentChangesRequest>): ApplyDocumentChangesRequest {
+  return {
+    annotations_json: "",
+    messages_json: "",
+    options_json: "",
+    approvers: [],
+    applied_rules: [],
+    replace_messages: false,
+    cells_json: "",
+    ...change,
+  };
 }

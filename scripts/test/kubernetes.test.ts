@@ -948,10 +948,10 @@ describe("Kubernetes manifests (deploy/k8s) and monitoring (deploy/monitoring)",
     it("the processes serve those probes: kit's HTTP app answers /healthz, /readyz (503 while draining) and /metrics; its gRPC server answers grpc.health.v1 Check", async () => {
       for (const name of serviceNames()) {
         const source = readFileSync(path.join(root, "services", name, "src/service.ts"), "utf8");
-        // serviceHttpApp and serviceGrpcServer are the kit's createHttpApp and GrpcServer on the service's infrastructure.
-        expect(source, `services/${name}/src/service.ts builds kit's HTTP app`).to.match(/\b(createHttpApp|serviceHttpApp)\(/);
+        // infra.httpApp and infra.grpcServer are the kit's createHttpApp and GrpcServer on the service's infrastructure.
+        expect(source, `services/${name}/src/service.ts builds kit's HTTP app`).to.match(/\b(createHttpApp|infra\.httpApp)\(/);
         expect(source, `services/${name}/src/service.ts serves gRPC with kit's GrpcServer`).to.match(
-          /new GrpcServer\(|\bserviceGrpcServer\(/,
+          /new GrpcServer\(|\binfra\.grpcServer\(/,
         );
       }
       expect(readFileSync(path.join(root, "gateway/src/app.ts"), "utf8"), "the gateway mounts kit's health routes").to.include(

@@ -15,8 +15,6 @@ export interface MembershipPermissionsOptions {
   metrics?: Metrics;
 }
 
-const context = (ctx?: CallContext) => (ctx?.requestId ? { requestId: ctx.requestId } : {});
-
 /**
  * The gRPC client of membership as every service uses it: a deadline, a breaker so that an unreachable
  * membership answers 503 at once instead of holding every request (access fails closed), and the
@@ -31,12 +29,7 @@ export class MembershipPermissions implements PermissionSource, MemberCheck {
   ) {}
 
   static connect(address: string, options: MembershipPermissionsOptions): MembershipPermissions {
-    const client = createMembershipClient(address, {
-      identity: options.identity,
-      deadlineMs: options.deadlineMs,
-      ...(options.metrics ? { metrics: options.metrics } : {}),
-      breaker: { resetTimeoutMs: 5_000 },
-    });
+    const client = createMembershipClient(address, options);
     const cache = new PermissionCache(client, { ttlMs: options.cacheMs });
     const eviction = options.bus ? evictOnMembershipChanges(cache, options.bus, options.logger) : undefined;
     return new MembershipPermissions(client, cache, eviction);
@@ -52,14 +45,14 @@ export class MembershipPermissions implements PermissionSource, MemberCheck {
         permission: query.permission,
         ...(query.queueId ? { queue_id: query.queueId } : {}),
       },
-      context(ctx),
+      ctx,
     );
     return { allowed: answer.allowed, isMember: answer.is_member, role: answer.role };
   }
 
   async isMember(userId: string, organizationId: string, ctx?: CallContext): Promise<boolean> {
     if (!isUuid(userId)) return false;
-    const roles = await this.cache.getRoles({ user_id: userId.toLowerCase(), organization_id: organizationId }, context(ctx));
+    const roles = await this.cache.getRoles({ user_id: userId.toLowerCase(), organization_id: organizationId }, ctx);
     return roles.role !== "" && roles.status !== "deactivated";
   }
 

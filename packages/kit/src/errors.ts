@@ -61,6 +61,16 @@ export class NotFoundError extends DomainError {
   }
 }
 
+/** A lookup's answer, or undefined where it answered NotFoundError: "no such thing" is an answer, not a failure. */
+export async function undefinedIfNotFound<T>(lookup: Promise<T>): Promise<T | undefined> {
+  try {
+    return await lookup;
+  } catch (error) {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }
+}
+
 export class MethodNotAllowedError extends DomainError {
   override readonly status = 405;
   override readonly grpcCode = GrpcStatus.UNIMPLEMENTED;

@@ -8,8 +8,10 @@ import type { z } from "zod";
 import { TokenVerifier } from "./auth/token-verifier.js";
 import { EventBus, type SubscriptionOptions } from "./bus/event-bus.js";
 import { kitMigrations, Outbox } from "./bus/outbox.js";
+import { OutboxEvents } from "./bus/outbox-events.js";
 import { loadConfigOrExit, type ServiceName, serviceConfigSchema } from "./config.js";
 import { connectDatabase, type Migration, pendingMigrations, runMigrations } from "./db/database.js";
+import { Sql } from "./db/sql.js";
 import { type GrpcIdentity, grpcIdentityFromConfig } from "./grpc/identity.js";
 import { GrpcServer } from "./grpc/server.js";
 import { createHttpApp, type HttpAppOptions } from "./http/app.js";
@@ -19,19 +21,100 @@ import { Metrics } from "./metrics.js";
 
 export type BaseServiceConfig = z.infer<ReturnType<typeof serviceConfigSchema>>;
 
-/** What every service connects to before it builds its own parts. */
-export interface Infrastructure {
-  name: ServiceName;
-  config: BaseServiceConfig;
-  logger: Logger;
-  metrics: Metrics;
-  readiness: Readiness;
-  sequelize: Sequelize;
-  bus: EventBus;
-  outbox: Outbox;
-  verifier: TokenVerifier;
-  /** The service's gRPC identity (GRPC_TLS_DIR), for its server and its clients. */
-  grpcIdentity: GrpcIdentity;
+/**
+ * What every service connects to before it builds its own parts, and the steps every service takes on it:
+ * its HTTP app and gRPC server on the shared logger, metrics and identity, `startOrClose`, then `serve`.
+ */
+export class Infrastructure {
+  /** Queries on the service's database. */
+  readonly sql: Sql;
+  /** Adds events to the outbox inside a transaction. */
+  readonly events: OutboxEvents;
+
+  constructor(
+    readonly name: ServiceName,
+    readonly config: BaseServiceConfig,
+    readonly logger: Logger,
+    readonly metrics: Metrics,
+    readonly readiness: Readiness,
+    readonly sequelize: Sequelize,
+    readonly bus: EventBus,
+    readonly outbox: Outbox,
+    readonly verifier: TokenVerifier,
+    /** The service's gRPC identity (GRPC_TLS_DIR), for its server and its clients. */
+    readonly grpcIdentity: GrpcIdentity,
+  ) {
+    this.sql = new Sql(sequelize);
+    this.events = new OutboxEvents(outbox);
+  }
+
+  /** The service's HTTP app on this logger, metrics and readiness. */
+  httpApp(options: ServiceHttpOptions): Express {
+    return createHttpApp({ logger: this.logger, metrics: this.metrics, readiness: this.readiness, ...options });
+  }
+
+  /** The service's gRPC server, with its identity and these metrics. */
+  grpcServer(): GrpcServer {
+    return new GrpcServer(this.logger, { identity: this.grpcIdentity, metrics: this.metrics });
+  }
+
+  /**
+   * Runs `start` (build the service's parts, then `serve` them). When it fails, what was opened is closed
+   * before the error goes on: first `closeOnFailure` (the service's own clients and timers), then the bus and
+   * the database. A failure to close is ignored, so the caller sees why the start failed, not why the
+   * clean-up did.
+   */
+  startOrClose<T>(start: () => Promise<T>): Promise<T>;
+  startOrClose<T>(closeOnFailure: () => void | Promise<void>, start: () => Promise<T>): Promise<T>;
+  async startOrClose<T>(
+    ...args: [start: () => Promise<T>] | [closeOnFailure: () => void | Promise<void>, start: () => Promise<T>]
+  ): Promise<T> {
+    const [closeOnFailure, start] = args.length === 1 ? [undefined, args[0]] : args;
+    try {
+      return await start();
+    } catch (error) {
+      await Promise.resolve()
+        .then(closeOnFailure)
+        .catch(() => undefined);
+      await this.bus.close().catch(() => undefined);
+      await this.sequelize.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Listens, starts the outbox relay and the consumers, and returns a handle that stops them in order. */
+  async serve(options: ServeOptions): Promise<RunningService> {
+    const { config, logger } = this;
+    const grpc = options.grpc;
+    // Ready only once the gRPC server listens too: Kubernetes' startup probe asks /readyz, as the kubelet
+    // cannot speak mutual TLS to grpc.health.v1.
+    if (grpc)
+      this.readiness.add("grpc", async () => {
+        if (!grpc.serving) throw new Error("the gRPC server is not serving");
+      });
+    const server = await listen(options.app, config.HOST, config.PORT);
+    const httpPort = (server.address() as AddressInfo).port;
+    const grpcPort = grpc ? await grpc.listen(config.HOST, config.GRPC_PORT) : 0;
+    this.outbox.start();
+    for (const subscription of options.subscriptions ?? []) await this.bus.subscribe(subscription);
+    logger.info({ http_port: httpPort, grpc_port: grpcPort }, "service started");
+
+    let stopping: Promise<void> | undefined;
+    const stop = () => {
+      stopping ??= (async () => {
+        this.readiness.drain();
+        const timeout = config.SHUTDOWN_TIMEOUT_MS;
+        await Promise.all([closeHttp(server, timeout), grpc?.shutdown(timeout)]);
+        await options.onStop?.();
+        await this.outbox.stop();
+        await this.bus.close();
+        await this.sequelize.close();
+        logger.info("service stopped");
+      })();
+      return stopping;
+    };
+    return { name: this.name, httpPort, grpcPort, stop };
+  }
 }
 
 export interface InfrastructureOptions {
@@ -79,7 +162,7 @@ export async function connectInfrastructure(
     readiness.add("postgres", () => sequelize.query("SELECT 1"));
     readiness.add("nats", () => bus.check());
     const verifier = new TokenVerifier({ jwksUri: config.AUTH_JWKS_URL, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
-    return { name, config, logger, metrics, readiness, sequelize, bus, outbox, verifier, grpcIdentity };
+    return new Infrastructure(name, config, logger, metrics, readiness, sequelize, bus, outbox, verifier, grpcIdentity);
   } catch (error) {
     await sequelize.close();
     throw error;
@@ -144,75 +227,6 @@ export interface RunningService {
 
 /** What a service's HTTP side adds to the kit's app: its routes and their description. */
 export type ServiceHttpOptions = Omit<HttpAppOptions, "logger" | "metrics" | "readiness">;
-
-/** The service's HTTP app on its infrastructure's logger, metrics and readiness. */
-export function serviceHttpApp(infra: Infrastructure, options: ServiceHttpOptions): Express {
-  return createHttpApp({ logger: infra.logger, metrics: infra.metrics, readiness: infra.readiness, ...options });
-}
-
-/** The service's gRPC server, with its identity and its infrastructure's metrics. */
-export function serviceGrpcServer(infra: Infrastructure): GrpcServer {
-  return new GrpcServer(infra.logger, { identity: infra.grpcIdentity, metrics: infra.metrics });
-}
-
-/**
- * Runs `start` (build the service's parts on `infra`, then `serve` them). When it fails, what was
- * opened is closed before the error goes on: first `closeOnFailure` (the service's own clients and
- * timers), then the bus and the database. A failure to close is ignored, so the caller sees why the
- * start failed, not why the clean-up did.
- */
-export function startOrClose<T>(infra: Infrastructure, start: () => Promise<T>): Promise<T>;
-export function startOrClose<T>(infra: Infrastructure, closeOnFailure: () => void | Promise<void>, start: () => Promise<T>): Promise<T>;
-export async function startOrClose<T>(
-  infra: Infrastructure,
-  ...args: [start: () => Promise<T>] | [closeOnFailure: () => void | Promise<void>, start: () => Promise<T>]
-): Promise<T> {
-  const [closeOnFailure, start] = args.length === 1 ? [undefined, args[0]] : args;
-  try {
-    return await start();
-  } catch (error) {
-    await Promise.resolve()
-      .then(closeOnFailure)
-      .catch(() => undefined);
-    await infra.bus.close().catch(() => undefined);
-    await infra.sequelize.close().catch(() => undefined);
-    throw error;
-  }
-}
-
-/** Listens, starts the outbox relay and the consumers, and returns a handle that stops them in order. */
-export async function serve(infra: Infrastructure, options: ServeOptions): Promise<RunningService> {
-  const { config, logger } = infra;
-  const grpc = options.grpc;
-  // Ready only once the gRPC server listens too: Kubernetes' startup probe asks /readyz, as the kubelet
-  // cannot speak mutual TLS to grpc.health.v1.
-  if (grpc)
-    infra.readiness.add("grpc", async () => {
-      if (!grpc.serving) throw new Error("the gRPC server is not serving");
-    });
-  const server = await listen(options.app, config.HOST, config.PORT);
-  const httpPort = (server.address() as AddressInfo).port;
-  const grpcPort = options.grpc ? await options.grpc.listen(config.HOST, config.GRPC_PORT) : 0;
-  infra.outbox.start();
-  for (const subscription of options.subscriptions ?? []) await infra.bus.subscribe(subscription);
-  logger.info({ http_port: httpPort, grpc_port: grpcPort }, "service started");
-
-  let stopping: Promise<void> | undefined;
-  const stop = () => {
-    stopping ??= (async () => {
-      infra.readiness.drain();
-      const timeout = config.SHUTDOWN_TIMEOUT_MS;
-      await Promise.all([closeHttp(server, timeout), options.grpc?.shutdown(timeout)]);
-      await options.onStop?.();
-      await infra.outbox.stop();
-      await infra.bus.close();
-      await infra.sequelize.close();
-      logger.info("service stopped");
-    })();
-    return stopping;
-  };
-  return { name: infra.name, httpPort, grpcPort, stop };
-}
 
 export interface ListenOptions {
   /** Largest request head (request line and headers) accepted; Node's default (16 KiB) unless given. Larger is 431. */

@@ -1,12 +1,4 @@
-import {
-  connectInfrastructure,
-  type Logger,
-  type RunningService,
-  serve,
-  serviceGrpcServer,
-  serviceHttpApp,
-  startOrClose,
-} from "@docex/kit";
+import { connectInfrastructure, type Logger, type RunningService } from "@docex/kit";
 import { membershipClient } from "./clients/membership.js";
 import type { AuditConfig } from "./config.js";
 import { AuditLog } from "./domain/audit-log.js";
@@ -36,7 +28,7 @@ export async function startAuditService(config: AuditConfig, options: AuditServi
     clearInterval(purgeTimer);
     await client?.close();
   };
-  return startOrClose(infra, closeOnFailure, async () => {
+  return infra.startOrClose(closeOnFailure, async () => {
     const auditLog = new AuditLog(new AuditStore(infra.sequelize), options.membership ?? client!, config.AUDIT_RETENTION_DAYS);
     const purge = async () => {
       try {
@@ -46,10 +38,10 @@ export async function startAuditService(config: AuditConfig, options: AuditServi
         infra.logger.warn({ err: error }, "audit retention purge failed; next round retries");
       }
     };
-    const running = await serve(infra, {
-      app: serviceHttpApp(infra, auditHttp(auditLog, infra.verifier)),
+    const running = await infra.serve({
+      app: infra.httpApp(auditHttp(auditLog, infra.verifier)),
       // No gRPC service of its own: the server answers grpc.health.v1 only, like every other process.
-      grpc: serviceGrpcServer(infra),
+      grpc: infra.grpcServer(),
       subscriptions: [auditLogSubscription({ auditLog, logger: infra.logger }, AUDIT_LOG_CONSUMER)],
       onStop: closeOnFailure,
     });

@@ -1,14 +1,4 @@
-import {
-  connectInfrastructure,
-  type Infrastructure,
-  type Logger,
-  OutboxEvents,
-  type RunningService,
-  serve,
-  serviceGrpcServer,
-  serviceHttpApp,
-  startOrClose,
-} from "@docex/kit";
+import { connectInfrastructure, type Infrastructure, type Logger, type RunningService } from "@docex/kit";
 import { authService } from "@docex/protos";
 import { Counter } from "prom-client";
 import { membershipOrganizations } from "./clients/membership.js";
@@ -60,7 +50,7 @@ const HOUSEKEEPING_INTERVAL_MS = 10 * 60_000;
 export async function startAuthService(config: AuthConfig, options: AuthServiceOptions = {}): Promise<RunningService> {
   const clock = options.clock ?? systemClock;
   const infra = await connectInfrastructure("auth", config, { migrations, logger: options.logger });
-  return startOrClose(infra, async () => {
+  return infra.startOrClose(async () => {
     const store = new AuthStore(infra.sequelize);
     const membership = options.membership ?? membershipOrganizations(config.MEMBERSHIP_GRPC_ADDR, infra.grpcIdentity, infra.metrics);
     const mailDelivery = new MailDelivery(config.SMTP_URL, config.MAIL_FROM, infra.logger, mailCounter(infra));
@@ -77,8 +67,8 @@ export async function startAuthService(config: AuthConfig, options: AuthServiceO
     }
 
     const http = authHttp(domain, infra.verifier);
-    const app = serviceHttpApp(infra, http);
-    const grpc = serviceGrpcServer(infra);
+    const app = infra.httpApp(http);
+    const grpc = infra.grpcServer();
     grpc.addService(authService.definition, authService.serviceName, authHandlers(domain.directory), authCallers);
 
     const housekeeping = setInterval(() => {
@@ -89,7 +79,7 @@ export async function startAuthService(config: AuthConfig, options: AuthServiceO
     }, HOUSEKEEPING_INTERVAL_MS);
     housekeeping.unref();
 
-    return serve(infra, {
+    return infra.serve({
       app,
       grpc,
       onStop: async () => {
@@ -115,7 +105,7 @@ async function buildDomain(
   const sealing = SealingKey.fromBase64(config.AUTH_KEY_ENCRYPTION_KEY);
   const credentialChecks = credentialCheckCounter(infra);
   const hasher = await PasswordHasher.create(credentialChecks);
-  const events = new OutboxEvents(infra.outbox);
+  const events = infra.events;
   const mail = new Mailer(events, mailDelivery, config.AUTH_APP_URL, clock);
   const window = (limit: number, windowSeconds: number) => ({ limit, windowSeconds, maxLockoutSeconds: config.AUTH_LOCKOUT_MAX_SECONDS });
   const accountFromAddress = window(config.AUTH_ACCOUNT_FAILURE_LIMIT, config.AUTH_ACCOUNT_FAILURE_WINDOW_SECONDS);

@@ -1,15 +1,5 @@
 import { MembershipPermissions } from "@docex/access";
-import {
-  connectInfrastructure,
-  type Logger,
-  OutboxEvents,
-  type RunningService,
-  Sql,
-  serve,
-  serviceGrpcServer,
-  serviceHttpApp,
-  startOrClose,
-} from "@docex/kit";
+import { connectInfrastructure, type Logger, type RunningService } from "@docex/kit";
 import { automationService } from "@docex/protos";
 import { documentGateway } from "./clients/document.js";
 import { registerLookup } from "./clients/register.js";
@@ -63,12 +53,12 @@ export async function startAutomationService(config: AutomationConfig, options: 
     registers.close();
     await membership.close();
   };
-  return startOrClose(infra, closeClients, async () => {
-    const sql = new Sql(infra.sequelize);
+  return infra.startOrClose(closeClients, async () => {
+    const sql = infra.sql;
     const settings = new SettingsStore(sql);
     const ruleStore = new RuleStore(sql);
     const registerStore = new RegisterStore(sql);
-    const events = new OutboxEvents(infra.outbox);
+    const events = infra.events;
     const access = new QueueAccess(documents, membership);
     const queues = new QueueAutomation({ sql, access, settings, events });
     const rules = new AutomationRules({
@@ -93,11 +83,11 @@ export async function startAutomationService(config: AutomationConfig, options: 
     });
 
     const http = automationRoutes({ queues, rules }, infra.verifier);
-    const app = serviceHttpApp(infra, http);
-    const grpc = serviceGrpcServer(infra);
+    const app = infra.httpApp(http);
+    const grpc = infra.grpcServer();
     grpc.addService(automationService.definition, automationService.serviceName, automationHandlers(settings), automationCallers);
 
-    return serve(infra, {
+    return infra.serve({
       app,
       grpc,
       subscriptions: [documentExtractedSubscription(automation, logger), registerUpdatedSubscription(registerStore)],

@@ -1,14 +1,4 @@
-import {
-  connectInfrastructure,
-  type Logger,
-  OutboxEvents,
-  type RunningService,
-  Sql,
-  serve,
-  serviceGrpcServer,
-  serviceHttpApp,
-  startOrClose,
-} from "@docex/kit";
+import { connectInfrastructure, type Logger, type RunningService } from "@docex/kit";
 import { documentService } from "@docex/protos";
 import { automationSettingsSource } from "./clients/automation.js";
 import { MembershipAccessClient } from "./clients/membership.js";
@@ -70,7 +60,7 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
     metrics: infra.metrics,
     deadlineMs: config.DOCUMENT_AUTOMATION_DEADLINE_MS,
   });
-  const sql = new Sql(infra.sequelize);
+  const sql = infra.sql;
   const switches = new AutomationSwitchStore(sql);
   const seed = new AutomationSwitchSeed(switches, automation, infra.logger);
   // Ready once the queues that predate the projection show automation's switches, not the defaults (see the README).
@@ -89,10 +79,10 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
     automation.close();
     webhook.close();
   };
-  return startOrClose(infra, closeOnFailure, async () => {
+  return infra.startOrClose(closeOnFailure, async () => {
     const hierarchyStore = new HierarchyStore(sql);
     const documentStore = new DocumentStore(sql);
-    const events = new OutboxEvents(infra.outbox);
+    const events = infra.events;
     const access = new AccessControl(membership);
     const writer = new DocumentWriter(documentStore, events);
     const changes = new DocumentChanges(sql, documentStore, hierarchyStore, writer);
@@ -127,12 +117,12 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
     });
 
     const http = documentRoutes({ hierarchy, documents, files }, infra.verifier, { maxFileBytes: config.DOCUMENT_MAX_FILE_BYTES });
-    const app = serviceHttpApp(infra, {
+    const app = infra.httpApp({
       routes: http.routes,
       api: http.api,
       streamedBodies: [{ method: "POST", path: /^\/api\/v2\/queues\/[^/]+\/documents\/?$/ }],
     });
-    const grpc = serviceGrpcServer(infra);
+    const grpc = infra.grpcServer();
     grpc.addService(
       documentService.definition,
       documentService.serviceName,
@@ -147,7 +137,7 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
       documentCallers,
     );
 
-    const running = await serve(infra, {
+    const running = await infra.serve({
       app,
       grpc,
       subscriptions: [

@@ -1,13 +1,4 @@
-import {
-  ApiDescription,
-  connectInfrastructure,
-  type Logger,
-  type RunningService,
-  serve,
-  serviceGrpcServer,
-  serviceHttpApp,
-  startOrClose,
-} from "@docex/kit";
+import { ApiDescription, connectInfrastructure, type Logger, type RunningService } from "@docex/kit";
 import { documentSource } from "./clients/document.js";
 import type { ExtractionConfig } from "./config.js";
 import { DocumentReader } from "./domain/document-reader.js";
@@ -53,7 +44,7 @@ export async function startExtractionService(
     await pool.close();
     client?.close();
   };
-  return startOrClose(infra, closeResources, async () => {
+  return infra.startOrClose(closeResources, async () => {
     const runs = new RunStore(infra.sequelize);
     const reader = new DocumentReader({
       documents: options.documents ?? (client as DocumentSource),
@@ -64,13 +55,13 @@ export async function startExtractionService(
       maxFileBytes: config.EXTRACTION_MAX_FILE_BYTES,
     });
     // No public endpoint: the (empty) OpenAPI part keeps the gateway's merged document complete.
-    const app = serviceHttpApp(infra, {
+    const app = infra.httpApp({
       routes: () => undefined,
       api: new ApiDescription("extraction"),
     });
     // No gRPC service of its own: the server answers grpc.health.v1 only, like every other process.
-    const grpc = serviceGrpcServer(infra);
-    const running = await serve(infra, {
+    const grpc = infra.grpcServer();
+    const running = await infra.serve({
       app,
       grpc,
       subscriptions: [

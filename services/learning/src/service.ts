@@ -1,15 +1,5 @@
 import { MembershipPermissions } from "@docex/access";
-import {
-  connectInfrastructure,
-  type Logger,
-  OutboxEvents,
-  type RunningService,
-  Sql,
-  serve,
-  serviceGrpcServer,
-  serviceHttpApp,
-  startOrClose,
-} from "@docex/kit";
+import { connectInfrastructure, type Logger, type RunningService } from "@docex/kit";
 import { documentService } from "./clients/document.js";
 import type { LearningConfig } from "./config.js";
 import { AccessControl } from "./domain/access.js";
@@ -43,24 +33,24 @@ export async function startLearningService(config: LearningConfig, options: { lo
     await membership.close();
     documents.close();
   };
-  return startOrClose(infra, closeClients, async () => {
-    const store = new MemoryStore(new Sql(infra.sequelize));
+  return infra.startOrClose(closeClients, async () => {
+    const store = new MemoryStore(infra.sql);
     const memories = new SupplierMemories(store);
     const feedback = new FeedbackIntake({
       documents,
       access: new AccessControl(membership),
       store,
-      events: new OutboxEvents(infra.outbox),
+      events: infra.events,
     });
     const fill = new LearnedFill({ store, memories, documents });
 
     const http = learningHttp(feedback, infra.verifier);
-    const app = serviceHttpApp(infra, http);
+    const app = infra.httpApp(http);
     // No gRPC API (nothing called Learning.Suggest, so it is gone); the server stays for grpc.health.v1 on
     // GRPC_PORT, which the deploy manifests declare.
-    const grpc = serviceGrpcServer(infra);
+    const grpc = infra.grpcServer();
 
-    return serve(infra, {
+    return infra.serve({
       app,
       grpc,
       subscriptions: [documentExtractedSubscription(fill)],

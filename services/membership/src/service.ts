@@ -1,13 +1,4 @@
-import {
-  connectInfrastructure,
-  type Logger,
-  type RunningService,
-  serve,
-  serviceConfigSchema,
-  serviceGrpcServer,
-  serviceHttpApp,
-  startOrClose,
-} from "@docex/kit";
+import { connectInfrastructure, type Logger, type RunningService, serviceConfigSchema } from "@docex/kit";
 import { membershipService } from "@docex/protos";
 import { z } from "zod";
 import { authUserDirectory } from "./clients/auth.js";
@@ -57,7 +48,7 @@ export async function startMembershipService(config: MembershipConfig, options: 
     directory.close();
     documents?.close();
   };
-  return startOrClose(infra, closeOnFailure, async () => {
+  return infra.startOrClose(closeOnFailure, async () => {
     const store = new MembershipStore(infra.sequelize, infra.outbox);
     const organizations = new Organizations(store);
     const profiles = new MemberProfiles(store, directory, infra.logger, options.profiles);
@@ -74,8 +65,8 @@ export async function startMembershipService(config: MembershipConfig, options: 
     };
 
     const http = membershipHttp(domain, infra.verifier);
-    const app = serviceHttpApp(infra, http);
-    const grpc = serviceGrpcServer(infra);
+    const app = infra.httpApp(http);
+    const grpc = infra.grpcServer();
     grpc.addService(
       membershipService.definition,
       membershipService.serviceName,
@@ -83,7 +74,7 @@ export async function startMembershipService(config: MembershipConfig, options: 
       membershipCallers,
     );
 
-    return serve(infra, {
+    return infra.serve({
       app,
       grpc,
       subscriptions: [userOnboardedSubscription({ store, organizations, logger: infra.logger }, USER_ONBOARDED_CONSUMER)],

@@ -1,16 +1,5 @@
 import { MembershipPermissions } from "@docex/access";
-import {
-  connectInfrastructure,
-  type Logger,
-  OutboxEvents,
-  type RunningService,
-  Sql,
-  serve,
-  serviceConfigSchema,
-  serviceGrpcServer,
-  serviceHttpApp,
-  startOrClose,
-} from "@docex/kit";
+import { connectInfrastructure, type Logger, type RunningService, serviceConfigSchema } from "@docex/kit";
 import { registerService } from "@docex/protos";
 import { z } from "zod";
 import { documentQueues } from "./clients/document.js";
@@ -35,7 +24,7 @@ export type RegisterConfig = z.infer<typeof configSchema>;
 export async function startRegisterService(config: RegisterConfig, options: { logger?: Logger } = {}): Promise<RunningService> {
   const infra = await connectInfrastructure("register", config, { migrations, logger: options.logger });
   const { logger, metrics } = infra;
-  const sql = new Sql(infra.sequelize);
+  const sql = infra.sql;
   const store = new RegisterStore(sql);
   const upkeep = new SearchIndexUpkeep(sql, logger);
   const queues = documentQueues(config.DOCUMENT_GRPC_ADDR, {
@@ -58,16 +47,16 @@ export async function startRegisterService(config: RegisterConfig, options: { lo
   };
 
   const access = new RegisterAccess(permissions);
-  const uploads = new RegisterUploads({ store, events: new OutboxEvents(infra.outbox), queues, access, upkeep });
+  const uploads = new RegisterUploads({ store, events: infra.events, queues, access, upkeep });
   const catalog = new RegisterCatalog({ store, queues, access });
 
   const http = registerHttp({ uploads, catalog }, infra.verifier);
-  const app = serviceHttpApp(infra, {
+  const app = infra.httpApp({
     api: http.api,
     routes: http.routes,
     bodyLimits: registerBodyLimits(infra.verifier),
   });
-  const grpc = serviceGrpcServer(infra);
+  const grpc = infra.grpcServer();
   grpc.addService(registerService.definition, registerService.serviceName, registerHandlers(catalog), registerCallers);
-  return startOrClose(infra, stopDependencies, () => serve(infra, { app, grpc, onStop: stopDependencies }));
+  return infra.startOrClose(stopDependencies, () => infra.serve({ app, grpc, onStop: stopDependencies }));
 }

@@ -1,16 +1,5 @@
 import { MembershipPermissions, type PermissionSource } from "@docex/access";
-import {
-  connectInfrastructure,
-  type Logger,
-  OutboxEvents,
-  type RunningService,
-  Sql,
-  type Subscription,
-  serve,
-  serviceGrpcServer,
-  serviceHttpApp,
-  startOrClose,
-} from "@docex/kit";
+import { connectInfrastructure, type Logger, type RunningService, type Subscription } from "@docex/kit";
 import { webhookService } from "@docex/protos";
 import { documentDirectory } from "./clients/document.js";
 import type { WebhookConfig } from "./config.js";
@@ -104,12 +93,12 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
     await permissions.close().catch(() => undefined);
     entities.close();
   };
-  return startOrClose(infra, closeOnFailure, async () => {
-    const sql = new Sql(infra.sequelize);
+  return infra.startOrClose(closeOnFailure, async () => {
+    const sql = infra.sql;
     const webhookStore = new WebhookStore(sql);
     const deliveryStore = new DeliveryStore(sql);
     const access = new AccessControl(permissions, entities);
-    const events = new OutboxEvents(infra.outbox);
+    const events = infra.events;
     const signingKeys = new SigningKeys(webhookStore, access, sealer, events, config.WEBHOOK_KEY_ROTATION_GRACE_MS);
     const retry = options.retry ?? new RetryPolicy({ scheduleSeconds: config.WEBHOOK_RETRY_SCHEDULE });
     const metrics: DeliveryMetrics = new DeliveryMetrics(infra.metrics, breakers, (): number => sender.inFlightCount);
@@ -155,7 +144,7 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
     });
 
     const http = webhookHttp(domain, infra.verifier);
-    const app = serviceHttpApp(infra, http);
+    const app = infra.httpApp(http);
     const validation = new ExternalValidation({
       targets: new ValidationTargets(webhookStore, signingKeys),
       transport: validationTransport,
@@ -167,7 +156,7 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
       metrics: infra.metrics,
       logger: infra.logger,
     });
-    const grpc = serviceGrpcServer(infra);
+    const grpc = infra.grpcServer();
     grpc.addService(webhookService.definition, webhookService.serviceName, webhookHandlers({ validation }), webhookCallers);
 
     // The event subscriptions of this service: the kit's batch subscriptions, started once the sender runs.
@@ -178,7 +167,7 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
       ackWaitMs: config.WEBHOOK_CONSUMER_ACK_WAIT_MS,
     });
     const consumers: Subscription[] = [];
-    const running = await serve(infra, {
+    const running = await infra.serve({
       app,
       grpc,
       onStop: async () => {

@@ -1,5 +1,5 @@
 import { QueryTypes, type Sequelize, type Transaction } from "sequelize";
-import type { Migration } from "../db/database.js";
+import { type Migration, sqlMigration } from "../db/database.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 import type { EventBus } from "./event-bus.js";
@@ -14,10 +14,9 @@ export interface OutboxEvent {
 
 /** Tables the kit needs in every service database: the outbox and the consumers' memory of handled events. */
 export const kitMigrations: Migration[] = [
-  {
-    name: "0000-kit-outbox-and-processed-events",
-    up: ({ sequelize }) =>
-      sequelize.query(`
+  sqlMigration(
+    "0000-kit-outbox-and-processed-events",
+    `
         CREATE TABLE IF NOT EXISTS outbox (
           seq          bigserial PRIMARY KEY,
           id           uuid NOT NULL UNIQUE,
@@ -34,8 +33,8 @@ export const kitMigrations: Migration[] = [
           processed_at timestamptz NOT NULL DEFAULT now(),
           PRIMARY KEY (consumer, event_id)
         );
-      `),
-  },
+      `,
+  ),
 ];
 
 interface OutboxRow {

@@ -85,6 +85,11 @@ export interface Migration {
   down?: (context: { queryInterface: QueryInterface; sequelize: Sequelize }) => Promise<unknown>;
 }
 
+/** A migration that runs one SQL script (the statements of one schema change, in order). */
+export function sqlMigration(name: string, script: string): Migration {
+  return { name, up: ({ sequelize }) => sequelize.query(script) };
+}
+
 /** A fixed advisory-lock key: one migrator at a time per database. */
 const MIGRATION_LOCK_KEY = 727_001;
 /** Where umzug records the names of the migrations it applied. */

@@ -1,5 +1,5 @@
 import { MembershipPermissions } from "@docex/access";
-import { type GrpcIdentity, isUuid, type Metrics, NotFoundError } from "@docex/kit";
+import { type GrpcIdentity, isUuid, type Metrics, undefinedIfNotFound } from "@docex/kit";
 import type { CallContext, Membership } from "../domain/readers.js";
 
 export interface MembershipClientOptions {
@@ -8,8 +8,6 @@ export interface MembershipClientOptions {
   deadlineMs: number;
   metrics?: Metrics;
 }
-
-const context = (ctx?: CallContext) => (ctx?.requestId ? { requestId: ctx.requestId } : {});
 
 /**
  * Membership over gRPC through @docex/access (deadline, breaker): CheckPermission, and on the same connection
@@ -23,13 +21,8 @@ export function membershipClient(address: string, options: MembershipClientOptio
       if (isUuid(ref)) return ref.toLowerCase();
       // Humanized ids are lowercase; membership's own routes never matched another spelling.
       if (ref !== ref.toLowerCase()) return undefined;
-      try {
-        const { organization } = await membership.client.getOrganization({ id_or_humanized: ref }, context(ctx));
-        return organization?.id;
-      } catch (error) {
-        if (error instanceof NotFoundError) return undefined;
-        throw error;
-      }
+      const answer = await undefinedIfNotFound(membership.client.getOrganization({ id_or_humanized: ref }, ctx));
+      return answer?.organization?.id;
     },
     async readAccess(organizationId, userId, ctx) {
       const answer = await membership.checkPermission({ userId, organizationId, permission: "audit_log.read" }, ctx);

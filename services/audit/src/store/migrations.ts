@@ -1,14 +1,13 @@
-import type { Migration } from "@docex/kit";
+import { type Migration, sqlMigration } from "@docex/kit";
 
 /**
  * Schema of the audit database, in order. The kit's outbox tables are added in front. The tables are those membership
  * kept while the audit log was part of it (its migrations 0002 and 0003), so entries copy across unchanged.
  */
 export const migrations: Migration[] = [
-  {
-    name: "0001-audit-log",
-    up: ({ sequelize }) =>
-      sequelize.query(`
+  sqlMigration(
+    "0001-audit-log",
+    `
         -- Who changed what, when, from which request: one row per event and organization that may see it.
         -- Append-only: rows are never updated, and only the retention purge (which sets
         -- docex.audit_purge for its transaction) may delete them.
@@ -50,6 +49,6 @@ export const migrations: Migration[] = [
           entries         bigint NOT NULL CHECK (entries >= 0),
           PRIMARY KEY (organization_id, type)
         );
-      `),
-  },
+      `,
+  ),
 ];

@@ -22,17 +22,14 @@ export function membershipOrganizations(address: string, identity: GrpcIdentity,
     async createForOnboarding({ ownerUserId, name }, ctx) {
       const response = await client.createOrganization(
         { name, owner_user_id: ownerUserId, idempotency_key: onboardingIdempotencyKey(ownerUserId) },
-        ctx.requestId ? { requestId: ctx.requestId } : {},
+        ctx,
       );
       if (!response.organization) throw new Error("membership answered CreateOrganization without an organization");
       return { organizationId: response.organization.id };
     },
     async acceptInvitation({ organizationId, userId, email, name }, ctx) {
       try {
-        await client.acceptInvitation(
-          { organization_id: organizationId, user_id: userId, email, name },
-          ctx.requestId ? { requestId: ctx.requestId } : {},
-        );
+        await client.acceptInvitation({ organization_id: organizationId, user_id: userId, email, name }, ctx);
         return true;
       } catch (error) {
         if (error instanceof NotFoundError) return false;

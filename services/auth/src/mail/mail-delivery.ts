@@ -2,6 +2,7 @@ import type { Logger } from "@docex/kit";
 import type { Transporter } from "nodemailer";
 import nodemailer from "nodemailer";
 import type { Counter } from "prom-client";
+import { BackgroundWork } from "../domain/background-work.js";
 
 export interface OutgoingMail {
   to: string;
@@ -21,7 +22,7 @@ const ATTEMPTS = 3;
  */
 export class MailDelivery {
   private readonly transport: Transporter | undefined;
-  private readonly pending = new Set<Promise<void>>();
+  private readonly sending: BackgroundWork;
 
   constructor(
     smtpUrl: string | undefined,
@@ -30,11 +31,11 @@ export class MailDelivery {
     private readonly sent: Counter<"template" | "outcome">,
   ) {
     this.transport = smtpUrl ? nodemailer.createTransport(smtpUrl) : undefined;
+    this.sending = new BackgroundWork(logger);
   }
 
   enqueue(mail: OutgoingMail): void {
-    const sending = this.send(mail).finally(() => this.pending.delete(sending));
-    this.pending.add(sending);
+    this.sending.run(`mail ${mail.template}`, undefined, () => this.send(mail));
   }
 
   private async send(mail: OutgoingMail): Promise<void> {
@@ -64,14 +65,7 @@ export class MailDelivery {
 
   /** Waits for mail in flight (at most `timeoutMs`), then closes the connection. */
   async close(timeoutMs: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled([...this.pending]),
-      new Promise((resolve) => {
-        timer = setTimeout(resolve, timeoutMs);
-      }),
-    ]);
-    clearTimeout(timer);
+    await this.sending.drain(timeoutMs);
     this.transport?.close();
   }
 }

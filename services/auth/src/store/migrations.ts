@@ -1,11 +1,10 @@
-import type { Migration } from "@docex/kit";
+import { type Migration, sqlMigration } from "@docex/kit";
 
 /** Schema of the auth database, in order. The kit's outbox tables are added in front. */
 export const migrations: Migration[] = [
-  {
-    name: "0001-identity",
-    up: ({ sequelize }) =>
-      sequelize.query(`
+  sqlMigration(
+    "0001-identity",
+    `
         CREATE TABLE users (
           id                  uuid PRIMARY KEY,
           email               text NOT NULL UNIQUE, -- trimmed and lowercased by the domain
@@ -102,12 +101,11 @@ export const migrations: Migration[] = [
           updated_at        timestamptz NOT NULL,
           PRIMARY KEY (scope, subject)
         );
-      `),
-  },
-  {
-    name: "0002-used-id-tokens",
-    up: ({ sequelize }) =>
-      sequelize.query(`
+      `,
+  ),
+  sqlMigration(
+    "0002-used-id-tokens",
+    `
         -- Social-login id_tokens already used, as SHA-256 digests, until they expire: each logs in once.
         CREATE TABLE used_id_tokens (
           digest     bytea PRIMARY KEY,
@@ -115,21 +113,19 @@ export const migrations: Migration[] = [
           expires_at timestamptz NOT NULL
         );
         CREATE INDEX used_id_tokens_expiry ON used_id_tokens (expires_at);
-      `),
-  },
-  {
-    name: "0003-invitation-tokens-of-organizations",
-    up: ({ sequelize }) =>
-      sequelize.query(`
+      `,
+  ),
+  sqlMigration(
+    "0003-invitation-tokens-of-organizations",
+    `
         -- The organization an invitation token invites to (membership's AcceptInvitation is asked when it is used);
         -- null for the invitation token of a self-registration, which sets the first password only.
         ALTER TABLE one_time_secrets ADD COLUMN organization_id uuid;
-      `),
-  },
-  {
-    name: "0004-signing-key-prepublication",
-    up: ({ sequelize }) =>
-      sequelize.query(`
+      `,
+  ),
+  sqlMigration(
+    "0004-signing-key-prepublication",
+    `
         -- A key is published (JWKS) from created_at, signs from activated_at: the next key is published
         -- before it signs, so verifiers already hold it when its first token arrives.
         ALTER TABLE signing_keys ADD COLUMN activated_at timestamptz;
@@ -137,6 +133,6 @@ export const migrations: Migration[] = [
         DROP INDEX signing_keys_one_active;
         CREATE UNIQUE INDEX signing_keys_one_active ON signing_keys ((true)) WHERE retired_at IS NULL AND activated_at IS NOT NULL;
         CREATE UNIQUE INDEX signing_keys_one_next ON signing_keys ((true)) WHERE activated_at IS NULL;
-      `),
-  },
+      `,
+  ),
 ];

@@ -1,6 +1,6 @@
 import type { FieldDefinition } from "@docex/annotations";
-import { type GrpcIdentity, type Logger, type Metrics, NotFoundError } from "@docex/kit";
-import { createDocumentClient, type DocumentRecord } from "@docex/protos";
+import { type GrpcIdentity, type Logger, type Metrics, NotFoundError, undefinedIfNotFound } from "@docex/kit";
+import { createDocumentClient, type DocumentRecord, documentChangeRequest } from "@docex/protos";
 import type { CallContext, ChangeOutcome, DocumentGateway, DocumentState } from "../domain/document-gateway.js";
 import type { Annotation, DocumentStatus } from "../domain/records.js";
 
@@ -27,27 +27,16 @@ export function documentGateway(
   address: string,
   options: { identity: GrpcIdentity; deadlineMs: number; metrics?: Metrics; logger: Logger },
 ): DocumentGateway {
-  const client = createDocumentClient(address, {
-    identity: options.identity,
-    deadlineMs: options.deadlineMs,
-    ...(options.metrics ? { metrics: options.metrics } : {}),
-    breaker: { resetTimeoutMs: 5_000 },
-  });
-  const context = (ctx?: CallContext) => (ctx?.requestId ? { requestId: ctx.requestId } : {});
+  const client = createDocumentClient(address, options);
   return {
     async queue(ref, ctx) {
       let queueId = ref.trim().toLowerCase();
       if (!UUID.test(queueId)) {
-        const resolved = await client
-          .resolveEntity({ entity_type: "queue", id_or_humanized: ref }, context(ctx))
-          .catch((error: unknown) => {
-            if (error instanceof NotFoundError) return undefined;
-            throw error;
-          });
+        const resolved = await undefinedIfNotFound(client.resolveEntity({ entity_type: "queue", id_or_humanized: ref }, ctx));
         if (!resolved) throw new NotFoundError(`Queue ${ref} does not exist.`, "queue_not_found");
         queueId = resolved.id;
       }
-      const answer = await client.getQueue({ queue_id: queueId }, context(ctx)).catch((error: unknown) => {
+      const answer = await client.getQueue({ queue_id: queueId }, ctx).catch((error: unknown) => {
         if (error instanceof NotFoundError) throw new NotFoundError(`Queue ${ref} does not exist.`, "queue_not_found");
         throw error;
       });
@@ -67,21 +56,17 @@ export function documentGateway(
     },
     async applyChanges(change, ctx) {
       const answer = await client.applyDocumentChanges(
-        {
+        documentChangeRequest({
           document_id: change.documentId,
           expected_version: change.expectedVersion,
           source: "automation",
+          idempotency_key: change.idempotencyKey,
           annotations_json: JSON.stringify(change.annotations),
-          messages_json: "",
-          options_json: "",
           ...(change.status ? { status: change.status } : {}),
           approvers: change.approvers,
           applied_rules: change.appliedRules,
-          replace_messages: false,
-          idempotency_key: change.idempotencyKey,
-          cells_json: "",
-        },
-        context(ctx),
+        }),
+        ctx,
       );
       if (!answer.document) throw new Error(`ApplyDocumentChanges answered no document for ${change.documentId}`);
       return { applied: answer.applied, reason: answer.reason as ChangeOutcome["reason"], document: documentState(answer.document) };

@@ -14,16 +14,13 @@ export function registerLookup(
   const client = createRegisterClient(address, {
     identity: options.identity,
     deadlineMs: options.deadlineMs,
-    ...(options.metrics ? { metrics: options.metrics } : {}),
+    metrics: options.metrics,
     breaker: { resetTimeoutMs: 10_000, volumeThreshold: 3 },
   });
   return {
     async lookup(registerId, organizationId, values, ctx) {
       try {
-        const answer = await client.lookupItems(
-          { register_id: registerId, values, organization_id: organizationId },
-          ctx?.requestId ? { requestId: ctx.requestId } : {},
-        );
+        const answer = await client.lookupItems({ register_id: registerId, values, organization_id: organizationId }, ctx);
         return { kind: "found", values: new Set(answer.items.map((item) => item.value)) };
       } catch (error) {
         if (error instanceof NotFoundError) return { kind: "no_such_register" };

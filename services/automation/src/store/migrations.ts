@@ -1,11 +1,10 @@
-import type { Migration } from "@docex/kit";
+import { type Migration, sqlMigration } from "@docex/kit";
 
 /** Schema of the automation database, in order. The kit's outbox tables are added in front. */
 export const migrations: Migration[] = [
-  {
-    name: "0001-settings-rules-runs-registers",
-    up: ({ sequelize }) =>
-      sequelize.query(`
+  sqlMigration(
+    "0001-settings-rules-runs-registers",
+    `
         -- One row per queue that was ever configured; a queue without a row has the defaults (all disabled).
         CREATE TABLE queue_settings (
           queue_id                      uuid PRIMARY KEY,
@@ -61,6 +60,6 @@ export const migrations: Migration[] = [
           created_at        timestamptz NOT NULL DEFAULT now()
         );
         CREATE INDEX document_runs_by_document ON document_runs (document_id, created_at);
-      `),
-  },
+      `,
+  ),
 ];

@@ -4,16 +4,8 @@ import type { Conditions, Rule, RuleAction, RuleKind, RuleParams } from "../doma
 const RULE_COLUMNS = `id, queue_id AS "queueId", organization_id AS "organizationId", kind, name, action, params, conditions, position,
   created_at AS "createdAt", updated_at AS "updatedAt"`;
 
-export interface NewRule {
-  id: string;
-  queueId: string;
-  organizationId: string;
-  kind: RuleKind;
-  name: string;
-  action: RuleAction;
-  params: RuleParams;
-  conditions: Conditions;
-}
+/** A rule as created: its position, creation and update times are the store's. */
+export type NewRule = Omit<Rule, "position" | "createdAt" | "updatedAt">;
 
 /** Accounting and approval rules, ordered by position within (queue, kind). */
 export class RuleStore {

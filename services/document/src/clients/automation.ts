@@ -16,15 +16,10 @@ export function automationSettingsSource(
   address: string,
   options: { identity: GrpcIdentity; metrics?: Metrics; deadlineMs: number },
 ): AutomationSettingsSource & { close(): void } {
-  const client = createAutomationClient(address, {
-    identity: options.identity,
-    deadlineMs: options.deadlineMs,
-    ...(options.metrics ? { metrics: options.metrics } : {}),
-    breaker: { resetTimeoutMs: 5_000 },
-  });
+  const client = createAutomationClient(address, options);
   return {
     async settingsOf(queueId, ctx): Promise<QueueSwitches> {
-      const answer = await client.getQueueAutomation({ queue_id: queueId }, ctx?.requestId ? { requestId: ctx.requestId } : {});
+      const answer = await client.getQueueAutomation({ queue_id: queueId }, ctx);
       return {
         accountingAutomation: switchOf(answer.accounting_automation),
         automationRules: switchOf(answer.automation_rules),

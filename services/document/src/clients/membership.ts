@@ -1,5 +1,5 @@
 import { type CallContext, MembershipPermissions, type PermissionAnswer, type PermissionQuery } from "@docex/access";
-import { type EventBus, type GrpcIdentity, type Logger, type Metrics, NotFoundError } from "@docex/kit";
+import { type EventBus, type GrpcIdentity, type Logger, type Metrics, undefinedIfNotFound } from "@docex/kit";
 import type { MembershipAccess } from "../domain/access.js";
 import { isUuid } from "../domain/humanized-id.js";
 import type { OrganizationRef } from "../domain/records.js";
@@ -43,8 +43,6 @@ export interface MembershipAccessOptions {
   metrics?: Metrics;
 }
 
-const context = (ctx?: CallContext) => (ctx?.requestId ? { requestId: ctx.requestId } : {});
-
 /**
  * Membership over gRPC: permissions through @docex/access (deadline, breaker, cache evicted by
  * membership.changed), and on the same connection the organizations of a user and a brief cache of user
@@ -61,7 +59,7 @@ export class MembershipAccessClient implements MembershipAccess {
       cacheMs: options.permissionCacheMs,
       bus: options.bus,
       logger: options.logger,
-      ...(options.metrics ? { metrics: options.metrics } : {}),
+      metrics: options.metrics,
     });
     this.fieldRules = new ShortLivedAnswers<FieldRule[]>(options.userSchemaCacheMs);
   }
@@ -72,7 +70,7 @@ export class MembershipAccessClient implements MembershipAccess {
 
   async organizationsOf(userId: string, ctx?: CallContext): Promise<OrganizationRef[]> {
     if (!isUuid(userId)) return [];
-    const answer = await this.permissions.client.listOrganizationsOfUser({ user_id: userId }, context(ctx));
+    const answer = await this.permissions.client.listOrganizationsOfUser({ user_id: userId }, ctx);
     return answer.organizations.map((organization) => ({
       id: organization.id,
       humanizedId: organization.humanized_id,
@@ -81,13 +79,9 @@ export class MembershipAccessClient implements MembershipAccess {
   }
 
   async organization(ref: string, ctx?: CallContext): Promise<OrganizationRef | undefined> {
-    try {
-      const { organization } = await this.permissions.client.getOrganization({ id_or_humanized: ref }, context(ctx));
-      return organization ? { id: organization.id, humanizedId: organization.humanized_id, name: organization.name } : undefined;
-    } catch (error) {
-      if (error instanceof NotFoundError) return undefined;
-      throw error;
-    }
+    const answer = await undefinedIfNotFound(this.permissions.client.getOrganization({ id_or_humanized: ref }, ctx));
+    const organization = answer?.organization;
+    return organization ? { id: organization.id, humanizedId: organization.humanized_id, name: organization.name } : undefined;
   }
 
   fieldRulesOf(query: { userId: string; organizationId: string; queueId: string }, ctx?: CallContext): Promise<FieldRule[]> {
@@ -96,7 +90,7 @@ export class MembershipAccessClient implements MembershipAccess {
     return this.fieldRules.get(key, async () => {
       const answer = await this.permissions.client.getUserSchema(
         { user_id: query.userId, organization_id: query.organizationId, queue_id: query.queueId },
-        context(ctx),
+        ctx,
       );
       return answer.fields.map((field) => ({ key: field.key, hidden: field.hidden, readonly: field.readonly }));
     });

@@ -1,4 +1,4 @@
-import { createEvent, type DocexEvent } from "@docex/events";
+import { createEvent, type DocexEvent, type EventData } from "@docex/events";
 import type { Queue, StoredDocument } from "./records.js";
 
 /** Who caused an event: the user whose request it was (null when a service acted), and the request. */
@@ -18,13 +18,27 @@ export function queueCreated(queue: Queue, cause: EventCause): DocexEvent {
   });
 }
 
-export function documentCreated(document: StoredDocument, cause: EventCause): DocexEvent {
-  return createEvent("document.created", {
+type DocumentEventType = "document.created" | "document.extracted" | "document.annotations_changed" | "document.status_changed";
+
+/** A document's event: its organization on the envelope, its place in the hierarchy first in the data. */
+function documentEvent<T extends DocumentEventType>(
+  type: T,
+  document: StoredDocument,
+  data: Omit<EventData<T>, "document_id" | "queue_id" | "workspace_id">,
+  cause: EventCause,
+): DocexEvent {
+  return createEvent(type, {
     organization_id: document.organizationId,
-    data: {
-      document_id: document.id,
-      queue_id: document.queueId,
-      workspace_id: document.workspaceId,
+    data: { document_id: document.id, queue_id: document.queueId, workspace_id: document.workspaceId, ...data } as EventData<T>,
+    ...envelopeOf(cause),
+  });
+}
+
+export function documentCreated(document: StoredDocument, cause: EventCause): DocexEvent {
+  return documentEvent(
+    "document.created",
+    document,
+    {
       organization_id: document.organizationId,
       file_name: document.fileName,
       file_sha256: document.fileSha256,
@@ -32,53 +46,38 @@ export function documentCreated(document: StoredDocument, cause: EventCause): Do
       file_size: document.fileSize,
       has_file: document.fileSize !== null,
     },
-    ...envelopeOf(cause),
-  });
+    cause,
+  );
 }
 
 export function documentExtracted(document: StoredDocument, cause: EventCause): DocexEvent {
-  return createEvent("document.extracted", {
-    organization_id: document.organizationId,
-    data: {
-      document_id: document.id,
-      queue_id: document.queueId,
-      workspace_id: document.workspaceId,
+  return documentEvent(
+    "document.extracted",
+    document,
+    {
       organization_id: document.organizationId,
       annotations: document.annotations,
       confidence: document.confidence,
       version: document.version,
     },
-    ...envelopeOf(cause),
-  });
+    cause,
+  );
 }
 
 export function annotationsChanged(before: StoredDocument, after: StoredDocument, cause: EventCause): DocexEvent {
-  return createEvent("document.annotations_changed", {
-    organization_id: after.organizationId,
-    data: {
-      document_id: after.id,
-      queue_id: after.queueId,
-      workspace_id: after.workspaceId,
-      user_id: cause.userId,
-      previous_annotations: before.annotations,
-      annotations: after.annotations,
-      version: after.version,
-    },
-    ...envelopeOf(cause),
-  });
+  return documentEvent(
+    "document.annotations_changed",
+    after,
+    { user_id: cause.userId, previous_annotations: before.annotations, annotations: after.annotations, version: after.version },
+    cause,
+  );
 }
 
 export function statusChanged(before: StoredDocument, after: StoredDocument, cause: EventCause): DocexEvent {
-  return createEvent("document.status_changed", {
-    organization_id: after.organizationId,
-    data: {
-      document_id: after.id,
-      queue_id: after.queueId,
-      workspace_id: after.workspaceId,
-      status: after.status,
-      previous_status: before.status,
-      user_id: cause.userId,
-    },
-    ...envelopeOf(cause),
-  });
+  return documentEvent(
+    "document.status_changed",
+    after,
+    { status: after.status, previous_status: before.status, user_id: cause.userId },
+    cause,
+  );
 }

@@ -89,6 +89,19 @@ export class Documents {
     return { document, grant, notFound };
   }
 
+  /** A document the actor may read (else 404) and edit (else 403). */
+  private async editableDocument(actor: Actor, id: string) {
+    const readable = await this.readableDocument(actor, id);
+    const { document, notFound } = readable;
+    await this.deps.access.require(
+      actor,
+      "document.edit",
+      { organizationId: document.organizationId, queueId: document.queueId },
+      notFound,
+    );
+    return readable;
+  }
+
   private async queueOf(document: StoredDocument): Promise<Queue> {
     const queue = await this.deps.hierarchy.findQueue({ id: document.queueId });
     if (!queue) throw new Error(`queue ${document.queueId} of document ${document.id} is missing`);
@@ -175,13 +188,7 @@ export class Documents {
    * answers with is filtered for the caller like any read.
    */
   async recordExtraction(actor: Actor, documentId: string, input: ExtractionInput) {
-    const { document, notFound } = await this.readableDocument(actor, documentId);
-    await this.deps.access.require(
-      actor,
-      "document.edit",
-      { organizationId: document.organizationId, queueId: document.queueId },
-      notFound,
-    );
+    const { document, notFound } = await this.editableDocument(actor, documentId);
     const outcome = await this.applyExtraction(document, input, { userId: actor.userId, requestId: actor.requestId }, notFound);
     if (outcome.refusal) throw outcome.refusal;
     const saved = outcome.document;
@@ -288,13 +295,7 @@ export class Documents {
    * Then document_validation (the validator seam) may answer with changes, applied on top of this edit.
    */
   async editAnnotations(actor: Actor, documentId: string, input: AnnotationFields[]): Promise<DocumentView> {
-    const { document, notFound } = await this.readableDocument(actor, documentId);
-    await this.deps.access.require(
-      actor,
-      "document.edit",
-      { organizationId: document.organizationId, queueId: document.queueId },
-      notFound,
-    );
+    const { document, notFound } = await this.editableDocument(actor, documentId);
     const rules = await this.fieldRules(actor, document.organizationId, document.queueId);
     const queue = await this.queueOf(document);
     const changes = checkAnnotations(queue.annotationSchema, input);

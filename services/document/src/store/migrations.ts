@@ -1,12 +1,11 @@
-import type { Migration } from "@docex/kit";
+import { type Migration, sqlMigration } from "@docex/kit";
 import { duplicateDetectionMigration } from "./migration-0003-duplicates.js";
 
 /** Schema of the document database, in order. The kit's outbox tables are added in front. */
 export const migrations: Migration[] = [
-  {
-    name: "0001-hierarchy-and-documents",
-    up: ({ sequelize }) =>
-      sequelize.query(`
+  sqlMigration(
+    "0001-hierarchy-and-documents",
+    `
         -- Organizations belong to membership; this is the projection of organization.created (and of
         -- membership's answers) that lets ResolveEntity find them by humanized id.
         CREATE TABLE organizations (
@@ -77,12 +76,11 @@ export const migrations: Migration[] = [
         CREATE INDEX document_changes_by_document ON document_changes (document_id, seq);
         CREATE UNIQUE INDEX document_changes_idempotency ON document_changes (document_id, source, idempotency_key)
           WHERE idempotency_key IS NOT NULL;
-      `),
-  },
-  {
-    name: "0002-initial-validation-jobs",
-    up: ({ sequelize }) =>
-      sequelize.query(`
+      `,
+  ),
+  sqlMigration(
+    "0002-initial-validation-jobs",
+    `
         -- initial_document_validation still to run for a document, written with its extraction. A runner claims a
         -- due job by moving next_attempt_at past its budget (a lease: a runner that dies leaves it due again) and
         -- counting the attempt; attempts also fences a runner whose lease ran out.
@@ -94,13 +92,12 @@ export const migrations: Migration[] = [
           created_at       timestamptz NOT NULL DEFAULT now()
         );
         CREATE INDEX initial_validation_jobs_due ON initial_validation_jobs (next_attempt_at);
-      `),
-  },
+      `,
+  ),
   duplicateDetectionMigration,
-  {
-    name: "0004-validation-link-projection",
-    up: ({ sequelize }) =>
-      sequelize.query(`
+  sqlMigration(
+    "0004-validation-link-projection",
+    `
         -- The webhook service's external validation links as its configuration.changed events tell them: which
         -- queues have a validator of which type, under which failure policy. Read only when the webhook service
         -- cannot be asked. A removed link stays as a row with present = false, so that an older event arriving
@@ -113,12 +110,11 @@ export const migrations: Migration[] = [
           changed_at      timestamptz NOT NULL,
           PRIMARY KEY (queue_id, type)
         );
-      `),
-  },
-  {
-    name: "0005-kept-files-and-extraction-engine",
-    up: ({ sequelize }) =>
-      sequelize.query(`
+      `,
+  ),
+  sqlMigration(
+    "0005-kept-files-and-extraction-engine",
+    `
         -- Queues that exist keep what they did before (an outside engine posts /extraction); new ones default to the
         -- built-in extraction service.
         ALTER TABLE queues ADD COLUMN IF NOT EXISTS extraction_engine text NOT NULL DEFAULT 'external'
@@ -143,12 +139,11 @@ export const migrations: Migration[] = [
           PRIMARY KEY (file_key, seq)
         );
         ALTER TABLE file_chunks ALTER COLUMN data SET STORAGE EXTERNAL;
-      `),
-  },
-  {
-    name: "0006-automation-switch-projection",
-    up: ({ sequelize }) =>
-      sequelize.query(`
+      `,
+  ),
+  sqlMigration(
+    "0006-automation-switch-projection",
+    `
         -- Automation's switches of each queue, followed from its configuration.changed events: one row per switch
         -- (its state as the event shows it), the newest event winning. A queue without a row shows the defaults.
         CREATE TABLE IF NOT EXISTS automation_switches (
@@ -163,6 +158,6 @@ export const migrations: Migration[] = [
         -- automation is asked once for each (AutomationSwitchSeed, at start). Queues created later are not listed.
         CREATE TABLE IF NOT EXISTS automation_switch_seeds (queue_id uuid PRIMARY KEY);
         INSERT INTO automation_switch_seeds (queue_id) SELECT id FROM queues ON CONFLICT DO NOTHING;
-      `),
-  },
+      `,
+  ),
 ];

@@ -1,11 +1,7 @@
 import { readAnnotationSchema } from "@docex/annotations";
-import { type GrpcIdentity, type Metrics, NotFoundError } from "@docex/kit";
+import { type GrpcIdentity, type Metrics, NotFoundError, undefinedIfNotFound } from "@docex/kit";
 import { createDocumentClient } from "@docex/protos";
 import type { CallContext, DocumentFile, DocumentSource, QueueView } from "../domain/document-source.js";
-
-function context(ctx?: CallContext) {
-  return ctx?.requestId ? { requestId: ctx.requestId } : {};
-}
 
 export interface DocumentClientOptions {
   /** This service's certificate, presented to the document service (GRPC_TLS_DIR). */
@@ -17,25 +13,14 @@ export interface DocumentClientOptions {
 
 /** The document service over gRPC: GetQueue (cached; a queue's schema and engine never change), ReadDocumentFile, RecordExtraction. */
 export function documentSource(address: string, options: DocumentClientOptions): DocumentSource & { close(): void } {
-  const client = createDocumentClient(address, {
-    identity: options.identity,
-    deadlineMs: options.deadlineMs,
-    ...(options.metrics ? { metrics: options.metrics } : {}),
-    breaker: { resetTimeoutMs: 5_000 },
-  });
+  const client = createDocumentClient(address, options);
   const queues = new Map<string, QueueView>();
   return {
     async findQueue(queueId, ctx) {
       const hit = queues.get(queueId);
       if (hit) return hit;
-      let answer: Awaited<ReturnType<typeof client.getQueue>>;
-      try {
-        answer = await client.getQueue({ queue_id: queueId }, context(ctx));
-      } catch (error) {
-        if (error instanceof NotFoundError) return undefined;
-        throw error;
-      }
-      if (!answer.queue) return undefined;
+      const answer = await undefinedIfNotFound(client.getQueue({ queue_id: queueId }, ctx));
+      if (!answer?.queue) return undefined;
       const queue: QueueView = {
         id: answer.queue.id,
         extractionEngine: answer.queue.extraction_engine === "external" ? "external" : "builtin",
@@ -53,7 +38,7 @@ export function documentSource(address: string, options: DocumentClientOptions):
       try {
         for await (const chunk of client.readDocumentFile(
           { organization_id: organizationId, document_id: documentId },
-          { ...context(ctx), deadlineMs: options.readDeadlineMs },
+          { ...ctx, deadlineMs: options.readDeadlineMs },
         )) {
           if (chunks.length === 0 && size === 0) {
             contentType = chunk.content_type;
@@ -86,7 +71,7 @@ export function documentSource(address: string, options: DocumentClientOptions):
           extraction_json: record.extractionJson,
           messages_json: record.messagesJson,
         },
-        context(ctx),
+        ctx,
       );
       return { applied: answer.applied, reason: answer.reason };
     },

@@ -1,11 +1,10 @@
-import type { Migration } from "@docex/kit";
+import { type Migration, sqlMigration } from "@docex/kit";
 
 /** Schema of the extraction database, in order. The kit's outbox tables are added in front. */
 export const migrations: Migration[] = [
-  {
-    name: "0001-extraction-runs",
-    up: ({ sequelize }) =>
-      sequelize.query(`
+  sqlMigration(
+    "0001-extraction-runs",
+    `
         -- One row per document.created event handled to the end; a redelivered event finds its row and is skipped.
         CREATE TABLE extraction_runs (
           event_id         uuid PRIMARY KEY,
@@ -20,6 +19,6 @@ export const migrations: Migration[] = [
           created_at       timestamptz NOT NULL DEFAULT now()
         );
         CREATE INDEX extraction_runs_by_document ON extraction_runs (document_id);
-      `),
-  },
+      `,
+  ),
 ];

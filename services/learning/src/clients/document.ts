@@ -1,6 +1,6 @@
 import { annotationSchema as annotationRecord, readAnnotationSchema } from "@docex/annotations";
-import { type GrpcIdentity, type Metrics, NotFoundError } from "@docex/kit";
-import { createDocumentClient, type DocumentRecord } from "@docex/protos";
+import { type GrpcIdentity, type Metrics, undefinedIfNotFound } from "@docex/kit";
+import { createDocumentClient, type DocumentRecord, documentChangeRequest } from "@docex/protos";
 import { z } from "zod";
 import type { QueueView } from "../domain/annotation-schema.js";
 import type { CallContext, DocumentDirectory } from "../domain/document-directory.js";
@@ -22,10 +22,6 @@ export interface DocumentService extends DocumentDirectory {
 
 const annotationsOf = z.array(annotationRecord);
 
-function context(ctx?: CallContext) {
-  return ctx?.requestId ? { requestId: ctx.requestId } : {};
-}
-
 function documentView(record: DocumentRecord): DocumentView {
   return {
     id: record.id,
@@ -38,40 +34,25 @@ function documentView(record: DocumentRecord): DocumentView {
   };
 }
 
-/** Undefined instead of NotFoundError: "no such thing" is an answer, not a failure. */
-async function orUndefined<T>(call: Promise<T>): Promise<T | undefined> {
-  try {
-    return await call;
-  } catch (error) {
-    if (error instanceof NotFoundError) return undefined;
-    throw error;
-  }
-}
-
 /**
  * The gRPC client of the document service: a deadline, a breaker so that an unreachable document service
  * answers 503 at once (and the consumer retries later), and a cache of queue schemas.
  */
 export function documentService(address: string, options: DocumentServiceOptions): DocumentService {
-  const client = createDocumentClient(address, {
-    identity: options.identity,
-    deadlineMs: options.deadlineMs,
-    ...(options.metrics ? { metrics: options.metrics } : {}),
-    breaker: { resetTimeoutMs: 5_000 },
-  });
+  const client = createDocumentClient(address, options);
   const queueCacheMs = options.queueCacheMs ?? 5 * 60_000;
   const maxCachedQueues = options.maxCachedQueues ?? 10_000;
   const queues = new Map<string, { queue: QueueView; expiresAt: number }>();
 
   return {
     async findDocument(documentId, ctx) {
-      const answer = await orUndefined(client.getDocument({ document_id: documentId }, context(ctx)));
+      const answer = await undefinedIfNotFound(client.getDocument({ document_id: documentId }, ctx));
       return answer?.document ? documentView(answer.document) : undefined;
     },
     async findQueue(queueId, ctx) {
       const hit = queues.get(queueId);
       if (hit && hit.expiresAt > Date.now()) return hit.queue;
-      const answer = await orUndefined(client.getQueue({ queue_id: queueId }, context(ctx)));
+      const answer = await undefinedIfNotFound(client.getQueue({ queue_id: queueId }, ctx));
       if (!answer?.queue) return undefined;
       const queue: QueueView = {
         id: answer.queue.id,
@@ -83,25 +64,19 @@ export function documentService(address: string, options: DocumentServiceOptions
       return queue;
     },
     async resolveQueue(ref, ctx) {
-      const answer = await orUndefined(client.resolveEntity({ entity_type: "queue", id_or_humanized: ref }, context(ctx)));
+      const answer = await undefinedIfNotFound(client.resolveEntity({ entity_type: "queue", id_or_humanized: ref }, ctx));
       return answer ? { queueId: answer.id, organizationId: answer.organization_id } : undefined;
     },
     async applyLearnedValues(change, ctx) {
       const answer = await client.applyDocumentChanges(
-        {
+        documentChangeRequest({
           document_id: change.documentId,
           expected_version: change.expectedVersion,
           source: "learning",
-          annotations_json: JSON.stringify(change.annotations),
-          messages_json: "",
-          options_json: "",
-          approvers: [],
-          applied_rules: [],
-          replace_messages: false,
           idempotency_key: change.idempotencyKey,
-          cells_json: "",
-        },
-        context(ctx),
+          annotations_json: JSON.stringify(change.annotations),
+        }),
+        ctx,
       );
       if (!answer.document) throw new Error("ApplyDocumentChanges answered without the document");
       return { applied: answer.applied, reason: answer.reason, document: documentView(answer.document) };

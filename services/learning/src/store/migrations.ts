@@ -1,11 +1,10 @@
-import type { Migration } from "@docex/kit";
+import { type Migration, sqlMigration } from "@docex/kit";
 
 /** Schema of the learning database, in order. The kit's outbox tables are added in front. */
 export const migrations: Migration[] = [
-  {
-    name: "0001-feedback-and-field-memory",
-    up: ({ sequelize }) =>
-      sequelize.query(`
+  sqlMigration(
+    "0001-feedback-and-field-memory",
+    `
         -- Every learn and relearn as it was received; its id is the id of the learning.feedback event.
         CREATE TABLE feedback (
           id               uuid PRIMARY KEY,
@@ -70,6 +69,6 @@ export const migrations: Migration[] = [
           created_at        timestamptz NOT NULL DEFAULT now()
         );
         CREATE INDEX learned_fills_by_document ON learned_fills (document_id);
-      `),
-  },
+      `,
+  ),
 ];

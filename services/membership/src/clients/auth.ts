@@ -1,14 +1,10 @@
-import { type GrpcIdentity, type Metrics, NotFoundError } from "@docex/kit";
+import { type GrpcIdentity, type Metrics, undefinedIfNotFound } from "@docex/kit";
 import { type AuthClient, createAuthClient, type User } from "@docex/protos";
 import type { AuthUser, AuthUserStatus, CallContext, UserDirectory } from "../domain/user-directory.js";
 
 function authUserOf(user: User): AuthUser {
   const status: AuthUserStatus = user.status === "invited" || user.status === "deactivated" ? user.status : "active";
   return { id: user.id, email: user.email, name: user.name || null, status };
-}
-
-function context(ctx: CallContext) {
-  return ctx.requestId ? { requestId: ctx.requestId } : {};
 }
 
 /**
@@ -24,17 +20,12 @@ export function authUserDirectory(address: string, identity: GrpcIdentity, metri
   });
   return {
     async findByEmail(email, ctx) {
-      const answer = await client.findUserByEmail({ email }, context(ctx));
+      const answer = await client.findUserByEmail({ email }, ctx);
       return answer.found && answer.user ? authUserOf(answer.user) : undefined;
     },
     async get(userId, ctx) {
-      try {
-        const answer = await client.getUser({ user_id: userId }, context(ctx));
-        return answer.user ? authUserOf(answer.user) : undefined;
-      } catch (error) {
-        if (error instanceof NotFoundError) return undefined;
-        throw error;
-      }
+      const answer = await undefinedIfNotFound(client.getUser({ user_id: userId }, ctx));
+      return answer?.user ? authUserOf(answer.user) : undefined;
     },
     async invite(invitation, ctx) {
       const answer = await client.createInvitation(
@@ -46,7 +37,7 @@ export function authUserDirectory(address: string, identity: GrpcIdentity, metri
           locale: "",
           expires_at: invitation.expiresAt.toISOString(),
         },
-        context(ctx),
+        ctx,
       );
       return { userId: answer.user_id, created: answer.created };
     },

@@ -14,19 +14,11 @@ export function documentQueues(
   address: string,
   options: { identity: GrpcIdentity; deadlineMs: number; metrics?: Metrics },
 ): DocumentQueues {
-  const client = createDocumentClient(address, {
-    identity: options.identity,
-    deadlineMs: options.deadlineMs,
-    ...(options.metrics ? { metrics: options.metrics } : {}),
-    breaker: { resetTimeoutMs: 5_000 },
-  });
+  const client = createDocumentClient(address, options);
   return {
     async queueIn(organizationId, queueId, ctx) {
       try {
-        const answer = await client.resolveEntity(
-          { entity_type: "queue", id_or_humanized: queueId, organization_id: organizationId },
-          ctx.requestId ? { requestId: ctx.requestId } : {},
-        );
+        const answer = await client.resolveEntity({ entity_type: "queue", id_or_humanized: queueId, organization_id: organizationId }, ctx);
         return answer.organization_id === organizationId;
       } catch (error) {
         if (error instanceof NotFoundError) return false;

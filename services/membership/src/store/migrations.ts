@@ -1,11 +1,10 @@
-import type { Migration } from "@docex/kit";
+import { type Migration, sqlMigration } from "@docex/kit";
 
 /** Schema of the membership database, in order. The kit's outbox tables are added in front. */
 export const migrations: Migration[] = [
-  {
-    name: "0001-organizations-memberships-user-schemas",
-    up: ({ sequelize }) =>
-      sequelize.query(`
+  sqlMigration(
+    "0001-organizations-memberships-user-schemas",
+    `
         CREATE TABLE organizations (
           id              uuid PRIMARY KEY,
           humanized_id    text NOT NULL UNIQUE,
@@ -47,18 +46,17 @@ export const migrations: Migration[] = [
           updated_at      timestamptz NOT NULL DEFAULT now(),
           UNIQUE NULLS NOT DISTINCT (organization_id, user_id, queue_id)
         );
-      `),
-  },
+      `,
+  ),
   // 0002 and 0003 created the audit log's tables (audit_entries, append-only by trigger, and audit_counts). The log is
   // the audit service's now, whose 0001 creates the same tables in its own database: a new membership database gets
   // none, and one migrated before keeps them, no longer written, until the audit service's import has copied them
   // (services/audit/DECISIONS.md). The names stay so that the order of applied migrations is unchanged.
   { name: "0002-audit-log", up: async () => undefined },
   { name: "0003-audit-counts", up: async () => undefined },
-  {
-    name: "0004-invitations-need-acceptance",
-    up: ({ sequelize }) =>
-      sequelize.query(`
+  sqlMigration(
+    "0004-invitations-need-acceptance",
+    `
         -- status 'invited' now means "invited, not accepted yet": the membership grants nothing until its user accepts
         -- (AcceptInvitation), whatever auth knows of the account. The invitation's email and expiry live on the row;
         -- a pending row never shows the profile of the user behind the email.
@@ -79,6 +77,6 @@ export const migrations: Migration[] = [
           sent_at         timestamptz NOT NULL
         );
         CREATE INDEX invitations_sent_recent ON invitations_sent (organization_id, sent_at);
-      `),
-  },
+      `,
+  ),
 ];

@@ -1,4 +1,4 @@
-import { type GrpcIdentity, type Metrics, NotFoundError } from "@docex/kit";
+import { type GrpcIdentity, type Metrics, undefinedIfNotFound } from "@docex/kit";
 import { createDocumentClient } from "@docex/protos";
 import type { QueueDirectory } from "../domain/queue-directory.js";
 import type { QueueRef } from "../domain/records.js";
@@ -22,12 +22,7 @@ export interface DocumentQueues extends QueueDirectory {
  * document service answers 503 at once, and a cache of queues found (never of "not found").
  */
 export function documentQueues(address: string, options: DocumentQueuesOptions): DocumentQueues {
-  const client = createDocumentClient(address, {
-    identity: options.identity,
-    deadlineMs: options.deadlineMs,
-    ...(options.metrics ? { metrics: options.metrics } : {}),
-    breaker: { resetTimeoutMs: 5_000 },
-  });
+  const client = createDocumentClient(address, options);
   const cacheMs = options.cacheMs ?? 5 * 60_000;
   const maxEntries = options.maxEntries ?? 10_000;
   const found = new Map<string, { queue: QueueRef; expiresAt: number }>();
@@ -36,16 +31,8 @@ export function documentQueues(address: string, options: DocumentQueuesOptions):
     async resolveQueue(ref, ctx) {
       const hit = found.get(ref);
       if (hit && hit.expiresAt > Date.now()) return hit.queue;
-      let answer: Awaited<ReturnType<typeof client.resolveEntity>>;
-      try {
-        answer = await client.resolveEntity(
-          { entity_type: "queue", id_or_humanized: ref },
-          ctx?.requestId ? { requestId: ctx.requestId } : {},
-        );
-      } catch (error) {
-        if (error instanceof NotFoundError) return undefined;
-        throw error;
-      }
+      const answer = await undefinedIfNotFound(client.resolveEntity({ entity_type: "queue", id_or_humanized: ref }, ctx));
+      if (!answer) return undefined;
       const queue = { queueId: answer.id, organizationId: answer.organization_id };
       if (found.size >= maxEntries) found.delete(found.keys().next().value as string);
       found.set(ref, { queue, expiresAt: Date.now() + cacheMs });

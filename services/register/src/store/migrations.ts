@@ -1,14 +1,13 @@
-import type { Migration } from "@docex/kit";
+import { type Migration, sqlMigration } from "@docex/kit";
 
 /** The trigram index of items; the search-index upkeep names it. */
 export const ITEM_SEARCH_INDEX = "register_items_search";
 
 /** Schema of the register database, in order. The kit's outbox tables are added in front. */
 export const migrations: Migration[] = [
-  {
-    name: "0001-registers-and-items",
-    up: ({ sequelize }) =>
-      sequelize.query(`
+  sqlMigration(
+    "0001-registers-and-items",
+    `
         CREATE EXTENSION IF NOT EXISTS pg_trgm;
 
         -- A register is identified by (queue, name). The queue and its organization belong to the document
@@ -57,6 +56,6 @@ export const migrations: Migration[] = [
         -- tree item by item; SearchIndexUpkeep merges the list right after such an upload commits.
         CREATE INDEX ${ITEM_SEARCH_INDEX} ON register_items USING gin (search_text gin_trgm_ops)
           WITH (fastupdate = on, gin_pending_list_limit = 262144);
-      `),
-  },
+      `,
+  ),
 ];

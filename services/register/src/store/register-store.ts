@@ -1,27 +1,8 @@
 import type { Sql, Tx } from "@docex/kit";
 import type { ItemInput, Register } from "../domain/records.js";
 
-interface RegisterRow {
-  id: string;
-  organization_id: string;
-  queue_id: string;
-  name: string;
-  item_count: number;
-  created_at: Date;
-  updated_at: Date;
-}
-
-interface ItemRow {
-  value: string;
-  label: string | null;
-  name: string | null;
-  register_number: string | null;
-  tax_id: string | null;
-  data: Record<string, unknown>;
-}
-
 /** An item row of a page: the page's total rides along so that both come from one snapshot. */
-interface PageRow extends Partial<ItemRow> {
+interface PageRow extends Partial<ItemInput> {
   total: number;
 }
 
@@ -36,33 +17,23 @@ export interface ItemsAndTotal {
   total: number;
 }
 
-const REGISTER_COLUMNS = "id, organization_id, queue_id, name, item_count, created_at, updated_at";
-const ITEM_FIELDS = ["value", "label", "name", "register_number", "tax_id", "data"] as const;
-const ITEM_COLUMNS = ITEM_FIELDS.join(", ");
-const itemColumnsOf = (alias: string) => ITEM_FIELDS.map((field) => `${alias}.${field}`).join(", ");
-
-function registerOf(row: RegisterRow): Register {
-  return {
-    id: row.id,
-    organizationId: row.organization_id,
-    queueId: row.queue_id,
-    name: row.name,
-    itemCount: row.item_count,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-function itemOf(row: ItemRow): ItemInput {
-  return {
-    value: row.value,
-    label: row.label,
-    name: row.name,
-    registerNumber: row.register_number,
-    taxId: row.tax_id,
-    data: row.data,
-  };
-}
+const REGISTER_COLUMNS = `id, organization_id AS "organizationId", queue_id AS "queueId", name, item_count AS "itemCount",
+  created_at AS "createdAt", updated_at AS "updatedAt"`;
+/** Item columns and the ItemInput field each is read into. */
+const ITEM_FIELDS = {
+  value: "value",
+  label: "label",
+  name: "name",
+  register_number: "registerNumber",
+  tax_id: "taxId",
+  data: "data",
+} as const satisfies Record<string, keyof ItemInput>;
+const ITEM_COLUMNS = Object.keys(ITEM_FIELDS).join(", ");
+/** The item columns of `alias`, read as ItemInput. */
+const itemFieldsOf = (alias: string) =>
+  Object.entries(ITEM_FIELDS)
+    .map(([column, field]) => `${alias}.${column} AS "${field}"`)
+    .join(", ");
 
 /**
  * Items as one JSON array per column: the whole upload travels in one statement, whatever its size.
@@ -132,7 +103,7 @@ export class RegisterStore {
     const locked: Register[] = [];
     for (const key of ordered) {
       // The no-op update on conflict takes the row lock and returns the existing row.
-      const row = await this.sql.one<RegisterRow>(
+      const row = await this.sql.one<Register>(
         `INSERT INTO registers (id, organization_id, queue_id, name) VALUES (gen_random_uuid(), $1, $2, $3)
          ON CONFLICT ON CONSTRAINT registers_name_per_queue DO UPDATE SET name = excluded.name
          RETURNING ${REGISTER_COLUMNS}`,
@@ -140,7 +111,7 @@ export class RegisterStore {
         tx,
       );
       if (!row) throw new Error(`register ${key.queueId}/${key.name} was neither created nor found`);
-      locked.push(registerOf(row));
+      locked.push(row);
     }
     return locked;
   }
@@ -214,29 +185,27 @@ export class RegisterStore {
   }
 
   async setItemCount(tx: Tx, registerId: string, itemCount: number): Promise<Register> {
-    const row = await this.sql.one<RegisterRow>(
+    const row = await this.sql.one<Register>(
       `UPDATE registers SET item_count = $2, updated_at = now() WHERE id = $1 RETURNING ${REGISTER_COLUMNS}`,
       [registerId, itemCount],
       tx,
     );
     if (!row) throw new Error(`register ${registerId} vanished while locked`);
-    return registerOf(row);
+    return row;
   }
 
   async findRegister(registerId: string): Promise<Register | undefined> {
-    const row = await this.sql.one<RegisterRow>(`SELECT ${REGISTER_COLUMNS} FROM registers WHERE id = $1`, [registerId]);
-    return row && registerOf(row);
+    return this.sql.one<Register>(`SELECT ${REGISTER_COLUMNS} FROM registers WHERE id = $1`, [registerId]);
   }
 
   async registersOfQueue(queueId: string): Promise<Register[]> {
-    const rows = await this.sql.rows<RegisterRow>(`SELECT ${REGISTER_COLUMNS} FROM registers WHERE queue_id = $1 ORDER BY name`, [queueId]);
-    return rows.map(registerOf);
+    return this.sql.rows<Register>(`SELECT ${REGISTER_COLUMNS} FROM registers WHERE queue_id = $1 ORDER BY name`, [queueId]);
   }
 
   /** Items at positions (offset, offset + limit], with the register's item count, read in one statement. */
   async itemsAt(registerId: string, offset: number, limit: number): Promise<ItemsAndTotal> {
     const rows = await this.sql.rows<PageRow>(
-      `SELECT register.item_count AS total, ${itemColumnsOf("item")}
+      `SELECT register.item_count AS total, ${itemFieldsOf("item")}
        FROM registers AS register
        LEFT JOIN register_items AS item
          ON item.register_id = register.id AND item.position > $2 AND item.position <= $2::integer + $3::integer
@@ -257,7 +226,7 @@ export class RegisterStore {
          SELECT position, ${ITEM_COLUMNS} FROM register_items
          WHERE register_id = $1 AND ${indexed} AND strpos(search_text, lower($2)) > 0
        )
-       SELECT counted.total, ${itemColumnsOf("page")}
+       SELECT counted.total, ${itemFieldsOf("page")}
        FROM (SELECT count(*)::integer AS total FROM matches) AS counted
        LEFT JOIN LATERAL (SELECT * FROM matches ORDER BY position LIMIT $4 OFFSET $3) AS page ON true
        ORDER BY page.position`,
@@ -268,16 +237,17 @@ export class RegisterStore {
 
   /** The items whose value is one of `values`, in no particular order. */
   async itemsWithValues(registerId: string, values: string[]): Promise<ItemInput[]> {
-    const rows = await this.sql.rows<ItemRow>(
-      `SELECT ${ITEM_COLUMNS} FROM register_items WHERE register_id = $1 AND value = ANY($2::text[])`,
+    return this.sql.rows<ItemInput>(
+      `SELECT ${itemFieldsOf("register_items")} FROM register_items WHERE register_id = $1 AND value = ANY($2::text[])`,
       [registerId, values],
     );
-    return rows.map(itemOf);
   }
 }
 
 function pageOf(rows: PageRow[]): ItemsAndTotal {
-  const items = rows.filter((row): row is PageRow & ItemRow => typeof row.value === "string").map(itemOf);
+  const items = rows
+    .filter((row): row is PageRow & ItemInput => typeof row.value === "string")
+    .map(({ value, label, name, registerNumber, taxId, data }) => ({ value, label, name, registerNumber, taxId, data }));
   return { items, total: rows[0]?.total ?? 0 };
 }
 

@@ -1,8 +1,6 @@
-import { type GrpcIdentity, type Metrics, NotFoundError, ValidationError } from "@docex/kit";
+import { type GrpcIdentity, type Metrics, NotFoundError, undefinedIfNotFound, ValidationError } from "@docex/kit";
 import { createDocumentClient, type DocumentClient } from "@docex/protos";
 import type { CallContext, EntityDirectory } from "../domain/entity-directory.js";
-
-const context = (ctx?: CallContext) => (ctx?.requestId ? { requestId: ctx.requestId } : {});
 
 /**
  * The document service over gRPC (ResolveEntity, GetDocument): one client per process, a deadline and a
@@ -12,16 +10,11 @@ export function documentDirectory(
   address: string,
   options: { identity: GrpcIdentity; deadlineMs: number; metrics?: Metrics },
 ): EntityDirectory {
-  const client: DocumentClient = createDocumentClient(address, {
-    identity: options.identity,
-    deadlineMs: options.deadlineMs,
-    ...(options.metrics ? { metrics: options.metrics } : {}),
-    breaker: { resetTimeoutMs: 5_000 },
-  });
+  const client: DocumentClient = createDocumentClient(address, options);
   return {
     async resolve(entityType, idOrHumanized, ctx) {
       try {
-        const found = await client.resolveEntity({ entity_type: entityType, id_or_humanized: idOrHumanized }, context(ctx));
+        const found = await client.resolveEntity({ entity_type: entityType, id_or_humanized: idOrHumanized }, ctx);
         return {
           entityType,
           entityId: found.id,
@@ -37,13 +30,9 @@ export function documentDirectory(
       }
     },
     async approversOf(documentId, ctx) {
-      try {
-        const answer = await client.getDocument({ document_id: documentId }, context(ctx));
-        return answer.document?.approvers ?? [];
-      } catch (error) {
-        if (error instanceof NotFoundError) return undefined;
-        throw error;
-      }
+      const answer = await undefinedIfNotFound(client.getDocument({ document_id: documentId }, ctx));
+      if (!answer) return undefined;
+      return answer.document?.approvers ?? [];
     },
     close: () => client.close(),
   };

@@ -32,6 +32,9 @@ export interface DeliverySenderOptions {
 
 const DEPTH_SAMPLE_MS = 5_000;
 
+/** What one attempt did, as recorded with the delivery. */
+type AttemptOutcome = NonNullable<DeliveryOutcome["attempt"]>;
+
 /**
  * Sends due deliveries. It claims them in batches (`FOR UPDATE SKIP LOCKED` with a lease, so replicas never
  * hold the same delivery), sends each through its receiver's circuit breaker, and records the outcomes in
@@ -230,33 +233,20 @@ export class DeliverySender {
       succeeded,
       manual: delivery.manual,
     };
-    if (succeeded) {
+    if (error === null) {
       metrics.outcomes.inc({ outcome: "succeeded" });
       this.push({ id: delivery.id, leaseToken: delivery.leaseToken, attempt, status: "succeeded", delayMs: 0, error: null });
       return;
     }
-    const now = new Date();
-    const retryAfter = result.statusCode === null ? undefined : parseRetryAfter(result.headers["retry-after"], now);
-    const next = this.options.retry.afterFailure(delivery.attempt, delivery.maxAttempts, now, retryAfter);
-    metrics.outcomes.inc({ outcome: next.kind === "retry" ? "retry_scheduled" : "failed" });
-    this.push({
-      id: delivery.id,
-      leaseToken: delivery.leaseToken,
-      attempt,
-      status: next.kind === "retry" ? "pending" : "failed",
-      delayMs: next.kind === "retry" ? next.at.getTime() - now.getTime() : 0,
-      error,
-    });
+    const retryAfter = result.statusCode === null ? undefined : parseRetryAfter(result.headers["retry-after"], new Date());
+    this.pushFailure(delivery, attempt, error, retryAfter);
   }
 
   /** A failed attempt that sent nothing (and says why); retried on the schedule like any other failure. */
   private failUnsent(delivery: ClaimedDelivery, error: string): void {
-    const now = new Date();
-    const next = this.options.retry.afterFailure(delivery.attempt, delivery.maxAttempts, now, undefined);
-    this.options.metrics.outcomes.inc({ outcome: next.kind === "retry" ? "retry_scheduled" : "failed" });
     const attempt = {
       number: delivery.attempt,
-      startedAt: now,
+      startedAt: new Date(),
       durationMs: 0,
       statusCode: null,
       error,
@@ -264,6 +254,14 @@ export class DeliverySender {
       succeeded: false,
       manual: delivery.manual,
     };
+    this.pushFailure(delivery, attempt, error, undefined);
+  }
+
+  /** A failed attempt: the delivery is retried on the schedule (or after the receiver's Retry-After), or fails for good. */
+  private pushFailure(delivery: ClaimedDelivery, attempt: AttemptOutcome, error: string, retryAfterSeconds: number | undefined): void {
+    const now = new Date();
+    const next = this.options.retry.afterFailure(delivery.attempt, delivery.maxAttempts, now, retryAfterSeconds);
+    this.options.metrics.outcomes.inc({ outcome: next.kind === "retry" ? "retry_scheduled" : "failed" });
     this.push({
       id: delivery.id,
       leaseToken: delivery.leaseToken,

@@ -1,11 +1,10 @@
-import type { Migration } from "@docex/kit";
+import { type Migration, sqlMigration } from "@docex/kit";
 
 /** Schema of the webhook database, in order. The kit's outbox tables are added in front. */
 export const migrations: Migration[] = [
-  {
-    name: "0001-webhooks-signing-keys-validation-links-deliveries",
-    up: ({ sequelize }) =>
-      sequelize.query(`
+  sqlMigration(
+    "0001-webhooks-signing-keys-validation-links-deliveries",
+    `
         CREATE TABLE webhooks (
           id                     uuid PRIMARY KEY,
           entity_type            text NOT NULL CHECK (entity_type IN ('organization', 'workspace', 'queue', 'document')),
@@ -85,12 +84,11 @@ export const migrations: Migration[] = [
           manual           boolean NOT NULL DEFAULT false,
           PRIMARY KEY (delivery_id, number)
         );
-      `),
-  },
-  {
-    name: "0002-key-rotation-grace-receiver-health-failure-policy",
-    up: ({ sequelize }) =>
-      sequelize.query(`
+      `,
+  ),
+  sqlMigration(
+    "0002-key-rotation-grace-receiver-health-failure-policy",
+    `
         -- A key's id names it in events and answers (never its material). On rotation the previous key moves,
         -- still sealed, beside the new one and signs too until previous_valid_until.
         ALTER TABLE signing_keys
@@ -117,6 +115,6 @@ export const migrations: Migration[] = [
 
         ALTER TABLE validation_links
           ADD COLUMN failure_policy text NOT NULL DEFAULT 'allow' CHECK (failure_policy IN ('allow', 'block'));
-      `),
-  },
+      `,
+  ),
 ];
