@@ -1,5 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response, Router } from "express";
 import { z } from "zod";
+import { MethodNotAllowedError } from "../errors.js";
 import { parseInput } from "../validation.js";
 
 export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
@@ -108,6 +109,21 @@ export class ApiDescription {
         next(error);
       }
     });
+  }
+
+  /**
+   * Answers 405, with `Allow`, on every path of the operations routed so far for the methods none of them serves.
+   * Mounted after the routes.
+   */
+  refuseOtherMethods(router: Router): void {
+    const allowedByPath = new Map<string, string[]>();
+    for (const { path, method } of this.operations) allowedByPath.set(path, [...(allowedByPath.get(path) ?? []), method.toUpperCase()]);
+    for (const [path, allowed] of allowedByPath) {
+      router.all(expressPath(path), (_req, res) => {
+        res.setHeader("allow", allowed.join(", "));
+        throw new MethodNotAllowedError(allowed);
+      });
+    }
   }
 
   /** This service's part of the OpenAPI 3.1 document: `paths`, tagged and with its schemas inline. */

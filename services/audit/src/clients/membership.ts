@@ -1,6 +1,6 @@
 import { MembershipPermissions } from "@docex/access";
 import { type GrpcIdentity, isUuid, type Metrics, undefinedIfNotFound } from "@docex/kit";
-import type { CallContext, Membership } from "../domain/readers.js";
+import type { Membership } from "../domain/readers.js";
 
 export interface MembershipClientOptions {
   /** This service's certificate, presented to membership (GRPC_TLS_DIR). */

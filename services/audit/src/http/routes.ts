@@ -1,4 +1,4 @@
-import { ApiDescription, authenticate, callerOf, expressPath, MethodNotAllowedError, pageOf, type TokenVerifier } from "@docex/kit";
+import { ApiDescription, authenticate, callerOf, expressPath, pageOf, type TokenVerifier } from "@docex/kit";
 import type { Router } from "express";
 import type { z } from "zod";
 import type { AuditLog, AuditPage } from "../domain/audit-log.js";
@@ -87,13 +87,7 @@ export function auditHttp(auditLog: AuditLog, verifier: TokenVerifier): AuditHtt
         },
       );
     }
-    // Another method on these paths: 405 with Allow.
-    for (const { path } of logs) {
-      router.all(expressPath(path), (_req, res) => {
-        res.setHeader("allow", "GET");
-        throw new MethodNotAllowedError(["GET"]);
-      });
-    }
+    api.refuseOtherMethods(router);
   };
 
   return { api, routes };

@@ -1,7 +1,7 @@
 import type { FieldDefinition } from "@docex/annotations";
 import { type GrpcIdentity, type Logger, type Metrics, NotFoundError, undefinedIfNotFound } from "@docex/kit";
 import { createDocumentClient, type DocumentRecord, documentChangeRequest } from "@docex/protos";
-import type { CallContext, ChangeOutcome, DocumentGateway, DocumentState } from "../domain/document-gateway.js";
+import type { ChangeOutcome, DocumentGateway, DocumentState } from "../domain/document-gateway.js";
 import type { Annotation, DocumentStatus } from "../domain/records.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,14 +1,5 @@
-import {
-  type AccessTokenVerifier,
-  ApiDescription,
-  actorOf,
-  authenticate,
-  dataOf,
-  expressPath,
-  MethodNotAllowedError,
-  pageOf,
-} from "@docex/kit";
-import type { Request, RequestHandler, Router } from "express";
+import { type AccessTokenVerifier, ApiDescription, actorOf, authenticate, dataOf, pageOf } from "@docex/kit";
+import type { Request, Router } from "express";
 import { z } from "zod";
 import type { AutomationRules } from "../domain/automation-rules.js";
 import type { QueueAutomation } from "../domain/queue-automation.js";
@@ -56,13 +47,6 @@ const RULE_ID = "The automation rule's UUID";
 
 function param(req: Request, name: string): string {
   return String(req.params[name] ?? "");
-}
-
-function onlyMethods(...allowed: string[]): RequestHandler {
-  return (_req, res, next) => {
-    res.setHeader("allow", allowed.join(", "));
-    next(new MethodNotAllowedError(allowed));
-  };
 }
 
 /** The operations of the automation service and the router that serves them. */
@@ -245,14 +229,9 @@ export function automationRoutes(
           res.status(204).end();
         },
       );
-
-      router.all(expressPath(base), onlyMethods("GET", "POST"));
-      router.all(expressPath(`${base}/order`), onlyMethods("PUT"));
-      router.all(expressPath(`${base}/{automation_rule_id}`), onlyMethods("PATCH", "DELETE"));
     }
 
-    for (const { path } of SWITCHES)
-      router.all(`${API}/queues/:queue_id/${path}`, onlyMethods(...(path === "extraction-evaluation" ? ["PATCH", "PUT"] : ["PATCH"])));
+    api.refuseOtherMethods(router);
   };
   return { api, routes };
 }

@@ -1,5 +1,5 @@
 import type { Sql, Tx } from "@docex/kit";
-import type { Conditions, Rule, RuleAction, RuleKind, RuleParams } from "../domain/records.js";
+import type { Rule, RuleKind } from "../domain/records.js";
 
 const RULE_COLUMNS = `id, queue_id AS "queueId", organization_id AS "organizationId", kind, name, action, params, conditions, position,
   created_at AS "createdAt", updated_at AS "updatedAt"`;

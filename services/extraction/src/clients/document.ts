@@ -1,7 +1,7 @@
 import { readAnnotationSchema } from "@docex/annotations";
 import { type GrpcIdentity, type Metrics, NotFoundError, undefinedIfNotFound } from "@docex/kit";
 import { createDocumentClient } from "@docex/protos";
-import type { CallContext, DocumentFile, DocumentSource, QueueView } from "../domain/document-source.js";
+import type { DocumentFile, DocumentSource, QueueView } from "../domain/document-source.js";
 
 export interface DocumentClientOptions {
   /** This service's certificate, presented to the document service (GRPC_TLS_DIR). */

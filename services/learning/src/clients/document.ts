@@ -3,7 +3,7 @@ import { type GrpcIdentity, type Metrics, undefinedIfNotFound } from "@docex/kit
 import { createDocumentClient, type DocumentRecord, documentChangeRequest } from "@docex/protos";
 import { z } from "zod";
 import type { QueueView } from "../domain/annotation-schema.js";
-import type { CallContext, DocumentDirectory } from "../domain/document-directory.js";
+import type { DocumentDirectory } from "../domain/document-directory.js";
 import type { DocumentView } from "../domain/records.js";
 
 export interface DocumentServiceOptions {

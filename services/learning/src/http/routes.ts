@@ -1,4 +1,4 @@
-import { type AccessTokenVerifier, ApiDescription, actorOf, authenticate, expressPath, MethodNotAllowedError } from "@docex/kit";
+import { type AccessTokenVerifier, ApiDescription, actorOf, authenticate } from "@docex/kit";
 import type { Router } from "express";
 import type { z } from "zod";
 import type { FeedbackIntake } from "../domain/feedback.js";
@@ -104,14 +104,7 @@ export function learningHttp(feedback: FeedbackIntake, verifier: AccessTokenVeri
       },
     );
 
-    const allowedByPath = new Map<string, string[]>();
-    for (const { path, method } of api.operations) allowedByPath.set(path, [...(allowedByPath.get(path) ?? []), method.toUpperCase()]);
-    for (const [path, allowed] of allowedByPath) {
-      router.all(expressPath(path), (_req, res) => {
-        res.setHeader("allow", allowed.join(", "));
-        throw new MethodNotAllowedError(allowed);
-      });
-    }
+    api.refuseOtherMethods(router);
   };
 
   return { api, routes };

@@ -1,6 +1,6 @@
 import { type GrpcIdentity, type Metrics, undefinedIfNotFound } from "@docex/kit";
 import { type AuthClient, createAuthClient, type User } from "@docex/protos";
-import type { AuthUser, AuthUserStatus, CallContext, UserDirectory } from "../domain/user-directory.js";
+import type { AuthUser, AuthUserStatus, UserDirectory } from "../domain/user-directory.js";
 
 function authUserOf(user: User): AuthUser {
   const status: AuthUserStatus = user.status === "invited" || user.status === "deactivated" ? user.status : "active";

@@ -1,4 +1,4 @@
-import { ApiDescription, authenticate, callerOf, dataOf, expressPath, MethodNotAllowedError, pageOf, type TokenVerifier } from "@docex/kit";
+import { ApiDescription, authenticate, callerOf, dataOf, pageOf, type TokenVerifier } from "@docex/kit";
 import type { Request, RequestHandler, Response, Router } from "express";
 import { z } from "zod";
 import type { MemberListing } from "../domain/member-listing.js";
@@ -213,19 +213,7 @@ export function membershipHttp(domain: MembershipDomain, verifier: TokenVerifier
       },
     );
 
-    const methods: Array<[string, string[]]> = [
-      [ORGANIZATIONS, ["GET", "POST"]],
-      [ORGANIZATION, ["GET"]],
-      [`${ORGANIZATION}/raw-memberships`, ["GET"]],
-      [`${ORGANIZATION}/assign-roles`, ["POST"]],
-      [`${ORGANIZATION}/manage-user-schema`, ["POST"]],
-    ];
-    for (const [path, allowed] of methods) {
-      router.all(expressPath(path), (_req, res) => {
-        res.setHeader("allow", allowed.join(", "));
-        throw new MethodNotAllowedError(allowed);
-      });
-    }
+    api.refuseOtherMethods(router);
   };
 
   return { api, routes };

@@ -1,6 +1,6 @@
 import { type GrpcIdentity, type Metrics, NotFoundError, undefinedIfNotFound, ValidationError } from "@docex/kit";
 import { createDocumentClient, type DocumentClient } from "@docex/protos";
-import type { CallContext, EntityDirectory } from "../domain/entity-directory.js";
+import type { EntityDirectory } from "../domain/entity-directory.js";
 
 /**
  * The document service over gRPC (ResolveEntity, GetDocument): one client per process, a deadline and a

@@ -1,15 +1,4 @@
-import {
-  ApiDescription,
-  actorOf,
-  authenticate,
-  dataOf,
-  expressPath,
-  MethodNotAllowedError,
-  NotFoundError,
-  pageOf,
-  parseInput,
-  type TokenVerifier,
-} from "@docex/kit";
+import { ApiDescription, actorOf, authenticate, dataOf, NotFoundError, pageOf, parseInput, type TokenVerifier } from "@docex/kit";
 import type { Response, Router } from "express";
 import { z } from "zod";
 import { isUuid } from "../domain/access.js";
@@ -430,23 +419,7 @@ export function webhookHttp(domain: WebhookDomain, verifier: TokenVerifier): Web
       },
     );
 
-    const methods: Array<[string, string[]]> = [
-      [WEBHOOKS, ["POST"]],
-      [WEBHOOK, ["GET", "PATCH", "DELETE"]],
-      [DELIVERIES, ["GET"]],
-      [RETRY, ["POST"]],
-      [HEALTH, ["GET"]],
-      [SIGNING_KEY, ["GET", "POST"]],
-      [LINKS, ["GET", "POST"]],
-      [LINK, ["DELETE"]],
-      ...ENTITY_LISTS.map(([prefix, , param]): [string, string[]] => [`${API}/${prefix}/{${param}}/webhooks`, ["GET"]]),
-    ];
-    for (const [path, allowed] of methods) {
-      router.all(expressPath(path), (_req, res) => {
-        res.setHeader("allow", allowed.join(", "));
-        throw new MethodNotAllowedError(allowed);
-      });
-    }
+    api.refuseOtherMethods(router);
   };
 
   return { api, routes };

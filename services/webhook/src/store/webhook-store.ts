@@ -133,7 +133,12 @@ export class WebhookStore {
   }
 
   /** Its deliveries and their attempts go with it. */
-  async deleteWebhook(id: string, tx?: Tx): Promise<boolean> {
+  /**
+   * Deletes the webhook with its deliveries and attempts. The deliveries go first: recording an outcome locks a
+   * delivery, then its webhook (receiver health), so taking them in that order here too cannot deadlock with it.
+   */
+  async deleteWebhook(id: string, tx: Tx): Promise<boolean> {
+    await this.sql.rows(`DELETE FROM deliveries WHERE webhook_id = $1`, [id], tx);
     const rows = await this.sql.rows(`DELETE FROM webhooks WHERE id = $1 RETURNING id`, [id], tx);
     return rows.length > 0;
   }
@@ -156,8 +161,9 @@ export class WebhookStore {
 
   /**
    * Disables the active webhooks whose run of failures began before `failingFor` ms ago, and fails their pending
-   * deliveries, those a sender holds too: clearing the lease means its outcome no longer changes the delivery
-   * (`DeliveryStore.record`), and a retry recorded by a sender that read the webhook before this commits is failed there.
+   * deliveries that no sender holds; one a sender holds is failed when its outcome is recorded (`DeliveryStore.record`
+   * reads the webhook's status). Leaving held ones alone keeps this statement's locks (webhook, then delivery) apart
+   * from those of recording (delivery, then webhook), which would otherwise deadlock.
    * Answers each webhook as it was before and as it is now. Row locks make replicas that sweep at the same
    * moment disable each webhook once.
    */
@@ -187,7 +193,7 @@ export class WebhookStore {
       await this.sql.rows(
         `UPDATE deliveries SET status = 'failed', next_attempt_at = NULL, lease_token = NULL, completed_at = now(), updated_at = now(),
            last_error = $2
-         WHERE webhook_id = ANY ($1::uuid[]) AND status = 'pending'
+         WHERE webhook_id = ANY ($1::uuid[]) AND status = 'pending' AND (lease_token IS NULL OR next_attempt_at <= now())
          RETURNING id`,
         [changed.map(({ after }) => after.id), DISABLED_WEBHOOK_ERROR],
         tx,
