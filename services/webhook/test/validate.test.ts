@@ -270,6 +270,19 @@ describe("gRPC Validate: the document's validator called within the budget (real
     expect(performance.now() - started).to.be.below(450);
   });
 
+  it("the caller's gRPC deadline bounds the receiver too: the answer comes back before it; the reason names the budget", async () => {
+    const { at, receiver } = await linkedQueue({ type: "initial_document_validation" });
+    receiver.respondWith(() => ({ body: [], delayMs: 3_000 }));
+    // The type's budget is 1,500 ms and timeout_ms says nothing (0): only the 400 ms deadline limits the call. Past
+    // it the call would fail with DEADLINE_EXCEEDED instead of answering.
+    const { user_id: _user, ...withoutUser } = request(at, { type: "initial_document_validation" });
+    const response = await client.validate(withoutUser, { deadlineMs: 400 });
+    expect(response.outcome).to.equal("unavailable");
+    expect(response.duration_ms).to.be.below(400);
+    // The same words as any other time-out of this budget, so a repeated failure leaves the same warning.
+    expect(response.reason).to.equal("no answer within 1500 ms");
+  });
+
   it("initial_document_validation has its own, longer budget and sends user_id null", async () => {
     const { at, receiver } = await linkedQueue({ type: "initial_document_validation" });
     receiver.respondWith(() => ({ body: [{ key: "invoice_id", value: "INV-0007" }], delayMs: 400 }));

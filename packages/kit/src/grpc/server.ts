@@ -13,6 +13,15 @@ export interface GrpcCallContext {
   signal?: AbortSignal;
   /** The calling service, from its verified client certificate; "" on an insecure (GRPC_INSECURE) server. */
   caller: string;
+  /** The caller's deadline (epoch ms); undefined when it set none. Work on its behalf should end before it. */
+  deadlineAt?: number;
+}
+
+/** A call's deadline as epoch ms, or undefined for none (grpc-js answers Infinity). */
+function deadlineOf(call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>): number | undefined {
+  const deadline = call.getDeadline();
+  const at = deadline instanceof Date ? deadline.getTime() : deadline;
+  return Number.isFinite(at) ? at : undefined;
 }
 
 export type UnaryHandler<Req, Res> = (request: Req, ctx: GrpcCallContext) => Promise<Res>;
@@ -108,7 +117,7 @@ export class GrpcServer {
       const caller = serviceOfPeer(call.getAuthContext()) ?? "";
       const logger = this.logger.child({ request_id: requestId, grpc_method: `${serviceName}/${method}`, ...(caller ? { caller } : {}) });
       const stopTimer = this.metrics?.grpcServerDuration.startTimer({ service: serviceName, method });
-      handler(call.request, { requestId, logger, caller }).then(
+      handler(call.request, { requestId, logger, caller, deadlineAt: deadlineOf(call) }).then(
         (response) => {
           stopTimer?.({ code: "OK" });
           callback(null, response);

@@ -14,6 +14,8 @@ declare global {
   namespace Express {
     interface Request {
       requestId: string;
+      /** When the request arrived (epoch ms): deadlines of the work it asks for count from here. */
+      receivedAt: number;
       /** Set by the authentication middleware once the access token is verified. */
       caller?: Caller;
     }
@@ -66,6 +68,7 @@ export function createHttpApp(options: HttpAppOptions): ExpressApp {
   app.set("trust proxy", "loopback, linklocal, uniquelocal");
 
   app.use((req, res, next) => {
+    req.receivedAt = Date.now();
     req.requestId = requestIdFrom(req.headers["x-request-id"]);
     res.setHeader("x-request-id", req.requestId);
     const stopTimer = metrics.httpDuration.startTimer();

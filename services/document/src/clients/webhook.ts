@@ -7,11 +7,10 @@ import { MESSAGE_SEVERITIES } from "../domain/records.js";
 import type { ExternalValidator, ValidationCall, ValidationLinkPolicies, ValidationResult } from "../domain/validation.js";
 
 /**
- * The gRPC deadline of Validate is the budget plus this: the hop, the webhook's lookups and its answer. The
- * webhook spends at most the budget on the receiver, so a deadline that passes means the webhook service
- * itself is stuck.
+ * Less time than this left for validation: the call is not made (no receiver answers that fast across two hops),
+ * and the result is what the link projection says of an unavailable validator.
  */
-export const VALIDATE_DEADLINE_MARGIN_MS = 50;
+export const MIN_VALIDATE_MS = 10;
 
 /** answer_json of protos/webhook.proto. */
 const answerSchema = z.object({
@@ -50,6 +49,8 @@ export function webhookValidator(
 
   async function ask(call: ValidationCall): Promise<ValidationResult> {
     const { document } = call;
+    const deadlineMs = call.deadlineMs ?? call.timeoutMs;
+    if (deadlineMs < MIN_VALIDATE_MS) return withoutCall(call, "the request's time for validation was spent before it could start");
     try {
       const response = await client.validate(
         {
@@ -63,7 +64,8 @@ export function webhookValidator(
           annotations_json: JSON.stringify(document.annotations),
           timeout_ms: call.timeoutMs,
         },
-        { deadlineMs: call.timeoutMs + VALIDATE_DEADLINE_MARGIN_MS, ...(call.requestId ? { requestId: call.requestId } : {}) },
+        // The gRPC deadline is the time left: the webhook service fits its lookups, the receiver and its answer in it.
+        { deadlineMs, ...(call.requestId ? { requestId: call.requestId } : {}) },
       );
       switch (response.outcome) {
         case "no_validator":
@@ -96,17 +98,21 @@ export function webhookValidator(
     } catch (error) {
       options.logger.warn({ err: error, document_id: document.id, type: call.type }, "Validate failed");
       const late = error instanceof UpstreamError && error.status === 504;
-      const reason = late ? "the validation service did not answer in time" : "the validation service is unavailable";
-      let failurePolicy: Awaited<ReturnType<ValidationLinkPolicies["policyOf"]>>;
-      try {
-        failurePolicy = await options.links.policyOf(document.queueId, call.type);
-      } catch (lookupError) {
-        // Not knowing whether there is a validator, say that validation did not happen.
-        options.logger.warn({ err: lookupError, document_id: document.id }, "validation link projection unreadable");
-        return { outcome: "unavailable", reason };
-      }
-      return failurePolicy === undefined ? { outcome: "no_validator" } : { outcome: "unavailable", reason, failurePolicy };
+      return withoutCall(call, late ? "the validation service did not answer in time" : "the validation service is unavailable");
     }
+  }
+
+  /** What the link projection says when Validate could not be asked: no validator, or unavailable under its policy. */
+  async function withoutCall(call: ValidationCall, reason: string): Promise<ValidationResult> {
+    let failurePolicy: Awaited<ReturnType<ValidationLinkPolicies["policyOf"]>>;
+    try {
+      failurePolicy = await options.links.policyOf(call.document.queueId, call.type);
+    } catch (lookupError) {
+      // Not knowing whether there is a validator, say that validation did not happen.
+      options.logger.warn({ err: lookupError, document_id: call.document.id }, "validation link projection unreadable");
+      return { outcome: "unavailable", reason };
+    }
+    return failurePolicy === undefined ? { outcome: "no_validator" } : { outcome: "unavailable", reason, failurePolicy };
   }
 
   return {

@@ -71,12 +71,13 @@ export class DocumentChanges {
    * Applies a change that was worked out from `basis` (a validation answer about its annotations). Others may
    * have changed the document since: when they left its annotations alone (a status move, approvers), the
    * change still fits and is applied to the newer version; when the annotations changed, it is about data that
-   * is gone and stays refused (version_conflict), so it never overwrites a newer edit.
+   * is gone and stays refused (version_conflict), so it never overwrites a newer edit. `asyncCommit`: see
+   * `Sql.transaction`; the edit whose answer this is was committed durably before.
    */
   async applyToAnnotationsOf(
     basis: StoredDocument,
     change: Omit<ServiceChange, "expectedVersion">,
-    requestId?: string,
+    options: { requestId?: string; asyncCommit?: boolean } = {},
   ): Promise<ChangeOutcome> {
     // An answer that changes nothing of what it answered (the same warning again) needs no transaction.
     const queue = await this.hierarchy.findQueue({ id: basis.queueId });
@@ -86,14 +87,14 @@ export class DocumentChanges {
     }
     let expectedVersion = basis.version;
     for (let reread = 0; ; reread++) {
-      const outcome = await this.apply({ ...change, expectedVersion }, requestId);
+      const outcome = await this.apply({ ...change, expectedVersion }, options.requestId, options.asyncCommit);
       const stillFits = sameAnnotations(outcome.document.annotations, basis.annotations);
       if (outcome.applied || outcome.reason !== "version_conflict" || !stillFits || reread === MAX_REREADS) return outcome;
       expectedVersion = outcome.document.version;
     }
   }
 
-  async apply(change: ServiceChange, requestId?: string): Promise<ChangeOutcome> {
+  async apply(change: ServiceChange, requestId?: string, asyncCommit = false): Promise<ChangeOutcome> {
     const notFound = () => new NotFoundError(`Document ${change.documentId} does not exist.`, "document_not_found");
     const meta = {
       source: change.source,
@@ -103,24 +104,27 @@ export class DocumentChanges {
       appliedRules: change.appliedRules,
     };
 
-    return this.sql.transaction(async (tx): Promise<ChangeOutcome> => {
-      const current = await this.documents.find(change.documentId, tx, true);
-      if (!current) throw notFound();
-      const queue = await this.hierarchy.findQueue({ id: current.queueId });
-      if (!queue) throw notFound();
-      if (change.idempotencyKey) {
-        const earlier = await this.documents.findChange(tx, current.id, change.source, change.idempotencyKey);
-        if (earlier) return { applied: earlier.applied, reason: earlier.reason as ChangeOutcome["reason"], document: current };
-      }
-      const refuse = async (reason: RefusalReason): Promise<ChangeOutcome> => {
-        await this.writer.refuse(tx, current, meta, reason);
-        return { applied: false, reason, document: current };
-      };
-      if (change.expectedVersion !== 0 && change.expectedVersion !== current.version) return refuse("version_conflict");
-      const planned = this.nextState(queue.annotationSchema, current, change);
-      if ("refusal" in planned) return refuse(planned.refusal);
-      return { applied: true, reason: "", document: await this.writer.write(tx, current, planned.next, meta) };
-    });
+    return this.sql.transaction(
+      async (tx): Promise<ChangeOutcome> => {
+        const current = await this.documents.find(change.documentId, tx, true);
+        if (!current) throw notFound();
+        const queue = await this.hierarchy.findQueue({ id: current.queueId });
+        if (!queue) throw notFound();
+        if (change.idempotencyKey) {
+          const earlier = await this.documents.findChange(tx, current.id, change.source, change.idempotencyKey);
+          if (earlier) return { applied: earlier.applied, reason: earlier.reason as ChangeOutcome["reason"], document: current };
+        }
+        const refuse = async (reason: RefusalReason): Promise<ChangeOutcome> => {
+          await this.writer.refuse(tx, current, meta, reason);
+          return { applied: false, reason, document: current };
+        };
+        if (change.expectedVersion !== 0 && change.expectedVersion !== current.version) return refuse("version_conflict");
+        const planned = this.nextState(queue.annotationSchema, current, change);
+        if ("refusal" in planned) return refuse(planned.refusal);
+        return { applied: true, reason: "", document: await this.writer.write(tx, current, planned.next, meta) };
+      },
+      { asyncCommit },
+    );
   }
 
   /** The document after `change`, or why the change may not happen to it; a change that names what the document lacks throws a 400. */

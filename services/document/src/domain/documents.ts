@@ -292,9 +292,10 @@ export class Documents {
   /**
    * A user's edit: the annotations sent replace those of their keys; keys not sent stay as they are. A changed
    * value becomes `source: "user"` and loses the AI's confidence; a value sent back unchanged keeps both.
-   * Then document_validation (the validator seam) may answer with changes, applied on top of this edit.
+   * Then document_validation (the validator seam) may answer with changes, applied on top of this edit, within the
+   * validation budget counted from `receivedAt` (when the request arrived; epoch ms).
    */
-  async editAnnotations(actor: Actor, documentId: string, input: AnnotationFields[]): Promise<DocumentView> {
+  async editAnnotations(actor: Actor, documentId: string, input: AnnotationFields[], receivedAt = Date.now()): Promise<DocumentView> {
     const { document, notFound } = await this.editableDocument(actor, documentId);
     const rules = await this.fieldRules(actor, document.organizationId, document.queueId);
     const queue = await this.queueOf(document);
@@ -326,9 +327,15 @@ export class Documents {
       annotationSchema: queue.annotationSchema,
       userId: actor.userId,
       requestId: actor.requestId,
+      receivedAt,
     });
     if (!answer) return (await this.view(actor, rules, [saved]))[0]!;
-    const outcome = await this.deps.changes.applyToAnnotationsOf(saved, { ...answer, documentId: saved.id }, actor.requestId);
+    // The edit itself is durable already: the answer's commit adds no second flush to the request.
+    const outcome = await this.deps.changes.applyToAnnotationsOf(
+      saved,
+      { ...answer, documentId: saved.id },
+      { requestId: actor.requestId, asyncCommit: true },
+    );
     return (await this.view(actor, rules, [outcome.document]))[0]!;
   }
 

@@ -40,7 +40,10 @@ export interface ValidationCall {
   previousAnnotations: Annotation[];
   /** Null for initial_document_validation. */
   userId: string | null;
+  /** The validation's budget: what the receiver may take at most, and what an unavailability's reason names. */
   timeoutMs: number;
+  /** What is left of it for this call (the request's own work came first); the call's deadline. Default: timeoutMs. */
+  deadlineMs?: number;
   requestId?: string;
 }
 
@@ -60,7 +63,15 @@ export interface SavedEdit {
   annotationSchema: FieldDefinition[];
   userId: string;
   requestId: string;
+  /** When the edit's request arrived (epoch ms): the validation budget counts from here. */
+  receivedAt: number;
 }
+
+/**
+ * What the budget keeps back for applying the answer (one short transaction) and answering, so that the whole
+ * request, not only the receiver's part, stays within it.
+ */
+export const ANSWER_RESERVE_MS = 15;
 
 /**
  * The seam for `document_validation`. After a user's PATCH of annotations is committed, the validator may
@@ -73,20 +84,26 @@ export interface DocumentValidator {
   validateEdit(edit: SavedEdit): Promise<ValidationChange | undefined>;
 }
 
-/** document_validation through the webhook service, within DOCUMENT_VALIDATION_TIMEOUT_MS. */
+/**
+ * document_validation through the webhook service. DOCUMENT_VALIDATION_TIMEOUT_MS is the budget of the whole
+ * request, counted from its arrival: the validator gets what the work before it left, less `ANSWER_RESERVE_MS`.
+ */
 export class EditValidation implements DocumentValidator {
   constructor(
     private readonly external: ExternalValidator,
     private readonly budgetMs: number,
+    private readonly now: () => number = Date.now,
   ) {}
 
   async validateEdit(edit: SavedEdit): Promise<ValidationChange | undefined> {
+    const remainingMs = edit.receivedAt + this.budgetMs - ANSWER_RESERVE_MS - this.now();
     const result = await this.external.validate({
       type: "document_validation",
       document: edit.document,
       previousAnnotations: edit.previousAnnotations,
       userId: edit.userId,
       timeoutMs: this.budgetMs,
+      deadlineMs: Math.min(this.budgetMs, Math.floor(remainingMs)),
       requestId: edit.requestId,
     });
     return validationChange(edit.annotationSchema, edit.document, result, {

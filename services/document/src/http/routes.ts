@@ -433,7 +433,8 @@ export function documentRoutes(
       },
       signedIn,
       async ({ body }, req, res) => {
-        res.json({ data: documentDto(await documents.editAnnotations(actorOf(req), param(req, "document_id"), body.annotations)) });
+        const edited = await documents.editAnnotations(actorOf(req), param(req, "document_id"), body.annotations, req.receivedAt);
+        res.json({ data: documentDto(edited) });
       },
     );
 

@@ -62,6 +62,7 @@ export function webhookHandlers(deps: { validation: ExternalValidation }): Webho
         previousAnnotations: request.previous_annotations_json,
         annotations: request.annotations_json,
         timeoutMs: request.timeout_ms,
+        ...(ctx.deadlineAt === undefined ? {} : { deadlineAt: ctx.deadlineAt }),
         requestId: ctx.requestId,
       });
       switch (outcome.outcome) {

@@ -14,6 +14,9 @@ import type { DocumentScope, ValidationTargets } from "./validation-targets.js";
 /** Answers above this size are rejected unread: an answer is a few kilobytes, and all of it must be held to check its signature. */
 export const MAX_ANSWER_BYTES = 1024 * 1024;
 
+/** What a Validate keeps of its caller's deadline for its answer's way back. */
+const ANSWER_MARGIN_MS = 30;
+
 export interface ValidationCall extends DocumentScope {
   type: ValidationType;
   /** The user whose edit triggered the call; null for initial_document_validation. */
@@ -22,6 +25,8 @@ export interface ValidationCall extends DocumentScope {
   annotations: Annotation[];
   /** 0: the type's budget. Smaller: the caller's own deadline is nearer. It never lengthens the budget. */
   timeoutMs: number;
+  /** The caller's gRPC deadline (epoch ms): the answer must be back before it, whatever `timeoutMs` says. */
+  deadlineAt?: number;
   requestId: string;
 }
 
@@ -111,7 +116,9 @@ export class ExternalValidation {
 
     const typeBudget = this.deps.budgetsMs[call.type];
     const budget = Math.min(call.timeoutMs > 0 ? call.timeoutMs : typeBudget, typeBudget);
-    const timeoutMs = Math.max(1, Math.floor(budget - (performance.now() - started)));
+    // The caller's deadline bounds the receiver too: the answer has to travel back before it passes.
+    const untilDeadline = call.deadlineAt === undefined ? Number.POSITIVE_INFINITY : call.deadlineAt - ANSWER_MARGIN_MS - Date.now();
+    const timeoutMs = Math.max(1, Math.floor(Math.min(budget - (performance.now() - started), untilDeadline)));
     const sentAt = performance.now();
     const run = await this.deps.breakers[call.type].run(
       target.breakerKey,
