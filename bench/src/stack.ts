@@ -4,7 +4,7 @@
  * in a namespace of its own. Offered rates rise step by step, open loop (requests are sent when due, whether or
  * not earlier ones answered, and latency counts from when a request was due), until annotation edits' p99
  * reaches 200 ms or a request fails. Reported: the highest rate that kept both, and each process's CPU and RSS
- * there, read from /proc.
+ * there, read from /proc, with the CPU time per request; and each process's RSS 30 s after start, idle.
  *
  * The mix: reads of documents, annotation edits (PATCH) with a document_validation link to a validator that
  * answers after 20 ms, status changes with a webhook attached, and register item reads. Parts the stack does
@@ -12,12 +12,14 @@
  *
  *   node dist/stack.js        prints a markdown section
  *
+ * BENCH_STACK_CPU_PROF=<dir>: every process runs with --cpu-prof; its profile is <dir>/<process>.cpuprofile at the end
+ * (summarise them with dist/profile-summary.js).
  * BENCH_STACK_RATES (requests/s offered, "20,40,60,80,100,125,150,200,250,300,400"), BENCH_STACK_STEP_SECONDS (12),
- * BENCH_STACK_SECONDS (180: the whole run, start-up included, stops by itself within about this).
+ * BENCH_STACK_SECONDS (210: the whole run, start-up and the idle 30 s included, stops by itself within about this).
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { createHmac, randomBytes } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { type AddressInfo, createServer as createTcpServer } from "node:net";
 import { cpus, loadavg } from "node:os";
@@ -32,8 +34,12 @@ import { Pool } from "undici";
 
 const RATES = (process.env.BENCH_STACK_RATES ?? "20,40,60,80,100,125,150,200,250,300,400").split(",").map(Number);
 const STEP_SECONDS = Number(process.env.BENCH_STACK_STEP_SECONDS ?? 12);
-const TOTAL_SECONDS = Number(process.env.BENCH_STACK_SECONDS ?? 180);
+const TOTAL_SECONDS = Number(process.env.BENCH_STACK_SECONDS ?? 210);
 const WARM_UP_SECONDS = 4;
+/** With a directory: every process of the stack runs with --cpu-prof there; profiles are renamed after their process. */
+const CPU_PROFILE_DIR = process.env.BENCH_STACK_CPU_PROF;
+/** RSS is read this long after the stack started, before any request. */
+const IDLE_SECONDS = 30;
 const EDIT_P99_LIMIT_MS = 200;
 const VALIDATOR_DELAY_MS = 20;
 const DOCUMENTS = 100;
@@ -101,6 +107,9 @@ async function startStack(): Promise<RunningStack> {
       BOOTSTRAP_OWNER_EMAIL: owner.email,
       BOOTSTRAP_OWNER_PASSWORD: owner.password,
       GATEWAY_RATE_LIMIT_PER_MINUTE: "0",
+      ...(CPU_PROFILE_DIR
+        ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --cpu-prof --cpu-prof-dir=${path.resolve(CPU_PROFILE_DIR)}`.trim() }
+        : {}),
     },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
@@ -429,6 +438,8 @@ interface Step {
   errors: number;
   errorSamples: string[];
   processes: Array<{ name: string; cpuPercent: number; rssMiB: number }>;
+  /** CPU of every process of the stack and its Postgres backends, per completed request. */
+  cpuMsPerRequest: number;
   passed: boolean;
 }
 
@@ -562,6 +573,7 @@ async function runStep(api: Api, workload: Workload, rate: number, seconds: numb
     errors: errorCount,
     errorSamples,
     processes,
+    cpuMsPerRequest: completed > 0 ? (processes.reduce((sum, entry) => sum + entry.cpuPercent, 0) * elapsed * 10) / completed : Number.NaN,
     passed: errorCount === 0 && kinds.edit.p99 < EDIT_P99_LIMIT_MS,
   };
 }
@@ -574,6 +586,7 @@ function printReport(
   receivers: Receivers,
   statusChanges: number,
   load: { start: number; end: number },
+  idle: Map<string, number>,
 ): void {
   const best = [...steps].reverse().find((step) => step.passed);
   const ms = (value: number) => (Number.isNaN(value) ? "–" : value.toFixed(1));
@@ -590,16 +603,17 @@ function printReport(
     `a step passes when edits' p99 is under ${EDIT_P99_LIMIT_MS} ms and no request failed; a failed step runs once more before the ramp ends. Node ${process.version}, ${cpus().length} CPUs;`,
     `load average (1 min) ${load.start.toFixed(1)} at the start, ${load.end.toFixed(1)} at the end (other work shares this machine).`,
     "",
-    `| offered req/s | achieved req/s | ${active.map((kind) => `${kind} p50 / p99 ms`).join(" | ")} | errors | edits p99 < ${EDIT_P99_LIMIT_MS} ms, no errors |`,
-    `|---:|---:|${active.map(() => "---:|").join("")}---:|---|`,
+    `| offered req/s | achieved req/s | CPU ms / request | ${active.map((kind) => `${kind} p50 / p99 ms`).join(" | ")} | errors | edits p99 < ${EDIT_P99_LIMIT_MS} ms, no errors |`,
+    `|---:|---:|---:|${active.map(() => "---:|").join("")}---:|---|`,
     ...steps.map(
       (step) =>
-        `| ${step.offered} | ${step.achieved.toFixed(0)} | ${active.map((kind) => `${ms(step.kinds[kind].p50)} / ${ms(step.kinds[kind].p99)}`).join(" | ")} | ${step.errors} | ${step.passed ? "yes" : "**no**"} |`,
+        `| ${step.offered} | ${step.achieved.toFixed(0)} | ${ms(step.cpuMsPerRequest)} | ${active.map((kind) => `${ms(step.kinds[kind].p50)} / ${ms(step.kinds[kind].p99)}`).join(" | ")} | ${step.errors} | ${step.passed ? "yes" : "**no**"} |`,
     ),
     "",
     best
       ? `- highest offered rate with edits' p99 under ${EDIT_P99_LIMIT_MS} ms and no errors: **${best.offered} req/s** (edits p99 ${ms(best.kinds.edit.p99)} ms; ${best.kinds.edit.ok} edits, ${best.kinds.status.ok} status changes in ${STEP_SECONDS} s)`
       : `- no step kept edits' p99 under ${EDIT_P99_LIMIT_MS} ms without errors`,
+    `- CPU ms / request: the CPU time of every process of the stack and of its Postgres backends (from /proc) during the step, divided by the requests completed in it`,
     `- validation on PATCH: ${workload.validation}`,
     `- register reads: ${workload.register}`,
     `- webhook on the queue (signed): ${receivers.deliveries()} deliveries received for ${statusChanges} status changes made (uploads' extractions and warm-up included); bad signatures ${receivers.badSignatures()}; validator calls ${receivers.validations()}`,
@@ -623,6 +637,13 @@ function printReport(
       "NATS and the Postgres server's shared processes serve other work on this machine as well and are not counted.",
     );
   }
+  lines.push(
+    "",
+    `| process, idle ${IDLE_SECONDS} s after the stack started (nothing asked of it yet) | RSS MiB |`,
+    "|---|---:|",
+    ...[...idle].map(([name, mib]) => `| ${name} | ${mib.toFixed(0)} |`),
+    `| all | ${[...idle.values()].reduce((sum, mib) => sum + mib, 0).toFixed(0)} |`,
+  );
   process.stdout.write(`${lines.join("\n")}\n`);
 }
 
@@ -630,6 +651,7 @@ async function main(): Promise<void> {
   const load = { start: loadavg()[0]!, end: 0 };
   const receivers = await startReceivers();
   say("starting the stack");
+  const startedAt = performance.now();
   const stack = await startStack();
   // Whatever happens below, the stack does not outlive the time the benchmark promised.
   const watchdog = setTimeout(
@@ -645,12 +667,16 @@ async function main(): Promise<void> {
   watchdog.unref();
   const pool = new Pool(stack.gateway, { connections: 128 });
   const postgres = new pg.Client({ connectionString: databaseUrl(testDatabaseServerUrl(), "postgres") });
+  let pids: Map<string, number> | undefined;
   try {
     await postgres.connect();
     const api = new Api(pool);
-    const pids = stackProcesses(stack.process.pid!);
+    pids = stackProcesses(stack.process.pid!);
     const probes: Probes = { pids, postgres, namespace: stack.namespace };
-    say(`stack ready (${[...pids.keys()].join(", ")}); preparing`);
+    say(`stack ready (${[...pids.keys()].join(", ")}); idle until ${IDLE_SECONDS} s after the start`);
+    await sleep(Math.max(0, IDLE_SECONDS * 1000 - (performance.now() - startedAt)));
+    const idle = new Map([...pids].map(([name, pid]) => [name, rssMiB(pid)]));
+    say("preparing");
     const workload = await prepare(api, stack, receivers);
     say(`validation ${workload.validation.split(":")[0]}, register ${workload.register.split(":")[0]}`);
     // Every extraction moved a document received → to_validate: a delivery each.
@@ -675,13 +701,24 @@ async function main(): Promise<void> {
     // Deliveries of the last step's changes are still on their way; give them a moment.
     for (let waited = 0; waited < 10_000 && receivers.deliveries() < statusChanges; waited += 250) await sleep(250);
     load.end = loadavg()[0]!;
-    printReport(steps, workload, receivers, statusChanges, load);
+    printReport(steps, workload, receivers, statusChanges, load, idle);
   } finally {
     clearTimeout(watchdog);
     await pool.close();
     await postgres.end().catch(() => undefined);
     await stopStack(stack);
     await receivers.stop();
+    if (CPU_PROFILE_DIR && pids) nameProfiles(CPU_PROFILE_DIR, pids);
+  }
+}
+
+/** V8 names a profile CPU.<date>.<time>.<pid>.<thread>.<n>.cpuprofile: keep the stack's, named after their process. */
+function nameProfiles(directory: string, pids: Map<string, number>): void {
+  const names = new Map([...pids].map(([name, pid]) => [pid, name]));
+  for (const file of readdirSync(directory).filter((entry) => /^CPU\..*\.cpuprofile$/.test(entry))) {
+    const name = names.get(Number(file.split(".")[3]));
+    if (name) renameSync(path.join(directory, file), path.join(directory, `${name}.cpuprofile`));
+    else rmSync(path.join(directory, file));
   }
 }
 

@@ -24,7 +24,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { CachedTokenVerifier, createGateway, UpstreamPool } from "@docex/gateway";
 import { createLogger, EventBus, listen, Metrics, Readiness, SERVICE_NAMES, type ServiceName, TokenVerifier } from "@docex/kit";
-import { dropDatabase, TestIssuer, testDatabaseServerUrl, testNatsUrl } from "@docex/testkit";
+import { dropDatabase, TestIssuer, testDatabaseServerUrl, testGrpcTlsDir, testNatsUrl } from "@docex/testkit";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { Pool } from "undici";
 
@@ -76,6 +76,8 @@ async function startService(
       GRPC_PORT: String(ports.grpc),
       DATABASE_NAME: database,
       LOG_LEVEL: "warn",
+      // Service-to-service gRPC with mutual TLS, as in production: the test CA's certificates.
+      GRPC_TLS_DIR: testGrpcTlsDir(),
     },
     // Logs go to stderr: stdout is the report.
     stdio: ["ignore", process.stderr, process.stderr],
@@ -308,11 +310,13 @@ async function main(): Promise<void> {
     await patches(api, [open], 6, () => true);
     const opened = await patches(api, [open], SAMPLES, warned("circuit breaker open"));
 
+    // The aims of issue #19: the budget holds for the whole PATCH; the open breaker costs no more than no validator.
+    const plainP99 = quantile(plain.latencies, 0.99);
     printReport([
-      { name: `(a) receiver answering in ${RECEIVER_MS} ms`, result: answering, aim: RECEIVER_MS + 15 },
-      { name: "(b) receiver that hangs", result: hangs, aim: 250 },
-      { name: "(c) breaker open", result: opened, aim: 20 },
-      { name: "(d) no validator (for comparison)", result: plain },
+      { name: `(a) receiver answering in ${RECEIVER_MS} ms`, result: answering, aim: 40 },
+      { name: "(b) receiver that hangs", result: hangs, aim: BUDGET_MS + 20 },
+      { name: "(c) breaker open", result: opened, aim: Math.round((plainP99 + 3) * 10) / 10 },
+      { name: "(d) no validator (for comparison)", result: plain, aim: 15 },
     ]);
     process.stdout.write(`\nLoad average (1 min) at start ${loadBefore.toFixed(1)}, at end ${loadavg()[0]!.toFixed(1)}.\n`);
   } finally {
