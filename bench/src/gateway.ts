@@ -14,9 +14,10 @@ import type { AddressInfo } from "node:net";
 import { cpus } from "node:os";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { CachedTokenVerifier, createGateway, UpstreamPool } from "@docex/gateway";
+import { createGateway, UpstreamPool } from "@docex/gateway";
 import {
   authenticate,
+  CachedTokenVerifier,
   createHttpApp,
   createLogger,
   listen,

@@ -22,8 +22,18 @@ import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { CachedTokenVerifier, createGateway, UpstreamPool } from "@docex/gateway";
-import { createLogger, EventBus, listen, Metrics, Readiness, SERVICE_NAMES, type ServiceName, TokenVerifier } from "@docex/kit";
+import { createGateway, UpstreamPool } from "@docex/gateway";
+import {
+  CachedTokenVerifier,
+  createLogger,
+  EventBus,
+  listen,
+  Metrics,
+  Readiness,
+  SERVICE_NAMES,
+  type ServiceName,
+  TokenVerifier,
+} from "@docex/kit";
 import { dropDatabase, TestIssuer, testDatabaseServerUrl, testGrpcTlsDir, testNatsUrl } from "@docex/testkit";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { Pool } from "undici";

@@ -1,4 +1,5 @@
 import {
+  type AccessTokenVerifier,
   type Logger,
   MethodNotAllowedError,
   type Metrics,
@@ -17,7 +18,6 @@ import {
 import express, { type Express, type Request, type RequestHandler, type Response } from "express";
 import { type RateLimitInfo, rateLimit } from "express-rate-limit";
 import { apiDocsRouter } from "./api-docs.js";
-import type { TokenVerification } from "./cached-token-verifier.js";
 import { OpenApiAggregator } from "./openapi.js";
 import { RouteMatcher } from "./route-matcher.js";
 import { DEFAULT_BODY_LIMIT_BYTES, ROUTES, type RouteDefinition } from "./routes.js";
@@ -29,7 +29,7 @@ export interface GatewayDeps {
   metrics: Metrics;
   readiness: Readiness;
   /** Verifies access tokens: kit's `TokenVerifier` against the auth service's JWKS, usually behind a `CachedTokenVerifier`. */
-  verifier: TokenVerification;
+  verifier: AccessTokenVerifier;
   upstreams: UpstreamPool;
   /** Requests per client address and minute; 0 turns the limit off. */
   rateLimitPerMinute: number;

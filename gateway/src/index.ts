@@ -1,6 +1,5 @@
 export * from "./api-docs.js";
 export * from "./app.js";
-export * from "./cached-token-verifier.js";
 export * from "./config.js";
 export * from "./jwks-check.js";
 export * from "./openapi.js";

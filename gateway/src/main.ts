@@ -1,7 +1,16 @@
 import type { AddressInfo } from "node:net";
-import { closeHttp, createLogger, listen, loadConfigOrExit, Metrics, Readiness, runUntilSignalled, TokenVerifier } from "@docex/kit";
+import {
+  CachedTokenVerifier,
+  closeHttp,
+  createLogger,
+  listen,
+  loadConfigOrExit,
+  Metrics,
+  Readiness,
+  runUntilSignalled,
+  TokenVerifier,
+} from "@docex/kit";
 import { createGateway } from "./app.js";
-import { CachedTokenVerifier } from "./cached-token-verifier.js";
 import { gatewayConfigSchema, upstreamUrlsOf } from "./config.js";
 import { jwksAnswers } from "./jwks-check.js";
 import { UpstreamPool } from "./upstream-pool.js";

@@ -2,6 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
   authenticate,
+  CachedTokenVerifier,
   closeHttp,
   createHttpApp,
   createLogger,
@@ -14,7 +15,6 @@ import {
 } from "@docex/kit";
 import { freePort, type TestIssuer } from "@docex/testkit";
 import { createGateway, type GatewayDeps } from "../src/app.js";
-import { CachedTokenVerifier } from "../src/cached-token-verifier.js";
 import { UpstreamPool } from "../src/upstream-pool.js";
 
 export interface ReceivedRequest {

@@ -1,9 +1,10 @@
 import { existsSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { CachedTokenVerifier, createGateway, UpstreamPool } from "@docex/gateway";
+import { createGateway, UpstreamPool } from "@docex/gateway";
 import {
   ApiDescription,
+  CachedTokenVerifier,
   closeHttp,
   createHttpApp,
   createLogger,

@@ -1,3 +1,4 @@
+export * from "./auth/cached-token-verifier.js";
 export * from "./auth/jwks-key-set.js";
 export * from "./auth/token-verifier.js";
 export * from "./bus/event-bus.js";

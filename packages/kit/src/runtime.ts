@@ -5,7 +5,8 @@ import type { Duplex } from "node:stream";
 import type { Express } from "express";
 import type { Sequelize } from "sequelize";
 import type { z } from "zod";
-import { TokenVerifier } from "./auth/token-verifier.js";
+import { CachedTokenVerifier } from "./auth/cached-token-verifier.js";
+import { type AccessTokenVerifier, TokenVerifier } from "./auth/token-verifier.js";
 import { EventBus, type SubscriptionOptions } from "./bus/event-bus.js";
 import { kitMigrations, Outbox } from "./bus/outbox.js";
 import { OutboxEvents } from "./bus/outbox-events.js";
@@ -40,7 +41,8 @@ export class Infrastructure {
     readonly sequelize: Sequelize,
     readonly bus: EventBus,
     readonly outbox: Outbox,
-    readonly verifier: TokenVerifier,
+    /** Access tokens, checked against auth's JWKS once per token and minute (`CachedTokenVerifier`). */
+    readonly verifier: AccessTokenVerifier,
     /** The service's gRPC identity (GRPC_TLS_DIR), for its server and its clients. */
     readonly grpcIdentity: GrpcIdentity,
   ) {
@@ -161,7 +163,9 @@ export async function connectInfrastructure(
     const outbox = new Outbox({ sequelize, bus, logger, metrics, pollIntervalMs: options.outboxPollIntervalMs });
     readiness.add("postgres", () => sequelize.query("SELECT 1"));
     readiness.add("nats", () => bus.check());
-    const verifier = new TokenVerifier({ jwksUri: config.AUTH_JWKS_URL, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE });
+    const verifier = new CachedTokenVerifier(
+      new TokenVerifier({ jwksUri: config.AUTH_JWKS_URL, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE }),
+    );
     return new Infrastructure(name, config, logger, metrics, readiness, sequelize, bus, outbox, verifier, grpcIdentity);
   } catch (error) {
     await sequelize.close();

@@ -1,4 +1,4 @@
-import { ApiDescription, authenticate, callerOf, expressPath, pageOf, type TokenVerifier } from "@docex/kit";
+import { type AccessTokenVerifier, ApiDescription, authenticate, callerOf, expressPath, pageOf } from "@docex/kit";
 import type { Router } from "express";
 import type { z } from "zod";
 import type { AuditLog, AuditPage } from "../domain/audit-log.js";
@@ -16,7 +16,7 @@ export interface AuditHttp {
 }
 
 /** Thin routes: parse with the schema, call the domain, shape the answer. Every path needs an access token. */
-export function auditHttp(auditLog: AuditLog, verifier: TokenVerifier): AuditHttp {
+export function auditHttp(auditLog: AuditLog, verifier: AccessTokenVerifier): AuditHttp {
   const api = new ApiDescription("audit");
 
   const routes = (router: Router) => {

@@ -1,4 +1,4 @@
-import { ApiDescription, authenticate, callerOf, dataOf, type TokenVerifier, UnauthorizedError } from "@docex/kit";
+import { type AccessTokenVerifier, ApiDescription, authenticate, callerOf, dataOf, UnauthorizedError } from "@docex/kit";
 import type { Request, RequestHandler, Router } from "express";
 import type { AuthDomain } from "../domain/auth-domain.js";
 import type { RequestContext } from "../domain/request-context.js";
@@ -62,7 +62,7 @@ export interface AuthHttp {
 }
 
 /** Thin routes: parse with the schema, call the domain, shape the answer. */
-export function authHttp(domain: AuthDomain, verifier: TokenVerifier): AuthHttp {
+export function authHttp(domain: AuthDomain, verifier: AccessTokenVerifier): AuthHttp {
   const api = new ApiDescription("auth");
   const signedIn = authenticate(verifier);
 

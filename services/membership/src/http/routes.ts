@@ -1,4 +1,4 @@
-import { ApiDescription, authenticate, callerOf, dataOf, pageOf, type TokenVerifier } from "@docex/kit";
+import { type AccessTokenVerifier, ApiDescription, authenticate, callerOf, dataOf, pageOf } from "@docex/kit";
 import type { Request, RequestHandler, Response, Router } from "express";
 import { z } from "zod";
 import type { MemberListing } from "../domain/member-listing.js";
@@ -45,7 +45,7 @@ export interface MembershipHttp {
 }
 
 /** Thin routes: parse with the schema, call the domain, shape the answer. Every path needs an access token. */
-export function membershipHttp(domain: MembershipDomain, verifier: TokenVerifier): MembershipHttp {
+export function membershipHttp(domain: MembershipDomain, verifier: AccessTokenVerifier): MembershipHttp {
   const { organizations, listing, roleAssignment, userSchemas } = domain;
   const api = new ApiDescription("membership");
 

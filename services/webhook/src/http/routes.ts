@@ -1,4 +1,4 @@
-import { ApiDescription, actorOf, authenticate, dataOf, NotFoundError, pageOf, parseInput, type TokenVerifier } from "@docex/kit";
+import { type AccessTokenVerifier, ApiDescription, actorOf, authenticate, dataOf, NotFoundError, pageOf, parseInput } from "@docex/kit";
 import type { Response, Router } from "express";
 import { z } from "zod";
 import { isUuid } from "../domain/access.js";
@@ -84,7 +84,7 @@ function markDeprecated(res: Response, webhook: Webhook): void {
 }
 
 /** Thin routes: parse with the schema, call the domain, shape the answer. Every path needs an access token. */
-export function webhookHttp(domain: WebhookDomain, verifier: TokenVerifier): WebhookHttp {
+export function webhookHttp(domain: WebhookDomain, verifier: AccessTokenVerifier): WebhookHttp {
   const { webhooks, deliveries, signingKeys, validationLinks, health } = domain;
   const api = new ApiDescription("webhook");
   const auth = authenticate(verifier);

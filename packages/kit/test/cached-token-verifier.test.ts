@@ -1,7 +1,7 @@
-import type { Caller } from "@docex/kit";
-import { UnauthorizedError } from "@docex/kit";
 import { expect } from "chai";
-import { CachedTokenVerifier } from "../src/cached-token-verifier.js";
+import { CachedTokenVerifier } from "../src/auth/cached-token-verifier.js";
+import type { Caller } from "../src/auth/token-verifier.js";
+import { UnauthorizedError } from "../src/errors.js";
 
 /** A stand-in for kit's TokenVerifier that counts its calls; tokens named "bad..." fail. */
 class CountingVerifier {

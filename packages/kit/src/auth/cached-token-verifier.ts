@@ -1,6 +1,4 @@
-import type { AccessTokenVerifier, Caller } from "@docex/kit";
-
-export type TokenVerification = AccessTokenVerifier;
+import type { AccessTokenVerifier, Caller } from "./token-verifier.js";
 
 export interface CachedTokenVerifierOptions {
   /** Longest time a verified token is trusted without checking it again. */
@@ -12,18 +10,18 @@ export interface CachedTokenVerifierOptions {
 /**
  * Remembers tokens that verified, keyed by the exact token text, until they expire or for
  * `maxAgeMs`, whichever comes first. A client sends the same access token for its whole
- * lifetime (15 min), and a full check costs far more than the proxying itself. Only
- * successes are remembered: a bad token is checked (and refused) every time, and the
- * services behind the gateway verify every token again anyway.
+ * lifetime (15 min), and a full check (an RSA or ECDSA signature) costs more than most requests' own work. Only
+ * successes are remembered: a bad token is checked (and refused) every time. The gateway and every service keep
+ * one: a key withdrawn from the JWKS stops being accepted at most `maxAgeMs` later.
  */
-export class CachedTokenVerifier implements TokenVerification {
+export class CachedTokenVerifier implements AccessTokenVerifier {
   private readonly verified = new Map<string, { caller: Caller; validUntil: number }>();
   private readonly maxAgeMs: number;
   private readonly maxEntries: number;
   private readonly now: () => number;
 
   constructor(
-    private readonly inner: TokenVerification,
+    private readonly inner: AccessTokenVerifier,
     options: CachedTokenVerifierOptions = {},
   ) {
     this.maxAgeMs = options.maxAgeMs ?? 60_000;
