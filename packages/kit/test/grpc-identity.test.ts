@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { TLSSocket } from "node:tls";
 import * as grpc from "@grpc/grpc-js";
 import { expect } from "chai";
 import { UpstreamError } from "../src/errors.js";
@@ -107,6 +108,25 @@ describe("gRPC service identity (mutual TLS and per-method callers)", () => {
       expect(await client.unary("Echo", {})).to.deep.equal({ caller: "learning" });
       expect(handled).to.deep.equal(["learning"]);
     } finally {
+      client.close();
+    }
+  });
+
+  it("the peer's certificate is read once per call: the handler gets the caller the check found", async () => {
+    const client = new GrpcClient(EchoClient, address, { identity: as("learning"), serverName: "document" });
+    const original = TLSSocket.prototype.getPeerCertificate;
+    let reads = 0;
+    TLSSocket.prototype.getPeerCertificate = function (this: TLSSocket, ...args: Parameters<typeof original>) {
+      reads++;
+      return original.apply(this, args);
+    } as typeof original;
+    try {
+      await client.unary("Echo", {}); // the connection's handshake reads certificates too
+      reads = 0;
+      for (let call = 0; call < 5; call++) expect(await client.unary("Echo", {})).to.deep.equal({ caller: "learning" });
+      expect(reads).to.equal(5);
+    } finally {
+      TLSSocket.prototype.getPeerCertificate = original;
       client.close();
     }
   });

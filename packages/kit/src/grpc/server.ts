@@ -69,6 +69,11 @@ export class GrpcServer {
   private readonly metrics?: Metrics;
   private boundPort = 0;
   private isServing = false;
+  /**
+   * The caller the check found, by the call's metadata (the object the handler receives): reading the peer's
+   * certificate again costs as much as the check (a fresh X.509 parse each time).
+   */
+  private readonly verifiedCallers = new WeakMap<grpc.Metadata, string>();
 
   constructor(
     private readonly logger: Logger,
@@ -114,7 +119,7 @@ export class GrpcServer {
   private wrapUnary(serviceName: string, method: string, handler: UnaryHandler<unknown, unknown>): grpc.handleUnaryCall<unknown, unknown> {
     return (call, callback) => {
       const requestId = String(call.metadata.get("x-request-id")[0] ?? "") || crypto.randomUUID();
-      const caller = serviceOfPeer(call.getAuthContext()) ?? "";
+      const caller = this.callerOf(call);
       const logger = this.logger.child({ request_id: requestId, grpc_method: `${serviceName}/${method}`, ...(caller ? { caller } : {}) });
       const stopTimer = this.metrics?.grpcServerDuration.startTimer({ service: serviceName, method });
       handler(call.request, { requestId, logger, caller, deadlineAt: deadlineOf(call) }).then(
@@ -138,7 +143,7 @@ export class GrpcServer {
   ): grpc.handleServerStreamingCall<unknown, unknown> {
     return (call) => {
       const requestId = String(call.metadata.get("x-request-id")[0] ?? "") || crypto.randomUUID();
-      const caller = serviceOfPeer(call.getAuthContext()) ?? "";
+      const caller = this.callerOf(call);
       const logger = this.logger.child({ request_id: requestId, grpc_method: `${serviceName}/${method}`, ...(caller ? { caller } : {}) });
       const stopTimer = this.metrics?.grpcServerDuration.startTimer({ service: serviceName, method });
       const aborted = new AbortController();
@@ -172,6 +177,11 @@ export class GrpcServer {
   }
 
   /** The interceptor in front of every call: the caller's certificate must name a service allowed to call the method. */
+  /** The calling service: as the caller check found it, else from its certificate; "" without one (insecure). */
+  private callerOf(call: { metadata: grpc.Metadata; getAuthContext(): Parameters<typeof serviceOfPeer>[0] }): string {
+    return this.verifiedCallers.get(call.metadata) ?? serviceOfPeer(call.getAuthContext()) ?? "";
+  }
+
   private checkCaller(descriptor: grpc.ServerMethodDefinition<unknown, unknown>, call: grpc.ServerInterceptingCallInterface) {
     if (this.identity.isInsecure) return new grpc.ServerInterceptingCall(call);
     const refuse = (code: grpc.status, details: string) => {
@@ -196,7 +206,10 @@ export class GrpcServer {
         if (!caller) refuse(grpc.status.UNAUTHENTICATED, "a client certificate of the service CA is required");
         else if (allowed === undefined || (allowed !== ANY_SERVICE && !allowed.has(caller)))
           refuse(grpc.status.PERMISSION_DENIED, `${caller} may not call ${descriptor.path}`);
-        else passOn(metadata);
+        else {
+          this.verifiedCallers.set(metadata, caller);
+          passOn(metadata);
+        }
       })
       .build();
     return new grpc.ServerInterceptingCall(call, new grpc.ResponderBuilder().withStart((next) => next(listener)).build());
