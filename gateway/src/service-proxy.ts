@@ -27,7 +27,8 @@ const TIMED_OUT = new Set(["ETIMEDOUT", "ESOCKETTIMEDOUT"]);
 export function createServiceProxy(options: ServiceProxyOptions): RequestHandler {
   const { upstream, logger } = options;
   const proxy = createProxyMiddleware<Request, Response>({
-    target: upstream.url,
+    // Parsed once here, not per request (http-proxy parses a string target on every call).
+    target: new URL(upstream.url),
     agent: upstream.agent,
     changeOrigin: true,
     xfwd: true,
