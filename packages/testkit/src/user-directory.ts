@@ -30,6 +30,11 @@ export class UserDirectoryStub {
     return { userId: user.id, created: true };
   }
 
+  /** A user auth already knows (active, with a name): invitations of their email find them. */
+  add(user: { id: string; email: string; name: string }): void {
+    this.users.set(user.email, { ...user, status: "active" });
+  }
+
   /** The id an invitation gave `email`. */
   idOf(email: string): string {
     const user = this.users.get(email);

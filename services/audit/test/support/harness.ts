@@ -1,9 +1,17 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Role } from "@docex/events";
 import { createLogger, EventBus, type RunningService } from "@docex/kit";
-import { type MembershipServiceOptions, configSchema as membershipConfigSchema, startMembershipService } from "@docex/membership";
+import { configSchema as membershipConfigSchema, startMembershipService } from "@docex/membership";
 import { createMembershipClient, type MembershipClient } from "@docex/protos";
-import { dropDatabase, TestIssuer, testEventNamespace, testGrpcIdentity, testNatsUrl, testServiceConfig } from "@docex/testkit";
+import {
+  dropDatabase,
+  TestIssuer,
+  testEventNamespace,
+  testGrpcIdentity,
+  testNatsUrl,
+  testServiceConfig,
+  UserDirectoryStub,
+} from "@docex/testkit";
 import { type AuditConfig, configSchema, startAuditService } from "../../src/service.js";
 
 export interface Person {
@@ -17,28 +25,6 @@ export interface Answer {
   headers: Headers;
   // biome-ignore lint/suspicious/noExplicitAny: tests read answers field by field
   body: any;
-}
-
-type UserDirectory = NonNullable<MembershipServiceOptions["userDirectory"]>;
-
-/** auth as membership sees it: the people the test made, found by email; an invitation of a stranger makes one. */
-class Users implements UserDirectory {
-  readonly byEmail = new Map<string, { id: string; email: string; name: string | null; status: "active" | "invited" }>();
-
-  async findByEmail(email: string) {
-    return this.byEmail.get(email);
-  }
-  async get(userId: string) {
-    return [...this.byEmail.values()].find((user) => user.id === userId);
-  }
-  async invite(invitation: { email: string }) {
-    const existing = this.byEmail.get(invitation.email);
-    if (existing) return { userId: existing.id, created: false };
-    const user = { id: randomUUID(), email: invitation.email, name: null, status: "invited" as const };
-    this.byEmail.set(invitation.email, user);
-    return { userId: user.id, created: true };
-  }
-  close() {}
 }
 
 let counter = 0;
@@ -59,7 +45,7 @@ export class AuditHarness {
     private readonly membership: RunningService,
     readonly membershipDatabase: string,
     private readonly issuer: TestIssuer,
-    private readonly users: Users,
+    private readonly users: UserDirectoryStub,
     private readonly auth: MembershipClient,
     readonly bus: EventBus,
   ) {}
@@ -67,7 +53,7 @@ export class AuditHarness {
   static async start(): Promise<AuditHarness> {
     const issuer = await TestIssuer.start();
     const tokens = { AUTH_JWKS_URL: issuer.jwksUri, JWT_ISSUER: issuer.issuer, JWT_AUDIENCE: issuer.audience };
-    const users = new Users();
+    const users = new UserDirectoryStub();
     const membershipConfig = testServiceConfig("membership", tokens, membershipConfigSchema);
     const membership = await startMembershipService(membershipConfig, {
       userDirectory: users,
@@ -89,8 +75,8 @@ export class AuditHarness {
   /** A user auth knows, with an access token. */
   person(label: string): Person {
     const email = `${uniqueLabel(label)}@example.test`;
-    const user = { id: randomUUID(), email, name: label, status: "active" as const };
-    this.users.byEmail.set(email, user);
+    const user = { id: randomUUID(), email, name: label };
+    this.users.add(user);
     return { id: user.id, email, token: this.issuer.mint({ sub: user.id, email }) };
   }
 

@@ -1,8 +1,9 @@
 import { randomBytes, randomUUID } from "node:crypto";
+import { acceptInvitations } from "@docex/access/testing";
 import { configSchema as documentConfigSchema, startDocumentService } from "@docex/document";
 import { connectDatabase, createLogger, type RunningService } from "@docex/kit";
 import { configSchema as membershipConfigSchema, startMembershipService } from "@docex/membership";
-import { createDocumentClient, createMembershipClient, type DocumentClient } from "@docex/protos";
+import { createDocumentClient, type DocumentClient } from "@docex/protos";
 import {
   dropDatabase,
   EventRecorder,
@@ -174,17 +175,8 @@ export class Stack {
           { operation: "invite", email, role, ...(queueIds ? { queue_ids: queueIds } : {}) },
         ]);
         if (reply.status !== 200) throw new Error(`assign-roles: ${reply.status} ${JSON.stringify(reply.body)}`);
-        // The invitee accepts, as auth relays it when they use the mailed token.
         const userId = this.directory.idOf(email);
-        const membership = createMembershipClient(`127.0.0.1:${this.membership.grpcPort}`, {
-          identity: testGrpcIdentity("auth"),
-          deadlineMs: 5_000,
-        });
-        try {
-          await membership.acceptInvitation({ organization_id: organizationId, user_id: userId, email, name: "" });
-        } finally {
-          membership.close();
-        }
+        await acceptInvitations(`127.0.0.1:${this.membership.grpcPort}`, organizationId, [{ userId, email }]);
         return userId;
       },
       /** Another queue in the same workspace. */

@@ -1,6 +1,6 @@
+import { acceptInvitations } from "@docex/access/testing";
 import { type MembershipServiceOptions, configSchema as membershipConfigSchema, startMembershipService } from "@docex/membership";
-import { createMembershipClient } from "@docex/protos";
-import { dropDatabase, type TestIssuer, testGrpcIdentity, testServiceConfig } from "@docex/testkit";
+import { dropDatabase, type TestIssuer, testServiceConfig } from "@docex/testkit";
 import type { MembershipBackend } from "./harness.js";
 
 type UserDirectory = NonNullable<MembershipServiceOptions["userDirectory"]>;
@@ -18,16 +18,13 @@ export async function startRealMembership(
     membershipConfigSchema,
   );
   const running = await startMembershipService(config, { userDirectory: directory });
-  const client = createMembershipClient(`127.0.0.1:${running.grpcPort}`, { identity: testGrpcIdentity("auth"), deadlineMs: 5_000 });
+  const address = `127.0.0.1:${running.grpcPort}`;
   return {
-    address: `127.0.0.1:${running.grpcPort}`,
+    address,
     url: `http://127.0.0.1:${running.httpPort}`,
     // The invitee accepts, as auth relays it when they use the mailed token.
-    accept: async (organizationId, userId, email) => {
-      await client.acceptInvitation({ organization_id: organizationId, user_id: userId, email, name: "" });
-    },
+    accept: (organizationId, userId, email) => acceptInvitations(address, organizationId, [{ userId, email }]),
     stop: async () => {
-      client.close();
       await running.stop();
       await dropDatabase(config.DATABASE_NAME);
     },

@@ -1,15 +1,14 @@
 import { randomBytes, randomUUID } from "node:crypto";
+import { acceptInvitations } from "@docex/access/testing";
 import { configSchema as documentConfigSchema, startDocumentService } from "@docex/document";
 import { connectDatabase, createLogger, type RunningService, Sql } from "@docex/kit";
 import { configSchema as membershipConfigSchema, startMembershipService } from "@docex/membership";
-import { createMembershipClient } from "@docex/protos";
 import {
   dropDatabase,
   EventRecorder,
   freePort,
   startMembershipAndDocument,
   TestIssuer,
-  testGrpcIdentity,
   testServiceConfig,
   UserDirectoryStub,
 } from "@docex/testkit";
@@ -131,17 +130,8 @@ export class Stack {
       { operation: "invite", email, role, ...(queueIds ? { queue_ids: queueIds } : {}) },
     ]);
     if (reply.status !== 200) throw new Error(`assign-roles: ${reply.status} ${JSON.stringify(reply.body)}`);
-    // The invitee accepts, as auth relays it when they use the mailed token.
     const userId = this.directory.idOf(email);
-    const membership = createMembershipClient(`127.0.0.1:${this.running[0]!.service.grpcPort}`, {
-      identity: testGrpcIdentity("auth"),
-      deadlineMs: 5_000,
-    });
-    try {
-      await membership.acceptInvitation({ organization_id: organization.id, user_id: userId, email, name: "" });
-    } finally {
-      membership.close();
-    }
+    await acceptInvitations(`127.0.0.1:${this.running[0]!.service.grpcPort}`, organization.id, [{ userId, email }]);
     return this.person(userId);
   }
 

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
+import { acceptInvitations } from "@docex/access/testing";
 import { createEvent, type DocexEvent, eventSubject, parseEvent } from "@docex/events";
 import { createLogger, databaseUrl, EventBus, type RunningService } from "@docex/kit";
 import { configSchema as membershipConfigSchema, startMembershipService } from "@docex/membership";
-import { createMembershipClient } from "@docex/protos";
 import {
   dropDatabase,
   EventRecorder,
@@ -10,7 +10,6 @@ import {
   TestIssuer,
   testDatabaseServerUrl,
   testEventNamespace,
-  testGrpcIdentity,
   testGrpcTlsDir,
   testNatsUrl,
   uniqueDatabaseName,
@@ -247,18 +246,11 @@ export class WebhookHarness {
       ),
     });
     if (response.status !== 200) throw new Error(`members not invited: ${response.status} ${await response.text()}`);
-    // The invitees accept, as auth relays it when they use the mailed token.
-    const membership = createMembershipClient(`127.0.0.1:${this.membership.grpcPort}`, {
-      identity: testGrpcIdentity("auth"),
-      deadlineMs: 5_000,
-    });
-    try {
-      for (const person of people) {
-        await membership.acceptInvitation({ organization_id: organizationId, user_id: person.id, email: person.email, name: "" });
-      }
-    } finally {
-      membership.close();
-    }
+    await acceptInvitations(
+      `127.0.0.1:${this.membership.grpcPort}`,
+      organizationId,
+      people.map((person) => ({ userId: person.id, email: person.email })),
+    );
     return people;
   }
 

@@ -1,0 +1,2 @@
+export * from "./invitations.js";
+export * from "./membership-double.js";
