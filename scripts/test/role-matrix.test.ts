@@ -154,6 +154,52 @@ describe("the role matrix of API.md through the gateway", function () {
     { name: "read queue A", expect: EVERYONE, ok: 200, call: () => ({ method: "GET", path: `/queues/${ids.queueA}` }) },
     { name: "read queue B", expect: OUTSIDE_QUEUE_IDS, ok: 200, call: () => ({ method: "GET", path: `/queues/${ids.queueB}` }) },
     {
+      name: "list the workspaces",
+      expect: EVERYONE,
+      ok: 200,
+      call: () => ({ method: "GET", path: `/organizations/${ids.organization}/workspaces` }),
+      check: (_role, answer) =>
+        answer.body.data.some((workspace: { id: string }) => workspace.id === ids.workspace) ? undefined : "the workspace is not listed",
+    },
+    {
+      name: "list the queues",
+      expect: EVERYONE,
+      ok: 200,
+      call: () => ({ method: "GET", path: `/workspaces/${ids.workspace}/queues?page_size=100` }),
+      check: (role, answer) => {
+        const listed = answer.body.data.map((queue: { id: string }) => queue.id);
+        const limited = role !== "owner" && role !== "supervisor";
+        if (!listed.includes(ids.queueA)) return "queue A is not listed";
+        return listed.includes(ids.queueB) === !limited ? undefined : `queue B is ${limited ? "" : "not "}listed`;
+      },
+    },
+    // Changing the hierarchy (API.md: like creating it: the organization and workspaces by owners and supervisors,
+    // queues by who manages them).
+    {
+      name: "rename the organization",
+      expect: OWNER_AND_SUPERVISOR,
+      ok: 200,
+      call: (role) => ({ method: "PATCH", path: `/organizations/${ids.organization}`, body: { name: `Matrix (${role})` } }),
+    },
+    {
+      name: "rename the workspace",
+      expect: OWNER_AND_SUPERVISOR,
+      ok: 200,
+      call: (role) => ({ method: "PATCH", path: `/workspaces/${ids.workspace}`, body: { name: `Matrix workspace (${role})` } }),
+    },
+    {
+      name: "change queue A",
+      expect: QUEUE_MANAGERS,
+      ok: 200,
+      call: (role) => ({ method: "PATCH", path: `/queues/${ids.queueA}`, body: { name: `Queue A (${role})` } }),
+    },
+    {
+      name: "change queue B",
+      expect: row("ok", "ok", 404, 404, 404, 404),
+      ok: 200,
+      call: (role) => ({ method: "PATCH", path: `/queues/${ids.queueB}`, body: { name: `Queue B (${role})` } }),
+    },
+    {
       name: "list documents of queue A",
       expect: EVERYONE,
       ok: 200,

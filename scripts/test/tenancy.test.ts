@@ -22,6 +22,9 @@ const PLAUSIBLE_BODIES: Record<string, unknown> = {
   saveExternalValidationLink: { url: "http://127.0.0.1:9/stranger", type: "document_validation", signature_verification: "disabled" },
   assignRoles: [{ operation: "invite", email: "stranger-invitee@example.test", role: "viewer" }],
   manageUserSchema: { user_id: randomUUID(), fields: [{ key: "iban", hidden: true }] },
+  renameOrganization: { name: "Taken over" },
+  renameWorkspace: { name: "Taken over" },
+  updateQueue: { name: "Taken over", extraction_engine: "external" },
 };
 
 /**
@@ -55,7 +58,9 @@ describe("tenancy across every operation, through the gateway", function () {
         `/organizations/${ids.organization_id}/raw-memberships`,
         `/organizations/${ids.organization_id}/webhooks`,
         `/organizations/${ids.organization_id}/webhook-signing-key`,
+        `/organizations/${ids.organization_id}/workspaces`,
         `/workspaces/${ids.workspace_id}`,
+        `/workspaces/${ids.workspace_id}/queues`,
         `/queues/${ids.queue_id}`,
         `/queues/${ids.queue_id}/documents`,
         `/queues/${ids.queue_id}/webhooks`,

@@ -1,7 +1,7 @@
 import { type EventBus, type GrpcIdentity, isUuid, type Logger, type Metrics } from "@docex/kit";
 import { createMembershipClient, type MembershipClient } from "@docex/protos";
 import { evictOnMembershipChanges, type MembershipEviction, PermissionCache } from "./permission-cache.js";
-import type { CallContext, MemberCheck, PermissionAnswer, PermissionQuery, PermissionSource } from "./rule.js";
+import type { CallContext, MemberCheck, PermissionAnswer, PermissionQuery, PermissionSource, QueueReach } from "./rule.js";
 
 export interface MembershipPermissionsOptions {
   /** This service's certificate, presented to the server (GRPC_TLS_DIR). */
@@ -54,6 +54,17 @@ export class MembershipPermissions implements PermissionSource, MemberCheck {
     if (!isUuid(userId)) return false;
     const roles = await this.cache.getRoles({ user_id: userId.toLowerCase(), organization_id: organizationId }, ctx);
     return roles.role !== "" && roles.status !== "deactivated";
+  }
+
+  /**
+   * The caller's role in the organization and the queues it covers (null: every queue); undefined when the user is
+   * not an effective member. For lists that show only what a member may see.
+   */
+  async reachOf(userId: string, organizationId: string, ctx?: CallContext): Promise<QueueReach | undefined> {
+    if (!isUuid(userId)) return undefined;
+    const roles = await this.cache.getRoles({ user_id: userId.toLowerCase(), organization_id: organizationId }, ctx);
+    if (roles.role === "" || roles.status === "deactivated") return undefined;
+    return { role: roles.role, queueIds: roles.all_queues ? null : roles.queue_ids };
   }
 
   async close(): Promise<void> {

@@ -27,6 +27,12 @@ export interface PermissionAnswer {
   role: string;
 }
 
+/** A member's role and the queues it covers: null is every queue of the organization. */
+export interface QueueReach {
+  role: string;
+  queueIds: string[] | null;
+}
+
 export interface CallContext {
   requestId?: string;
 }

@@ -193,6 +193,9 @@ export const documentCreatedData = z.object({
 
 /** What a configuration change was about; the audit log's `type` filter uses these names. */
 export const CONFIGURATION_RESOURCES = [
+  "organization",
+  "workspace",
+  "queue",
   "accounting_automation",
   "accounting_automation_rule",
   "approval_automation_rule",

@@ -7,6 +7,7 @@ import { expect } from "chai";
 import type { Sequelize } from "sequelize";
 import { type DeliveredMessage, EventBus } from "../src/bus/event-bus.js";
 import { kitMigrations, Outbox } from "../src/bus/outbox.js";
+import { forgetChangedQueues } from "../src/bus/queue-changes.js";
 import { connectDatabase, runMigrations } from "../src/db/database.js";
 import { UpstreamError } from "../src/errors.js";
 import { dropDatabase, eventually, natsUrl, serverUrl, silentLogger, uniqueName } from "./support.js";
@@ -342,6 +343,22 @@ describe("outbox and JetStream bus (real Postgres and NATS)", () => {
       first.stop();
       second.stop();
       await other.close();
+    }
+  });
+
+  it("forgets a changed queue on every instance, and everything for an unreadable change", async () => {
+    const forgotten: Array<string | undefined> = [];
+    const eviction = forgetChangedQueues(bus, (queueId) => forgotten.push(queueId));
+    try {
+      await bus.connection.flush();
+      const change = (resource: string) => ({ data: { resource, resource_id: `${resource}-1`, change: "updated" } });
+      await bus.publish("docex.configuration.changed", change("webhook"), { msgId: randomUUID() });
+      await bus.publish("docex.configuration.changed", change("queue"), { msgId: randomUUID() });
+      await bus.publish("docex.configuration.changed", "not an event", { msgId: randomUUID() });
+      await eventually(() => (forgotten.length >= 2 ? true : undefined));
+      expect(forgotten).to.deep.equal(["queue-1", undefined]);
+    } finally {
+      eviction.stop();
     }
   });
 });

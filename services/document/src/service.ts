@@ -1,4 +1,4 @@
-import { connectInfrastructure, type Logger, type RunningService } from "@docex/kit";
+import { connectInfrastructure, forgetChangedQueues, type Logger, type RunningService } from "@docex/kit";
 import { documentService } from "@docex/protos";
 import { automationSettingsSource } from "./clients/automation.js";
 import { MembershipAccessClient } from "./clients/membership.js";
@@ -81,6 +81,7 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
   };
   return infra.startOrClose(closeOnFailure, async () => {
     const hierarchyStore = new HierarchyStore(sql);
+    const queueEviction = forgetChangedQueues(infra.bus, (queueId) => hierarchyStore.forgetQueue(queueId));
     const documentStore = new DocumentStore(sql);
     const events = infra.events;
     const access = new AccessControl(membership);
@@ -146,6 +147,7 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
         automationSwitchProjection(switches),
       ],
       onStop: async () => {
+        queueEviction.stop();
         await seed.stop();
         await runner?.stop();
         await files.stop();

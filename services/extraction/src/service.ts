@@ -28,6 +28,7 @@ export async function startExtractionService(
         deadlineMs: config.EXTRACTION_DOCUMENT_DEADLINE_MS,
         readDeadlineMs: config.EXTRACTION_READ_DEADLINE_MS,
         metrics: infra.metrics,
+        bus: infra.bus,
       });
   const pool = new ExtractionPool({
     size: config.EXTRACTION_WORKERS,

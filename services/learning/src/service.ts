@@ -20,6 +20,7 @@ export async function startLearningService(config: LearningConfig, options: { lo
     identity: infra.grpcIdentity,
     deadlineMs: config.LEARNING_DOCUMENT_DEADLINE_MS,
     metrics: infra.metrics,
+    bus: infra.bus,
   });
   const membership = MembershipPermissions.connect(config.MEMBERSHIP_GRPC_ADDR, {
     identity: infra.grpcIdentity,

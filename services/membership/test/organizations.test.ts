@@ -136,7 +136,39 @@ describe("organizations: create, read, list (HTTP, real Postgres and NATS)", () 
     const organization = await h.createOrganization(owner);
     const answer = await h.call("DELETE", `/organizations/${organization.id}`, { as: owner });
     expect(answer.status).to.equal(405);
-    expect(answer.headers.get("allow")).to.equal("GET");
+    expect(answer.headers.get("allow")).to.equal("GET, PATCH");
+  });
+
+  it("renames an organization (owners and supervisors), keeps its humanized id and publishes configuration.changed", async () => {
+    const { organization, owner, members } = await h.team(["supervisor", "admin", "editor", "viewer"]);
+    const [supervisor, ...others] = members;
+    const renamed = await h.call("PATCH", `/organizations/${organization.humanized_id}`, { as: owner, body: { name: "  New name  " } });
+    expect(renamed.status).to.equal(200);
+    expect(renamed.body.data).to.deep.equal({ ...organization, name: "New name" });
+    const event = await h.waitForEvent(
+      (recorded) => recorded.type === "configuration.changed" && recorded.organization_id === organization.id,
+    );
+    expect(event.data).to.deep.equal({
+      resource: "organization",
+      resource_id: organization.id,
+      queue_id: null,
+      change: "updated",
+      previous: { name: organization.name },
+      current: { name: "New name" },
+    });
+    expect(
+      (await h.call("PATCH", `/organizations/${organization.id}`, { as: supervisor!, body: { name: "By supervisor" } })).status,
+    ).to.equal(200);
+    for (const person of others) {
+      const refused = await h.call("PATCH", `/organizations/${organization.id}`, { as: person, body: { name: "Never" } });
+      expect(refused.status).to.equal(403);
+    }
+    const stranger = h.person("stranger");
+    expect((await h.call("PATCH", `/organizations/${organization.id}`, { as: stranger, body: { name: "Never" } })).status).to.equal(404);
+    const bad = await h.call("PATCH", `/organizations/${organization.id}`, { as: owner, body: { name: "", humanized_id: "x" } });
+    expect(bad.status).to.equal(400);
+    const read = await h.call("GET", `/organizations/${organization.id}`, { as: owner });
+    expect(read.body.data).to.deep.equal({ ...organization, name: "By supervisor" });
   });
 
   it("GetOrganization finds an organization by UUID or humanized id for any service, NOT_FOUND otherwise", async () => {

@@ -1,4 +1,4 @@
-import { type CallContext, MembershipPermissions, type PermissionAnswer, type PermissionQuery } from "@docex/access";
+import { type CallContext, MembershipPermissions, type PermissionAnswer, type PermissionQuery, type QueueReach } from "@docex/access";
 import { type EventBus, type GrpcIdentity, type Logger, type Metrics, undefinedIfNotFound } from "@docex/kit";
 import type { MembershipAccess } from "../domain/access.js";
 import { isUuid } from "../domain/humanized-id.js";
@@ -66,6 +66,10 @@ export class MembershipAccessClient implements MembershipAccess {
 
   checkPermission(query: PermissionQuery, ctx?: CallContext): Promise<PermissionAnswer> {
     return this.permissions.checkPermission(query, ctx);
+  }
+
+  reachOf(userId: string, organizationId: string, ctx?: CallContext): Promise<QueueReach | undefined> {
+    return this.permissions.reachOf(userId, organizationId, ctx);
   }
 
   async organizationsOf(userId: string, ctx?: CallContext): Promise<OrganizationRef[]> {

@@ -5,6 +5,7 @@ import {
   forbidden as forbiddenByRole,
   type PermissionAnswer,
   type PermissionSource,
+  type QueueReach,
   type Scope,
 } from "@docex/access";
 import type { ForbiddenError, NotFoundError } from "@docex/kit";
@@ -21,6 +22,8 @@ export interface MembershipDirectory {
   organizationsOf(userId: string, ctx?: CallContext): Promise<OrganizationRef[]>;
   /** An organization by UUID or humanized id, whoever asks; undefined when there is none. */
   organization(ref: string, ctx?: CallContext): Promise<OrganizationRef | undefined>;
+  /** The caller's role and queues in the organization (cached, evicted by membership.changed); undefined for a non-member. */
+  reachOf(userId: string, organizationId: string, ctx?: CallContext): Promise<QueueReach | undefined>;
   fieldRulesOf(query: { userId: string; organizationId: string; queueId: string }, ctx?: CallContext): Promise<FieldRule[]>;
 }
 

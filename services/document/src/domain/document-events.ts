@@ -18,6 +18,31 @@ export function queueCreated(queue: Queue, cause: EventCause): DocexEvent {
   });
 }
 
+/**
+ * `configuration.changed` of a workspace or queue the actor changed: the fields before and after, only those that
+ * changed. Every replica forgets a changed queue it cached on it.
+ */
+export function hierarchyChanged(
+  resource: "workspace" | "queue",
+  entity: { id: string; organizationId: string },
+  previous: Record<string, unknown>,
+  current: Record<string, unknown>,
+  cause: EventCause,
+): DocexEvent {
+  return createEvent("configuration.changed", {
+    organization_id: entity.organizationId,
+    data: {
+      resource,
+      resource_id: entity.id,
+      queue_id: resource === "queue" ? entity.id : null,
+      change: "updated",
+      previous,
+      current,
+    },
+    ...envelopeOf(cause),
+  });
+}
+
 type DocumentEventType = "document.created" | "document.extracted" | "document.annotations_changed" | "document.status_changed";
 
 /** A document's event: its organization on the envelope, its place in the hierarchy first in the data. */

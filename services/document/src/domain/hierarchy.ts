@@ -10,12 +10,12 @@ import {
   slugFromName,
 } from "@docex/kit";
 import type { QueueSwitches } from "@docex/queue-dto";
-import type { HierarchyStore } from "../store/hierarchy-store.js";
+import type { HierarchyStore, QueueChanges } from "../store/hierarchy-store.js";
 import type { AccessControl, Actor, MembershipDirectory } from "./access.js";
 import type { AutomationSwitches } from "./automation-switches.js";
-import { queueCreated } from "./document-events.js";
+import { hierarchyChanged, queueCreated } from "./document-events.js";
 import { entityRefOf } from "./humanized-id.js";
-import type { ExtractionEngine, Queue, Workspace } from "./records.js";
+import type { ExtractionEngine, OrganizationRef, Page, Queue, Workspace } from "./records.js";
 
 export interface HierarchyDependencies {
   sql: Sql;
@@ -30,6 +30,43 @@ export interface HierarchyDependencies {
 export interface QueueView {
   queue: Queue;
   automation: QueueSwitches;
+}
+
+/** A page of a list by name: `q` matches anywhere in the name, case-insensitively. */
+export interface NameListInput {
+  q?: string | undefined;
+  page: number;
+  pageSize: number;
+}
+
+/** The fields of a queue as `configuration.changed` shows them (PATCH /queues/{id}). */
+function queueState(queue: Queue): Record<keyof QueueChanges, unknown> {
+  return {
+    name: queue.name,
+    annotationSchema: queue.annotationSchema,
+    duplicateFileRejection: queue.duplicateFileRejection,
+    extractionEngine: queue.extractionEngine,
+  };
+}
+
+const SNAKE_CASE: Record<keyof QueueChanges, string> = {
+  name: "name",
+  annotationSchema: "annotation_schema",
+  duplicateFileRejection: "duplicate_file_rejection",
+  extractionEngine: "extraction_engine",
+};
+
+/** Of two states of a queue, only the fields that differ, under their API names: what configuration.changed shows. */
+function differences(before: Queue, after: Queue): { previous: Record<string, unknown>; current: Record<string, unknown> } {
+  const [old, now] = [queueState(before), queueState(after)];
+  const previous: Record<string, unknown> = {};
+  const current: Record<string, unknown> = {};
+  for (const key of Object.keys(old) as Array<keyof QueueChanges>) {
+    if (JSON.stringify(old[key]) === JSON.stringify(now[key])) continue;
+    previous[SNAKE_CASE[key]] = old[key];
+    current[SNAKE_CASE[key]] = now[key];
+  }
+  return { previous, current };
 }
 
 /**
@@ -78,6 +115,88 @@ export class Hierarchy {
       insert: (humanizedId) =>
         this.deps.store.insertWorkspace({ id: randomUUID(), humanizedId, organizationId: organization.id, name: input.name }),
     });
+  }
+
+  /** An organization by UUID or humanized id: this service's projection, else membership (remembered). */
+  private async organization(ref: string, actor: Actor): Promise<OrganizationRef | undefined> {
+    const known = await this.deps.store.findOrganization(entityRefOf(ref));
+    if (known) return known;
+    const told = await this.deps.membership.organization(ref, { requestId: actor.requestId });
+    if (told) await this.deps.store.rememberOrganization(told);
+    return told;
+  }
+
+  /**
+   * The workspaces of an organization the caller may see: all of them for a member covering every queue, otherwise
+   * those that hold one of the member's queues. Another organization answers 404 like an unknown one.
+   */
+  async listWorkspaces(actor: Actor, organizationRef: string, input: NameListInput): Promise<Page<Workspace>> {
+    const notFound = () => new NotFoundError(`Organization ${organizationRef} does not exist.`, "organization_not_found");
+    const organization = await this.organization(organizationRef, actor);
+    if (!organization) throw notFound();
+    const reach = await this.deps.membership.reachOf(actor.userId, organization.id, { requestId: actor.requestId });
+    if (!reach) throw notFound();
+    const { items, total } = await this.deps.store.listWorkspaces(organization.id, {
+      ...(input.q ? { q: input.q } : {}),
+      queueIds: reach.queueIds,
+      offset: (input.page - 1) * input.pageSize,
+      limit: input.pageSize,
+    });
+    return { items, page: input.page, pageSize: input.pageSize, total };
+  }
+
+  /** The queues of a workspace the caller may see: a member limited to some queues sees only those. */
+  async listQueues(actor: Actor, workspaceRef: string, input: NameListInput): Promise<Page<QueueView>> {
+    const workspace = await this.workspace(actor, workspaceRef);
+    const reach = await this.deps.membership.reachOf(actor.userId, workspace.organizationId, { requestId: actor.requestId });
+    if (!reach) throw new NotFoundError(`Workspace ${workspaceRef} does not exist.`, "workspace_not_found");
+    const { items, total } = await this.deps.store.listQueues(workspace.id, {
+      ...(input.q ? { q: input.q } : {}),
+      queueIds: reach.queueIds,
+      offset: (input.page - 1) * input.pageSize,
+      limit: input.pageSize,
+    });
+    const views = await Promise.all(items.map(async (queue) => ({ queue, automation: await this.deps.automation.of(queue.id) })));
+    return { items: views, page: input.page, pageSize: input.pageSize, total };
+  }
+
+  /** Renames a workspace (owners and supervisors, who create them); its humanized id stays. */
+  async renameWorkspace(actor: Actor, ref: string, name: string): Promise<Workspace> {
+    const workspace = await this.workspace(actor, ref);
+    const notFound = () => new NotFoundError(`Workspace ${ref} does not exist.`, "workspace_not_found");
+    await this.deps.access.require(actor, "workspace.create", { organizationId: workspace.organizationId }, notFound);
+    if (workspace.name === name) return workspace;
+    return this.deps.sql.transaction(async (tx) => {
+      const renamed = await this.deps.store.renameWorkspace(tx, workspace.id, name);
+      if (!renamed) throw notFound();
+      const cause = { userId: actor.userId, requestId: actor.requestId };
+      await this.deps.events.add(tx, hierarchyChanged("workspace", renamed, { name: workspace.name }, { name }, cause));
+      return renamed;
+    });
+  }
+
+  /**
+   * Changes a queue's name, annotation schema or options (who manages the queue). Documents keep their annotations:
+   * a key the new schema lacks stays readable on the documents that have it, a new key starts empty. Publishes
+   * `configuration.changed` with the fields that changed.
+   */
+  async updateQueue(actor: Actor, ref: string, changes: QueueChanges): Promise<QueueView> {
+    const { queue } = await this.queue(actor, ref);
+    const notFound = () => new NotFoundError(`Queue ${ref} does not exist.`, "queue_not_found");
+    await this.deps.access.require(actor, "queue.manage", { organizationId: queue.organizationId, queueId: queue.id }, notFound);
+    const updated = await this.deps.sql.transaction(async (tx) => {
+      const before = await this.deps.store.lockQueue(tx, queue.id);
+      if (!before) throw notFound();
+      const after = await this.deps.store.updateQueue(tx, queue.id, changes);
+      if (!after) throw notFound();
+      const { previous, current } = differences(before, after);
+      if (Object.keys(current).length > 0) {
+        const cause = { userId: actor.userId, requestId: actor.requestId };
+        await this.deps.events.add(tx, hierarchyChanged("queue", after, previous, current, cause));
+      }
+      return after;
+    });
+    return { queue: updated, automation: await this.deps.automation.of(updated.id) };
   }
 
   async workspace(actor: Actor, ref: string): Promise<Workspace> {

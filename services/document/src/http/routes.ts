@@ -21,7 +21,10 @@ import {
   createWorkspaceBody,
   documentListQuery,
   extractionBody,
+  nameListQuery,
+  renameBody,
   statusBody,
+  updateQueueBody,
   uploadDocumentBody,
   uploadFormFields,
 } from "./schemas.js";
@@ -178,6 +181,76 @@ export function documentRoutes(
     api.route(
       router,
       {
+        method: "get",
+        path: `${API}/organizations/{organization_id}/workspaces`,
+        operationId: "listWorkspaces",
+        summary: "List the workspaces of an organization",
+        description: "Oldest first. A member limited to some queues sees only the workspaces that hold one of them. `q` filters by name.",
+        tags: ["Workspaces"],
+        params: { organization_id: "The organization: UUID or humanized id" },
+        query: nameListQuery,
+        responses: { 200: { description: "A page of workspaces", schema: pageOf(workspaceSchema) } },
+        problems: [404, ...MEMBERSHIP_PROBLEMS],
+      },
+      signedIn,
+      async ({ query }, req, res) => {
+        const page = await hierarchy.listWorkspaces(actorOf(req), param(req, "organization_id"), {
+          q: query.q,
+          page: query.page,
+          pageSize: query.page_size,
+        });
+        res.json({ data: page.items.map(workspaceDto), pagination: paginationDto(page) });
+      },
+    );
+
+    api.route(
+      router,
+      {
+        method: "patch",
+        path: `${API}/workspaces/{workspace_id}`,
+        operationId: "renameWorkspace",
+        summary: "Rename a workspace",
+        description: "Owners and supervisors. The humanized id stays. Publishes `configuration.changed`.",
+        tags: ["Workspaces"],
+        params: { workspace_id: "The workspace: UUID or humanized id" },
+        body: renameBody,
+        responses: { 200: { description: "The workspace", schema: dataOf(workspaceSchema) } },
+        problems: [403, 404, ...MEMBERSHIP_PROBLEMS],
+      },
+      signedIn,
+      async ({ body }, req, res) => {
+        res.json({ data: workspaceDto(await hierarchy.renameWorkspace(actorOf(req), param(req, "workspace_id"), body.name)) });
+      },
+    );
+
+    api.route(
+      router,
+      {
+        method: "get",
+        path: `${API}/workspaces/{workspace_id}/queues`,
+        operationId: "listQueues",
+        summary: "List the queues of a workspace",
+        description: "Oldest first. A member limited to some queues sees only those. `q` filters by name.",
+        tags: ["Queues"],
+        params: { workspace_id: "The workspace: UUID or humanized id" },
+        query: nameListQuery,
+        responses: { 200: { description: "A page of queues", schema: pageOf(queueWithAnnotationSchemaSchema) } },
+        problems: [404, ...MEMBERSHIP_PROBLEMS],
+      },
+      signedIn,
+      async ({ query }, req, res) => {
+        const page = await hierarchy.listQueues(actorOf(req), param(req, "workspace_id"), {
+          q: query.q,
+          page: query.page,
+          pageSize: query.page_size,
+        });
+        res.json({ data: page.items.map(queueDto), pagination: paginationDto(page) });
+      },
+    );
+
+    api.route(
+      router,
+      {
         method: "post",
         path: `${API}/queues`,
         operationId: "createQueue",
@@ -225,6 +298,35 @@ export function documentRoutes(
       signedIn,
       async (_input, req, res) => {
         res.json({ data: queueDto(await hierarchy.queue(actorOf(req), param(req, "queue_id"))) });
+      },
+    );
+
+    api.route(
+      router,
+      {
+        method: "patch",
+        path: `${API}/queues/{queue_id}`,
+        operationId: "updateQueue",
+        summary: "Change a queue's name, annotation schema or options",
+        description:
+          "Who manages the queue (owners, supervisors, admins of it). Fields not sent stay. A new annotation schema keeps " +
+          "documents' annotations: keys it lacks stay readable on the documents that have them, new keys start empty. " +
+          "The humanized id stays. Publishes `configuration.changed` with the fields that changed.",
+        tags: ["Queues"],
+        params: { queue_id: QUEUE_ID },
+        body: updateQueueBody,
+        responses: { 200: { description: "The queue", schema: dataOf(queueWithAnnotationSchemaSchema) } },
+        problems: [403, 404, ...MEMBERSHIP_PROBLEMS],
+      },
+      signedIn,
+      async ({ body }, req, res) => {
+        const view = await hierarchy.updateQueue(actorOf(req), param(req, "queue_id"), {
+          ...(body.name ? { name: body.name } : {}),
+          ...(body.annotation_schema ? { annotationSchema: body.annotation_schema } : {}),
+          ...(body.duplicate_file_rejection ? { duplicateFileRejection: body.duplicate_file_rejection === "enabled" } : {}),
+          ...(body.extraction_engine ? { extractionEngine: body.extraction_engine } : {}),
+        });
+        res.json({ data: queueDto(view) });
       },
     );
 

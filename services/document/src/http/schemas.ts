@@ -25,15 +25,26 @@ export const createQueueBody = z.strictObject({
     .optional()
     .describe(
       "`enabled`: an upload whose file (`content`) the organization already has, in any queue and not deleted, is refused " +
-        "with 409 `duplicate_document`. Default `disabled`. Cannot be changed later.",
+        "with 409 `duplicate_document`. Default `disabled`.",
     ),
   extraction_engine: z
     .enum(EXTRACTION_ENGINES)
     .optional()
     .describe(
       "`builtin` (default): the extraction service reads every uploaded file and records its result. `external`: docex waits " +
-        "for an outside engine to post `/documents/{id}/extraction`. Cannot be changed later.",
+        "for an outside engine to post `/documents/{id}/extraction`.",
     ),
+});
+
+export const renameBody = z.strictObject({ name });
+
+export const updateQueueBody = z.strictObject({
+  name: name.optional(),
+  annotation_schema: annotationSchemaInput
+    .optional()
+    .describe("Replaces the schema. Documents keep their annotations: removed keys stay readable, new keys start empty."),
+  duplicate_file_rejection: z.enum(["enabled", "disabled"]).optional().describe("Applies to uploads from now on."),
+  extraction_engine: z.enum(EXTRACTION_ENGINES).optional().describe("Applies to documents uploaded from now on."),
 });
 
 export const uploadDocumentBody = z.strictObject({
@@ -96,8 +107,17 @@ const statusFilter = z
   .pipe(z.array(z.enum(DOCUMENT_STATUSES)))
   .describe(`Statuses to list, comma-separated or repeated: ${DOCUMENT_STATUSES.join(", ")}. By default every status but deleted.`);
 
+const pageQuery = z.preprocess(firstOf, z.coerce.number().int().min(1).max(1_000_000).default(1));
+const pageSizeQuery = z.preprocess(firstOf, z.coerce.number().int().min(1).max(100).default(20));
+
+export const nameListQuery = z.object({
+  q: z.preprocess(firstOf, z.string().trim().max(200).optional()).describe("Part of the name, case-insensitive"),
+  page: pageQuery,
+  page_size: pageSizeQuery,
+});
+
 export const documentListQuery = z.object({
   status: statusFilter,
-  page: z.preprocess(firstOf, z.coerce.number().int().min(1).max(1_000_000).default(1)),
-  page_size: z.preprocess(firstOf, z.coerce.number().int().min(1).max(100).default(20)),
+  page: pageQuery,
+  page_size: pageSizeQuery,
 });

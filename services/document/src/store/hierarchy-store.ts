@@ -13,11 +13,49 @@ function where(ref: EntityRef): { clause: string; value: string } {
 
 const MAX_CACHED_QUEUES = 10_000;
 
+/** A page of a list filtered by name: `q` matches anywhere in the name, case-insensitively. */
+export interface NameListQuery {
+  q?: string;
+  /** Null: no narrowing; otherwise only what lies within these queues (a queue-scoped member). */
+  queueIds: string[] | null;
+  offset: number;
+  limit: number;
+}
+
+/** The queue fields PATCH /queues/{id} may change; absent ones stay. */
+export interface QueueChanges {
+  name?: string;
+  annotationSchema?: Queue["annotationSchema"];
+  duplicateFileRejection?: boolean;
+  extractionEngine?: Queue["extractionEngine"];
+}
+
+/** `q` as a LIKE pattern matching it literally anywhere. */
+function containsPattern(q: string): string {
+  return `%${q.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+}
+
+/** The filter of a name list: the parent, `q`, and a member's queues; `bind` starts with the parent's id. */
+function nameFilter(parentClause: string, query: NameListQuery, queueClause: string): { filter: string; bind: unknown[] } {
+  const conditions = [parentClause];
+  const bind: unknown[] = [];
+  if (query.q) {
+    bind.push(containsPattern(query.q));
+    conditions.push(`name ILIKE $${bind.length + 1}`);
+  }
+  if (query.queueIds !== null) {
+    bind.push(query.queueIds);
+    conditions.push(queueClause.replace("$Q", `$${bind.length + 1}::uuid[]`));
+  }
+  return { filter: conditions.join(" AND "), bind };
+}
+
 /** Organizations (as seen from membership), workspaces and queues. */
 export class HierarchyStore {
   /**
-   * Queues by id. A queue never changes once created (no endpoint changes its name or schema), so every edit and
-   * every change of a document reads its queue from here instead of the database.
+   * Queues by id: every edit and every change of a document reads its queue from here instead of the database. A
+   * change of a queue (PATCH, DELETE) forgets it here at once and, through `configuration.changed`, on every other
+   * replica (service.ts); a lost NATS connection forgets them all.
    */
   private readonly queuesById = new Map<string, Queue>();
 
@@ -68,6 +106,69 @@ export class HierarchyStore {
        ON CONFLICT (humanized_id) DO NOTHING RETURNING ${WORKSPACE_COLUMNS}`,
       [workspace.id, workspace.humanizedId, workspace.organizationId, workspace.name],
     );
+  }
+
+  async listWorkspaces(organizationId: string, query: NameListQuery): Promise<{ items: Workspace[]; total: number }> {
+    const { filter, bind } = nameFilter("organization_id = $1", query, "id IN (SELECT workspace_id FROM queues WHERE id = ANY($Q))");
+    const all = [organizationId, ...bind];
+    const [items, counted] = await Promise.all([
+      this.sql.rows<Workspace>(
+        `SELECT ${WORKSPACE_COLUMNS} FROM workspaces WHERE ${filter} ORDER BY created_at, id LIMIT $${all.length + 1} OFFSET $${all.length + 2}`,
+        [...all, query.limit, query.offset],
+      ),
+      this.sql.one<{ total: string }>(`SELECT count(*) AS total FROM workspaces WHERE ${filter}`, all),
+    ]);
+    return { items, total: Number(counted?.total ?? 0) };
+  }
+
+  async listQueues(workspaceId: string, query: NameListQuery): Promise<{ items: Queue[]; total: number }> {
+    const { filter, bind } = nameFilter("workspace_id = $1", query, "id = ANY($Q)");
+    const all = [workspaceId, ...bind];
+    const [items, counted] = await Promise.all([
+      this.sql.rows<Queue>(
+        `SELECT ${QUEUE_COLUMNS} FROM queues WHERE ${filter} ORDER BY created_at, id LIMIT $${all.length + 1} OFFSET $${all.length + 2}`,
+        [...all, query.limit, query.offset],
+      ),
+      this.sql.one<{ total: string }>(`SELECT count(*) AS total FROM queues WHERE ${filter}`, all),
+    ]);
+    return { items, total: Number(counted?.total ?? 0) };
+  }
+
+  renameWorkspace(tx: Tx, id: string, name: string): Promise<Workspace | undefined> {
+    return this.sql.one<Workspace>(`UPDATE workspaces SET name = $2 WHERE id = $1 RETURNING ${WORKSPACE_COLUMNS}`, [id, name], tx);
+  }
+
+  /** The queue locked for a change in `tx`, read from the database (never the cache). */
+  lockQueue(tx: Tx, id: string): Promise<Queue | undefined> {
+    return this.sql.one<Queue>(`SELECT ${QUEUE_COLUMNS} FROM queues WHERE id = $1 FOR UPDATE`, [id], tx);
+  }
+
+  async updateQueue(tx: Tx, id: string, changes: QueueChanges): Promise<Queue | undefined> {
+    this.queuesById.delete(id);
+    const updated = await this.sql.one<Queue>(
+      `UPDATE queues SET name = coalesce($2, name), annotation_schema = coalesce($3::jsonb, annotation_schema),
+         duplicate_file_rejection = coalesce($4, duplicate_file_rejection), extraction_engine = coalesce($5, extraction_engine)
+       WHERE id = $1 RETURNING ${QUEUE_COLUMNS}`,
+      [
+        id,
+        changes.name ?? null,
+        changes.annotationSchema ? JSON.stringify(changes.annotationSchema) : null,
+        changes.duplicateFileRejection ?? null,
+        changes.extractionEngine ?? null,
+      ],
+      tx,
+    );
+    // Another request may have cached the old queue between the delete above and the commit.
+    tx.afterCommit(() => {
+      this.queuesById.delete(id);
+    });
+    return updated;
+  }
+
+  /** Forgets a cached queue: another replica changed it. Undefined forgets every queue. */
+  forgetQueue(id?: string): void {
+    if (id === undefined) this.queuesById.clear();
+    else this.queuesById.delete(id);
   }
 
   findWorkspace(ref: EntityRef): Promise<Workspace | undefined> {

@@ -92,7 +92,10 @@ export class Harness<M extends MembershipBackend = MembershipDouble> {
   static async start(options: HarnessOptions<MembershipBackend> & { issuer?: TestIssuer } = {}): Promise<Harness<MembershipBackend>> {
     const issuer = options.issuer ?? (await TestIssuer.start());
     const membership = options.membership ?? (await MembershipDouble.start());
-    const events = await EventRecorder.start({ subjects: ["docex.document.>", "docex.queue.created"], label: "document" });
+    const events = await EventRecorder.start({
+      subjects: ["docex.document.>", "docex.queue.created", "docex.configuration.changed"],
+      label: "document",
+    });
     const config = testServiceConfig(
       "document",
       {

@@ -1,5 +1,5 @@
 import { readAnnotationSchema } from "@docex/annotations";
-import { type GrpcIdentity, type Metrics, NotFoundError, undefinedIfNotFound } from "@docex/kit";
+import { type EventBus, forgetChangedQueues, type GrpcIdentity, type Metrics, NotFoundError, undefinedIfNotFound } from "@docex/kit";
 import { createDocumentClient } from "@docex/protos";
 import type { DocumentFile, DocumentSource, QueueView } from "../domain/document-source.js";
 
@@ -9,12 +9,18 @@ export interface DocumentClientOptions {
   deadlineMs: number;
   readDeadlineMs: number;
   metrics?: Metrics;
+  /** Where `configuration.changed` of a queue arrives, to forget its cached schema and engine. */
+  bus: Pick<EventBus, "broadcast">;
 }
 
-/** The document service over gRPC: GetQueue (cached; a queue's schema and engine never change), ReadDocumentFile, RecordExtraction. */
+/**
+ * The document service over gRPC: GetQueue (cached until a change of the queue is announced), ReadDocumentFile,
+ * RecordExtraction.
+ */
 export function documentSource(address: string, options: DocumentClientOptions): DocumentSource & { close(): void } {
   const client = createDocumentClient(address, options);
   const queues = new Map<string, QueueView>();
+  const eviction = forgetChangedQueues(options.bus, (queueId) => (queueId === undefined ? queues.clear() : queues.delete(queueId)));
   return {
     async findQueue(queueId, ctx) {
       const hit = queues.get(queueId);
@@ -75,6 +81,9 @@ export function documentSource(address: string, options: DocumentClientOptions):
       );
       return { applied: answer.applied, reason: answer.reason };
     },
-    close: () => client.close(),
+    close: () => {
+      eviction.stop();
+      client.close();
+    },
   };
 }

@@ -1,5 +1,5 @@
 import { annotationSchema as annotationRecord, readAnnotationSchema } from "@docex/annotations";
-import { type GrpcIdentity, type Metrics, undefinedIfNotFound } from "@docex/kit";
+import { type EventBus, forgetChangedQueues, type GrpcIdentity, type Metrics, undefinedIfNotFound } from "@docex/kit";
 import { createDocumentClient, type DocumentRecord, documentChangeRequest } from "@docex/protos";
 import { z } from "zod";
 import type { QueueView } from "../domain/annotation-schema.js";
@@ -11,8 +11,10 @@ export interface DocumentServiceOptions {
   identity: GrpcIdentity;
   metrics?: Metrics;
   deadlineMs: number;
-  /** How long a queue's schema is reused: schemas cannot change after creation, so only memory bounds it. */
+  /** How long a queue's schema is reused; a change of the queue announced on `bus` forgets it sooner. */
   queueCacheMs?: number;
+  /** Where `configuration.changed` of a queue arrives. */
+  bus?: Pick<EventBus, "broadcast">;
   maxCachedQueues?: number;
 }
 
@@ -43,6 +45,8 @@ export function documentService(address: string, options: DocumentServiceOptions
   const queueCacheMs = options.queueCacheMs ?? 5 * 60_000;
   const maxCachedQueues = options.maxCachedQueues ?? 10_000;
   const queues = new Map<string, { queue: QueueView; expiresAt: number }>();
+  const eviction =
+    options.bus && forgetChangedQueues(options.bus, (queueId) => (queueId === undefined ? queues.clear() : queues.delete(queueId)));
 
   return {
     async findDocument(documentId, ctx) {
@@ -81,6 +85,9 @@ export function documentService(address: string, options: DocumentServiceOptions
       if (!answer.document) throw new Error("ApplyDocumentChanges answered without the document");
       return { applied: answer.applied, reason: answer.reason, document: documentView(answer.document) };
     },
-    close: () => client.close(),
+    close: () => {
+      eviction?.stop();
+      client.close();
+    },
   };
 }

@@ -79,3 +79,23 @@ export function userSchemaChanged(
     ...origin(ctx),
   });
 }
+
+/** An organization renamed (its humanized id stays). */
+export function organizationRenamed(
+  organization: { id: string },
+  names: { previous: string; current: string },
+  ctx: RequestContext,
+): DocexEvent<"configuration.changed"> {
+  return createEvent("configuration.changed", {
+    organization_id: organization.id,
+    data: {
+      resource: "organization",
+      resource_id: organization.id,
+      queue_id: null,
+      change: "updated",
+      previous: { name: names.previous },
+      current: { name: names.current },
+    },
+    ...origin(ctx),
+  });
+}

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { insertWithFreeHumanizedId, slugFromName } from "@docex/kit";
+import { ForbiddenError, insertWithFreeHumanizedId, slugFromName } from "@docex/kit";
 import type { MembershipStore, Organization, Tx } from "../store/membership-store.js";
 import { humanizedIdTaken, organizationNotFound } from "./membership-errors.js";
-import { membershipChanged, organizationCreated } from "./membership-events.js";
+import { membershipChanged, organizationCreated, organizationRenamed } from "./membership-events.js";
 import { type Grant, isEffective } from "./roles.js";
 
 export interface NewOrganization {
@@ -70,6 +70,24 @@ export class Organizations {
     const caller = organization && (await this.store.findGrant(organization.id, userId));
     if (!organization || !caller || !isEffective(caller)) throw organizationNotFound();
     return { organization, caller };
+  }
+
+  /**
+   * Renames the organization: owners and supervisors (who manage its workspaces). Its humanized id stays.
+   * Publishes `configuration.changed` (resource `organization`) when the name changes.
+   */
+  async rename(visible: { organization: Organization; caller: Grant }, name: string, ctx: RequestContext): Promise<Organization> {
+    const { organization, caller } = visible;
+    if (caller.role !== "owner" && caller.role !== "supervisor") {
+      throw new ForbiddenError(`Your role (${caller.role}) does not allow renaming the organization.`);
+    }
+    if (organization.name === name) return organization;
+    return this.store.transaction(async (tx) => {
+      const renamed = await this.store.renameOrganization(tx, organization.id, name);
+      if (!renamed) throw organizationNotFound();
+      await this.store.addEvents(tx, [organizationRenamed(organization, { previous: organization.name, current: name }, ctx)]);
+      return renamed;
+    });
   }
 
   ofUser(userId: string, page?: { offset: number; limit: number }): Promise<{ organizations: Organization[]; total: number }> {

@@ -29,7 +29,7 @@ function requireUuids(fields: Record<string, string | undefined>): void {
  * everyone else (PERMISSION_DENIED). Derived from the clients that call membership today: a new caller is added here.
  */
 export const membershipCallers: MembershipCallers = {
-  GetRoles: ["automation"],
+  GetRoles: ["automation", "document"],
   CheckPermission: ["audit", "automation", "document", "learning", "register", "webhook"],
   // auth: the organization of a user who signs up.
   CreateOrganization: ["auth"],

@@ -13,7 +13,7 @@ import {
   userSchemaResponse,
   userSchemaSchema,
 } from "./responses.js";
-import { assignRolesBody, createOrganizationBody, manageUserSchemaBody, pageQuery } from "./schemas.js";
+import { assignRolesBody, createOrganizationBody, manageUserSchemaBody, pageQuery, renameOrganizationBody } from "./schemas.js";
 
 const ORGANIZATIONS = "/api/v2/organizations";
 const ORGANIZATION = `${ORGANIZATIONS}/{organization_id}`;
@@ -134,6 +134,27 @@ export function membershipHttp(domain: MembershipDomain, verifier: AccessTokenVe
       visibleOrganization,
       (_input, _req, res) => {
         res.json({ data: organizationResponse(visibleOf(res).organization) });
+      },
+    );
+
+    api.route(
+      router,
+      {
+        method: "patch",
+        path: ORGANIZATION,
+        operationId: "renameOrganization",
+        summary: "Rename an organization",
+        description: "Owners and supervisors. The humanized id stays. Publishes `configuration.changed`.",
+        tags: ORGANIZATION_TAGS,
+        params: ORGANIZATION_ID,
+        body: renameOrganizationBody,
+        responses: { 200: { description: "The organization", schema: dataOf(organizationSchema) } },
+        problems: [403, 404],
+      },
+      visibleOrganization,
+      async ({ body }, req, res) => {
+        const organization = await organizations.rename(visibleOf(res), body.name, ctxOf(req));
+        res.json({ data: organizationResponse(organization) });
       },
     );
 

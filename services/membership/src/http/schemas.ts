@@ -18,6 +18,8 @@ export const createOrganizationBody = z.object({
   humanized_id: humanizedIdInput.nullish().describe("Lowercase slug, unique among organizations; made from the name when left out"),
 });
 
+export const renameOrganizationBody = z.strictObject({ name: z.string().trim().min(1).max(200) });
+
 export const pageQuery = z.object({
   page: z.coerce.number().int().min(1).default(1),
   page_size: z.coerce.number().int().min(1).max(100).default(20),

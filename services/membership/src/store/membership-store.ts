@@ -150,6 +150,15 @@ export class MembershipStore {
   }
 
   /** Inserts unless the humanized id or the idempotency key is taken; undefined then. */
+  async renameOrganization(tx: Tx, id: string, name: string): Promise<Organization | undefined> {
+    const [row] = await this.select<OrganizationRow>(
+      `UPDATE organizations AS o SET name = $2 WHERE o.id = $1 RETURNING ${ORGANIZATION_COLUMNS}`,
+      [id, name],
+      tx,
+    );
+    return row && organizationOf(row);
+  }
+
   async insertOrganization(
     tx: Tx,
     organization: { id: string; humanizedId: string; name: string; idempotencyKey: string | null },

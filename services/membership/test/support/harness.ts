@@ -104,7 +104,10 @@ export class MembershipHarness {
     let harness: MembershipHarness | undefined;
     const subscription = bus.broadcast("docex.>", (payload, subject) => {
       const event = payload as Omit<RecordedEvent, "subject"> | undefined;
-      if (harness && (event?.type === "membership.changed" || event?.type === "organization.created")) {
+      if (
+        harness &&
+        (event?.type === "membership.changed" || event?.type === "organization.created" || event?.type === "configuration.changed")
+      ) {
         harness.events.push({ subject, ...event });
       }
     });
