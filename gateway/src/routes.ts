@@ -87,6 +87,8 @@ const TABLE: Record<ServiceName, Row[]> = {
     ["POST", "/documents/{document_id}/extraction"],
     ["PATCH", "/documents/{document_id}/annotations"],
     ["POST", "/documents/{document_id}/status"],
+    ["POST", "/documents/{document_id}/approve"],
+    ["POST", "/documents/{document_id}/reject"],
   ],
   automation: [
     ["PATCH", "/queues/{queue_id}/accounting-automation"],

@@ -44,6 +44,7 @@ export function documentChangeRequest(change: ChangeHeader & Partial<ApplyDocume
     applied_rules: [],
     replace_messages: false,
     cells_json: "",
+    approval_route_json: "",
     ...change,
   };
 }

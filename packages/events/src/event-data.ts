@@ -109,6 +109,22 @@ export const documentStatusChangedData = z.object({
   user_id: uuidSchema.nullable(),
 });
 
+/** One approver's approval of a document's current approval stage. */
+export const documentApprovedData = z.object({
+  document_id: uuidSchema,
+  queue_id: uuidSchema,
+  workspace_id: uuidSchema,
+  user_id: uuidSchema,
+  /** The stage approved, counted from 1, and how many the route has. */
+  stage: z.number().int().min(1),
+  stages: z.number().int().min(1),
+  /** Approvals of this stage so far, this one included, and how many complete it. */
+  approvals: z.number().int().min(1),
+  min_approvals: z.number().int().min(1),
+  /** True when this approval completed the stage (the next one begins, or after the last the document is ready). */
+  stage_completed: z.boolean(),
+});
+
 export const automationAppliedData = z.object({
   document_id: uuidSchema,
   queue_id: uuidSchema,

@@ -219,6 +219,16 @@ describe("running automation on new extractions (real document and membership se
     const largeDocument = await documentOf(large);
     expect(largeDocument.status).to.equal("to_validate");
     expect(largeDocument.approvers).to.have.members([secondA, secondB]);
+    // The document keeps the route: its stages, and the stage it is in (assign_approvers joins the current one).
+    const stagesOf = (document: { approval: { stages: Array<{ approver_ids: string[]; min_approvals: number }> } }) =>
+      document.approval.stages.map((stage) => ({ approvers: [...stage.approver_ids].sort(), min: stage.min_approvals }));
+    expect((await documentOf(small)).approval.current_stage).to.equal(1);
+    expect(stagesOf(await documentOf(small))).to.deep.equal([
+      { approvers: [first], min: 1 },
+      { approvers: [secondA, secondB].sort(), min: 1 },
+    ]);
+    expect(stagesOf(await documentOf(medium))[0]!.approvers).to.deep.equal([first, extra].sort());
+    expect(largeDocument.approval.current_stage).to.equal(2);
 
     const approver = stack.documentApi(first);
     expect((await approver.get(`/documents/${small}`)).status).to.equal(200);

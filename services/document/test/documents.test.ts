@@ -48,6 +48,7 @@ describe("documents and annotations (membership is an in-process test double)", 
     expect(Object.keys(uploaded.body.data).sort()).to.deep.equal(
       [
         "annotations",
+        "approval",
         "approvers",
         "confidence",
         "created_at",

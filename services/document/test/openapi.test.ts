@@ -30,6 +30,8 @@ interface Operation {
 }
 type Paths = Record<string, Record<string, Operation>>;
 
+/** Decisions on a document say everything by their path. */
+const BODILESS = new Set(["POST /api/v2/documents/{document_id}/approve", "POST /api/v2/documents/{document_id}/reject"]);
 const METHODS_WITH_BODY = new Set(["post", "put", "patch"]);
 
 function operationsOf(paths: Paths): Array<{ route: string; path: string; method: string; operation: Operation }> {
@@ -89,7 +91,7 @@ describe("OpenAPI of the document service: every /api/v2 route described, every 
       api,
     });
     const mounted = mountedRoutes(app).filter((route) => route.includes(" /api/v2/"));
-    expect(mounted).to.have.lengthOf(15);
+    expect(mounted).to.have.lengthOf(17);
     expect(mounted).to.have.members(describedRoutes(api));
     expect(operationsOf(paths).map(({ route }) => route)).to.have.members(describedRoutes(api));
   });
@@ -121,7 +123,7 @@ describe("OpenAPI of the document service: every /api/v2 route described, every 
       if (success[0] === "201") expect(operation.responses["201"]!.headers, route).to.have.property("Location");
       expect(operation.responses, route).to.include.keys("401", "503");
       if (path.includes("{")) expect(operation.responses, route).to.include.keys("400", "404");
-      if (METHODS_WITH_BODY.has(method)) {
+      if (METHODS_WITH_BODY.has(method) && !BODILESS.has(route)) {
         expect(operation.requestBody?.required, route).to.equal(true);
         expect(operation.requestBody?.content["application/json"]?.schema.type, route).to.equal("object");
         expect(operation.responses, route).to.include.keys("400", "413", "415");

@@ -110,6 +110,10 @@ export function auditEntryOf(event: DocexEvent & { type: AuditedType }): AuditEn
         details: { from: previous_status, to: status },
       };
     }
+    case "document.approved": {
+      const { document_id, queue_id, user_id, workspace_id: _workspace, ...details } = event.data;
+      return { ...base, userId: base.userId ?? user_id, documentId: document_id, queueId: queue_id, details };
+    }
     case "automation.applied": {
       const { document_id, queue_id, ...details } = event.data;
       return { ...base, documentId: document_id, queueId: queue_id, details };

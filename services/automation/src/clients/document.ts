@@ -64,6 +64,7 @@ export function documentGateway(
           annotations_json: JSON.stringify(change.annotations),
           ...(change.status ? { status: change.status } : {}),
           approvers: change.approvers,
+          ...(change.approvalRoute ? { approval_route_json: JSON.stringify(change.approvalRoute) } : {}),
           applied_rules: change.appliedRules,
         }),
         ctx,

@@ -106,6 +106,7 @@ export class DocumentAutomation {
             expectedVersion: version,
             annotations: plan.annotations,
             approvers: plan.approvers,
+            ...(plan.route ? { approvalRoute: plan.route } : {}),
             ...(plan.status ? { status: plan.status } : {}),
             appliedRules: plan.appliedRules,
             idempotencyKey: attempt === 1 ? event.id : `${event.id}:${attempt}`,

@@ -1,4 +1,4 @@
-import type { Annotation, DocumentStatus, QueueRecord } from "./records.js";
+import type { Annotation, ApprovalStage, DocumentStatus, QueueRecord } from "./records.js";
 
 export interface CallContext {
   requestId?: string;
@@ -22,6 +22,8 @@ export interface DocumentChange {
   expectedVersion: number;
   annotations: Annotation[];
   approvers: string[];
+  /** The approval route the approvers belong to (its current stage is `stage`, 0-based); absent without one. */
+  approvalRoute?: { stages: ApprovalStage[]; stage: number };
   status?: DocumentStatus;
   appliedRules: string[];
   idempotencyKey: string;

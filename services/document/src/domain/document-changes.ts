@@ -11,7 +11,7 @@ import {
   sameAnnotations,
 } from "./annotations.js";
 import { changedParts, type DocumentWriter } from "./document-writer.js";
-import type { DocumentMessage, DocumentStatus, RegisterOption, ServiceSource, StoredDocument } from "./records.js";
+import type { ApprovalStage, DocumentMessage, DocumentStatus, RegisterOption, ServiceSource, StoredDocument } from "./records.js";
 import { isFrozen, refuseMove } from "./status-machine.js";
 
 /** A change another context asks for (gRPC ApplyDocumentChanges), in domain terms. */
@@ -30,8 +30,10 @@ export interface ServiceChange {
   replaceMessages: boolean | "notices";
   options: Record<string, RegisterOption[]>;
   status?: DocumentStatus;
-  /** Non-empty: they become the document's approvers. */
+  /** Non-empty: they become the document's approvers (with a route: they join its current stage). */
   approvers: string[];
+  /** An approval route the document follows from stage `stage` on (0-based); absent leaves the route as it is. */
+  approvalRoute?: { stages: ApprovalStage[]; stage: number };
   appliedRules: string[];
   idempotencyKey?: string;
 }
@@ -155,7 +157,16 @@ export class DocumentChanges {
       message.source === change.source && (change.replaceMessages === true || (change.replaceMessages === "notices" && message.notice));
     const kept = current.messages.filter((message) => !replaced(message));
     const messages = [...kept, ...change.messages.map((message) => ({ ...message, source: change.source }))];
-    const approvers = change.approvers.length ? [...new Set(change.approvers)] : current.approvers;
+    let approvers = change.approvers.length ? [...new Set(change.approvers)] : current.approvers;
+    let approval = current.approval;
+    if (change.approvalRoute) {
+      const { stages, stage } = change.approvalRoute;
+      const joined = stages.map((each, index) =>
+        index === stage ? { ...each, approverIds: [...new Set([...each.approverIds, ...change.approvers])] } : each,
+      );
+      approval = { stages: joined, stage, decisions: [] };
+      approvers = joined[stage]!.approverIds;
+    }
 
     let status = current.status;
     if (change.status !== undefined && change.status !== current.status) {
@@ -170,6 +181,7 @@ export class DocumentChanges {
         messages,
         options: { ...current.options, ...change.options },
         approvers,
+        approval,
         status,
       },
     };

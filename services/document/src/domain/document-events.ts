@@ -1,4 +1,5 @@
 import { createEvent, type DocexEvent, type EventData } from "@docex/events";
+import type { StageApproval } from "./approval.js";
 import type { Queue, StoredDocument } from "./records.js";
 
 /** Who caused an event: the user whose request it was (null when a service acted), and the request. */
@@ -43,7 +44,12 @@ export function hierarchyChanged(
   });
 }
 
-type DocumentEventType = "document.created" | "document.extracted" | "document.annotations_changed" | "document.status_changed";
+type DocumentEventType =
+  | "document.created"
+  | "document.extracted"
+  | "document.annotations_changed"
+  | "document.status_changed"
+  | "document.approved";
 
 /** A document's event: its organization on the envelope, its place in the hierarchy first in the data. */
 function documentEvent<T extends DocumentEventType>(
@@ -103,6 +109,23 @@ export function statusChanged(before: StoredDocument, after: StoredDocument, cau
     "document.status_changed",
     after,
     { status: after.status, previous_status: before.status, user_id: cause.userId },
+    cause,
+  );
+}
+
+/** One approver's approval of the document's current stage. */
+export function documentApproved(document: StoredDocument, userId: string, approval: StageApproval, cause: EventCause): DocexEvent {
+  return documentEvent(
+    "document.approved",
+    document,
+    {
+      user_id: userId,
+      stage: approval.stage,
+      stages: approval.stages,
+      approvals: approval.approvals,
+      min_approvals: approval.minApprovals,
+      stage_completed: approval.completed,
+    },
     cause,
   );
 }

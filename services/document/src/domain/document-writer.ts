@@ -20,6 +20,7 @@ const PARTS = [
   "messages",
   "options",
   "approvers",
+  "approval",
   "status",
   "confidence",
 ] as const satisfies readonly (keyof StoredDocument)[];

@@ -8,8 +8,9 @@ import type { HierarchyStore } from "../store/hierarchy-store.js";
 import type { ValidationJobStore } from "../store/validation-job-store.js";
 import { type AccessControl, type Actor, forbidden, isApproverOnly, type MembershipDirectory } from "./access.js";
 import { type AnnotationFields, checkAnnotations, mergeAnnotations, sameContent } from "./annotations.js";
+import { type Decision, decide as decideApproval, restartedRoute } from "./approval.js";
 import type { DocumentChanges } from "./document-changes.js";
-import { documentCreated } from "./document-events.js";
+import { documentApproved, documentCreated } from "./document-events.js";
 import type { DocumentWriter } from "./document-writer.js";
 import type { DocumentView, DuplicateCheck } from "./duplicates.js";
 import { entityRefOf, isUuid } from "./humanized-id.js";
@@ -161,6 +162,7 @@ export class Documents {
           messages: [],
           options: {},
           approvers: [],
+          approval: null,
           confidence: input.confidence,
         });
         await this.deps.events.add(tx, documentCreated(inserted, { userId: actor.userId, requestId: actor.requestId }));
@@ -340,32 +342,53 @@ export class Documents {
   }
 
   /**
-   * A move of the status table. Who may edit the document may make any move; an approver may approve
-   * (→ ready_to_export) or reject a document assigned to them while it is in approval.
+   * A move of the status table. Who may edit the document may make any move (sending a document in approval back to
+   * validation restarts its route); an approver's move of a document in approval to `ready_to_export` or `rejected`
+   * is their approval or rejection of its current stage (`decide`).
    */
   async changeStatus(actor: Actor, documentId: string, target: DocumentStatus): Promise<DocumentView> {
     const { document, grant, notFound } = await this.readableDocument(actor, documentId);
     const scope = { organizationId: document.organizationId, queueId: document.queueId };
-    const mayEdit = await this.deps.access.allows(actor, "document.edit", scope);
-    const mayApprove =
-      !mayEdit && document.approvers.includes(actor.userId) && (await this.deps.access.allows(actor, "document.approve", scope));
-    if (!mayEdit && !(mayApprove && isApprovalMove(document.status, target))) throw forbidden("document.edit", grant.role);
+    if (!(await this.deps.access.allows(actor, "document.edit", scope))) {
+      if (isApprovalMove(document.status, target)) return this.decide(actor, documentId, target === "rejected" ? "rejected" : "approved");
+      throw forbidden("document.edit", grant.role);
+    }
 
     const saved = await this.deps.sql.transaction(async (tx) => {
       const current = await this.lockedDocument(tx, document.id, notFound);
-      if (!mayEdit && !isApprovalMove(current.status, target)) throw forbidden("document.edit", grant.role);
       const refusal = refuseMove(current.status, target, current.messages);
       if (refusal) throw moveConflict(refusal);
+      const route = target === "to_validate" ? restartedRoute(current) : {};
       return this.deps.writer.write(
         tx,
         current,
-        { ...current, status: target },
+        { ...current, ...route, status: target },
         {
           source: "user",
           userId: actor.userId,
           requestId: actor.requestId,
         },
       );
+    });
+    return (await this.view(actor, await this.fieldRules(actor, saved.organizationId, saved.queueId), [saved]))[0]!;
+  }
+
+  /**
+   * `POST /documents/{id}/approve` and `/reject`: an approver of the document's current stage decides, once per
+   * stage (see `decide` in approval.ts). Publishes `document.approved` for an approval, and the status change when
+   * the route ends.
+   */
+  async decide(actor: Actor, documentId: string, decision: Decision): Promise<DocumentView> {
+    const { document, grant, notFound } = await this.readableDocument(actor, documentId);
+    const scope = { organizationId: document.organizationId, queueId: document.queueId };
+    if (!(await this.deps.access.allows(actor, "document.approve", scope))) throw forbidden("document.approve", grant.role);
+    const cause = { userId: actor.userId, requestId: actor.requestId };
+    const saved = await this.deps.sql.transaction(async (tx) => {
+      const current = await this.lockedDocument(tx, document.id, notFound);
+      const outcome = decideApproval(current, actor.userId, decision, new Date());
+      const saved = await this.deps.writer.write(tx, current, outcome.next, { source: "user", ...cause });
+      if (outcome.approval) await this.deps.events.add(tx, documentApproved(saved, actor.userId, outcome.approval, cause));
+      return saved;
     });
     return (await this.view(actor, await this.fieldRules(actor, saved.organizationId, saved.queueId), [saved]))[0]!;
   }

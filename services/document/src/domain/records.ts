@@ -64,6 +64,29 @@ export interface RegisterOption {
   value: string;
 }
 
+/** One stage of an approval route: who approves, and how many of them must. */
+export interface ApprovalStage {
+  approverIds: string[];
+  minApprovals: number;
+}
+
+export interface ApprovalDecision {
+  userId: string;
+  /** 0-based index of the stage the decision was made in. */
+  stage: number;
+  decision: "approved" | "rejected";
+  /** ISO 8601. */
+  at: string;
+}
+
+/** Where a document stands on its approval route. */
+export interface ApprovalState {
+  stages: ApprovalStage[];
+  /** 0-based index of the current stage. */
+  stage: number;
+  decisions: ApprovalDecision[];
+}
+
 export interface StoredDocument {
   id: string;
   queueId: string;
@@ -80,7 +103,9 @@ export interface StoredDocument {
   annotations: Annotation[];
   messages: DocumentMessage[];
   options: Record<string, RegisterOption[]>;
+  /** The current stage's approvers (all the approvers when the document has no route). */
   approvers: string[];
+  approval: ApprovalState | null;
   confidence: number | null;
   version: number;
   createdAt: Date;

@@ -99,6 +99,23 @@ const applyChangesRequest = z.object({
     z.array(z.strictObject({ key: z.string().min(1), row_index: z.number().int().min(0), value: z.string() })).max(10_000),
     [],
   ),
+  approval_route_json: jsonField(
+    z
+      .strictObject({
+        stages: z
+          .array(z.object({ approver_ids: z.array(uuid).min(1).max(100), min_approvals: z.number().int().min(1).optional() }))
+          .min(1)
+          .max(20),
+        stage: z.number().int().min(0),
+      })
+      .refine((route) => route.stage < route.stages.length, { message: "stage must name one of the stages", path: ["stage"] })
+      .refine((route) => route.stages.every((stage) => (stage.min_approvals ?? 1) <= stage.approver_ids.length), {
+        message: "min_approvals cannot exceed the stage's approvers",
+        path: ["stages"],
+      })
+      .nullable(),
+    null,
+  ),
 });
 
 function serviceChange(raw: RawChange): ServiceChange {
@@ -114,6 +131,17 @@ function serviceChange(raw: RawChange): ServiceChange {
     options: request.options_json,
     ...(request.status ? { status: request.status } : {}),
     approvers: request.approvers.map((id) => id.toLowerCase()),
+    ...(request.approval_route_json
+      ? {
+          approvalRoute: {
+            stages: request.approval_route_json.stages.map((stage) => ({
+              approverIds: [...new Set(stage.approver_ids.map((id) => id.toLowerCase()))],
+              minApprovals: stage.min_approvals ?? 1,
+            })),
+            stage: request.approval_route_json.stage,
+          },
+        }
+      : {}),
     appliedRules: request.applied_rules,
     ...(request.idempotency_key ? { idempotencyKey: request.idempotency_key } : {}),
   };

@@ -4,7 +4,7 @@ import { queueWithAnnotationSchemaSchema, queueDto as sharedQueueDto } from "@do
 import { z } from "zod";
 import type { DocumentView } from "../domain/duplicates.js";
 import type { QueueView } from "../domain/hierarchy.js";
-import { MESSAGE_SEVERITIES, type Page, type Workspace } from "../domain/records.js";
+import { type ApprovalState, MESSAGE_SEVERITIES, type Page, type Workspace } from "../domain/records.js";
 
 // Each answer's schema sits above the mapper that produces it; the mapper's return type is the schema's, so
 // the published OpenAPI cannot describe a field the code does not send.
@@ -38,6 +38,47 @@ export function queueDto({ queue, automation }: QueueView): z.output<typeof queu
   return sharedQueueDto({ ...queue, createdAt: queue.createdAt.toISOString() }, automation);
 }
 
+const decisionSchema = z.object({ user_id: uuid, at: timestamp });
+
+export const approvalSchema = z
+  .object({
+    current_stage: z.number().int().min(1).describe("The stage the document is in, counted from 1"),
+    stages: z.array(
+      z.object({
+        approver_ids: z.array(uuid),
+        min_approvals: z.number().int().min(1),
+        approvals: z.array(decisionSchema).describe("Who approved this stage, and when, in order"),
+        completed: z.boolean(),
+      }),
+    ),
+    rejection: decisionSchema
+      .extend({ stage: z.number().int().min(1) })
+      .nullable()
+      .describe("Who rejected the document, in which stage"),
+  })
+  .nullable()
+  .describe("The approval route the document follows (null when it has none); `approvers` are its current stage's");
+
+function approvalDto(approval: ApprovalState | null): z.output<typeof approvalSchema> {
+  if (!approval) return null;
+  const rejection = approval.decisions.find((decision) => decision.decision === "rejected");
+  return {
+    current_stage: approval.stage + 1,
+    stages: approval.stages.map((stage, index) => {
+      const approvals = approval.decisions
+        .filter((decision) => decision.stage === index && decision.decision === "approved")
+        .map((decision) => ({ user_id: decision.userId, at: decision.at }));
+      return {
+        approver_ids: stage.approverIds,
+        min_approvals: stage.minApprovals,
+        approvals,
+        completed: approvals.length >= stage.minApprovals,
+      };
+    }),
+    rejection: rejection ? { user_id: rejection.userId, at: rejection.at, stage: rejection.stage + 1 } : null,
+  };
+}
+
 /** Document of API.md; the version and the source of each message stay inside. */
 export const documentSchema = z.object({
   id: uuid,
@@ -59,7 +100,8 @@ export const documentSchema = z.object({
   options: z
     .record(z.string(), z.array(z.object({ label: z.string(), value: z.string() })))
     .describe("Choices offered per field key, e.g. from a register"),
-  approvers: z.array(uuid).describe("User ids of the approvers assigned by approval automation"),
+  approvers: z.array(uuid).describe("User ids of the approvers assigned by approval automation (of the current stage)"),
+  approval: approvalSchema,
   confidence: z.number().min(0).max(100).nullable().describe("The extraction's document confidence, a percentage"),
   duplicates: z
     .array(uuid)
@@ -83,6 +125,7 @@ export function documentDto(document: DocumentView): z.output<typeof documentSch
     messages: document.messages.map(({ key, message, severity }) => ({ key, message, severity })),
     options: document.options,
     approvers: document.approvers,
+    approval: approvalDto(document.approval),
     confidence: document.confidence,
     duplicates: document.duplicates,
     created_at: document.createdAt.toISOString(),

@@ -561,6 +561,34 @@ export function documentRoutes(
         res.json({ data: documentDto(await documents.changeStatus(actorOf(req), param(req, "document_id"), body.status)) });
       },
     );
+
+    for (const decision of ["approved", "rejected"] as const) {
+      const verb = decision === "approved" ? "approve" : "reject";
+      api.route(
+        router,
+        {
+          method: "post",
+          path: `${API}/documents/{document_id}/${verb}`,
+          operationId: `${verb}Document`,
+          summary: decision === "approved" ? "Approve the document's current approval stage" : "Reject the document in approval",
+          description:
+            "By an approver of the current stage of the document's approval route, once per person and stage (409 " +
+            "`already_decided`); others answer 403 `not_an_approver`, a document not in approval 409 `not_in_approval`. " +
+            (decision === "approved"
+              ? "The stage completes at its `min_approvals` and the next stage's approvers are assigned; completing the last " +
+                "stage moves the document to `ready_to_export` (409 while an `error` message blocks it). Emits `document.approved`."
+              : "The document moves to `rejected`. Emits `document_status_changed`."),
+          tags: ["Documents"],
+          params: { document_id: DOCUMENT_ID },
+          responses: { 200: { description: "The document after the decision", schema: dataOf(documentSchema) } },
+          problems: [403, 404, 409, ...MEMBERSHIP_PROBLEMS],
+        },
+        signedIn,
+        async (_input, req, res) => {
+          res.json({ data: documentDto(await documents.decide(actorOf(req), param(req, "document_id"), decision)) });
+        },
+      );
+    }
   };
   return { api, routes };
 }

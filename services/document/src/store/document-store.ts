@@ -4,8 +4,8 @@ import type { DocumentStatus, StoredDocument } from "../domain/records.js";
 
 const DOCUMENT_COLUMNS = `id, queue_id AS "queueId", workspace_id AS "workspaceId", organization_id AS "organizationId",
   file_name AS "fileName", file_sha256 AS "fileSha256", file_content_type AS "fileContentType",
-  file_size::double precision AS "fileSize", status, annotations, messages, options, approvers::text[] AS approvers, confidence, version,
-  created_at AS "createdAt", updated_at AS "updatedAt"`;
+  file_size::double precision AS "fileSize", status, annotations, messages, options, approvers::text[] AS approvers, approval, confidence,
+  version, created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 export interface DocumentQuery {
   queueId: string;
@@ -84,7 +84,8 @@ export class DocumentStore {
     const keys = duplicateKeysOf(next.annotations);
     const updated = await this.sql.one<StoredDocument>(
       `UPDATE documents SET status = $3, annotations = $4::jsonb, messages = $5::jsonb, options = $6::jsonb,
-         approvers = $7::uuid[], confidence = $8, supplier_key = $9, invoice_key = $10, version = version + 1, updated_at = now(),
+         approvers = $7::uuid[], confidence = $8, supplier_key = $9, invoice_key = $10, approval = $11::jsonb,
+         version = version + 1, updated_at = now(),
          deleted_at = CASE WHEN $3 = 'deleted' THEN COALESCE(deleted_at, now()) END
        WHERE id = $1 AND version = $2
        RETURNING ${DOCUMENT_COLUMNS}`,
@@ -99,6 +100,7 @@ export class DocumentStore {
         next.confidence,
         keys.supplierKey,
         keys.invoiceKey,
+        next.approval === null ? null : JSON.stringify(next.approval),
       ],
       tx,
     );

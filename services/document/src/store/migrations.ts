@@ -160,4 +160,12 @@ export const migrations: Migration[] = [
         INSERT INTO automation_switch_seeds (queue_id) SELECT id FROM queues ON CONFLICT DO NOTHING;
       `,
   ),
+  sqlMigration(
+    "0007-approval-stages",
+    `
+        -- The approval route a document follows (automation's assign_approval_route): its stages, the current one, and
+        -- each approver's decision. Null: no route (approvers, if any, form one stage needing one approval).
+        ALTER TABLE documents ADD COLUMN IF NOT EXISTS approval jsonb;
+      `,
+  ),
 ];

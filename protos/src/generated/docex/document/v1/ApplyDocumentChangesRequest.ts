@@ -50,6 +50,11 @@ export interface ApplyDocumentChangesRequestInput {
    * JSON array of {key, row_index, value}: replacements of single cells of table fields such as line_items.
    */
   'cells_json'?: (string);
+  /**
+   * JSON {stages: [{approver_ids: [uuid], min_approvals}], stage}: the approval route the document follows from
+   * stage `stage` (0-based); `approvers` join that stage. "" leaves the route as it is.
+   */
+  'approval_route_json'?: (string);
   '_status'?: "status";
 }
 
@@ -102,5 +107,10 @@ export interface ApplyDocumentChangesRequest {
    * JSON array of {key, row_index, value}: replacements of single cells of table fields such as line_items.
    */
   'cells_json': (string);
+  /**
+   * JSON {stages: [{approver_ids: [uuid], min_approvals}], stage}: the approval route the document follows from
+   * stage `stage` (0-based); `approvers` join that stage. "" leaves the route as it is.
+   */
+  'approval_route_json': (string);
   '_status'?: "status";
 }
