@@ -88,6 +88,17 @@ const samples: { [T in EventType]: EventData<T> } = {
     previous_status: "to_validate",
     user_id: null,
   },
+  "document.approved": {
+    document_id: documentId,
+    queue_id: queue,
+    workspace_id: workspace,
+    user_id: user,
+    stage: 1,
+    stages: 2,
+    approvals: 2,
+    min_approvals: 2,
+    stage_completed: true,
+  },
   "automation.applied": { document_id: documentId, queue_id: queue, applied_rules: [rule], status: "in_approval" },
   "learning.feedback": {
     queue_id: queue,

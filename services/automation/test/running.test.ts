@@ -305,6 +305,7 @@ describe("running automation on new extractions (real document and membership se
       replace_messages: true,
       idempotency_key: "",
       cells_json: "",
+      approval_route_json: "",
     });
     expect(blocked.applied).to.equal(true);
 

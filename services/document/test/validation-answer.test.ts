@@ -22,6 +22,7 @@ const document: StoredDocument = {
   messages: [],
   options: {},
   approvers: [],
+  approval: null,
   confidence: 90,
   version: 3,
   createdAt: new Date(),
