@@ -165,7 +165,7 @@ describe("gateway proxying", () => {
   it("answers a known path with a method it does not have with 405 and an Allow header", async () => {
     const response = await fetch(`${gateway.url}/api/v2/queues/q1`, { method: "PUT", headers: { authorization: `Bearer ${token}` } });
     expect(response.status).to.equal(405);
-    expect(response.headers.get("allow")).to.equal("GET, PATCH, HEAD");
+    expect(response.headers.get("allow")).to.equal("GET, PATCH, DELETE, HEAD");
     expect(((await response.json()) as { code: string }).code).to.equal("method_not_allowed");
     const order = await fetch(`${gateway.url}/api/v2/queues/q1/approval-automation/order`, { method: "PATCH" });
     expect(order.status).to.equal(405);

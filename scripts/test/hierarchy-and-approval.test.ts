@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { eventually, tokenIn } from "@docex/testkit";
+import { databaseUrl } from "@docex/kit";
+import { eventually, testDatabaseServerUrl, tokenIn } from "@docex/testkit";
 import { expect } from "chai";
+import pg from "pg";
 import { type Answer, type Stack, sharedStack } from "./support/stack.js";
 
 /**
@@ -170,5 +172,120 @@ describe("a hierarchy a client can navigate and change, and approval stages that
     expect(rejected.status).to.equal("rejected");
     expect(rejected.approval.rejection.user_id).to.equal(second!.id);
     expect((await approve(first!, rejectedId)).body.code).to.equal("not_in_approval");
+  });
+
+  /**
+   * What each service keeps that names the queue or workspace, counted in its own database: the check that a
+   * deletion leaves nothing behind anywhere.
+   */
+  async function leftovers(queueId: string, workspaceId: string): Promise<Record<string, number>> {
+    const checks: Record<string, Array<[string, string]>> = {
+      document: [
+        ["queues", "SELECT count(*) FROM queues WHERE id = $1 OR workspace_id = $2"],
+        ["workspaces", "SELECT count(*) FROM workspaces WHERE id IN ($1, $2)"],
+        ["documents", "SELECT count(*) FROM documents WHERE queue_id = $1"],
+        ["validation_links", "SELECT count(*) FROM validation_links WHERE queue_id = $1"],
+        ["automation_switches", "SELECT count(*) FROM automation_switches WHERE queue_id = $1"],
+      ],
+      webhook: [
+        ["webhooks", "SELECT count(*) FROM webhooks WHERE queue_id = $1 OR workspace_id = $2"],
+        ["validation_links", "SELECT count(*) FROM validation_links WHERE queue_id = $1"],
+      ],
+      automation: ["rules", "queue_settings", "queue_registers", "document_runs"].map((table) => [
+        table,
+        `SELECT count(*) FROM ${table} WHERE queue_id = $1`,
+      ]),
+      register: [
+        ["registers", "SELECT count(*) FROM registers WHERE queue_id = $1"],
+        ["register_items", "SELECT count(*) FROM register_items i JOIN registers r ON r.id = i.register_id WHERE r.queue_id = $1"],
+      ],
+      learning: ["feedback", "field_confirmations", "pinned_fields", "supplier_preferences", "learned_fills"].map((table) => [
+        table,
+        `SELECT count(*) FROM ${table} WHERE queue_id = $1`,
+      ]),
+      membership: [
+        ["user_schemas", "SELECT count(*) FROM user_schemas WHERE queue_id = $1"],
+        ["memberships", "SELECT count(*) FROM memberships WHERE queue_ids @> ARRAY[$1::uuid]"],
+      ],
+      extraction: [["extraction_runs", "SELECT count(*) FROM extraction_runs WHERE queue_id = $1"]],
+    };
+    const counts: Record<string, number> = {};
+    for (const [service, queries] of Object.entries(checks)) {
+      const client = new pg.Client({ connectionString: databaseUrl(testDatabaseServerUrl(), `${stack.namespace}_${service}`) });
+      await client.connect();
+      try {
+        for (const [table, sql] of queries) {
+          const uses = sql.includes("$2") ? [queueId, workspaceId] : [queueId];
+          const { rows } = await client.query<{ count: string }>(sql, uses);
+          if (Number(rows[0]!.count) > 0) counts[`${service}.${table}`] = Number(rows[0]!.count);
+        }
+      } finally {
+        await client.end();
+      }
+    }
+    return counts;
+  }
+
+  it("deletes a workspace with its queue and everything every service keeps of them, once its documents are deleted", async () => {
+    const doomed = dataOf(await call("POST", "/workspaces", { token, body: { organization_id: organizationId, name: "Doomed" } }), 201).id;
+    const queueId = dataOf(await call("POST", "/queues", { token, body: { workspace_id: doomed, name: "Doomed invoices" } }), 201).id;
+    const kept = await newQueue("Survivor");
+    const pdf = Buffer.from("%PDF-1.4\n1 0 obj << >> endobj\ntrailer << >>\n%%EOF\n").toString("base64");
+    const documentId = dataOf(
+      await call("POST", `/queues/${queueId}/documents`, { token, body: { file_name: "doomed.pdf", content: pdf } }),
+      201,
+    ).id;
+    // The built-in engine reads the file (a run in the extraction service) and moves the document on.
+    await eventually(async () => {
+      const status = (await call("GET", `/documents/${documentId}`, { token })).body?.data?.status;
+      return status === "to_validate" || status === "extraction_failed" ? status : undefined;
+    }, 30_000);
+
+    const webhook = (entity_type: string, entity_id: string) => ({ url: "http://127.0.0.1:9/doomed", entity_type, entity_id });
+    dataOf(await call("POST", "/webhooks", { token, body: webhook("queue", queueId) }), 201);
+    dataOf(await call("POST", "/webhooks", { token, body: webhook("workspace", doomed) }), 201);
+    dataOf(await call("POST", "/webhooks", { token, body: webhook("document", documentId) }), 201);
+    const link = { url: "http://127.0.0.1:9/validate", type: "document_validation", signature_verification: "disabled" };
+    dataOf(await call("POST", `/queues/${queueId}/external-validation-links`, { token, body: link }), 201);
+    dataOf(await call("PATCH", `/queues/${queueId}/automation-rules`, { token, body: { status: "enabled" } }), 200);
+    const rule = {
+      name: "Doomed rule",
+      action: "apply_accounting_automation",
+      params: { set: { contract: "C-1" } },
+      conditions: { match: "all", rules: [] },
+    };
+    dataOf(await call("POST", `/queues/${queueId}/accounting-automation-rules`, { token, body: rule }), 201);
+    const register = [{ queue_id: queueId, method: "upsert", name: "Suppliers", items: [{ value: "1", label: "One" }] }];
+    expect((await call("POST", "/registers", { token, body: register })).status).to.equal(201);
+    const relearn = { name: "Doomed Supplier", register_id: null, tax_id: null, value: "C-9", field_key: "contract" };
+    expect((await call("POST", `/queues/${queueId}/relearn`, { token, body: relearn })).status).to.equal(204);
+    const viewer = await member("viewer", [queueId, kept]);
+    const schema = { user_id: viewer.id, queue_id: queueId, fields: [{ key: "iban", hidden: true }] };
+    dataOf(await call("POST", `/organizations/${organizationId}/manage-user-schema`, { token, body: schema }), 200);
+
+    // Every service holds something of the queue now (events reach some of them a moment later).
+    const before = await eventually(async () => {
+      const counts = await leftovers(queueId, doomed);
+      const services = new Set(Object.keys(counts).map((key) => key.split(".")[0]));
+      return services.size === 7 ? counts : undefined;
+    }, 20_000);
+    expect(before).to.include.keys("webhook.webhooks", "automation.rules", "register.register_items", "learning.pinned_fields");
+
+    const refused = await call("DELETE", `/workspaces/${doomed}`, { token });
+    expect(refused.status).to.equal(409);
+    expect(refused.body.code).to.equal("not_empty");
+    dataOf(await call("POST", `/documents/${documentId}/status`, { token, body: { status: "deleted" } }), 200);
+    expect((await call("DELETE", `/workspaces/${doomed}`, { token: viewer.token })).status).to.equal(403);
+    expect((await call("DELETE", `/workspaces/${doomed}`, { token })).status).to.equal(204);
+
+    const after = await eventually(async () => {
+      const counts = await leftovers(queueId, doomed);
+      return Object.keys(counts).length === 0 ? counts : undefined;
+    }, 20_000).catch(async () => leftovers(queueId, doomed));
+    expect(after).to.deep.equal({});
+    expect((await call("GET", `/queues/${queueId}`, { token })).status).to.equal(404);
+    expect((await call("GET", `/workspaces/${doomed}`, { token })).status).to.equal(404);
+    const memberships = dataOf(await call("GET", `/organizations/${organizationId}/raw-memberships`, { token }), 200);
+    expect(memberships.find((one: { user_id: string }) => one.user_id === viewer.id).queue_ids).to.deep.equal([kept]);
   });
 });

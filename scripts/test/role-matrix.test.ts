@@ -188,6 +188,23 @@ describe("the role matrix of API.md through the gateway", function () {
       call: (role) => ({ method: "PATCH", path: `/workspaces/${ids.workspace}`, body: { name: `Matrix workspace (${role})` } }),
     },
     {
+      name: "delete an empty queue",
+      expect: OUTSIDE_QUEUE_IDS,
+      ok: 204,
+      prepare: async (role) =>
+        (await created(asOwner("POST", "/queues", { workspace_id: ids.workspace, name: `Doomed (${role})` }), "queue")).body.data.id,
+      call: (_role, id) => ({ method: "DELETE", path: `/queues/${id}` }),
+    },
+    {
+      name: "delete an empty workspace",
+      expect: OWNER_AND_SUPERVISOR,
+      ok: 204,
+      prepare: async (role) =>
+        (await created(asOwner("POST", "/workspaces", { organization_id: ids.organization, name: `Doomed (${role})` }), "workspace")).body
+          .data.id,
+      call: (_role, id) => ({ method: "DELETE", path: `/workspaces/${id}` }),
+    },
+    {
       name: "change queue A",
       expect: QUEUE_MANAGERS,
       ok: 200,
@@ -327,6 +344,23 @@ describe("the role matrix of API.md through the gateway", function () {
       prepare: () => newDocument("A", "assigned_in_approval"),
       call: (_role, id) => ({ method: "POST", path: `/documents/${id}/status`, body: { status: "rejected" } }),
       check: (_role, answer) => (answer.body.data.status === "rejected" ? undefined : `status ${answer.body.data.status}`),
+    },
+    // POST /approve and /reject: only an approver of the current stage decides (API.md); the others who see the
+    // document are not approvers of it (403 not_an_approver), the viewer may not approve at all.
+    {
+      name: "approve an assigned document of A (POST /approve)",
+      expect: row(403, 403, 403, 403, "ok", 403),
+      ok: 200,
+      prepare: () => newDocument("A", "assigned_in_approval"),
+      call: (_role, id) => ({ method: "POST", path: `/documents/${id}/approve` }),
+      check: (_role, answer) => (answer.body.data.status === "ready_to_export" ? undefined : `status ${answer.body.data.status}`),
+    },
+    {
+      name: "reject an assigned document of A (POST /reject)",
+      expect: row(403, 403, 403, 403, "ok", 403),
+      ok: 200,
+      prepare: () => newDocument("A", "assigned_in_approval"),
+      call: (_role, id) => ({ method: "POST", path: `/documents/${id}/reject` }),
     },
     {
       name: "approve an unassigned document of A (in_approval → ready_to_export)",

@@ -14,9 +14,11 @@ import {
   membershipChangedData,
   organizationCreatedData,
   queueCreatedData,
+  queueDeletedData,
   registerUpdatedData,
   userOnboardedData,
   uuidSchema,
+  workspaceDeletedData,
 } from "./event-data.js";
 
 /** The JetStream stream every event is published to. */
@@ -29,6 +31,8 @@ export const EVENT_TYPES = [
   "membership.changed",
   "organization.created",
   "queue.created",
+  "queue.deleted",
+  "workspace.deleted",
   "document.created",
   "document.extracted",
   "document.annotations_changed",
@@ -49,6 +53,8 @@ export const eventDataSchemas = {
   "membership.changed": membershipChangedData,
   "organization.created": organizationCreatedData,
   "queue.created": queueCreatedData,
+  "queue.deleted": queueDeletedData,
+  "workspace.deleted": workspaceDeletedData,
   "document.created": documentCreatedData,
   "document.extracted": documentExtractedData,
   "document.annotations_changed": documentAnnotationsChangedData,

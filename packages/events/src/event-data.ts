@@ -79,6 +79,15 @@ export const queueCreatedData = z.object({
   organization_id: uuidSchema,
 });
 
+/** A queue removed with everything of it (DELETE /queues/{id}, or its workspace's deletion): every service forgets it. */
+export const queueDeletedData = queueCreatedData;
+
+/** A workspace removed; `queue.deleted` of each of its queues comes with it. */
+export const workspaceDeletedData = z.object({
+  workspace_id: uuidSchema,
+  organization_id: uuidSchema,
+});
+
 export const documentExtractedData = z.object({
   document_id: uuidSchema,
   queue_id: uuidSchema,

@@ -88,6 +88,8 @@ const samples: { [T in EventType]: EventData<T> } = {
     previous_status: "to_validate",
     user_id: null,
   },
+  "queue.deleted": { workspace_id: workspace, queue_id: queue, organization_id: org },
+  "workspace.deleted": { workspace_id: workspace, organization_id: org },
   "document.approved": {
     document_id: documentId,
     queue_id: queue,

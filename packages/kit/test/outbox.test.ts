@@ -346,7 +346,7 @@ describe("outbox and JetStream bus (real Postgres and NATS)", () => {
     }
   });
 
-  it("forgets a changed queue on every instance, and everything for an unreadable change", async () => {
+  it("forgets a changed or deleted queue on every instance, and everything for an unreadable change", async () => {
     const forgotten: Array<string | undefined> = [];
     const eviction = forgetChangedQueues(bus, (queueId) => forgotten.push(queueId));
     try {
@@ -356,7 +356,9 @@ describe("outbox and JetStream bus (real Postgres and NATS)", () => {
       await bus.publish("docex.configuration.changed", change("queue"), { msgId: randomUUID() });
       await bus.publish("docex.configuration.changed", "not an event", { msgId: randomUUID() });
       await eventually(() => (forgotten.length >= 2 ? true : undefined));
-      expect(forgotten).to.deep.equal(["queue-1", undefined]);
+      await bus.publish("docex.queue.deleted", { data: { queue_id: "queue-2" } }, { msgId: randomUUID() });
+      await eventually(() => (forgotten.length >= 3 ? true : undefined));
+      expect(forgotten).to.deep.equal(["queue-1", undefined, "queue-2"]);
     } finally {
       eviction.stop();
     }

@@ -1,5 +1,5 @@
 import { MembershipPermissions } from "@docex/access";
-import { connectInfrastructure, type Logger, type RunningService } from "@docex/kit";
+import { connectInfrastructure, deleteRowsOfQueue, type Logger, type RunningService, removalSubscription } from "@docex/kit";
 import { automationService } from "@docex/protos";
 import { documentGateway } from "./clients/document.js";
 import { registerLookup } from "./clients/register.js";
@@ -90,7 +90,15 @@ export async function startAutomationService(config: AutomationConfig, options: 
     return infra.serve({
       app,
       grpc,
-      subscriptions: [documentExtractedSubscription(automation, logger), registerUpdatedSubscription(registerStore)],
+      subscriptions: [
+        documentExtractedSubscription(automation, logger),
+        registerUpdatedSubscription(registerStore),
+        removalSubscription(
+          "automation__queue_deleted",
+          "queue.deleted",
+          deleteRowsOfQueue(infra.sql, ["document_runs", "queue_registers", "rules", "queue_settings"]),
+        ),
+      ],
       onStop: closeClients,
     });
   });

@@ -87,7 +87,13 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
     const access = new AccessControl(membership);
     const writer = new DocumentWriter(documentStore, events);
     const changes = new DocumentChanges(sql, documentStore, hierarchyStore, writer);
-    const hierarchy = new Hierarchy({ sql, store: hierarchyStore, events, access, membership, automation: switches });
+    const fileStore = config.FILE_STORE_URL ? new S3FileStore(config.FILE_STORE_URL) : new PostgresFileStore(sql);
+    const files = new KeptFiles(fileStore, documentStore, infra.logger, {
+      retentionMs: config.DOCUMENT_FILE_RETENTION_DAYS * 86_400_000,
+      sweepIntervalMs: config.DOCUMENT_FILE_SWEEP_INTERVAL_MS,
+      batchSize: 100,
+    });
+    const hierarchy = new Hierarchy({ sql, store: hierarchyStore, events, access, membership, automation: switches, files });
     const jobs = new ValidationJobStore(sql);
     const runner =
       options.initialValidation === false
@@ -96,12 +102,6 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
             { jobs, documents: documentStore, hierarchy: hierarchyStore, changes, external: webhook, logger: infra.logger },
             { ...INITIAL_VALIDATION_DEFAULTS, ...options.initialValidation, budgetMs: config.INITIAL_VALIDATION_TIMEOUT_MS },
           );
-    const fileStore = config.FILE_STORE_URL ? new S3FileStore(config.FILE_STORE_URL) : new PostgresFileStore(sql);
-    const files = new KeptFiles(fileStore, documentStore, infra.logger, {
-      retentionMs: config.DOCUMENT_FILE_RETENTION_DAYS * 86_400_000,
-      sweepIntervalMs: config.DOCUMENT_FILE_SWEEP_INTERVAL_MS,
-      batchSize: 100,
-    });
     const documents = new Documents({
       sql,
       documents: documentStore,

@@ -1,5 +1,7 @@
 import { DEFAULT_ANNOTATION_SCHEMA } from "@docex/annotations";
+import { connectDatabase, createLogger } from "@docex/kit";
 import { expect } from "chai";
+import { QueryTypes } from "sequelize";
 import { documentFixture, Harness, queueFixture } from "./support/harness.js";
 
 const ids = (reply: { body: { data: Array<{ id: string }> } }) => reply.body.data.map((item) => item.id);
@@ -182,5 +184,92 @@ describe("lists of workspaces and queues, and changes to them (membership is an 
     expect((await otherAdmin.patch(`/queues/${queueId}`, { name: "Never" })).status).to.equal(404);
     expect((await h.organization("other").owner.patch(`/queues/${queueId}`, { name: "Never" })).status).to.equal(404);
     expect((await organization.owner.get(`/queues/${queueId}`)).body.data.name).to.equal("By its admin");
+  });
+
+  describe("deleting queues and workspaces", () => {
+    /** Rows of the document database that still name the queue, table by table (only tables that have some). */
+    async function rowsOf(queueId: string, documentIds: string[]): Promise<Record<string, number>> {
+      const database = await connectDatabase({
+        serverUrl: h.config.DATABASE_URL,
+        database: h.config.DATABASE_NAME,
+        logger: createLogger("test", "silent"),
+      });
+      try {
+        const counts: Record<string, number> = {};
+        const count = async (label: string, sql: string, bind: unknown[]) => {
+          const [row] = await database.query<{ n: string }>(sql, { bind, type: QueryTypes.SELECT });
+          if (Number(row?.n) > 0) counts[label] = Number(row!.n);
+        };
+        await count("queues", "SELECT count(*) AS n FROM queues WHERE id = $1", [queueId]);
+        for (const table of ["documents", "validation_links", "automation_switches", "automation_switch_seeds"]) {
+          await count(table, `SELECT count(*) AS n FROM ${table} WHERE queue_id = $1`, [queueId]);
+        }
+        for (const table of ["document_changes", "initial_validation_jobs", "file_chunks"]) {
+          const column = table === "file_chunks" ? "file_key" : "document_id";
+          await count(table, `SELECT count(*) AS n FROM ${table} WHERE ${column}::text = ANY($1::text[])`, [documentIds]);
+        }
+        return counts;
+      } finally {
+        await database.close();
+      }
+    }
+
+    it("refuses (409 not_empty) while a document is not deleted, then removes the queue with its documents and files", async () => {
+      const { organization, queueId } = await queueFixture(h, "delete-queue");
+      const withFile = await organization.owner.post(`/queues/${queueId}/documents`, {
+        file_name: "kept.pdf",
+        content: Buffer.from("%PDF-1.4\n%kept\n").toString("base64"),
+      });
+      expect(withFile.status).to.equal(201);
+      const plain = await documentFixture(organization.owner, queueId, { extracted: true });
+      const ids = [withFile.body.data.id as string, plain];
+
+      const refused = await organization.owner.call("DELETE", `/queues/${queueId}`);
+      expect(refused.status).to.equal(409);
+      expect(refused.body).to.include({ code: "not_empty", documents: 2 });
+      for (const id of ids) await organization.owner.post(`/documents/${id}/status`, { status: "deleted" });
+      expect((await rowsOf(queueId, ids)).file_chunks).to.be.greaterThan(0);
+
+      for (const role of ["editor", "viewer"] as const) {
+        expect((await h.member(organization.id, role).call("DELETE", `/queues/${queueId}`)).status, role).to.equal(403);
+      }
+      expect((await h.organization("other").owner.call("DELETE", `/queues/${queueId}`)).status).to.equal(404);
+
+      const deleted = await organization.owner.call("DELETE", `/queues/${queueId}`);
+      expect(deleted.status).to.equal(204);
+      expect(await rowsOf(queueId, ids)).to.deep.equal({});
+      expect((await organization.owner.get(`/queues/${queueId}`)).status).to.equal(404);
+      expect((await organization.owner.post(`/queues/${queueId}/documents`, { file_name: "late.pdf" })).status).to.equal(404);
+      expect((await organization.owner.call("DELETE", `/queues/${queueId}`)).status).to.equal(404);
+      const announced = await h.events.waitFor(
+        (recorded) => recorded.event.type === "queue.deleted" && (recorded.event.data as { queue_id: string }).queue_id === queueId,
+      );
+      expect(announced.event.actor_user_id).to.equal(organization.owner.userId);
+    });
+
+    it("deletes a workspace (owners and supervisors) with its queues, announcing each queue and the workspace", async () => {
+      const { organization, workspaceId, queueId } = await queueFixture(h, "delete-workspace");
+      const second = await organization.owner.post("/queues", { workspace_id: workspaceId, name: "Second" });
+      const live = await documentFixture(organization.owner, second.body.data.id);
+      expect((await organization.owner.call("DELETE", `/workspaces/${workspaceId}`)).body.code).to.equal("not_empty");
+      expect((await h.member(organization.id, "admin").call("DELETE", `/workspaces/${workspaceId}`)).status).to.equal(403);
+      await organization.owner.post(`/documents/${live}/status`, { status: "deleted" });
+
+      const deleted = await h.member(organization.id, "supervisor").call("DELETE", `/workspaces/${workspaceId}`);
+      expect(deleted.status).to.equal(204);
+      expect((await organization.owner.get(`/workspaces/${workspaceId}`)).status).to.equal(404);
+      expect(ids(await organization.owner.get(`/organizations/${organization.id}/workspaces`))).to.deep.equal([]);
+      const events = await h.events.settle(
+        (recorded) =>
+          (recorded.event.type === "queue.deleted" || recorded.event.type === "workspace.deleted") &&
+          recorded.event.organization_id === organization.id,
+        3,
+      );
+      expect(events.map((recorded) => recorded.event.type).sort()).to.deep.equal(["queue.deleted", "queue.deleted", "workspace.deleted"]);
+      expect(events.map((recorded) => (recorded.event.data as { queue_id?: string }).queue_id).filter(Boolean)).to.have.members([
+        queueId,
+        second.body.data.id,
+      ]);
+    });
   });
 });

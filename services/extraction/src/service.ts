@@ -1,4 +1,11 @@
-import { ApiDescription, connectInfrastructure, type Logger, type RunningService } from "@docex/kit";
+import {
+  ApiDescription,
+  connectInfrastructure,
+  deleteRowsOfQueue,
+  type Logger,
+  type RunningService,
+  removalSubscription,
+} from "@docex/kit";
 import { documentSource } from "./clients/document.js";
 import type { ExtractionConfig } from "./config.js";
 import { DocumentReader } from "./domain/document-reader.js";
@@ -71,6 +78,7 @@ export async function startExtractionService(
           ackWaitMs: config.EXTRACTION_TIMEOUT_MS + config.EXTRACTION_READ_DEADLINE_MS + 30_000,
           maxInFlight: config.EXTRACTION_CONCURRENCY,
         }),
+        removalSubscription("extraction__queue_deleted", "queue.deleted", deleteRowsOfQueue(infra.sql, ["extraction_runs"])),
       ],
       onStop: closeResources,
     });

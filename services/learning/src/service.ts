@@ -1,5 +1,5 @@
 import { MembershipPermissions } from "@docex/access";
-import { connectInfrastructure, type Logger, type RunningService } from "@docex/kit";
+import { connectInfrastructure, deleteRowsOfQueue, type Logger, type RunningService, removalSubscription } from "@docex/kit";
 import { documentService } from "./clients/document.js";
 import type { LearningConfig } from "./config.js";
 import { AccessControl } from "./domain/access.js";
@@ -54,7 +54,15 @@ export async function startLearningService(config: LearningConfig, options: { lo
     return infra.serve({
       app,
       grpc,
-      subscriptions: [documentExtractedSubscription(fill)],
+      subscriptions: [
+        documentExtractedSubscription(fill),
+        removalSubscription(
+          "learning__queue_deleted",
+          "queue.deleted",
+          // feedback last: the others name the feedback they came from.
+          deleteRowsOfQueue(infra.sql, ["field_confirmations", "pinned_fields", "supplier_preferences", "learned_fills", "feedback"]),
+        ),
+      ],
       onStop: closeClients,
     });
   });

@@ -1,4 +1,4 @@
-import { connectInfrastructure, type Logger, type RunningService, serviceConfigSchema } from "@docex/kit";
+import { connectInfrastructure, type Logger, type RunningService, removalSubscription, serviceConfigSchema } from "@docex/kit";
 import { membershipService } from "@docex/protos";
 import { z } from "zod";
 import { authUserDirectory } from "./clients/auth.js";
@@ -77,7 +77,10 @@ export async function startMembershipService(config: MembershipConfig, options: 
     return infra.serve({
       app,
       grpc,
-      subscriptions: [userOnboardedSubscription({ store, organizations, logger: infra.logger }, USER_ONBOARDED_CONSUMER)],
+      subscriptions: [
+        userOnboardedSubscription({ store, organizations, logger: infra.logger }, USER_ONBOARDED_CONSUMER),
+        removalSubscription("membership__queue_deleted", "queue.deleted", (event) => store.forgetQueue(event.data.queue_id)),
+      ],
       onStop: async () => {
         directory.close();
         documents?.close();

@@ -1,5 +1,5 @@
 import { MembershipPermissions } from "@docex/access";
-import { connectInfrastructure, type Logger, type RunningService, serviceConfigSchema } from "@docex/kit";
+import { connectInfrastructure, type Logger, type RunningService, removalSubscription, serviceConfigSchema } from "@docex/kit";
 import { registerService } from "@docex/protos";
 import { z } from "zod";
 import { documentQueues } from "./clients/document.js";
@@ -58,5 +58,6 @@ export async function startRegisterService(config: RegisterConfig, options: { lo
   });
   const grpc = infra.grpcServer();
   grpc.addService(registerService.definition, registerService.serviceName, registerHandlers(catalog), registerCallers);
-  return infra.startOrClose(stopDependencies, () => infra.serve({ app, grpc, onStop: stopDependencies }));
+  const queueRemoval = removalSubscription("register__queue_deleted", "queue.deleted", (event) => store.removeQueue(event.data.queue_id));
+  return infra.startOrClose(stopDependencies, () => infra.serve({ app, grpc, onStop: stopDependencies, subscriptions: [queueRemoval] }));
 }

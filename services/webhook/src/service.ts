@@ -1,5 +1,5 @@
 import { MembershipPermissions, type PermissionSource } from "@docex/access";
-import { connectInfrastructure, type Logger, type RunningService, type Subscription } from "@docex/kit";
+import { connectInfrastructure, type Logger, type RunningService, removalSubscription, type Subscription } from "@docex/kit";
 import { webhookService } from "@docex/protos";
 import { documentDirectory } from "./clients/document.js";
 import type { WebhookConfig } from "./config.js";
@@ -170,6 +170,12 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
     const running = await infra.serve({
       app,
       grpc,
+      subscriptions: [
+        removalSubscription("webhook__queue_deleted", "queue.deleted", (event) => webhookStore.removeUnder("queue", event.data.queue_id)),
+        removalSubscription("webhook__workspace_deleted", "workspace.deleted", (event) =>
+          webhookStore.removeUnder("workspace", event.data.workspace_id),
+        ),
+      ],
       onStop: async () => {
         await sweep.stop();
         await Promise.all(consumers.map((consumer) => consumer.stop()));

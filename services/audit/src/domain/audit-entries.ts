@@ -81,7 +81,10 @@ export function auditEntryOf(event: DocexEvent & { type: AuditedType }): AuditEn
       return { ...base, details };
     }
     case "queue.created":
+    case "queue.deleted":
       return { ...base, queueId: event.data.queue_id, details: { workspace_id: event.data.workspace_id } };
+    case "workspace.deleted":
+      return { ...base, details: { workspace_id: event.data.workspace_id } };
     case "document.created": {
       const { document_id, queue_id, workspace_id, file_name, file_sha256 } = event.data;
       return { ...base, documentId: document_id, queueId: queue_id, details: { workspace_id, file_name, file_sha256 } };

@@ -19,6 +19,22 @@ export function queueCreated(queue: Queue, cause: EventCause): DocexEvent {
   });
 }
 
+export function queueDeleted(queue: Queue, cause: EventCause): DocexEvent {
+  return createEvent("queue.deleted", {
+    organization_id: queue.organizationId,
+    data: { workspace_id: queue.workspaceId, queue_id: queue.id, organization_id: queue.organizationId },
+    ...envelopeOf(cause),
+  });
+}
+
+export function workspaceDeleted(workspace: { id: string; organizationId: string }, cause: EventCause): DocexEvent {
+  return createEvent("workspace.deleted", {
+    organization_id: workspace.organizationId,
+    data: { workspace_id: workspace.id, organization_id: workspace.organizationId },
+    ...envelopeOf(cause),
+  });
+}
+
 /**
  * `configuration.changed` of a workspace or queue the actor changed: the fields before and after, only those that
  * changed. Every replica forgets a changed queue it cached on it.

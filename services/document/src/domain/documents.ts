@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Readable } from "node:stream";
 import { DOCUMENT_STATUSES } from "@docex/events";
 import { ConflictError, NotFoundError, type OutboxEvents, type Sql, type Tx } from "@docex/kit";
+import { ForeignKeyConstraintError } from "sequelize";
 import type { FileStore } from "../files/file-store.js";
 import type { DocumentStore } from "../store/document-store.js";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
@@ -170,6 +171,8 @@ export class Documents {
       })
       .catch(async (error: unknown) => {
         if (file) await this.deps.files.delete(id).catch(() => undefined);
+        // The queue was deleted after it was read (another replica's cache had not heard yet).
+        if (error instanceof ForeignKeyConstraintError) throw new NotFoundError(`Queue ${queueRef} does not exist.`, "queue_not_found");
         throw error;
       });
     return (await this.view(actor, rules, [document]))[0]!;

@@ -8,12 +8,13 @@ import {
   type OutboxEvents,
   type Sql,
   slugFromName,
+  type Tx,
 } from "@docex/kit";
 import type { QueueSwitches } from "@docex/queue-dto";
 import type { HierarchyStore, QueueChanges } from "../store/hierarchy-store.js";
 import type { AccessControl, Actor, MembershipDirectory } from "./access.js";
 import type { AutomationSwitches } from "./automation-switches.js";
-import { hierarchyChanged, queueCreated } from "./document-events.js";
+import { hierarchyChanged, queueCreated, queueDeleted, workspaceDeleted } from "./document-events.js";
 import { entityRefOf } from "./humanized-id.js";
 import type { ExtractionEngine, OrganizationRef, Page, Queue, Workspace } from "./records.js";
 
@@ -24,6 +25,8 @@ export interface HierarchyDependencies {
   access: AccessControl;
   membership: MembershipDirectory;
   automation: AutomationSwitches;
+  /** Removes the files of the documents a deleted queue took with it. */
+  files: { discard(documentIds: string[]): Promise<void> };
 }
 
 /** A queue with the automation switches its DTO shows (from document's projection of automation's events). */
@@ -197,6 +200,52 @@ export class Hierarchy {
       return after;
     });
     return { queue: updated, automation: await this.deps.automation.of(updated.id) };
+  }
+
+  /**
+   * Deletes a queue (who manages it) with its deleted documents and their files; 409 `not_empty` while a document
+   * of it is not `deleted`. `queue.deleted` makes every other service remove what it keeps of the queue.
+   */
+  async deleteQueue(actor: Actor, ref: string): Promise<void> {
+    const { queue } = await this.queue(actor, ref);
+    const notFound = () => new NotFoundError(`Queue ${ref} does not exist.`, "queue_not_found");
+    await this.deps.access.require(actor, "queue.manage", { organizationId: queue.organizationId, queueId: queue.id }, notFound);
+    const cause = { userId: actor.userId, requestId: actor.requestId };
+    const files = await this.deps.sql.transaction(async (tx) => {
+      await this.deps.store.lockForRemoval(tx, [queue.id]);
+      await this.refuseWhileDocuments(tx, [queue.id], `queue ${ref}`);
+      const files = await this.deps.store.removeQueues(tx, [queue.id]);
+      await this.deps.events.add(tx, queueDeleted(queue, cause));
+      return files;
+    });
+    await this.deps.files.discard(files);
+  }
+
+  /** Deletes a workspace (owners and supervisors) with its queues, as `deleteQueue` deletes each. */
+  async deleteWorkspace(actor: Actor, ref: string): Promise<void> {
+    const workspace = await this.workspace(actor, ref);
+    const notFound = () => new NotFoundError(`Workspace ${ref} does not exist.`, "workspace_not_found");
+    await this.deps.access.require(actor, "workspace.create", { organizationId: workspace.organizationId }, notFound);
+    const cause = { userId: actor.userId, requestId: actor.requestId };
+    const files = await this.deps.sql.transaction(async (tx) => {
+      const queues = await this.deps.store.lockWorkspaceForRemoval(tx, workspace.id);
+      const queueIds = queues.map((queue) => queue.id);
+      await this.deps.store.lockForRemoval(tx, queueIds);
+      await this.refuseWhileDocuments(tx, queueIds, `workspace ${ref}`);
+      const files = await this.deps.store.removeQueues(tx, queueIds);
+      await this.deps.store.removeWorkspace(tx, workspace.id);
+      await this.deps.events.add(tx, ...queues.map((queue) => queueDeleted(queue, cause)), workspaceDeleted(workspace, cause));
+      return files;
+    });
+    await this.deps.files.discard(files);
+  }
+
+  private async refuseWhileDocuments(tx: Tx, queueIds: string[], what: string): Promise<void> {
+    const live = await this.deps.store.liveDocuments(tx, queueIds);
+    if (live === 0) return;
+    throw new ConflictError(`The ${what} still holds ${live} document(s) that are not deleted; delete them first.`, "not_empty", [], {
+      documents: live,
+    });
   }
 
   async workspace(actor: Actor, ref: string): Promise<Workspace> {

@@ -41,6 +41,16 @@ export class KeptFiles {
     return { content, contentType: document.fileContentType, size: document.fileSize };
   }
 
+  /**
+   * Removes the files of documents that are gone (their queue was deleted). A failure is logged and leaves bytes
+   * nobody can reach (see DECISIONS.md, "orphaned bytes"); it never fails the deletion that committed.
+   */
+  async discard(documentIds: string[]): Promise<void> {
+    for (const id of documentIds) {
+      await this.store.delete(id).catch((error: unknown) => this.logger.warn({ err: error, document_id: id }, "could not remove a file"));
+    }
+  }
+
   /** Purges the files of documents deleted before `now - retention`; answers how many. */
   async purgeExpired(now = new Date()): Promise<number> {
     const before = new Date(now.getTime() - this.retention.retentionMs);

@@ -226,6 +226,29 @@ export function documentRoutes(
     api.route(
       router,
       {
+        method: "delete",
+        path: `${API}/workspaces/{workspace_id}`,
+        operationId: "deleteWorkspace",
+        summary: "Delete a workspace with its queues",
+        description:
+          "Owners and supervisors. 409 `not_empty` while a document of one of its queues is not `deleted`. Its queues go " +
+          "as with DELETE /queues/{queue_id}; publishes `queue.deleted` for each and `workspace.deleted`, and every service " +
+          "removes what it keeps of them (webhooks, validation links, rules, registers, learned values).",
+        tags: ["Workspaces"],
+        params: { workspace_id: "The workspace: UUID or humanized id" },
+        responses: { 204: { description: "Deleted" } },
+        problems: [403, 404, 409, ...MEMBERSHIP_PROBLEMS],
+      },
+      signedIn,
+      async (_input, req, res) => {
+        await hierarchy.deleteWorkspace(actorOf(req), param(req, "workspace_id"));
+        res.status(204).end();
+      },
+    );
+
+    api.route(
+      router,
+      {
         method: "get",
         path: `${API}/workspaces/{workspace_id}/queues`,
         operationId: "listQueues",
@@ -327,6 +350,29 @@ export function documentRoutes(
           ...(body.extraction_engine ? { extractionEngine: body.extraction_engine } : {}),
         });
         res.json({ data: queueDto(view) });
+      },
+    );
+
+    api.route(
+      router,
+      {
+        method: "delete",
+        path: `${API}/queues/{queue_id}`,
+        operationId: "deleteQueue",
+        summary: "Delete a queue with everything of it",
+        description:
+          "Who manages the queue. 409 `not_empty` while a document of it is not `deleted`; its deleted documents and their " +
+          "files go with it. Publishes `queue.deleted`, and every service removes what it keeps of the queue (webhooks, " +
+          "validation links, automation rules and settings, registers, learned values, user schemas).",
+        tags: ["Queues"],
+        params: { queue_id: QUEUE_ID },
+        responses: { 204: { description: "Deleted" } },
+        problems: [403, 404, 409, ...MEMBERSHIP_PROBLEMS],
+      },
+      signedIn,
+      async (_input, req, res) => {
+        await hierarchy.deleteQueue(actorOf(req), param(req, "queue_id"));
+        res.status(204).end();
       },
     );
 

@@ -165,6 +165,59 @@ export class HierarchyStore {
     return updated;
   }
 
+  /**
+   * Locks the queues for their removal: an upload in flight holds a key-share lock on its queue (the foreign key),
+   * so this waits for it and the count that follows sees its document.
+   */
+  async lockForRemoval(tx: Tx, queueIds: string[]): Promise<void> {
+    await this.sql.rows(`SELECT id FROM queues WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, [queueIds], tx);
+  }
+
+  /** How many documents of the queues are not `deleted`. */
+  async liveDocuments(tx: Tx, queueIds: string[]): Promise<number> {
+    const row = await this.sql.one<{ count: string }>(
+      `SELECT count(*) AS count FROM documents WHERE queue_id = ANY($1::uuid[]) AND status <> 'deleted'`,
+      [queueIds],
+      tx,
+    );
+    return Number(row?.count ?? 0);
+  }
+
+  /**
+   * Removes the queues with their (deleted) documents, the documents' trail and jobs, and the projections kept per
+   * queue; answers the ids of the documents whose files are to be removed from the file store after the commit.
+   */
+  async removeQueues(tx: Tx, queueIds: string[]): Promise<string[]> {
+    const bind = [queueIds];
+    const inQueues = "SELECT id FROM documents WHERE queue_id = ANY($1::uuid[])";
+    await this.sql.rows(`DELETE FROM document_changes WHERE document_id IN (${inQueues}) RETURNING 1`, bind, tx);
+    await this.sql.rows(`DELETE FROM initial_validation_jobs WHERE document_id IN (${inQueues}) RETURNING 1`, bind, tx);
+    const documents = await this.sql.rows<{ id: string; has_file: boolean }>(
+      `DELETE FROM documents WHERE queue_id = ANY($1::uuid[]) RETURNING id, file_size IS NOT NULL AS has_file`,
+      bind,
+      tx,
+    );
+    for (const table of ["validation_links", "automation_switches", "automation_switch_seeds"]) {
+      await this.sql.rows(`DELETE FROM ${table} WHERE queue_id = ANY($1::uuid[]) RETURNING 1`, bind, tx);
+    }
+    await this.sql.rows(`DELETE FROM queues WHERE id = ANY($1::uuid[]) RETURNING 1`, bind, tx);
+    for (const id of queueIds) this.queuesById.delete(id);
+    tx.afterCommit(() => {
+      for (const id of queueIds) this.queuesById.delete(id);
+    });
+    return documents.filter((document) => document.has_file).map((document) => document.id);
+  }
+
+  /** The workspace locked for its removal (a queue being created in it holds a key-share lock), with its queues. */
+  async lockWorkspaceForRemoval(tx: Tx, workspaceId: string): Promise<Queue[]> {
+    await this.sql.rows(`SELECT id FROM workspaces WHERE id = $1 FOR UPDATE`, [workspaceId], tx);
+    return this.sql.rows<Queue>(`SELECT ${QUEUE_COLUMNS} FROM queues WHERE workspace_id = $1 ORDER BY id`, [workspaceId], tx);
+  }
+
+  async removeWorkspace(tx: Tx, workspaceId: string): Promise<void> {
+    await this.sql.rows(`DELETE FROM workspaces WHERE id = $1 RETURNING 1`, [workspaceId], tx);
+  }
+
   /** Forgets a cached queue: another replica changed it. Undefined forgets every queue. */
   forgetQueue(id?: string): void {
     if (id === undefined) this.queuesById.clear();

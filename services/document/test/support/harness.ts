@@ -93,7 +93,7 @@ export class Harness<M extends MembershipBackend = MembershipDouble> {
     const issuer = options.issuer ?? (await TestIssuer.start());
     const membership = options.membership ?? (await MembershipDouble.start());
     const events = await EventRecorder.start({
-      subjects: ["docex.document.>", "docex.queue.created", "docex.configuration.changed"],
+      subjects: ["docex.document.>", "docex.queue.>", "docex.workspace.>", "docex.configuration.changed"],
       label: "document",
     });
     const config = testServiceConfig(

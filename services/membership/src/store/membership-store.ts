@@ -91,6 +91,21 @@ export class MembershipStore {
     return this.sequelize.transaction(work);
   }
 
+  /**
+   * Forgets a deleted queue (queue.deleted): its user schemas, and its id in members' queue_ids. A member left with
+   * no queue keeps the membership and sees nothing until given a queue; no permission changes, so no event.
+   */
+  async forgetQueue(queueId: string): Promise<void> {
+    await this.transaction(async (tx) => {
+      await this.execute(`DELETE FROM user_schemas WHERE queue_id = $1::uuid`, [queueId], tx);
+      await this.execute(
+        `UPDATE memberships SET queue_ids = array_remove(queue_ids, $1::uuid) WHERE queue_ids @> ARRAY[$1::uuid]`,
+        [queueId],
+        tx,
+      );
+    });
+  }
+
   private select<T extends object>(sql: string, bind: unknown[], tx?: Tx): Promise<T[]> {
     return this.sequelize.query<T>(sql, { bind, type: QueryTypes.SELECT, ...(tx ? { transaction: tx } : {}) });
   }

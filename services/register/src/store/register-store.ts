@@ -83,6 +83,14 @@ function likeSubstring(text: string): string {
 export class RegisterStore {
   constructor(private readonly sql: Sql) {}
 
+  /** Removes the registers of a deleted queue with their items (queue.deleted); removing nothing is fine. */
+  async removeQueue(queueId: string): Promise<void> {
+    await this.sql.transaction(async (tx) => {
+      await this.sql.run(`DELETE FROM register_items WHERE register_id IN (SELECT id FROM registers WHERE queue_id = $1)`, [queueId], tx);
+      await this.sql.run(`DELETE FROM registers WHERE queue_id = $1`, [queueId], tx);
+    });
+  }
+
   /**
    * Runs an upload's transaction. Bulk statements sort and hash a hundred thousand rows and flush the
    * search index's pending list; the default work_mem (4 MB) would make them spill to disk.

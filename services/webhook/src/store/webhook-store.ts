@@ -132,7 +132,6 @@ export class WebhookStore {
     );
   }
 
-  /** Its deliveries and their attempts go with it. */
   /**
    * Deletes the webhook with its deliveries and attempts. The deliveries go first: recording an outcome locks a
    * delivery, then its webhook (receiver health), so taking them in that order here too cannot deadlock with it.
@@ -141,6 +140,20 @@ export class WebhookStore {
     await this.sql.rows(`DELETE FROM deliveries WHERE webhook_id = $1`, [id], tx);
     const rows = await this.sql.rows(`DELETE FROM webhooks WHERE id = $1 RETURNING id`, [id], tx);
     return rows.length > 0;
+  }
+
+  /**
+   * Removes what is kept of a deleted queue or workspace (queue.deleted, workspace.deleted): the webhooks of it and
+   * of everything under it, with their deliveries (first, as in deleteWebhook), and a queue's validation links.
+   * Nothing is published: the deletion event says it all.
+   */
+  async removeUnder(level: "queue" | "workspace", id: string): Promise<void> {
+    const column = level === "queue" ? "queue_id" : "workspace_id";
+    await this.sql.transaction(async (tx) => {
+      await this.sql.run(`DELETE FROM deliveries WHERE webhook_id IN (SELECT id FROM webhooks WHERE ${column} = $1)`, [id], tx);
+      await this.sql.run(`DELETE FROM webhooks WHERE ${column} = $1`, [id], tx);
+      if (level === "queue") await this.sql.run(`DELETE FROM validation_links WHERE queue_id = $1`, [id], tx);
+    });
   }
 
   /** The webhooks attached to one entity itself, oldest first: all of them without `page`, else that page. */

@@ -1,0 +1,36 @@
+import { type DocexEvent, eventSubject, parseEvent } from "@docex/events";
+import type { Sql } from "../db/sql.js";
+import type { SubscriptionOptions } from "./event-bus.js";
+
+/** The events that tell every service to remove what it keeps of a part of the hierarchy. */
+export type RemovalEvent = "queue.deleted" | "workspace.deleted";
+
+/**
+ * A durable consumer that removes what this service keeps of a deleted queue (or workspace): `remove` deletes rows
+ * by the event's ids, so a redelivered event removes nothing more. Each service names its own durable, e.g.
+ * `register__queue_deleted`.
+ */
+export function removalSubscription<T extends RemovalEvent>(
+  durable: string,
+  type: T,
+  remove: (event: DocexEvent<T>) => Promise<void>,
+): SubscriptionOptions {
+  return {
+    durable,
+    subject: eventSubject(type),
+    handler: async (payload) => {
+      await remove(parseEvent(payload, type));
+    },
+  };
+}
+
+/**
+ * The `remove` of a service whose rows of a queue all carry `queue_id`: deletes them from `tables`, in that order
+ * (children first), in one transaction.
+ */
+export function deleteRowsOfQueue(sql: Sql, tables: readonly string[]): (event: DocexEvent<"queue.deleted">) => Promise<void> {
+  return (event) =>
+    sql.transaction(async (tx) => {
+      for (const table of tables) await sql.run(`DELETE FROM ${table} WHERE queue_id = $1`, [event.data.queue_id], tx);
+    });
+}
