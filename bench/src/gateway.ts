@@ -7,11 +7,14 @@
  *   node dist/gateway.js upstream|gateway child roles, started by the benchmark itself
  *
  * BENCH_ROUNDS (5), BENCH_SECONDS (4, per target and round), BENCH_CONNECTIONS (16).
+ * BENCH_GATEWAY_CPU_PROF=<dir>: the gateway runs with --cpu-prof; its profile is <dir>/gateway-<start time>.cpuprofile
+ * (`node dist/profile-summary.js <dir>`).
  */
 import { type ChildProcess, fork } from "node:child_process";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { cpus } from "node:os";
+import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { createGateway, UpstreamPool } from "@docex/gateway";
@@ -35,6 +38,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const LATENCY_SECONDS = 1.5;
 const PATH = "/api/v2/queues/acme-invoices";
+const CPU_PROFILE_DIR = process.env.BENCH_GATEWAY_CPU_PROF;
 
 interface Sample {
   requestsPerSecond: number;
@@ -125,8 +129,17 @@ class ChildHandle {
 const cpuPerRequest = (before: Usage, after: Usage) => (after.cpuMicros - before.cpuMicros) / Math.max(1, after.requests - before.requests);
 
 function startChild(role: "upstream" | "gateway", env: Record<string, string>): Promise<ChildHandle> {
+  const profiled = role === "gateway" && CPU_PROFILE_DIR;
   const child = fork(fileURLToPath(import.meta.url), [role], {
     env: { ...process.env, ...env },
+    execArgv: profiled
+      ? [
+          ...process.execArgv,
+          "--cpu-prof",
+          `--cpu-prof-dir=${path.resolve(CPU_PROFILE_DIR)}`,
+          `--cpu-prof-name=gateway-${Date.now()}.cpuprofile`,
+        ]
+      : process.execArgv,
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   return new Promise((resolve, reject) => {
