@@ -7,14 +7,18 @@
  *   node dist/gateway.js upstream|gateway child roles, started by the benchmark itself
  *
  * BENCH_ROUNDS (5), BENCH_SECONDS (4, per target and round), BENCH_CONNECTIONS (16).
+ * BENCH_GATEWAY_CPU_PROF=<dir>: the gateway runs with --cpu-prof; its profile is <dir>/gateway-<start time>.cpuprofile
+ * (`node dist/profile-summary.js <dir>`).
+ * BENCH_GATEWAY_BASELINE=<gateway/ of another worktree, built>: that gateway runs too, as a third target of the same
+ * rounds, so that a before/after is measured side by side (the machine's load moves between runs).
  */
 import { type ChildProcess, fork } from "node:child_process";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { cpus } from "node:os";
+import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { fileURLToPath } from "node:url";
-import { createGateway, UpstreamPool } from "@docex/gateway";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import {
   authenticate,
   CachedTokenVerifier,
@@ -35,6 +39,10 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const LATENCY_SECONDS = 1.5;
 const PATH = "/api/v2/queues/acme-invoices";
+const CPU_PROFILE_DIR = process.env.BENCH_GATEWAY_CPU_PROF;
+const BASELINE = process.env.BENCH_GATEWAY_BASELINE;
+
+type Target = "direct" | "gateway" | "baseline";
 
 interface Sample {
   requestsPerSecond: number;
@@ -51,10 +59,7 @@ interface TargetResult {
   gatewayCpu: number;
 }
 
-interface Round {
-  direct: TargetResult;
-  gateway: TargetResult;
-}
+type Round = Record<"direct" | "gateway", TargetResult> & { baseline?: TargetResult };
 
 function verifierFromEnv(): TokenVerifier {
   return new TokenVerifier({ jwksUri: process.env.JWKS_URL!, issuer: process.env.JWT_ISSUER!, audience: process.env.JWT_AUDIENCE! });
@@ -76,8 +81,10 @@ async function runUpstream(): Promise<void> {
   reportPortAndUsage(await listen(app, "127.0.0.1", 0));
 }
 
-/** Child: the gateway with every service pointing at the upstream and no rate limit. */
+/** Child: the gateway (this worktree's, or the one GATEWAY_MODULE names) with every service pointing at the upstream and no rate limit. */
 async function runGateway(): Promise<void> {
+  const module = process.env.GATEWAY_MODULE;
+  const { createGateway, UpstreamPool } = (await import(module ?? "@docex/gateway")) as typeof import("@docex/gateway");
   const urls = Object.fromEntries(SERVICE_NAMES.map((name) => [name, process.env.UPSTREAM_URL!])) as Record<ServiceName, string>;
   const app = createGateway({
     logger: createLogger("gateway", "warn"),
@@ -125,8 +132,17 @@ class ChildHandle {
 const cpuPerRequest = (before: Usage, after: Usage) => (after.cpuMicros - before.cpuMicros) / Math.max(1, after.requests - before.requests);
 
 function startChild(role: "upstream" | "gateway", env: Record<string, string>): Promise<ChildHandle> {
+  const profiled = role === "gateway" && CPU_PROFILE_DIR;
   const child = fork(fileURLToPath(import.meta.url), [role], {
     env: { ...process.env, ...env },
+    execArgv: profiled
+      ? [
+          ...process.execArgv,
+          "--cpu-prof",
+          `--cpu-prof-dir=${path.resolve(CPU_PROFILE_DIR)}`,
+          `--cpu-prof-name=gateway-${Date.now()}.cpuprofile`,
+        ]
+      : process.execArgv,
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   return new Promise((resolve, reject) => {
@@ -172,34 +188,39 @@ async function runBenchmark(): Promise<void> {
     const jwtEnv = { JWKS_URL: issuer.jwksUri, JWT_ISSUER: issuer.issuer, JWT_AUDIENCE: issuer.audience };
     const upstream = await startChild("upstream", jwtEnv);
     children.push(upstream.child);
-    const gateway = await startChild("gateway", { ...jwtEnv, UPSTREAM_URL: upstream.url });
-    children.push(gateway.child);
+    const gateways: Partial<Record<Target, ChildHandle>> = {};
+    gateways.gateway = await startChild("gateway", { ...jwtEnv, UPSTREAM_URL: upstream.url });
+    if (BASELINE) {
+      const module = pathToFileURL(path.resolve(BASELINE, "dist/index.js")).href;
+      gateways.baseline = await startChild("gateway", { ...jwtEnv, UPSTREAM_URL: upstream.url, GATEWAY_MODULE: module });
+    }
+    children.push(...Object.values(gateways).map((handle) => handle.child));
     const token = issuer.mint({ sub: "6a8f3c1e-2b4d-4e5f-8a9b-0c1d2e3f4a5b" });
-    const targets = { direct: upstream.url, gateway: gateway.url } as const;
-    const loadPools = {
-      direct: new Pool(targets.direct, { connections: CONNECTIONS }),
-      gateway: new Pool(targets.gateway, { connections: CONNECTIONS }),
-    };
-    const singlePools = { direct: new Pool(targets.direct, { connections: 1 }), gateway: new Pool(targets.gateway, { connections: 1 }) };
+    const names: Target[] = BASELINE ? ["direct", "gateway", "baseline"] : ["direct", "gateway"];
+    const urlOf = (name: Target) => (name === "direct" ? upstream.url : gateways[name]!.url);
+    const loadPools = Object.fromEntries(names.map((name) => [name, new Pool(urlOf(name), { connections: CONNECTIONS })]));
+    const singlePools = Object.fromEntries(names.map((name) => [name, new Pool(urlOf(name), { connections: 1 })]));
     pools.push(...Object.values(loadPools), ...Object.values(singlePools));
 
-    for (const name of ["direct", "gateway"] as const) await measure(loadPools[name], token, CONNECTIONS, 2);
+    for (const name of names) await measure(loadPools[name]!, token, CONNECTIONS, 2);
 
     const rounds: Round[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      // Alternate which target goes first, so that drift of the machine hits both alike.
-      const order = round % 2 === 0 ? (["direct", "gateway"] as const) : (["gateway", "direct"] as const);
-      const result: Partial<Round> = {};
+      // Alternate the order of the targets, so that drift of the machine hits them alike.
+      const order = round % 2 === 0 ? names : [...names].reverse();
+      const result: Partial<Record<Target, TargetResult>> = {};
       for (const name of order) {
-        const before = await Promise.all([upstream.usage(), gateway.usage()]);
-        const load = await measure(loadPools[name], token, CONNECTIONS, SECONDS);
-        const after = await Promise.all([upstream.usage(), gateway.usage()]);
-        const single = await measure(singlePools[name], token, 1, LATENCY_SECONDS);
-        result[name] = { load, single, serviceCpu: cpuPerRequest(before[0], after[0]), gatewayCpu: cpuPerRequest(before[1], after[1]) };
+        const gateway = name === "direct" ? undefined : gateways[name];
+        const before = await Promise.all([upstream.usage(), gateway?.usage()]);
+        const load = await measure(loadPools[name]!, token, CONNECTIONS, SECONDS);
+        const after = await Promise.all([upstream.usage(), gateway?.usage()]);
+        const single = await measure(singlePools[name]!, token, 1, LATENCY_SECONDS);
+        const gatewayCpu = before[1] && after[1] ? cpuPerRequest(before[1], after[1]) : 0;
+        result[name] = { load, single, serviceCpu: cpuPerRequest(before[0], after[0]), gatewayCpu };
       }
       rounds.push(result as Round);
       process.stderr.write(
-        `round ${round + 1}/${ROUNDS}: direct ${result.direct!.load.requestsPerSecond.toFixed(0)} req/s, gateway ${result.gateway!.load.requestsPerSecond.toFixed(0)} req/s\n`,
+        `round ${round + 1}/${ROUNDS}: ${names.map((name) => `${name} ${result[name]!.load.requestsPerSecond.toFixed(0)} req/s`).join(", ")}\n`,
       );
     }
     printReport(rounds);
@@ -211,37 +232,41 @@ async function runBenchmark(): Promise<void> {
 }
 
 function printReport(rounds: Round[]): void {
-  const stat = (name: "direct" | "gateway", kind: "load" | "single", field: keyof Sample) =>
-    median(rounds.map((round) => round[name][kind][field]));
-  const serviceCpu = median(rounds.map((round) => round.direct.serviceCpu));
-  const gatewayCpu = median(rounds.map((round) => round.gateway.gatewayCpu));
-  const row = (name: "direct" | "gateway") =>
+  const names: Target[] = rounds[0]?.baseline ? ["direct", "gateway", "baseline"] : ["direct", "gateway"];
+  const results = (name: Target) => rounds.map((round) => round[name]!);
+  const stat = (name: Target, kind: "load" | "single", field: keyof Sample) => median(results(name).map((result) => result[kind][field]));
+  const serviceCpu = median(results("direct").map((result) => result.serviceCpu));
+  const gatewayCpu = (name: Target) => median(results(name).map((result) => result.gatewayCpu));
+  const row = (name: Target) =>
     `| ${name} | ${stat(name, "load", "requestsPerSecond").toFixed(0)} | ${stat(name, "load", "p50").toFixed(2)} | ${stat(name, "load", "p99").toFixed(2)} | ${stat(name, "single", "requestsPerSecond").toFixed(0)} | ${stat(name, "single", "p50").toFixed(3)} | ${stat(name, "single", "p99").toFixed(3)} |`;
-  const ratio = stat("gateway", "load", "requestsPerSecond") / stat("direct", "load", "requestsPerSecond");
-  const addedSingle = stat("gateway", "single", "p50") - stat("direct", "single", "p50");
-  const addedLoad = stat("gateway", "load", "p50") - stat("direct", "load", "p50");
-  const errors = rounds.reduce(
-    (sum, round) => sum + round.direct.load.errors + round.gateway.load.errors + round.direct.single.errors + round.gateway.single.errors,
-    0,
-  );
+  const ratio = (name: Target) => stat(name, "load", "requestsPerSecond") / stat("direct", "load", "requestsPerSecond");
+  const addedSingle = (name: Target) => stat(name, "single", "p50") - stat("direct", "single", "p50");
+  const addedLoad = (name: Target) => stat(name, "load", "p50") - stat("direct", "load", "p50");
+  const errors = names.flatMap(results).reduce((sum, result) => sum + result.load.errors + result.single.errors, 0);
   const lines = [
     "## gateway",
     "",
     `Authenticated \`GET ${PATH}\`: the service (kit \`createHttpApp\` + \`authenticate\`) verifies the RS256 token on every request, the gateway`,
     "through its `CachedTokenVerifier` (a full check once per token and minute, as in production). Gateway and service run in child processes,",
-    `load from undici in the parent process; ${ROUNDS} rounds alternating direct and gateway, ${SECONDS} s under load with ${CONNECTIONS} connections`,
+    `load from undici in the parent process; ${ROUNDS} rounds alternating ${names.join(", ")}, ${SECONDS} s under load with ${CONNECTIONS} connections`,
     `and ${LATENCY_SECONDS} s with one connection per target and round; medians over rounds. Node ${process.version}, ${cpus().length} CPUs.`,
     "",
     `| target | req/s (${CONNECTIONS} conn) | p50 ms | p99 ms | req/s (1 conn) | p50 ms | p99 ms |`,
     "|---|---:|---:|---:|---:|---:|---:|",
-    row("direct"),
-    row("gateway"),
+    ...names.map(row),
     "",
-    `- throughput gateway/direct: **${ratio.toFixed(2)}×** (aim ≥ 0.6×)`,
-    `- added p50 with one connection: **${addedSingle.toFixed(3)} ms** (aim ≤ 1 ms); under load (${CONNECTIONS} connections): ${addedLoad.toFixed(2)} ms`,
-    `- CPU time per request under load: service ${serviceCpu.toFixed(0)} µs, gateway ${gatewayCpu.toFixed(0)} µs`,
-    `- non-200 answers: ${errors}`,
+    `- throughput gateway/direct: **${ratio("gateway").toFixed(2)}×** (aim ≥ 0.85×)`,
+    `- added p50 under load (${CONNECTIONS} connections): **${addedLoad("gateway").toFixed(2)} ms** (aim ≤ 1 ms); with one connection: ${addedSingle("gateway").toFixed(3)} ms`,
+    `- CPU time per request under load: service ${serviceCpu.toFixed(0)} µs, gateway ${gatewayCpu("gateway").toFixed(0)} µs`,
   ];
+  if (names.includes("baseline")) {
+    const cpuRatio = median(rounds.map((round) => round.gateway.gatewayCpu / round.baseline!.gatewayCpu));
+    lines.push(
+      `- baseline (${BASELINE}): throughput ${ratio("baseline").toFixed(2)}× of direct, added p50 ${addedLoad("baseline").toFixed(2)} ms under load and ${addedSingle("baseline").toFixed(3)} ms with one connection, ${gatewayCpu("baseline").toFixed(0)} µs of CPU per request`,
+      `- gateway CPU per request / baseline's, median of the rounds' ratios: **${cpuRatio.toFixed(3)}**`,
+    );
+  }
+  lines.push(`- non-200 answers: ${errors}`);
   process.stdout.write(`${lines.join("\n")}\n`);
 }
 

@@ -1,7 +1,7 @@
 import type { ClientRequest } from "node:http";
 import { type DomainError, type Logger, PayloadTooLargeError, sendProblem, UpstreamError } from "@docex/kit";
 import type { Request, RequestHandler, Response } from "express";
-import { createProxyMiddleware } from "http-proxy-middleware";
+import { createProxyMiddleware, type Options, type Plugin } from "http-proxy-middleware";
 import type { Upstream } from "./upstream-pool.js";
 
 export interface ServiceProxyOptions {
@@ -20,55 +20,70 @@ const UNREACHABLE = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "ENO
 const TIMED_OUT = new Set(["ETIMEDOUT", "ESOCKETTIMEDOUT"]);
 
 /**
+ * A request target that `url.parse` returns unchanged as its path: it starts with one `/` (not `///`) and holds
+ * visible ASCII but `#`, `@` and `\`. http-proxy rebuilds the outgoing path with `url.parse`, which on Node 24
+ * walks the stack on every call from a dependency (for a deprecation warning); such a target is forwarded as
+ * received instead (`toProxy`), with the same result.
+ */
+const PLAIN_TARGET = /^\/(?!\/\/)[!-"$-?A-[\]-~]*$/;
+
+/**
  * A streaming reverse proxy to one service: the body is piped, never parsed, and failures
  * of the service become problem+json with the request id (503 unreachable, 504 too slow,
  * 502 anything else).
  */
 export function createServiceProxy(options: ServiceProxyOptions): RequestHandler {
   const { upstream, logger } = options;
-  const proxy = createProxyMiddleware<Request, Response>({
+  const events: Plugin<Request, Response> = (proxyServer) => {
+    proxyServer.on("proxyReq", (proxyReq, req, res) => {
+      res.on("error", ignoreResponseError);
+      proxyReq.once("timeout", () => cutShort.set(req, "timeout"));
+      if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] !== undefined) {
+        limitStreamedBody(req, proxyReq, options.bodyLimitOf(req));
+      }
+    });
+    proxyServer.on("proxyRes", (proxyRes, _req, res) => {
+      // A client that leaves mid-response must not leave the service's response paused on a pooled socket.
+      res.once("close", () => {
+        if (!res.writableEnded) proxyRes.destroy();
+      });
+    });
+    proxyServer.on("error", (error, req, res) => {
+      const failure = upstreamFailureOf(error as NodeJS.ErrnoException, cutShort.get(req));
+      logger.warn({ err: error, request_id: req.requestId, service: upstream.service, status: failure.status }, "proxied request failed");
+      if (!isResponse(res)) return;
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      if (cutShort.get(req) === "too_large") {
+        // The rest of the body is drained, not parsed, and the connection is not reused.
+        req.resume();
+        res.setHeader("connection", "close");
+      }
+      sendProblem(res, failure, req.requestId);
+    });
+  };
+  const proxyOptions: Options<Request, Response> = {
     // Parsed once here, not per request (http-proxy parses a string target on every call).
     target: new URL(upstream.url),
     agent: upstream.agent,
     changeOrigin: true,
     xfwd: true,
     proxyTimeout: options.timeoutMs,
-    on: {
-      proxyReq: (proxyReq, req) => {
-        proxyReq.once("timeout", () => cutShort.set(req, "timeout"));
-        if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] !== undefined) {
-          limitStreamedBody(req, proxyReq, options.bodyLimitOf(req));
-        }
-      },
-      error: (error, req, res) => {
-        const failure = upstreamFailureOf(error as NodeJS.ErrnoException, cutShort.get(req));
-        logger.warn(
-          {
-            err: error,
-            request_id: req.requestId,
-            service: upstream.service,
-            status: failure.status,
-          },
-          "proxied request failed",
-        );
-        if (!isResponse(res)) return;
-        if (res.headersSent) {
-          res.destroy();
-          return;
-        }
-        if (cutShort.get(req) === "too_large") {
-          // The rest of the body is drained, not parsed, and the connection is not reused.
-          req.resume();
-          res.setHeader("connection", "close");
-        }
-        sendProblem(res, failure, req.requestId);
-      },
-    },
-  });
+    // The default plugins log through a no-op logger yet build a URL per response; `events` keeps what they guard.
+    ejectPlugins: true,
+    plugins: [events],
+  };
+  const asReceived = createProxyMiddleware<Request, Response>({ ...proxyOptions, toProxy: true });
+  const parsed = createProxyMiddleware<Request, Response>(proxyOptions);
   return (req, res, next) => {
-    proxy(req, res, next).catch(next);
+    (PLAIN_TARGET.test(req.url) ? asReceived : parsed)(req, res, next).catch(next);
   };
 }
+
+/** The client's connection failed; there is no one left to answer, and an unheard `error` would end the process. */
+function ignoreResponseError(): void {}
 
 export function upstreamFailureOf(error: NodeJS.ErrnoException, reason: "timeout" | "too_large" | undefined): DomainError {
   if (reason === "too_large") return new PayloadTooLargeError();

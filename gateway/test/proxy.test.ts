@@ -142,6 +142,22 @@ describe("gateway proxying", () => {
     expect(response.status).to.equal(201);
   });
 
+  it("forwards a request target as received, or as url.parse rewrites it where it holds #, @ or a backslash", async () => {
+    const targets = {
+      "/api/v2/queues/q1?filter={%22a%22:1}&tags=x|y": "/api/v2/queues/q1?filter={%22a%22:1}&tags=x|y",
+      "/api/v2/queues/q1?email=ada@example.test": "/api/v2/queues/q1?email=ada@example.test",
+      "/api/v2/queues/{q1}@x": "/api/v2/queues/%7Bq1%7D@x",
+      "/api/v2/queues/q1#section": "/api/v2/queues/q1",
+      "/api/v2/queues/q1\\x": "/api/v2/queues/q1/x",
+    };
+    for (const [sent, forwarded] of Object.entries(targets)) {
+      service.received.length = 0;
+      await rawStatus(gateway.url, "GET", sent, token);
+      const urls = service.received.map((received) => received.url);
+      expect(urls, sent).to.deep.equal([forwarded]);
+    }
+  });
+
   it("answers an unknown /api/v2 path with 404 problem+json without proxying", async () => {
     const response = await fetch(`${gateway.url}/api/v2/invoices/123`, { headers: { authorization: `Bearer ${token}` } });
     expect(response.status).to.equal(404);
@@ -157,7 +173,7 @@ describe("gateway proxying", () => {
     }
     // fetch would resolve the dot segments itself; a raw request sends them as they are.
     for (const path of ["/api/v2/queues/../auth/login", "/api/v2/auth/./login", "/api/v2/queues//documents"]) {
-      expect(await rawPostStatus(gateway.url, path, token), path).to.equal(404);
+      expect(await rawStatus(gateway.url, "POST", path, token), path).to.equal(404);
     }
     expect(service.received).to.have.length(0);
   });
@@ -187,11 +203,11 @@ describe("gateway proxying", () => {
   });
 });
 
-/** The status of a POST sent with its path exactly as written, dot segments included. */
-function rawPostStatus(base: string, path: string, token: string): Promise<number> {
+/** The status of a request sent with its path exactly as written, dot segments included. */
+function rawStatus(base: string, method: string, path: string, token: string): Promise<number> {
   const { hostname, port } = new URL(base);
   return new Promise((resolve, reject) => {
-    const req = request({ hostname, port, path, method: "POST", headers: { authorization: `Bearer ${token}` } }, (res) => {
+    const req = request({ hostname, port, path, method, headers: { authorization: `Bearer ${token}` } }, (res) => {
       res.resume();
       resolve(res.statusCode ?? 0);
     });
