@@ -228,8 +228,9 @@ export class DeliverySender {
       durationMs: result.durationMs,
       statusCode: result.statusCode,
       error,
-      // A multi-byte character cut at 1 KiB becomes U+FFFD rather than an error.
-      responseExcerpt: result.body ? result.body.toString("utf8") : null,
+      // A multi-byte character cut at 1 KiB becomes U+FFFD rather than an error; so does a NUL, which Postgres text cannot hold
+      // (one such answer would otherwise fail the record of every outcome in its batch).
+      responseExcerpt: result.body ? result.body.toString("utf8").replaceAll("\u0000", "\uFFFD") : null,
       succeeded,
       manual: delivery.manual,
     };
