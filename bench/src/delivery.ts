@@ -8,15 +8,19 @@
  *   node dist/delivery.js service|receiver   child roles, started by the benchmark itself
  *
  * BENCH_EVENTS (10000), BENCH_RATE (200 events/s offered), BENCH_RATE_SECONDS (10), BENCH_LOOP_CONCURRENCY (32).
+ * BENCH_DELIVERY_CPU_PROF=<dir>: the service runs with --cpu-prof; its profile is <dir>/webhook.cpuprofile at the end
+ * (summarise with `node dist/profile-summary.js <dir>`).
  * Needs Postgres and NATS (DATABASE_URL, NATS_URL as the tests); uses its own database and JetStream stream
  * and removes both at the end. Membership and the document service are played by gRPC doubles: delivery
  * does not call them, only the two set-up requests do.
  */
 import { type ChildProcess, fork } from "node:child_process";
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
+import { readdirSync, renameSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { cpus } from "node:os";
+import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { createEvent, eventSubject } from "@docex/events";
@@ -32,6 +36,7 @@ const RATE = Number(process.env.BENCH_RATE ?? 200);
 const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 10);
 const LOOP_CONCURRENCY = Number(process.env.BENCH_LOOP_CONCURRENCY ?? 32);
 const WARM_UP = 300;
+const CPU_PROFILE_DIR = process.env.BENCH_DELIVERY_CPU_PROF;
 
 /** Wall-clock milliseconds with sub-millisecond precision, comparable across processes on one machine. */
 const clock = () => performance.timeOrigin + performance.now();
@@ -43,7 +48,7 @@ interface Receipt {
   signatureOk: boolean;
 }
 
-type ChildMessage = { port: number } | { receipts: Receipt[] } | { cpuMicros: number };
+type ChildMessage = { port: number } | { receipts: Receipt[] } | { cpuMicros: number; systemMicros: number };
 
 // ---------------------------------------------------------------------------------------------------------------
 // Child: the receiver. Answers 200 at once, checks each signature, and reports receipts in batches.
@@ -92,7 +97,7 @@ async function runService(): Promise<void> {
   process.on("message", (message) => {
     if (message === "usage") {
       const { user, system } = process.cpuUsage();
-      process.send?.({ cpuMicros: user + system } satisfies ChildMessage);
+      process.send?.({ cpuMicros: user + system, systemMicros: system } satisfies ChildMessage);
     }
   });
   process.on("SIGTERM", () => {
@@ -110,8 +115,10 @@ interface Child {
 }
 
 function startChild(role: "service" | "receiver", env: Record<string, string> = {}): Promise<Child> {
+  const profiling = role === "service" && CPU_PROFILE_DIR;
   const child = fork(fileURLToPath(import.meta.url), [role], {
     env: { ...process.env, ...env },
+    execArgv: profiling ? [...process.execArgv, "--cpu-prof", `--cpu-prof-dir=${path.resolve(CPU_PROFILE_DIR)}`] : process.execArgv,
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   return new Promise((resolve, reject) => {
@@ -126,12 +133,13 @@ function startChild(role: "service" | "receiver", env: Record<string, string> = 
   });
 }
 
-function cpuOf(child: Child): Promise<number> {
+/** The child's CPU time so far (user + system) and the system part of it, in microseconds. */
+function cpuOf(child: Child): Promise<{ cpuMicros: number; systemMicros: number }> {
   return new Promise((resolve) => {
     const onMessage = (message: ChildMessage) => {
       if ("cpuMicros" in message) {
         child.process.off("message", onMessage);
-        resolve(message.cpuMicros);
+        resolve(message);
       }
     };
     child.process.on("message", onMessage);
@@ -261,6 +269,7 @@ async function runBenchmark(): Promise<void> {
   const receipts = new Map<string, Receipt>();
   let duplicates = 0;
   let badSignatures = 0;
+  let serviceProcess: ChildProcess | undefined;
   try {
     const receiver = await startChild("receiver");
     children.push(receiver);
@@ -292,6 +301,7 @@ async function runBenchmark(): Promise<void> {
       WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
     });
     children.push(service);
+    serviceProcess = service.process;
 
     const token = issuer.mint({ sub: randomUUID() });
     const api = async (path: string, body?: unknown) => {
@@ -339,10 +349,12 @@ async function runBenchmark(): Promise<void> {
 
     const cpuBefore = await cpuOf(service);
     const throughput = await burst(EVENTS, 180_000);
-    const serviceCpuPerDelivery = (await cpuOf(service)) - cpuBefore;
+    const cpuAfter = await cpuOf(service);
     process.stderr.write(`burst: ${throughput.phase.perSecond.toFixed(0)} deliveries/s\n`);
 
+    const loopCpuBefore = process.cpuUsage();
     const loop = await plainLoop(receiverUrl, key!, EVENTS, LOOP_CONCURRENCY);
+    const loopCpu = process.cpuUsage(loopCpuBefore);
     process.stderr.write(`plain loop: ${loop.perSecond.toFixed(0)} POSTs/s\n`);
 
     const paced = new Map<string, number>();
@@ -362,7 +374,9 @@ async function runBenchmark(): Promise<void> {
     printReport({
       throughput: throughput.phase,
       publishedPerSecond: throughput.publishedPerSecond,
-      cpuMicrosPerDelivery: serviceCpuPerDelivery / EVENTS,
+      cpuMicrosPerDelivery: (cpuAfter.cpuMicros - cpuBefore.cpuMicros) / EVENTS,
+      systemMicrosPerDelivery: (cpuAfter.systemMicros - cpuBefore.systemMicros) / EVENTS,
+      loopCpuMicrosPerPost: (loopCpu.user + loopCpu.system) / EVENTS,
       loop,
       offered,
       duplicates,
@@ -375,6 +389,7 @@ async function runBenchmark(): Promise<void> {
         (child) => new Promise((resolve) => (child.process.exitCode === null ? child.process.once("exit", resolve) : resolve(null))),
       ),
     );
+    if (CPU_PROFILE_DIR && serviceProcess?.pid) nameProfile(CPU_PROFILE_DIR, serviceProcess.pid);
     await bus.close();
     await doubles.stop();
     await issuer.stop();
@@ -431,6 +446,12 @@ async function plainLoop(receiverUrl: string, key: string, count: number, concur
   };
 }
 
+/** V8 names a profile CPU.<date>.<time>.<pid>.<thread>.<n>.cpuprofile: the service's becomes webhook.cpuprofile. */
+function nameProfile(directory: string, pid: number): void {
+  for (const file of readdirSync(directory).filter((entry) => entry.startsWith("CPU.") && entry.includes(`.${pid}.`)))
+    renameSync(path.join(directory, file), path.join(directory, "webhook.cpuprofile"));
+}
+
 async function removeStreams(stream: string): Promise<void> {
   const bus = await EventBus.connect({
     url: testNatsUrl(),
@@ -451,6 +472,8 @@ function printReport(result: {
   throughput: Phase;
   publishedPerSecond: number;
   cpuMicrosPerDelivery: number;
+  systemMicrosPerDelivery: number;
+  loopCpuMicrosPerPost: number;
   loop: Phase;
   offered: Phase;
   duplicates: number;
@@ -474,7 +497,7 @@ function printReport(result: {
     "",
     `- throughput service / plain loop: **${(throughput.perSecond / loop.perSecond).toFixed(2)}×** (aim ≥ 1,000 deliveries/s: **${throughput.perSecond.toFixed(0)}**)`,
     `- p99 event-to-receipt at ${RATE} events/s: **${ms(offered.p99)} ms** (aim ≤ 100 ms)`,
-    `- burst published at ${result.publishedPerSecond.toFixed(0)} events/s; service CPU per delivery ${result.cpuMicrosPerDelivery.toFixed(0)} µs`,
+    `- burst published at ${result.publishedPerSecond.toFixed(0)} events/s; service CPU per delivery ${result.cpuMicrosPerDelivery.toFixed(0)} µs (system ${result.systemMicrosPerDelivery.toFixed(0)} µs); plain loop CPU per POST ${result.loopCpuMicrosPerPost.toFixed(0)} µs`,
     `- duplicate receipts: ${result.duplicates}; bad signatures: ${result.badSignatures}`,
   ];
   process.stdout.write(`${lines.join("\n")}\n`);

@@ -24,12 +24,19 @@ export class DeliveryIntake {
     const { store, sender, maxAttempts, leaseMs } = this.options;
     // Leased at birth only while the sender can surely start them all; a fan-out is rarely wider than a few webhooks.
     const lease = sender.freeSlots() >= fanouts.length * 4 ? { token: randomUUID(), ms: leaseMs } : undefined;
-    const created = await store.fanOut(fanouts, maxAttempts, lease);
-    if (created.length === 0) return;
-    const counts = new Map<Fanout["type"], number>();
-    for (const { type } of created) counts.set(type as Fanout["type"], (counts.get(type as Fanout["type"]) ?? 0) + 1);
-    for (const [type, count] of counts) this.options.onCreated?.(type, count);
-    if (lease) sender.adopt(created);
-    else sender.wake();
+    if (lease) {
+      const created = await store.fanOutLeased(fanouts, maxAttempts, lease);
+      if (created.length === 0) return;
+      const counts = new Map<Fanout["type"], number>();
+      for (const { type } of created) counts.set(type as Fanout["type"], (counts.get(type as Fanout["type"]) ?? 0) + 1);
+      for (const [type, count] of counts) this.options.onCreated?.(type, count);
+      sender.adopt(created);
+      return;
+    }
+    // Not leased: only the counts come back; the sender claims the deliveries as slots free up.
+    const counts = await store.fanOut(fanouts, maxAttempts);
+    if (counts.length === 0) return;
+    for (const { type, created } of counts) this.options.onCreated?.(type, created);
+    sender.wake();
   }
 }

@@ -12,6 +12,9 @@ export class DeliveryMetrics {
   readonly due: Gauge;
   readonly pending: Gauge;
   readonly created: Counter<"type">;
+  /** The labelled series the sender counts every attempt in, looked up once. */
+  readonly outcome: Record<DeliveryOutcomeLabel, Counter.Internal>;
+  readonly attemptSeconds: Record<"success" | "failure", Histogram.Internal<"result">>;
 
   constructor(metrics: Metrics, breakers: EndpointBreakers, inFlight: () => number) {
     const registers = [metrics.registry];
@@ -28,6 +31,16 @@ export class DeliveryMetrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     });
+    this.outcome = {
+      succeeded: this.outcomes.labels({ outcome: "succeeded" }),
+      retry_scheduled: this.outcomes.labels({ outcome: "retry_scheduled" }),
+      failed: this.outcomes.labels({ outcome: "failed" }),
+      deferred: this.outcomes.labels({ outcome: "deferred" }),
+    };
+    this.attemptSeconds = {
+      success: this.attemptDuration.labels({ result: "success" }),
+      failure: this.attemptDuration.labels({ result: "failure" }),
+    };
     this.eventToAnswer = new Histogram({
       name: "webhook_delivery_first_attempt_lag_seconds",
       help: "From the event (occurred_at) to the receiver's answer to the first attempt",

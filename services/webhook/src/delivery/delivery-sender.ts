@@ -219,7 +219,7 @@ export class DeliverySender {
     }
     const result = run.result;
     const succeeded = !verdictOf(result).failed;
-    metrics.attemptDuration.observe({ result: succeeded ? "success" : "failure" }, result.durationMs / 1000);
+    metrics.attemptSeconds[succeeded ? "success" : "failure"].observe(result.durationMs / 1000);
     if (delivery.attempt === 1) metrics.eventToAnswer.observe(Math.max(0, Date.now() - delivery.eventOccurredAtMs) / 1000);
     const error = succeeded ? null : (result.error ?? `receiver answered HTTP ${result.statusCode}`);
     const attempt = {
@@ -228,13 +228,14 @@ export class DeliverySender {
       durationMs: result.durationMs,
       statusCode: result.statusCode,
       error,
-      // A multi-byte character cut at 1 KiB becomes U+FFFD rather than an error.
-      responseExcerpt: result.body ? result.body.toString("utf8") : null,
+      // A multi-byte character cut at 1 KiB becomes U+FFFD rather than an error; so does a NUL, which Postgres text cannot hold
+      // (one such answer would otherwise fail the record of every outcome in its batch).
+      responseExcerpt: result.body ? result.body.toString("utf8").replaceAll("\u0000", "\uFFFD") : null,
       succeeded,
       manual: delivery.manual,
     };
     if (error === null) {
-      metrics.outcomes.inc({ outcome: "succeeded" });
+      metrics.outcome.succeeded.inc();
       this.push({ id: delivery.id, leaseToken: delivery.leaseToken, attempt, status: "succeeded", delayMs: 0, error: null });
       return;
     }
@@ -261,7 +262,7 @@ export class DeliverySender {
   private pushFailure(delivery: ClaimedDelivery, attempt: AttemptOutcome, error: string, retryAfterSeconds: number | undefined): void {
     const now = new Date();
     const next = this.options.retry.afterFailure(delivery.attempt, delivery.maxAttempts, now, retryAfterSeconds);
-    this.options.metrics.outcomes.inc({ outcome: next.kind === "retry" ? "retry_scheduled" : "failed" });
+    this.options.metrics.outcome[next.kind === "retry" ? "retry_scheduled" : "failed"].inc();
     this.push({
       id: delivery.id,
       leaseToken: delivery.leaseToken,
@@ -274,7 +275,7 @@ export class DeliverySender {
 
   /** Nothing was sent: the receiver's breaker is open. The delivery waits for the half-open probe. */
   private defer(delivery: ClaimedDelivery, retryAt: number): void {
-    this.options.metrics.outcomes.inc({ outcome: "deferred" });
+    this.options.metrics.outcome.deferred.inc();
     const error = "receiver unavailable: its circuit breaker is open";
     if (Date.now() - delivery.createdAtMs > this.giveUpAfterMs) {
       this.push({ id: delivery.id, leaseToken: delivery.leaseToken, status: "failed", delayMs: 0, error });

@@ -1,6 +1,7 @@
 import type { EventEmitter } from "node:events";
 import type { Metrics } from "@docex/kit";
 import CircuitBreaker from "opossum";
+import { parsedTarget } from "./parsed-targets.js";
 
 export interface BreakerSettings {
   errorThresholdPercentage: number;
@@ -26,10 +27,11 @@ class ReceiverFailure<T> extends Error {
   }
 }
 
-type Send = (signal: AbortSignal) => Promise<unknown>;
+/** `signal` only with a timeout: nothing else aborts a send. */
+type Send = (signal: AbortSignal | undefined) => Promise<unknown>;
 
 interface Entry {
-  breaker: CircuitBreaker<[Send, AbortController], unknown>;
+  breaker: CircuitBreaker<[Send, AbortController | undefined], unknown>;
   openedAt: number;
   lastUsed: number;
 }
@@ -59,7 +61,7 @@ export class EndpointBreakers {
 
   /** The key of a delivery's receiver. */
   static keyOf(url: string): string {
-    return new URL(url).origin;
+    return parsedTarget(url).origin;
   }
 
   private entryFor(key: string): Entry {
@@ -69,16 +71,19 @@ export class EndpointBreakers {
       return existing;
     }
     if (this.entries.size >= SWEEP_ABOVE) this.sweep();
-    const breaker = new CircuitBreaker((send: Send, controller: AbortController) => send(controller.signal), {
+    const breaker = new CircuitBreaker((send: Send, controller: AbortController | undefined) => send(controller?.signal), {
       timeout: this.settings.timeoutMs ?? false,
       errorThresholdPercentage: this.settings.errorThresholdPercentage,
       volumeThreshold: this.settings.volumeThreshold,
       resetTimeout: this.settings.resetTimeoutMs,
       errorFilter: (error: unknown) => error instanceof ReceiverFailure && !error.counts,
+      // Only counts decide; latency percentiles would be sorted again on every counted failure, and nobody reads them.
+      rollingPercentilesEnabled: false,
+      enableSnapshots: false,
     });
     // Each call has its own controller (opossum's own would be shared by concurrent calls): a timeout aborts that request only.
     const events: EventEmitter = breaker; // opossum's types leave out the call's arguments, which it passes
-    events.on("timeout", (_error: unknown, _latency: unknown, args: [Send, AbortController]) => args[1].abort());
+    events.on("timeout", (_error: unknown, _latency: unknown, args: [Send, AbortController | undefined]) => args[1]?.abort());
     const entry: Entry = { breaker, openedAt: 0, lastUsed: Date.now() };
     const label = { breaker: `webhook:${key}` };
     breaker.on("open", () => {
@@ -99,12 +104,12 @@ export class EndpointBreakers {
    */
   async run<T>(
     key: string,
-    send: (signal: AbortSignal) => Promise<T>,
+    send: (signal: AbortSignal | undefined) => Promise<T>,
     isFailure: (result: T) => { failed: boolean; counts: boolean },
   ): Promise<BreakerRun<T>> {
     const entry = this.entryFor(key);
     let sending: Promise<T> | undefined;
-    const judged = async (signal: AbortSignal) => {
+    const judged = async (signal: AbortSignal | undefined) => {
       sending = send(signal);
       const result = await sending;
       const verdict = isFailure(result);
@@ -112,7 +117,8 @@ export class EndpointBreakers {
       return result;
     };
     try {
-      const result = await entry.breaker.fire(judged, new AbortController());
+      const controller = this.settings.timeoutMs === undefined ? undefined : new AbortController();
+      const result = await entry.breaker.fire(judged, controller);
       return { kind: "sent", result: result as T };
     } catch (error) {
       if (error instanceof ReceiverFailure) return { kind: "sent", result: error.result as T };

@@ -1,8 +1,9 @@
 import type { LookupAddress, LookupOptions } from "node:dns";
 import { isIP } from "node:net";
 import { performance } from "node:perf_hooks";
-import { Agent, request } from "undici";
-import { hostOf, type TargetPolicy } from "../domain/target-policy.js";
+import { Agent, type Dispatcher } from "undici";
+import type { TargetPolicy } from "../domain/target-policy.js";
+import { parsedTarget } from "./parsed-targets.js";
 
 export const USER_AGENT = "docex-webhooks/2";
 
@@ -85,41 +86,45 @@ export class ReceiverTransport {
   async post(url: string, body: string, headers: Record<string, string>, options: PostOptions): Promise<PostResult> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
-    const target = new URL(url);
-    const host = hostOf(target);
-    if (isIP(host)) {
-      const refusal = this.policy.refusalOf([{ address: host, family: isIP(host) }]);
+    const target = parsedTarget(url);
+    if (isIP(target.host)) {
+      const refusal = this.policy.refusalOf([{ address: target.host, family: isIP(target.host) }]);
       if (refusal) return { ...NO_ANSWER, error: `refused: the URL's host is ${refusal}`, refused: true, durationMs: elapsed() };
     }
-    try {
+    const { signal } = options;
+    const answer = await new Promise<Answer>((resolve) => {
       // headersTimeout bounds the wait for the answer (the 10 s of "a 2xx within 10 s"); bodyTimeout each pause in its body.
-      const response = await request(target, {
-        method: "POST",
-        headers,
-        body,
-        dispatcher: this.agent,
-        headersTimeout: options.timeoutMs,
-        bodyTimeout: options.timeoutMs,
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
-      const { kept, truncated, cutShort } = await readBody(response.body, options.excerptBytes);
-      return {
-        statusCode: response.statusCode,
-        headers: response.headers,
-        body: kept,
-        truncated,
-        cutShort: cutShort === undefined ? null : options.signal?.aborted ? `no answer within ${options.timeoutMs} ms` : describe(cutShort),
-        error: null,
-        refused: false,
-        durationMs: elapsed(),
-      };
-    } catch (error) {
-      const code = (error as { code?: string }).code;
+      this.agent.dispatch(
+        {
+          origin: target.origin,
+          path: target.path,
+          method: "POST",
+          headers,
+          body,
+          headersTimeout: options.timeoutMs,
+          bodyTimeout: options.timeoutMs,
+        },
+        new AnswerReader(options.excerptBytes, signal, resolve),
+      );
+    });
+    if (answer.statusCode === null) {
+      const code = (answer.failure as { code?: string } | undefined)?.code;
       const refused = code === "ETARGETREFUSED";
-      const timedOut = code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT" || options.signal?.aborted;
-      const message = timedOut ? `no answer within ${options.timeoutMs} ms` : describe(error);
+      const timedOut = code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT" || signal?.aborted;
+      const message = timedOut ? `no answer within ${options.timeoutMs} ms` : describe(answer.failure);
       return { ...NO_ANSWER, error: message, refused, durationMs: elapsed() };
     }
+    return {
+      statusCode: answer.statusCode,
+      headers: answer.headers,
+      body: answer.kept,
+      truncated: answer.truncated,
+      cutShort:
+        answer.failure === undefined ? null : signal?.aborted ? `no answer within ${options.timeoutMs} ms` : describe(answer.failure),
+      error: null,
+      refused: false,
+      durationMs: elapsed(),
+    };
   }
 
   async close(): Promise<void> {
@@ -138,34 +143,93 @@ export function verdictOf(result: PostResult): { failed: boolean; counts: boolea
 
 const NO_ANSWER = { statusCode: null, headers: {}, body: null, truncated: false, cutShort: null };
 
-/** The first `limit` bytes of a body; reading stops (and the connection is dropped) past max(limit, 64 KiB). */
-async function readBody(
-  body: AsyncIterable<Buffer> & { destroy(): void },
-  limit: number,
-): Promise<{ kept: Buffer | null; truncated: boolean; cutShort: unknown }> {
-  const kept: Buffer[] = [];
-  let keptBytes = 0;
-  let readBytes = 0;
-  const readLimit = Math.max(limit, MIN_READ_BYTES);
-  let cutShort: unknown;
-  try {
-    for await (const chunk of body) {
-      readBytes += chunk.length;
-      if (keptBytes < limit) {
-        const part = chunk.subarray(0, limit - keptBytes);
-        kept.push(part);
-        keptBytes += part.length;
-      }
-      if (readBytes > readLimit) {
-        body.destroy();
-        break;
-      }
-    }
-  } catch (error) {
-    // A body cut short (timeout, reset) still has its status; what arrived is kept.
-    cutShort = error;
+/** What came back: an answer (status, headers, the kept bytes), or the failure that stopped it first. */
+interface Answer {
+  statusCode: number | null;
+  headers: Record<string, string | string[] | undefined>;
+  kept: Buffer | null;
+  truncated: boolean;
+  /** Without a status: why no answer arrived. With one: why its body stopped before its end (reset, timeout, abort). */
+  failure: unknown;
+}
+
+/**
+ * Reads one answer straight from undici's dispatcher (no stream per request): the first `limit` bytes of its
+ * body are kept; reading stops (and the connection is dropped) past max(limit, 64 KiB). An aborted `signal`
+ * aborts the request wherever it is; before it has a connection, as soon as it gets one (as undici's request() does).
+ */
+class AnswerReader implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined;
+  private statusCode: number | null = null;
+  private headers: Record<string, string | string[] | undefined> = {};
+  private readonly kept: Buffer[] = [];
+  private keptBytes = 0;
+  private readBytes = 0;
+  private stoppedReading = false;
+  private done = false;
+  private readonly onAbort = () => this.controller?.abort(this.signal?.reason);
+
+  constructor(
+    private readonly limit: number,
+    private readonly signal: AbortSignal | undefined,
+    private readonly resolve: (answer: Answer) => void,
+  ) {
+    signal?.addEventListener("abort", this.onAbort, { once: true });
   }
-  return { kept: keptBytes === 0 ? null : Buffer.concat(kept), truncated: readBytes > keptBytes, cutShort };
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.signal?.aborted) controller.abort(this.signal.reason);
+  }
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    // 1xx answers are informational: the real one follows.
+    if (statusCode < 200) return;
+    this.statusCode = statusCode;
+    this.headers = headers;
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.stoppedReading) return;
+    this.readBytes += chunk.length;
+    if (this.keptBytes < this.limit) {
+      const part = chunk.subarray(0, this.limit - this.keptBytes);
+      this.kept.push(part);
+      this.keptBytes += part.length;
+    }
+    if (this.readBytes > Math.max(this.limit, MIN_READ_BYTES)) {
+      this.stoppedReading = true;
+      this.finish(undefined);
+      controller.abort(new Error("answer too long"));
+    }
+  }
+
+  onResponseEnd(): void {
+    this.finish(undefined);
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
+    // A body cut short (timeout, reset) still has its status; what arrived is kept.
+    this.finish(error);
+  }
+
+  private finish(failure: unknown): void {
+    if (this.done) return;
+    this.done = true;
+    this.signal?.removeEventListener("abort", this.onAbort);
+    this.resolve({
+      statusCode: this.statusCode,
+      headers: this.headers,
+      // A copy: the chunks are views of undici's socket reads.
+      kept: this.keptBytes === 0 ? null : Buffer.concat(this.kept, this.keptBytes),
+      truncated: this.readBytes > this.keptBytes,
+      failure,
+    });
+  }
 }
 
 function describe(error: unknown): string {

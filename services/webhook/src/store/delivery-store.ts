@@ -78,49 +78,62 @@ const claimedSelect = (
   LEFT JOIN signing_keys k ON k.organization_id = w.organization_id
   ORDER BY c.next_attempt_at`;
 
+/** The CTE `inserted` of the fan-out: the deliveries of a batch of events ($1–$8), leased to $10 for $11 ms when $10 is given. */
+const fanOutInsert = `WITH events AS (
+    SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::uuid[], $6::uuid[], $7::uuid[], $8::uuid[])
+      AS e(event_id, type, body, occurred_at, document_id, queue_id, workspace_id, organization_id)
+  ), inserted AS (
+    INSERT INTO deliveries (webhook_id, event_id, type, body, max_attempts, next_attempt_at, lease_token, event_occurred_at)
+    SELECT w.id, e.event_id, e.type, e.body, $9,
+      CASE WHEN $10::uuid IS NULL THEN now() ELSE now() + make_interval(secs => $11::double precision / 1000) END, $10::uuid, e.occurred_at
+    FROM events e
+    JOIN webhooks w ON w.type = e.type AND w.status = 'active'
+      AND w.entity_id IN (e.document_id, e.queue_id, e.workspace_id, e.organization_id)
+      AND ((w.entity_type = 'document' AND w.entity_id = e.document_id) OR (w.entity_type = 'queue' AND w.entity_id = e.queue_id)
+        OR (w.entity_type = 'workspace' AND w.entity_id = e.workspace_id) OR (w.entity_type = 'organization' AND w.entity_id = e.organization_id))
+    ON CONFLICT (event_id, webhook_id) DO NOTHING
+    RETURNING id, lease_token, webhook_id, type, body, attempts, max_attempts, manual_retry, created_at, event_occurred_at, next_attempt_at
+  )`;
+
+function fanOutBind(fanouts: Fanout[], maxAttempts: number, lease: { token: string; ms: number } | undefined): unknown[] {
+  // An array per column: cheaper to serialise than one JSON document, which V8 writes slowly once it passes about 128 KB.
+  const column = <T>(pick: (fanout: Fanout) => T) => fanouts.map(pick);
+  return [
+    column((f) => f.eventId),
+    column((f) => f.type),
+    column((f) => f.body),
+    column((f) => f.occurredAt),
+    column((f) => f.targets.documentId),
+    column((f) => f.targets.queueId),
+    column((f) => f.targets.workspaceId),
+    column((f) => f.targets.organizationId),
+    maxAttempts,
+    lease?.token ?? null,
+    lease?.ms ?? 0,
+  ];
+}
+
 /** Deliveries and their attempts; answers are plain objects. */
 export class DeliveryStore {
   constructor(private readonly sql: Sql) {}
 
   /**
    * One delivery per matching webhook for each event, in one statement that commits whole and is idempotent
-   * on (event id, webhook id): a redelivered event adds nothing. With `lease`, the new deliveries are claimed
-   * by the caller at birth (answered with what sending them needs); without, they are simply due now.
+   * on (event id, webhook id): a redelivered event adds nothing. The new deliveries are due now; answers how
+   * many were created, by type.
    */
-  async fanOut(fanouts: Fanout[], maxAttempts: number, lease?: { token: string; ms: number }): Promise<ClaimedDelivery[]> {
+  async fanOut(fanouts: Fanout[], maxAttempts: number): Promise<Array<{ type: Fanout["type"]; created: number }>> {
     if (fanouts.length === 0) return [];
-    const column = <T>(pick: (fanout: Fanout) => T) => fanouts.map(pick);
-    return this.sql.rows<ClaimedDelivery>(
-      `WITH events AS (
-         SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::uuid[], $6::uuid[], $7::uuid[], $8::uuid[])
-           AS e(event_id, type, body, occurred_at, document_id, queue_id, workspace_id, organization_id)
-       ), inserted AS (
-         INSERT INTO deliveries (webhook_id, event_id, type, body, max_attempts, next_attempt_at, lease_token, event_occurred_at)
-         SELECT w.id, e.event_id, e.type, e.body, $9,
-           CASE WHEN $10::uuid IS NULL THEN now() ELSE now() + make_interval(secs => $11::double precision / 1000) END, $10::uuid, e.occurred_at
-         FROM events e
-         JOIN webhooks w ON w.type = e.type AND w.status = 'active'
-           AND w.entity_id IN (e.document_id, e.queue_id, e.workspace_id, e.organization_id)
-           AND ((w.entity_type = 'document' AND w.entity_id = e.document_id) OR (w.entity_type = 'queue' AND w.entity_id = e.queue_id)
-             OR (w.entity_type = 'workspace' AND w.entity_id = e.workspace_id) OR (w.entity_type = 'organization' AND w.entity_id = e.organization_id))
-         ON CONFLICT (event_id, webhook_id) DO NOTHING
-         RETURNING id, lease_token, webhook_id, type, body, attempts, max_attempts, manual_retry, created_at, event_occurred_at, next_attempt_at
-       )
-       ${claimedSelect("inserted")}`,
-      [
-        column((f) => f.eventId),
-        column((f) => f.type),
-        column((f) => f.body),
-        column((f) => f.occurredAt),
-        column((f) => f.targets.documentId),
-        column((f) => f.targets.queueId),
-        column((f) => f.targets.workspaceId),
-        column((f) => f.targets.organizationId),
-        maxAttempts,
-        lease?.token ?? null,
-        lease?.ms ?? 0,
-      ],
+    return this.sql.rows<{ type: Fanout["type"]; created: number }>(
+      `${fanOutInsert} SELECT type, count(*)::int AS created FROM inserted GROUP BY type`,
+      fanOutBind(fanouts, maxAttempts, undefined),
     );
+  }
+
+  /** As fanOut, but the new deliveries are claimed by the caller at birth: answered with what sending them needs. */
+  fanOutLeased(fanouts: Fanout[], maxAttempts: number, lease: { token: string; ms: number }): Promise<ClaimedDelivery[]> {
+    if (fanouts.length === 0) return Promise.resolve([]);
+    return this.sql.rows<ClaimedDelivery>(`${fanOutInsert} ${claimedSelect("inserted")}`, fanOutBind(fanouts, maxAttempts, lease));
   }
 
   /**
@@ -157,7 +170,7 @@ export class DeliveryStore {
   async record(outcomes: DeliveryOutcome[]): Promise<void> {
     if (outcomes.length === 0) return;
     const column = <T>(pick: (outcome: DeliveryOutcome) => T) => outcomes.map(pick);
-    await this.sql.rows(
+    await this.sql.run(
       `WITH r AS (
          SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::boolean[], $4::int[], $5::timestamptz[], $6::int[], $7::int[], $8::text[],
                               $9::text[], $10::boolean[], $11::boolean[], $12::text[], $13::bigint[])
@@ -198,8 +211,7 @@ export class DeliveryStore {
          updated_at = now(),
          completed_at = CASE WHEN r.status = 'pending' AND NOT live.disabled THEN NULL ELSE now() END
        FROM r JOIN live ON live.id = r.id AND live.owned
-       WHERE d.id = r.id
-       RETURNING d.id`,
+       WHERE d.id = r.id`,
       [
         column((o) => o.id),
         column((o) => o.leaseToken),

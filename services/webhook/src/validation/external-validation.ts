@@ -126,7 +126,7 @@ export class ExternalValidation {
         this.deps.transport.post(target.url, body, headers, {
           timeoutMs,
           excerptBytes: MAX_ANSWER_BYTES,
-          signal: AbortSignal.any([breakerSignal, AbortSignal.timeout(timeoutMs)]),
+          signal: breakerSignal ? AbortSignal.any([breakerSignal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs),
         }),
       // A body that stopped half-way (the time ran out while it arrived) is as much a failure as no answer.
       (result) => (result.cutShort && !result.truncated ? { failed: true, counts: true } : verdictOf(result)),
