@@ -196,6 +196,17 @@ describe("approval stages: a document follows its route stage by stage (membersh
     expect((await people[0]![0]!.post(`/documents/${documentId}/approve`)).status).to.equal(200);
   });
 
+  it("approvers assigned later without a route replace the route: one approval of theirs completes it", async () => {
+    const { organization, queueId, documentId } = await routed([{ approvers: 2, min_approvals: 2 }]);
+    const newcomer = h.member(organization.id, "approver", [queueId]);
+    const replaced = await h.grpc.applyDocumentChanges(change(documentId, { source: "automation", approvers: [newcomer.userId] }));
+    expect(replaced.applied).to.equal(true);
+    const approved = await newcomer.post(`/documents/${documentId}/approve`);
+    expect(approved.status).to.equal(200);
+    expect(approved.body.data.status).to.equal("ready_to_export");
+    expect(approved.body.data.approval.stages).to.have.length(1);
+  });
+
   it("refuses a malformed route from a service (INVALID_ARGUMENT) without changing the document", async () => {
     const { owner, queueId } = await queueFixture(h, "bad-route");
     const documentId = await documentFixture(owner, queueId, { extracted: true });

@@ -158,7 +158,8 @@ export class DocumentChanges {
     const kept = current.messages.filter((message) => !replaced(message));
     const messages = [...kept, ...change.messages.map((message) => ({ ...message, source: change.source }))];
     let approvers = change.approvers.length ? [...new Set(change.approvers)] : current.approvers;
-    let approval = current.approval;
+    // Approvers assigned without a route replace the route too: they are one stage of their own.
+    let approval = change.approvers.length ? null : current.approval;
     if (change.approvalRoute) {
       const { stages, stage } = change.approvalRoute;
       const joined = stages.map((each, index) =>
