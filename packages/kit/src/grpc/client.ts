@@ -64,6 +64,10 @@ export class GrpcClient {
         volumeThreshold: options.breaker.volumeThreshold ?? 5,
         // Answers the caller gives on purpose (not found, invalid, forbidden) say nothing of the dependency's health.
         errorFilter: (error: unknown) => error instanceof DomainError && !(error instanceof UpstreamError),
+        // Only the counts decide whether it opens: rolling latency percentiles (a sort of the window on every
+        // counted failure) and periodic snapshots are work nothing reads (#19's delivery profile).
+        rollingPercentilesEnabled: false,
+        enableSnapshots: false,
       });
       const gauge = options.metrics?.breakerState;
       const label = { breaker: `grpc:${target}` };
