@@ -119,6 +119,7 @@ describe("OpenAPI of the document service: every /api/v2 route described, every 
       expect(success, route).to.have.lengthOf(1);
       const content = operation.responses[success[0]!]!.content;
       if (route === "GET /api/v2/documents/{document_id}/file") expect(content?.["application/pdf"]?.schema, route).to.be.an("object");
+      else if (success[0] === "204") expect(content, route).to.equal(undefined);
       else expect(content?.["application/json"]?.schema, route).to.be.an("object");
       if (success[0] === "201") expect(operation.responses["201"]!.headers, route).to.have.property("Location");
       expect(operation.responses, route).to.include.keys("401", "503");
