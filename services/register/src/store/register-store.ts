@@ -63,12 +63,12 @@ const INPUT_ROWS = `
  * What the trigram index is asked for q: its longest words (runs of letters and digits, as pg_trgm splits
  * text) of three characters or more, each as a substring. Any substring of q is implied by q, so this finds
  * every match; it leaves out the trigrams q's word boundaries would add ("  a" for a word starting with a),
- * which are in a large share of all items and made a two-word search 2.5 times slower. Without such a word,
- * q itself is the pattern.
+ * which are in a large share of all items and made a two-word search 2.5 times slower. Empty when q has no
+ * such word.
  */
 function indexedWordsOf(text: string): string[] {
   const words = [...new Set(text.split(/[^\p{L}\p{N}]+/u))].filter((word) => word.length >= 3);
-  return words.length ? words.sort((a, b) => b.length - a.length).slice(0, 3) : [text];
+  return words.sort((a, b) => b.length - a.length).slice(0, 3);
 }
 
 /** Escapes LIKE's wildcards and its escape character, so that q matches literally. */
@@ -216,21 +216,55 @@ export class RegisterStore {
     return pageOf(rows);
   }
 
-  /** Items of which a searched field contains `text`, case-insensitively, with their count, in one statement. */
+  /**
+   * Items of which a searched field contains `text`, case-insensitively, with their count, in one statement.
+   * The matches are collected as positions only; the page's rows are read by position afterwards.
+   */
   async searchItems(registerId: string, text: string, offset: number, limit: number): Promise<ItemsAndTotal> {
-    // The index is asked for the longest words of q, the exact substring is checked on what it finds.
-    const patterns = indexedWordsOf(text).map(likeSubstring);
+    const words = indexedWordsOf(text);
+    return words.length
+      ? this.searchByWords(registerId, text, words, offset, limit)
+      : this.searchWithoutWords(registerId, text, offset, limit);
+  }
+
+  /** The index is asked for the longest words of q, the exact substring is checked on what it finds. */
+  private async searchByWords(registerId: string, text: string, words: string[], offset: number, limit: number): Promise<ItemsAndTotal> {
+    const patterns = words.map(likeSubstring);
     const indexed = patterns.map((_, index) => `search_text LIKE lower($${5 + index})`).join(" AND ");
     const rows = await this.sql.rows<PageRow>(
-      `WITH matches AS (
-         SELECT position, ${ITEM_COLUMNS} FROM register_items
+      `WITH matches AS MATERIALIZED (
+         SELECT position FROM register_items
          WHERE register_id = $1 AND ${indexed} AND strpos(search_text, lower($2)) > 0
        )
-       SELECT counted.total, ${itemFieldsOf("page")}
+       SELECT counted.total, ${itemFieldsOf("item")}
        FROM (SELECT count(*)::integer AS total FROM matches) AS counted
-       LEFT JOIN LATERAL (SELECT * FROM matches ORDER BY position LIMIT $4 OFFSET $3) AS page ON true
+       LEFT JOIN LATERAL (SELECT position FROM matches ORDER BY position LIMIT $4 OFFSET $3) AS page ON true
+       LEFT JOIN register_items AS item ON item.register_id = $1 AND item.position = page.position
        ORDER BY page.position`,
       [registerId, text, offset, limit, ...patterns],
+    );
+    return pageOf(rows);
+  }
+
+  /**
+   * q without a word of three characters (`s.r.o.`, `cz`) has only word-boundary trigrams or none, so it
+   * usually matches a large share of the register. The count and the page are separate scans of one
+   * statement: the count may run as a parallel scan, and the page reads the position index until it has
+   * its rows instead of sorting every match. The LIKE pattern is q itself, so its recheck is the exact test.
+   */
+  private async searchWithoutWords(registerId: string, text: string, offset: number, limit: number): Promise<ItemsAndTotal> {
+    const rows = await this.sql.rows<PageRow>(
+      `SELECT counted.total, ${itemFieldsOf("page")}
+       FROM (
+         SELECT count(*)::integer AS total FROM register_items WHERE register_id = $1 AND search_text LIKE lower($2)
+       ) AS counted
+       LEFT JOIN LATERAL (
+         SELECT position, ${ITEM_COLUMNS} FROM register_items
+         WHERE register_id = $1 AND search_text LIKE lower($2)
+         ORDER BY position LIMIT $4 OFFSET $3
+       ) AS page ON true
+       ORDER BY page.position`,
+      [registerId, likeSubstring(text), offset, limit],
     );
     return pageOf(rows);
   }
