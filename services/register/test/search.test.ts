@@ -153,6 +153,29 @@ describe("searching a register: results and totals equal a plain substring scan 
     await expectSameAsScan(["sta", "s.r.o.", items[3]!.name!], 7);
   });
 
+  it("counts a q without a three-character word that matches more than 10,000 items, and pages it in upload order", async () => {
+    const many = suppliers(10_800, 5).map((item, index) =>
+      index % 20 === 7 ? { ...item, label: item.name } : { ...item, label: `${item.name} s.r.o.` },
+    );
+    const answer = await harness.upload(owner.token, [{ queue_id: queueId, method: "replace", name: "Many", items: many }]);
+    expect(answer.status).to.equal(201);
+    const manyId = answer.body.data[0].id;
+    for (const q of ["s.r.o.", "cz", "o."]) {
+      const expected = expectedMatches(many, q);
+      if (q !== "cz") expect(expected.length, q).to.be.greaterThan(10_000);
+      for (const page of [1, 61]) {
+        const found = await harness.call("GET", `/registers/${manyId}/items?q=${encodeURIComponent(q)}&page=${page}&page_size=100`, {
+          token: owner.token,
+        });
+        expect(found.body.pagination.total, q).to.equal(expected.length);
+        expect(
+          found.body.data.map((item: { value: string }) => item.value),
+          q,
+        ).to.deep.equal(expected.slice((page - 1) * 100, page * 100));
+      }
+    }
+  });
+
   it("keeps each register's search to its own items, and another organization's register is 404", async () => {
     const theirs = await searchAll("quixotic zephyr", 20, otherRegisterId, stranger);
     expect(theirs.values).to.deep.equal(["Q-1"]);

@@ -71,6 +71,12 @@ function indexedWordsOf(text: string): string[] {
   return words.sort((a, b) => b.length - a.length).slice(0, 3);
 }
 
+/**
+ * Matches of a q without a three-character word beyond which it is counted by a sequential scan. At
+ * 1,000,000 items the scan costs about as much as rechecking 30,000 trigram candidates one by one.
+ */
+const BROAD_MATCHES = 10_000;
+
 /** Escapes LIKE's wildcards and its escape character, so that q matches literally. */
 function likeSubstring(text: string): string {
   return `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
@@ -247,24 +253,37 @@ export class RegisterStore {
   }
 
   /**
-   * q without a word of three characters (`s.r.o.`, `cz`) has only word-boundary trigrams or none, so it
-   * usually matches a large share of the register. The count and the page are separate scans of one
-   * statement: the count may run as a parallel scan, and the page reads the position index until it has
-   * its rows instead of sorting every match. The LIKE pattern is q itself, so its recheck is the exact test.
+   * q without a word of three characters (`s.r.o.`, `cz`) has only word-boundary trigrams or none; most such
+   * q match a large share of the register, a few (`x&y`) almost nothing. The LIKE pattern is q itself, so
+   * its recheck is the exact test. The statement first collects up to BROAD_MATCHES matches the cheapest way
+   * the planner finds; fewer means these are all, and the page is taken from them. Otherwise it counts with
+   * `strpos`, which no index serves: a sequential scan that Postgres may split among workers, cheaper than
+   * rechecking trigram candidates that are every item anyway; and the page is read from the position index
+   * until it has its rows.
    */
   private async searchWithoutWords(registerId: string, text: string, offset: number, limit: number): Promise<ItemsAndTotal> {
     const rows = await this.sql.rows<PageRow>(
-      `SELECT counted.total, ${itemFieldsOf("page")}
+      `WITH first AS MATERIALIZED (
+         SELECT position FROM register_items WHERE register_id = $1 AND search_text LIKE lower($2) LIMIT $6
+       ),
+       probe AS (SELECT count(*)::integer AS found FROM first)
+       SELECT counted.total, ${itemFieldsOf("item")}
        FROM (
-         SELECT count(*)::integer AS total FROM register_items WHERE register_id = $1 AND search_text LIKE lower($2)
+         SELECT CASE WHEN probe.found < $6 THEN probe.found ELSE (
+             SELECT count(*)::integer FROM register_items WHERE register_id = $1 AND strpos(search_text, lower($5)) > 0
+           ) END AS total
+         FROM probe
        ) AS counted
        LEFT JOIN LATERAL (
-         SELECT position, ${ITEM_COLUMNS} FROM register_items
-         WHERE register_id = $1 AND search_text LIKE lower($2)
-         ORDER BY position LIMIT $4 OFFSET $3
+         (SELECT position FROM first WHERE (SELECT found FROM probe) < $6 ORDER BY position LIMIT $4 OFFSET $3)
+         UNION ALL
+         (SELECT position FROM register_items
+          WHERE (SELECT found FROM probe) >= $6 AND register_id = $1 AND search_text LIKE lower($2)
+          ORDER BY position LIMIT $4 OFFSET $3)
        ) AS page ON true
+       LEFT JOIN register_items AS item ON item.register_id = $1 AND item.position = page.position
        ORDER BY page.position`,
-      [registerId, likeSubstring(text), offset, limit],
+      [registerId, likeSubstring(text), offset, limit, text, BROAD_MATCHES],
     );
     return pageOf(rows);
   }
