@@ -336,8 +336,10 @@ async function main(): Promise<void> {
     await measureRead("q = two words of a company name", () => q(loadedItem().name));
     const searchKinds = reads.slice(2).map((entry) => entry.result);
     await measureRead('q = "zzyzx" (no match)', () => q("zzyzx"), 100);
+    await measureRead('q = "x&y" (no word of three characters, no match)', () => q("x&y"), 100);
     await measureRead('q = "s.r.o." (broad: a third of the register)', () => q("s.r.o."), 20);
     await measureRead('q = "cz" (broad: 70 % of the register)', () => q("cz"), 10);
+    await measureRead('q = "s.r.o.", page 5,000 (offset 99,980)', () => items(`q=s.r.o.&page=5000`), 10);
 
     const [{ trigrams }] = (
       await database.query<{ trigrams: string }>(

@@ -63,13 +63,19 @@ const INPUT_ROWS = `
  * What the trigram index is asked for q: its longest words (runs of letters and digits, as pg_trgm splits
  * text) of three characters or more, each as a substring. Any substring of q is implied by q, so this finds
  * every match; it leaves out the trigrams q's word boundaries would add ("  a" for a word starting with a),
- * which are in a large share of all items and made a two-word search 2.5 times slower. Without such a word,
- * q itself is the pattern.
+ * which are in a large share of all items and made a two-word search 2.5 times slower. Empty when q has no
+ * such word.
  */
 function indexedWordsOf(text: string): string[] {
   const words = [...new Set(text.split(/[^\p{L}\p{N}]+/u))].filter((word) => word.length >= 3);
-  return words.length ? words.sort((a, b) => b.length - a.length).slice(0, 3) : [text];
+  return words.sort((a, b) => b.length - a.length).slice(0, 3);
 }
+
+/**
+ * Matches of a q without a three-character word beyond which it is counted by a sequential scan. At
+ * 1,000,000 items the scan costs about as much as rechecking 30,000 trigram candidates one by one.
+ */
+const BROAD_MATCHES = 10_000;
 
 /** Escapes LIKE's wildcards and its escape character, so that q matches literally. */
 function likeSubstring(text: string): string {
@@ -224,21 +230,68 @@ export class RegisterStore {
     return pageOf(rows);
   }
 
-  /** Items of which a searched field contains `text`, case-insensitively, with their count, in one statement. */
+  /**
+   * Items of which a searched field contains `text`, case-insensitively, with their count, in one statement.
+   * The matches are collected as positions only; the page's rows are read by position afterwards.
+   */
   async searchItems(registerId: string, text: string, offset: number, limit: number): Promise<ItemsAndTotal> {
-    // The index is asked for the longest words of q, the exact substring is checked on what it finds.
-    const patterns = indexedWordsOf(text).map(likeSubstring);
+    const words = indexedWordsOf(text);
+    return words.length
+      ? this.searchByWords(registerId, text, words, offset, limit)
+      : this.searchWithoutWords(registerId, text, offset, limit);
+  }
+
+  /** The index is asked for the longest words of q, the exact substring is checked on what it finds. */
+  private async searchByWords(registerId: string, text: string, words: string[], offset: number, limit: number): Promise<ItemsAndTotal> {
+    const patterns = words.map(likeSubstring);
     const indexed = patterns.map((_, index) => `search_text LIKE lower($${5 + index})`).join(" AND ");
     const rows = await this.sql.rows<PageRow>(
-      `WITH matches AS (
-         SELECT position, ${ITEM_COLUMNS} FROM register_items
+      `WITH matches AS MATERIALIZED (
+         SELECT position FROM register_items
          WHERE register_id = $1 AND ${indexed} AND strpos(search_text, lower($2)) > 0
        )
-       SELECT counted.total, ${itemFieldsOf("page")}
+       SELECT counted.total, ${itemFieldsOf("item")}
        FROM (SELECT count(*)::integer AS total FROM matches) AS counted
-       LEFT JOIN LATERAL (SELECT * FROM matches ORDER BY position LIMIT $4 OFFSET $3) AS page ON true
+       LEFT JOIN LATERAL (SELECT position FROM matches ORDER BY position LIMIT $4 OFFSET $3) AS page ON true
+       LEFT JOIN register_items AS item ON item.register_id = $1 AND item.position = page.position
        ORDER BY page.position`,
       [registerId, text, offset, limit, ...patterns],
+    );
+    return pageOf(rows);
+  }
+
+  /**
+   * q without a word of three characters (`s.r.o.`, `cz`) has only word-boundary trigrams or none; most such
+   * q match a large share of the register, a few (`x&y`) almost nothing. The LIKE pattern is q itself, so
+   * its recheck is the exact test. The statement first collects up to BROAD_MATCHES matches the cheapest way
+   * the planner finds; fewer means these are all, and the page is taken from them. Otherwise it counts with
+   * `strpos`, which no index serves: a sequential scan that Postgres may split among workers, cheaper than
+   * rechecking trigram candidates that are every item anyway; and the page is read from the position index
+   * until it has its rows.
+   */
+  private async searchWithoutWords(registerId: string, text: string, offset: number, limit: number): Promise<ItemsAndTotal> {
+    const rows = await this.sql.rows<PageRow>(
+      `WITH first AS MATERIALIZED (
+         SELECT position FROM register_items WHERE register_id = $1 AND search_text LIKE lower($2) LIMIT $6
+       ),
+       probe AS (SELECT count(*)::integer AS found FROM first)
+       SELECT counted.total, ${itemFieldsOf("item")}
+       FROM (
+         SELECT CASE WHEN probe.found < $6 THEN probe.found ELSE (
+             SELECT count(*)::integer FROM register_items WHERE register_id = $1 AND strpos(search_text, lower($5)) > 0
+           ) END AS total
+         FROM probe
+       ) AS counted
+       LEFT JOIN LATERAL (
+         (SELECT position FROM first WHERE (SELECT found FROM probe) < $6 ORDER BY position LIMIT $4 OFFSET $3)
+         UNION ALL
+         (SELECT position FROM register_items
+          WHERE (SELECT found FROM probe) >= $6 AND register_id = $1 AND search_text LIKE lower($2)
+          ORDER BY position LIMIT $4 OFFSET $3)
+       ) AS page ON true
+       LEFT JOIN register_items AS item ON item.register_id = $1 AND item.position = page.position
+       ORDER BY page.position`,
+      [registerId, likeSubstring(text), offset, limit, text, BROAD_MATCHES],
     );
     return pageOf(rows);
   }
