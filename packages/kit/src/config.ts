@@ -42,6 +42,10 @@ export function serviceConfigSchema(service: ServiceName) {
     MIGRATE_ONLY: booleanFlag.default(false),
     /** `false`: start without migrating, and refuse to start while a migration is pending (an init container migrates). */
     MIGRATE_ON_START: booleanFlag.default(true),
+    /** How long a migrator waits for another instance's migrations before it fails. */
+    MIGRATION_LOCK_WAIT_MS: z.coerce.number().int().min(100).default(300_000),
+    /** How long a migration's statement waits for a table lock (`lock_timeout`) before the migration fails. */
+    MIGRATION_DDL_LOCK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
     NATS_URL: z.string().min(1).default("nats://127.0.0.1:4222"),
     NATS_STREAM: z
       .string()

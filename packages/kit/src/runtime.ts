@@ -11,7 +11,7 @@ import { EventBus, type SubscriptionOptions } from "./bus/event-bus.js";
 import { kitMigrations, Outbox } from "./bus/outbox.js";
 import { OutboxEvents } from "./bus/outbox-events.js";
 import { loadConfigOrExit, type ServiceName, serviceConfigSchema } from "./config.js";
-import { connectDatabase, type Migration, pendingMigrations, runMigrations } from "./db/database.js";
+import { connectDatabase, type Migration, type MigrationTimeouts, pendingMigrations, runMigrations } from "./db/database.js";
 import { Sql } from "./db/sql.js";
 import { type GrpcIdentity, grpcIdentityFromConfig } from "./grpc/identity.js";
 import { GrpcServer } from "./grpc/server.js";
@@ -143,7 +143,7 @@ export async function connectInfrastructure(
   });
   try {
     const migrations = [...kitMigrations, ...options.migrations];
-    if (config.MIGRATE_ON_START) await runMigrations(sequelize, migrations, logger);
+    if (config.MIGRATE_ON_START) await runMigrations(sequelize, migrations, logger, migrationTimeouts(config));
     else {
       // Serving on a schema older than the code would fail request by request; refuse to start instead.
       const pending = await pendingMigrations(sequelize, migrations);
@@ -177,6 +177,10 @@ export async function connectInfrastructure(
  * Connects to the service's database, runs the kit's and the service's pending migrations
  * (under the advisory lock of `runMigrations`) and closes the connections. Returns the names applied.
  */
+function migrationTimeouts(config: BaseServiceConfig): MigrationTimeouts {
+  return { lockWaitMs: config.MIGRATION_LOCK_WAIT_MS, ddlLockWaitMs: config.MIGRATION_DDL_LOCK_TIMEOUT_MS };
+}
+
 export async function migrateServiceDatabase(
   config: BaseServiceConfig,
   options: { migrations: Migration[]; logger: Logger },
@@ -188,7 +192,7 @@ export async function migrateServiceDatabase(
     logger: options.logger,
   });
   try {
-    return await runMigrations(sequelize, [...kitMigrations, ...options.migrations], options.logger);
+    return await runMigrations(sequelize, [...kitMigrations, ...options.migrations], options.logger, migrationTimeouts(config));
   } finally {
     await sequelize.close();
   }

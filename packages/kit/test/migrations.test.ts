@@ -1,8 +1,9 @@
 import { expect } from "chai";
+import pg from "pg";
 import { QueryTypes, type Sequelize } from "sequelize";
 import { kitMigrations } from "../src/bus/outbox.js";
 import { serviceConfigSchema } from "../src/config.js";
-import { connectDatabase, type Migration, pendingMigrations, runMigrations } from "../src/db/database.js";
+import { connectDatabase, databaseUrl, type Migration, pendingMigrations, runMigrations } from "../src/db/database.js";
 import { connectInfrastructure, migrateServiceDatabase } from "../src/runtime.js";
 import { dropDatabase, serverUrl, silentLogger, uniqueName } from "./support.js";
 
@@ -37,6 +38,57 @@ describe("database bootstrap", () => {
     expect(applied.flat().sort()).to.deep.equal(["0001-runs", "0002-more"]);
     const runs = await first.query<{ name: string }>("SELECT name FROM runs ORDER BY name", { type: QueryTypes.SELECT });
     expect(runs.map((row) => row.name)).to.deep.equal(["0001", "0002"]);
+  });
+});
+
+describe("migration timeouts", () => {
+  const database = uniqueName("migration_timeouts");
+  let sequelize: Sequelize;
+  let holder: pg.Client;
+
+  before(async () => {
+    sequelize = await connectDatabase({ serverUrl, database, logger: silentLogger });
+    await sequelize.query("CREATE TABLE busy (id int)");
+    holder = new pg.Client({ connectionString: databaseUrl(serverUrl, database) });
+    await holder.connect();
+  });
+  after(async () => {
+    await holder.end();
+    await sequelize.close();
+    await dropDatabase(database);
+  });
+
+  it("fails with a clear error, instead of waiting forever, while another instance holds the migration lock", async () => {
+    await holder.query("SELECT pg_advisory_lock(727001)");
+    try {
+      const started = Date.now();
+      const failure = await runMigrations(sequelize, [], silentLogger, { lockWaitMs: 300, ddlLockWaitMs: 10_000 }).catch((error) => error);
+      expect(failure).to.be.instanceOf(Error);
+      expect((failure as Error).message).to.match(/another instance has been migrating this database for over 300 ms/);
+      expect(Date.now() - started).to.be.below(5_000);
+    } finally {
+      await holder.query("SELECT pg_advisory_unlock(727001)");
+    }
+  });
+
+  it("a DDL waiting behind a long transaction gives up at the lock timeout; the migration runs once the table is free", async () => {
+    const migrations: Migration[] = [
+      { name: "0001-busy-column", up: ({ sequelize: db }) => db.query("ALTER TABLE busy ADD COLUMN note text") },
+    ];
+    await holder.query("BEGIN");
+    await holder.query("SELECT * FROM busy");
+    try {
+      const failure = await runMigrations(sequelize, migrations, silentLogger, { lockWaitMs: 10_000, ddlLockWaitMs: 200 }).catch(
+        (error) => error,
+      );
+      expect(String((failure as Error).message ?? failure)).to.match(/lock timeout/i);
+      expect(await pendingMigrations(sequelize, migrations)).to.deep.equal(["0001-busy-column"]);
+    } finally {
+      await holder.query("ROLLBACK");
+    }
+    expect(await runMigrations(sequelize, migrations, silentLogger, { lockWaitMs: 10_000, ddlLockWaitMs: 200 })).to.deep.equal([
+      "0001-busy-column",
+    ]);
   });
 });
 

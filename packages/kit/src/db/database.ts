@@ -56,16 +56,21 @@ export class GuardedPgClient extends pg.Client {
 /** The pg module Sequelize is given: the same, but its clients are guarded. */
 const guardedPg = { ...pg, Client: GuardedPgClient };
 
-export async function connectDatabase(options: DatabaseOptions): Promise<Sequelize> {
-  await ensureDatabase(options.serverUrl, options.database);
-  const sequelize = new Sequelize(databaseUrl(options.serverUrl, options.database), {
+/** A Sequelize of the database at `url`: `poolMax` connections, named `applicationName`, with `serverOptions` (`-c …`). */
+function sequelizeOf(url: string, poolMax: number, applicationName: string, serverOptions?: string): Sequelize {
+  return new Sequelize(url, {
     dialect: "postgres",
     dialectModule: guardedPg,
     logging: false,
-    pool: { max: options.poolMax ?? 10, min: 0, idle: 10_000, acquire: 10_000 },
+    pool: { max: poolMax, min: 0, idle: 10_000, acquire: 10_000 },
     define: { underscored: true, timestamps: false, freezeTableName: true },
-    dialectOptions: { application_name: options.database },
+    dialectOptions: { application_name: applicationName, ...(serverOptions ? { options: serverOptions } : {}) },
   });
+}
+
+export async function connectDatabase(options: DatabaseOptions): Promise<Sequelize> {
+  await ensureDatabase(options.serverUrl, options.database);
+  const sequelize = sequelizeOf(databaseUrl(options.serverUrl, options.database), options.poolMax ?? 10, options.database);
   await sequelize.authenticate();
   connectionUrls.set(sequelize, databaseUrl(options.serverUrl, options.database));
   return sequelize;
@@ -95,34 +100,65 @@ const MIGRATION_LOCK_KEY = 727_001;
 /** Where umzug records the names of the migrations it applied. */
 const MIGRATIONS_TABLE = "schema_migrations";
 
+export interface MigrationTimeouts {
+  /** How long to wait for another instance's migrations (the advisory lock) before failing. */
+  lockWaitMs: number;
+  /**
+   * How long one statement of a migration may wait for a table lock before it fails (`lock_timeout`). A DDL waiting
+   * behind a long transaction would otherwise queue every query of that table behind itself: failing lets traffic
+   * go on, and the migration is tried again at the next start.
+   */
+  ddlLockWaitMs: number;
+}
+
+export const DEFAULT_MIGRATION_TIMEOUTS: MigrationTimeouts = { lockWaitMs: 300_000, ddlLockWaitMs: 10_000 };
+
 /**
  * Runs pending migrations once, even when several instances start together: the first
  * takes a session advisory lock, the others wait for it and then find nothing pending.
+ * The migrations run on connections of their own, with the DDL lock timeout; `sequelize` is not changed.
  */
-export async function runMigrations(sequelize: Sequelize, migrations: Migration[], logger: Logger): Promise<string[]> {
-  const queryInterface = sequelize.getQueryInterface();
+export async function runMigrations(
+  sequelize: Sequelize,
+  migrations: Migration[],
+  logger: Logger,
+  timeouts: MigrationTimeouts = DEFAULT_MIGRATION_TIMEOUTS,
+): Promise<string[]> {
   // The lock's own connection, made like the pool's (same URL, so the same TLS settings).
-  const connection = new pg.Client({ connectionString: connectionUrls.get(sequelize) ?? urlOfConfig(sequelize) });
+  const url = connectionUrls.get(sequelize) ?? urlOfConfig(sequelize);
+  const connection = new pg.Client({ connectionString: url });
   await connection.connect();
+  const migrator = sequelizeOf(url, 3, `${sequelize.config.database}_migrations`, `-c lock_timeout=${Math.trunc(timeouts.ddlLockWaitMs)}`);
+  const queryInterface = migrator.getQueryInterface();
   try {
-    await connection.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
+    await connection.query(`SET lock_timeout = ${Math.trunc(timeouts.lockWaitMs)}`);
+    await connection.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]).catch((error: unknown) => {
+      if ((error as { code?: string }).code !== LOCK_NOT_AVAILABLE) throw error;
+      throw new Error(`another instance has been migrating this database for over ${timeouts.lockWaitMs} ms; try again later`, {
+        cause: error,
+      });
+    });
     const umzug = new Umzug({
       migrations: migrations.map((migration) => ({
         name: migration.name,
-        up: () => migration.up({ queryInterface, sequelize }),
-        down: () => (migration.down ?? (async () => undefined))({ queryInterface, sequelize }),
+        up: () => migration.up({ queryInterface, sequelize: migrator }),
+        down: () => (migration.down ?? (async () => undefined))({ queryInterface, sequelize: migrator }),
       })),
-      context: { queryInterface, sequelize },
-      storage: new SequelizeStorage({ sequelize, tableName: MIGRATIONS_TABLE }),
+      context: { queryInterface, sequelize: migrator },
+      storage: new SequelizeStorage({ sequelize: migrator, tableName: MIGRATIONS_TABLE }),
       logger: undefined,
     });
     const applied = await umzug.up();
     if (applied.length) logger.info({ migrations: applied.map((m) => m.name) }, "migrations applied");
     return applied.map((m) => m.name);
   } finally {
+    await migrator.close();
     await connection.end();
   }
 }
+
+/** Postgres' SQLSTATE for a lock wait that ran past lock_timeout. */
+const LOCK_NOT_AVAILABLE = "55P03";
 
 /** The names of `migrations` not applied yet; it only reads, so it needs neither the lock nor DDL rights. */
 export async function pendingMigrations(sequelize: Sequelize, migrations: Migration[]): Promise<string[]> {
