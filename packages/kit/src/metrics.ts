@@ -4,7 +4,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom
 export class Metrics {
   readonly registry = new Registry();
   readonly httpDuration: Histogram<"route" | "method" | "status_code">;
-  readonly grpcServerDuration: Histogram<"service" | "method" | "code">;
+  readonly grpcServerDuration: Histogram<"grpc_service" | "method" | "code">;
   readonly grpcClientDuration: Histogram<"target" | "method" | "code">;
   readonly breakerState: Gauge<"breaker">;
   readonly eventsPublished: Counter<"type">;
@@ -24,8 +24,9 @@ export class Metrics {
     });
     this.grpcServerDuration = new Histogram({
       name: "grpc_server_handling_seconds",
-      help: "gRPC calls handled, by method and status code",
-      labelNames: ["service", "method", "code"],
+      help: "gRPC calls handled, by gRPC service, method and status code",
+      // Not `service`: that is the docex service's own label on every series (and Prometheus' target label).
+      labelNames: ["grpc_service", "method", "code"],
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
       registers,
     });

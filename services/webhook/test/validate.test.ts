@@ -372,6 +372,15 @@ describe("gRPC Validate: the document's validator called within the budget (real
     expect(error?.message).to.include("type").and.include("annotations_json");
   });
 
+  it("labels its gRPC server series with the docex service and, apart, the gRPC service", async () => {
+    await client.validate(request(harness.hierarchy(organizationId)));
+    const line = (await metricsText())
+      .split("\n")
+      .find((candidate) => candidate.startsWith("grpc_server_handling_seconds_count{") && candidate.includes('method="Validate"'));
+    expect(line).to.be.a("string");
+    expect(line).to.include('service="webhook"').and.include('grpc_service="docex.webhook.v1.Webhook"');
+  });
+
   it("records the latency of each call by type and outcome", async () => {
     const metrics = await metricsText();
     for (const outcome of ["ok", "no_validator", "unavailable", "rejected"]) {

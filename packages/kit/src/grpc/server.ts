@@ -121,7 +121,7 @@ export class GrpcServer {
       const requestId = String(call.metadata.get("x-request-id")[0] ?? "") || crypto.randomUUID();
       const caller = this.callerOf(call);
       const logger = this.logger.child({ request_id: requestId, grpc_method: `${serviceName}/${method}`, ...(caller ? { caller } : {}) });
-      const stopTimer = this.metrics?.grpcServerDuration.startTimer({ service: serviceName, method });
+      const stopTimer = this.metrics?.grpcServerDuration.startTimer({ grpc_service: serviceName, method });
       handler(call.request, { requestId, logger, caller, deadlineAt: deadlineOf(call) }).then(
         (response) => {
           stopTimer?.({ code: "OK" });
@@ -145,7 +145,7 @@ export class GrpcServer {
       const requestId = String(call.metadata.get("x-request-id")[0] ?? "") || crypto.randomUUID();
       const caller = this.callerOf(call);
       const logger = this.logger.child({ request_id: requestId, grpc_method: `${serviceName}/${method}`, ...(caller ? { caller } : {}) });
-      const stopTimer = this.metrics?.grpcServerDuration.startTimer({ service: serviceName, method });
+      const stopTimer = this.metrics?.grpcServerDuration.startTimer({ grpc_service: serviceName, method });
       const aborted = new AbortController();
       call.on("cancelled", () => aborted.abort());
       const send = async () => {
@@ -190,7 +190,7 @@ export class GrpcServer {
         "gRPC call refused: caller not allowed",
       );
       this.metrics?.grpcServerDuration.observe(
-        { service: descriptor.path.split("/")[1] ?? "", method: descriptor.path.split("/")[2] ?? "", code: grpc.status[code] },
+        { grpc_service: descriptor.path.split("/")[1] ?? "", method: descriptor.path.split("/")[2] ?? "", code: grpc.status[code] },
         0,
       );
       const trailers = new grpc.Metadata();
