@@ -41,6 +41,8 @@ const LEFT_TO_THE_CODE: Record<string, string> = {
   EXTRACTION_CONCURRENCY: "2 documents in flight per replica",
   DATABASE_NAME: "docex_<service>: each service's own database on the server that DATABASE_URL names",
   DATABASE_POOL_MAX: "10 connections per replica; raise it with the server's max_connections in mind",
+  MIGRATION_LOCK_WAIT_MS: "5 min for another replica's migrations before the init container fails (and is restarted)",
+  MIGRATION_DDL_LOCK_TIMEOUT_MS: "10 s for a migration's table lock: a DDL behind a long transaction fails instead of blocking traffic",
   NATS_STREAM: "DOCEX: every service uses the default; only tests change it",
   NATS_SUBJECT_PREFIX: "docex: as NATS_STREAM",
   GRPC_INSECURE: "false: gRPC is mutual TLS with each service's cert-manager certificate (checked below); never set in a cluster",
@@ -1499,6 +1501,7 @@ describe("Kubernetes manifests (deploy/k8s) and monitoring (deploy/monitoring)",
           ip: "10.96.0.10",
           ports: [{ name: "dns", containerPort: 53, protocol: "UDP" }],
         };
+        const nodeLocalDns: Endpoint = { label: "NodeLocal DNSCache", ip: "169.254.20.10" };
         const receiver: Endpoint = { label: "a receiver on the internet", ip: "203.0.113.10" };
         const privateHost: Endpoint = { label: "a private address", ip: "10.20.0.5" };
         const metadataService: Endpoint = { label: "the cloud metadata service", ip: "169.254.169.254" };
@@ -1519,12 +1522,18 @@ describe("Kubernetes manifests (deploy/k8s) and monitoring (deploy/monitoring)",
           [pod("webhook"), receiver, 8443, true],
           [pod("webhook"), privateHost, 443, false],
           [pod("webhook"), metadataService, 80, false],
+          [pod("webhook"), nodeLocalDns, 80, false],
           [pod("webhook"), pod("gateway"), 8080, false],
         ];
         if (name === "dev") expectations.push([stranger, postgres, 5432, false]);
         for (const process of processes) {
           const self = pod(process.name);
-          expectations.push([self, dns, 53, true, "UDP"], [prometheus, self, process.http, true], [stranger, self, process.http, false]);
+          expectations.push(
+            [self, dns, 53, true, "UDP"],
+            [self, nodeLocalDns, 53, true, "UDP"],
+            [prometheus, self, process.http, true],
+            [stranger, self, process.http, false],
+          );
           if (process.name === "gateway") continue;
           expectations.push(
             [pod("gateway"), self, process.http, true],
