@@ -108,28 +108,31 @@ export class HierarchyStore {
     );
   }
 
-  async listWorkspaces(organizationId: string, query: NameListQuery): Promise<{ items: Workspace[]; total: number }> {
-    const { filter, bind } = nameFilter("organization_id = $1", query, "id IN (SELECT workspace_id FROM queues WHERE id = ANY($Q))");
-    const all = [organizationId, ...bind];
-    const [items, counted] = await Promise.all([
-      this.sql.rows<Workspace>(
-        `SELECT ${WORKSPACE_COLUMNS} FROM workspaces WHERE ${filter} ORDER BY created_at, id LIMIT $${all.length + 1} OFFSET $${all.length + 2}`,
-        [...all, query.limit, query.offset],
-      ),
-      this.sql.one<{ total: string }>(`SELECT count(*) AS total FROM workspaces WHERE ${filter}`, all),
-    ]);
-    return { items, total: Number(counted?.total ?? 0) };
+  listWorkspaces(organizationId: string, query: NameListQuery): Promise<{ items: Workspace[]; total: number }> {
+    const within = "id IN (SELECT workspace_id FROM queues WHERE id = ANY($Q))";
+    return this.namePage<Workspace>("workspaces", WORKSPACE_COLUMNS, { column: "organization_id", id: organizationId }, query, within);
   }
 
-  async listQueues(workspaceId: string, query: NameListQuery): Promise<{ items: Queue[]; total: number }> {
-    const { filter, bind } = nameFilter("workspace_id = $1", query, "id = ANY($Q)");
-    const all = [workspaceId, ...bind];
+  listQueues(workspaceId: string, query: NameListQuery): Promise<{ items: Queue[]; total: number }> {
+    return this.namePage<Queue>("queues", QUEUE_COLUMNS, { column: "workspace_id", id: workspaceId }, query, "id = ANY($Q)");
+  }
+
+  /** A page of `table`'s rows under one parent, oldest first, with their count; `within` narrows to a member's queues. */
+  private async namePage<T extends object>(
+    table: "workspaces" | "queues",
+    columns: string,
+    parent: { column: string; id: string },
+    query: NameListQuery,
+    within: string,
+  ): Promise<{ items: T[]; total: number }> {
+    const { filter, bind } = nameFilter(`${parent.column} = $1`, query, within);
+    const all = [parent.id, ...bind];
     const [items, counted] = await Promise.all([
-      this.sql.rows<Queue>(
-        `SELECT ${QUEUE_COLUMNS} FROM queues WHERE ${filter} ORDER BY created_at, id LIMIT $${all.length + 1} OFFSET $${all.length + 2}`,
+      this.sql.rows<T>(
+        `SELECT ${columns} FROM ${table} WHERE ${filter} ORDER BY created_at, id LIMIT $${all.length + 1} OFFSET $${all.length + 2}`,
         [...all, query.limit, query.offset],
       ),
-      this.sql.one<{ total: string }>(`SELECT count(*) AS total FROM queues WHERE ${filter}`, all),
+      this.sql.one<{ total: string }>(`SELECT count(*) AS total FROM ${table} WHERE ${filter}`, all),
     ]);
     return { items, total: Number(counted?.total ?? 0) };
   }
