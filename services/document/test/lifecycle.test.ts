@@ -1,4 +1,4 @@
-import { dropDatabase, probeRunningService, testServiceConfig } from "@docex/testkit";
+import { dropDatabase, eventually, probeRunningService, testServiceConfig } from "@docex/testkit";
 import { expect } from "chai";
 import { configSchema, startDocumentService } from "../src/service.js";
 
@@ -7,7 +7,11 @@ describe("document service lifecycle", () => {
     const config = testServiceConfig("document", {}, configSchema);
     const running = await startDocumentService(config);
     try {
-      const probe = await probeRunningService(running);
+      // Ready once the automation-switch seed has looked at its table, a moment after start (a busy machine: longer).
+      const probe = await eventually(async () => {
+        const answer = await probeRunningService(running);
+        return answer.ready ? answer : undefined;
+      }, 10_000);
       expect(probe.ready).to.equal(true);
       expect(probe.grpcHealth).to.equal("SERVING");
       expect(probe.metrics).to.include("http_request_duration_seconds");
