@@ -106,12 +106,28 @@ export class Infrastructure {
       stopping ??= (async () => {
         this.readiness.drain();
         const timeout = config.SHUTDOWN_TIMEOUT_MS;
-        await Promise.all([closeHttp(server, timeout), grpc?.shutdown(timeout)]);
-        await options.onStop?.();
-        await this.outbox.stop();
-        await this.bus.close();
-        await this.sequelize.close();
-        logger.info("service stopped");
+        // At once: no new requests, calls or background work; what is under way finishes (HTTP, gRPC and the
+        // service's own work drain side by side, so the slowest alone sets the time).
+        await Promise.all([
+          closeHttp(server, timeout),
+          grpc?.shutdown(timeout),
+          finishWithin(options.onDrain?.(), timeout, () =>
+            logger.warn({ timeout_ms: timeout }, "background work still running at shutdown"),
+          ),
+        ]);
+        // Closing the clients, the outbox, NATS and Postgres has CLOSE_TIMEOUT_MS: a stop takes at most
+        // SHUTDOWN_TIMEOUT_MS + CLOSE_TIMEOUT_MS, which every terminationGracePeriodSeconds exceeds.
+        const closed = await finishWithin(
+          (async () => {
+            await options.onStop?.();
+            await this.outbox.stop();
+            await this.bus.close();
+            await this.sequelize.close();
+          })(),
+          CLOSE_TIMEOUT_MS,
+        );
+        if (closed) logger.info("service stopped");
+        else logger.warn({ timeout_ms: CLOSE_TIMEOUT_MS }, "service stopped before its connections finished closing");
       })();
       return stopping;
     };
@@ -222,8 +238,34 @@ export interface ServeOptions {
   app: Express;
   grpc?: GrpcServer;
   subscriptions?: SubscriptionOptions[];
-  /** Extra work to stop before the connections close (schedulers, clients). */
+  /**
+   * Background work that takes new work by itself (claims, consumers, sweeps): stopped at SIGTERM, alongside the
+   * HTTP and gRPC drain, and given SHUTDOWN_TIMEOUT_MS to finish what it started.
+   */
+  onDrain?: () => Promise<void>;
+  /** Clients and timers to close once nothing runs any more, before the bus and the database close. */
   onStop?: () => Promise<void>;
+}
+
+/** How long closing the clients, the outbox relay, NATS and Postgres may take once the drain is over. */
+export const CLOSE_TIMEOUT_MS = 5_000;
+
+/** Waits for `work` at most `timeoutMs`: true when it finished in time, false when it did not; its failure is thrown. */
+async function finishWithin(work: Promise<unknown> | undefined, timeoutMs: number, onTimeout?: () => void): Promise<boolean> {
+  if (!work) return true;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const finished = await Promise.race([
+      work.then(() => true),
+      new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), timeoutMs);
+      }),
+    ]);
+    if (!finished) onTimeout?.();
+    return finished;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export interface RunningService {
@@ -244,6 +286,7 @@ export interface ListenOptions {
 export function listen(app: Express, host: string, port: number, options: ListenOptions = {}): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = createServer({ maxHeaderSize: options.maxHeaderSize }, app);
+    trackResponses(server);
     server.keepAliveTimeout = 65_000;
     server.headersTimeout = 66_000;
     server.on("clientError", answerClientError);
@@ -298,8 +341,36 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   );
 }
 
-/** Stops accepting connections, lets in-flight requests finish, then closes what is left. */
+/** The responses not yet finished of each server `listen` made, and whether it is draining. */
+const serverStates = new WeakMap<Server, { responses: Set<ServerResponse>; draining: boolean }>();
+
+function trackResponses(server: Server): void {
+  const state = { responses: new Set<ServerResponse>(), draining: false };
+  serverStates.set(server, state);
+  server.on("request", (_req, res: ServerResponse) => {
+    if (state.draining) closeAfter(res);
+    state.responses.add(res);
+    res.once("close", () => state.responses.delete(res));
+  });
+}
+
+/** The connection closes once this response is sent: `Connection: close` when its head is still to be sent. */
+function closeAfter(res: ServerResponse): void {
+  if (!res.headersSent) res.setHeader("connection", "close");
+  else res.once("finish", () => res.socket?.end());
+}
+
+/**
+ * Stops accepting connections, closes idle keep-alive connections at once, lets in-flight requests finish (each
+ * connection closing after its answer, which tells the client not to send another on it), then closes what is
+ * left after `timeoutMs`.
+ */
 export function closeHttp(server: Server, timeoutMs: number): Promise<void> {
+  const state = serverStates.get(server);
+  if (state) {
+    state.draining = true;
+    for (const res of state.responses) closeAfter(res);
+  }
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
       server.closeAllConnections();

@@ -1,0 +1,69 @@
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
+import { connect, type Socket } from "node:net";
+import { expect } from "chai";
+import express from "express";
+import { closeHttp, listen } from "../src/runtime.js";
+
+/** A raw keep-alive HTTP/1.1 connection: what it received, and when it was closed. */
+function keepAliveConnection(port: number) {
+  const socket: Socket = connect(port, "127.0.0.1");
+  const state = { received: "", closedAt: 0 };
+  socket.on("data", (chunk: Buffer) => {
+    state.received += chunk.toString();
+  });
+  socket.on("close", () => {
+    state.closedAt = Date.now();
+  });
+  const request = (path: string) => socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n`);
+  return { socket, state, request };
+}
+
+async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe("closeHttp at SIGTERM (issue 20, item 4)", () => {
+  it("closes idle keep-alive connections at once, lets an in-flight request finish, then closes its connection", async () => {
+    const app = express();
+    app.get("/fast", (_req, res) => {
+      res.json({ ok: true });
+    });
+    app.get("/slow", (_req, res) => {
+      setTimeout(() => res.json({ ok: true }), 600);
+    });
+    const server = await listen(app, "127.0.0.1", 0);
+    const port = (server.address() as AddressInfo).port;
+    const idle = keepAliveConnection(port);
+    const busy = keepAliveConnection(port);
+    try {
+      await Promise.all([once(idle.socket, "connect"), once(busy.socket, "connect")]);
+      idle.request("/fast");
+      await until(() => idle.state.received.includes("\r\n\r\n{"), 2_000);
+      busy.request("/slow");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+
+      const stoppingAt = Date.now();
+      const closing = closeHttp(server, 10_000);
+      await until(() => idle.state.closedAt > 0, 1_000);
+      expect(idle.state.closedAt - stoppingAt, "the idle connection is closed at once").to.be.below(300);
+      expect(busy.state.closedAt, "the busy connection stays open for its request").to.equal(0);
+
+      await closing;
+      const stoppedIn = Date.now() - stoppingAt;
+      expect(stoppedIn, "the drain ends with its last request, not after the keep-alive timeout").to.be.below(2_000);
+      await until(() => busy.state.closedAt > 0, 1_000);
+      expect(busy.state.received, "the in-flight request got its answer").to.match(/^HTTP\/1\.1 200 OK/);
+      expect(busy.state.received).to.include('{"ok":true}');
+      expect(busy.state.received.toLowerCase(), "and was told the connection closes").to.include("connection: close");
+    } finally {
+      idle.socket.destroy();
+      busy.socket.destroy();
+      server.closeAllConnections();
+    }
+  });
+});
