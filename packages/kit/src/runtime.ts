@@ -149,7 +149,7 @@ export async function connectInfrastructure(
 ): Promise<Infrastructure> {
   const logger = options.logger ?? createLogger(name, config.LOG_LEVEL);
   const metrics = new Metrics(name);
-  const readiness = new Readiness();
+  const readiness = new Readiness(metrics);
   const grpcIdentity = grpcIdentityFromConfig(name, config, logger);
   const sequelize = await connectDatabase({
     serverUrl: config.DATABASE_URL,
@@ -177,8 +177,10 @@ export async function connectInfrastructure(
       streamReplicas: config.NATS_STREAM_REPLICAS,
     });
     const outbox = new Outbox({ sequelize, bus, logger, metrics, pollIntervalMs: options.outboxPollIntervalMs });
+    // The service's own database: no request can be served without it. NATS can be away for a while: events
+    // wait in the outbox, and consumers catch up when it is back; its outage shows in dependency_up.
     readiness.add("postgres", () => sequelize.query("SELECT 1"));
-    readiness.add("nats", () => bus.check());
+    readiness.watch("nats", () => bus.check());
     const verifier = new CachedTokenVerifier(
       new TokenVerifier({ jwksUri: config.AUTH_JWKS_URL, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE }),
     );
