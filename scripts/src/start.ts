@@ -6,7 +6,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { ensureGrpcIdentityDirectory, SERVICE_NAMES } from "@docex/kit";
 import { startNats, startPostgres } from "./infrastructure.js";
-import { serviceEnvironment, sharedStackEnvironment, stackPort } from "./stack-environment.js";
+import { parseStackReplicas, replicasOf, serviceEnvironment, sharedStackEnvironment, stackPort } from "./stack-environment.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const dataDir = path.join(root, ".data");
@@ -130,7 +130,7 @@ async function main(): Promise<void> {
   const nats = await startNats(dataDir, say);
   infrastructure.push(nats);
 
-  const layout = { portOffset, namespace };
+  const layout = { portOffset, namespace, replicas: parseStackReplicas(process.env.STACK_REPLICAS) };
   const gatewayPort = Number(process.env.GATEWAY_PORT ?? stackPort("gateway", "http", layout));
   const shared: NodeJS.ProcessEnv = {
     ...process.env,
@@ -143,8 +143,11 @@ async function main(): Promise<void> {
     ...sharedStackEnvironment(layout),
   };
   for (const name of SERVICE_NAMES) {
-    const env: NodeJS.ProcessEnv = { ...shared, ...serviceEnvironment(name, layout) };
-    processes.push(startProcess(name, `services/${name}/dist/main.js`, env, stackPort(name, "http", layout)));
+    for (let index = 0; index < replicasOf(name, layout); index++) {
+      const env: NodeJS.ProcessEnv = { ...shared, ...serviceEnvironment(name, layout, index) };
+      const label = index === 0 ? name : `${name}-${index + 1}`;
+      processes.push(startProcess(label, `services/${name}/dist/main.js`, env, stackPort(name, "http", layout, index)));
+    }
   }
   processes.push(startProcess("gateway", "gateway/dist/main.js", { ...shared, GATEWAY_PORT: String(gatewayPort) }, gatewayPort));
   await waitUntilReady(processes);
