@@ -22,6 +22,9 @@ if (namespace !== undefined && !/^[a-z][a-z0-9_]{0,30}$/.test(namespace)) {
   throw new Error("STACK_NAMESPACE must be a lowercase identifier such as docex_e2e_1");
 }
 
+/** STACK_REPLICAS=document=2,webhook=2: processes per service; checked before anything starts. */
+const replicas = parseStackReplicas(process.env.STACK_REPLICAS);
+
 /** Secrets that have no defaults in the services; a local stack makes its own once and keeps them under .data/. */
 const LOCAL_SECRETS = ["AUTH_KEY_ENCRYPTION_KEY", "WEBHOOK_KEY_ENCRYPTION_KEY"] as const;
 
@@ -130,7 +133,7 @@ async function main(): Promise<void> {
   const nats = await startNats(dataDir, say);
   infrastructure.push(nats);
 
-  const layout = { portOffset, namespace, replicas: parseStackReplicas(process.env.STACK_REPLICAS) };
+  const layout = { portOffset, namespace, replicas };
   const gatewayPort = Number(process.env.GATEWAY_PORT ?? stackPort("gateway", "http", layout));
   const shared: NodeJS.ProcessEnv = {
     ...process.env,
