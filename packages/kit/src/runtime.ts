@@ -106,6 +106,7 @@ export class Infrastructure {
       stopping ??= (async () => {
         this.readiness.drain();
         const timeout = config.SHUTDOWN_TIMEOUT_MS;
+        const stopBy = Date.now() + timeout + CLOSE_TIMEOUT_MS;
         // At once: no new requests, calls or background work; what is under way finishes (HTTP, gRPC and the
         // service's own work drain side by side, so the slowest alone sets the time).
         await Promise.all([
@@ -115,8 +116,9 @@ export class Infrastructure {
             logger.warn({ timeout_ms: timeout }, "background work still running at shutdown"),
           ),
         ]);
-        // Closing the clients, the outbox, NATS and Postgres has CLOSE_TIMEOUT_MS: a stop takes at most
-        // SHUTDOWN_TIMEOUT_MS + CLOSE_TIMEOUT_MS, which every terminationGracePeriodSeconds exceeds.
+        // Closing the clients, the outbox, NATS and Postgres has what is left of SHUTDOWN_TIMEOUT_MS +
+        // CLOSE_TIMEOUT_MS (at least CLOSE_TIMEOUT_MS): a stop never takes longer, and every
+        // terminationGracePeriodSeconds exceeds that.
         const closed = await finishWithin(
           (async () => {
             await options.onStop?.();
@@ -124,10 +126,10 @@ export class Infrastructure {
             await this.bus.close();
             await this.sequelize.close();
           })(),
-          CLOSE_TIMEOUT_MS,
+          stopBy - Date.now(),
         );
         if (closed) logger.info("service stopped");
-        else logger.warn({ timeout_ms: CLOSE_TIMEOUT_MS }, "service stopped before its connections finished closing");
+        else logger.warn({ timeout_ms: timeout + CLOSE_TIMEOUT_MS }, "service stopped before its connections finished closing");
       })();
       return stopping;
     };
@@ -249,7 +251,7 @@ export interface ServeOptions {
   onStop?: () => Promise<void>;
 }
 
-/** How long closing the clients, the outbox relay, NATS and Postgres may take once the drain is over. */
+/** What a stop may take beyond SHUTDOWN_TIMEOUT_MS: the least time closing the clients, the outbox relay, NATS and Postgres gets. */
 export const CLOSE_TIMEOUT_MS = 5_000;
 
 /** Waits for `work` at most `timeoutMs`: true when it finished in time, false when it did not; its failure is thrown. */

@@ -1,9 +1,13 @@
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { connect, type Socket } from "node:net";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect as connectNats } from "@nats-io/transport-node";
 import { expect } from "chai";
 import express from "express";
-import { closeHttp, listen } from "../src/runtime.js";
+import { serviceConfigSchema } from "../src/config.js";
+import { CLOSE_TIMEOUT_MS, closeHttp, connectInfrastructure, type Infrastructure, listen } from "../src/runtime.js";
+import { dropDatabase, natsUrl, serverUrl, silentLogger, uniqueName } from "./support.js";
 
 /** A raw keep-alive HTTP/1.1 connection: what it received, and when it was closed. */
 function keepAliveConnection(port: number) {
@@ -65,5 +69,69 @@ describe("closeHttp at SIGTERM (issue 20, item 4)", () => {
       busy.socket.destroy();
       server.closeAllConnections();
     }
+  });
+});
+
+describe("a service's stop (Infrastructure.serve) at SIGTERM (issue 20, item 4)", () => {
+  const database = uniqueName("graceful_stop");
+  const stream = database.toUpperCase();
+  const shutdownMs = 300;
+  let infra: Infrastructure;
+
+  before(async () => {
+    const config = serviceConfigSchema("register").parse({
+      DATABASE_URL: serverUrl,
+      DATABASE_NAME: database,
+      NATS_URL: natsUrl,
+      NATS_STREAM: stream,
+      NATS_SUBJECT_PREFIX: database,
+      LOG_LEVEL: "silent",
+      GRPC_INSECURE: "true",
+      PORT: "0",
+      SHUTDOWN_TIMEOUT_MS: String(shutdownMs),
+    });
+    infra = await connectInfrastructure("register", config, { migrations: [], logger: silentLogger });
+  });
+
+  after(async () => {
+    // What the hung close left open.
+    await infra.outbox.stop().catch(() => undefined);
+    await infra.bus.close().catch(() => undefined);
+    await infra.sequelize.close().catch(() => undefined);
+    const connection = await connectNats({ servers: natsUrl });
+    const jsm = await jetstreamManager(connection);
+    for (const name of [stream, `${stream}_DLQ`]) await jsm.streams.delete(name).catch(() => undefined);
+    await connection.close();
+    await dropDatabase(database);
+  });
+
+  it("stops background work (onDrain) at once, beside the HTTP drain, and ends within SHUTDOWN_TIMEOUT_MS + CLOSE_TIMEOUT_MS when closing hangs", async function () {
+    this.timeout(20_000);
+    const app = express();
+    let answeredAt = 0;
+    app.get("/slow", (_req, res) => {
+      setTimeout(() => {
+        answeredAt = Date.now();
+        res.json({ ok: true });
+      }, 200);
+    });
+    let drainStartedAt = 0;
+    const running = await infra.serve({
+      app,
+      onDrain: async () => {
+        drainStartedAt = Date.now();
+      },
+      // A client that never finishes closing.
+      onStop: () => new Promise<void>(() => undefined),
+    });
+    const slow = fetch(`http://127.0.0.1:${running.httpPort}/slow`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const stoppingAt = Date.now();
+    await running.stop();
+    const stoppedIn = Date.now() - stoppingAt;
+    expect((await slow).status, "the request in flight was answered").to.equal(200);
+    expect(drainStartedAt, "onDrain ran").to.be.above(0);
+    expect(drainStartedAt, "onDrain started before the request in flight was answered").to.be.below(answeredAt);
+    expect(stoppedIn, "the stop is bounded").to.be.below(shutdownMs + CLOSE_TIMEOUT_MS + 1_000);
   });
 });
