@@ -361,7 +361,11 @@ function trackResponses(server: Server): void {
 /** The connection closes once this response is sent: `Connection: close` when its head is still to be sent. */
 function closeAfter(res: ServerResponse): void {
   if (!res.headersSent) res.setHeader("connection", "close");
-  else res.once("finish", () => res.socket?.end());
+  else {
+    // Taken now: the server detaches the socket from the response when it finishes.
+    const socket = res.socket;
+    res.once("finish", () => socket?.end());
+  }
 }
 
 /**

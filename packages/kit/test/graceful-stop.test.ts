@@ -32,7 +32,7 @@ async function until(condition: () => boolean, timeoutMs: number): Promise<void>
 }
 
 describe("closeHttp at SIGTERM (issue 20, item 4)", () => {
-  it("closes idle keep-alive connections at once, lets an in-flight request finish, then closes its connection", async () => {
+  it("closes idle keep-alive connections at once, lets in-flight requests finish, then closes their connections", async () => {
     const app = express();
     app.get("/fast", (_req, res) => {
       res.json({ ok: true });
@@ -40,16 +40,24 @@ describe("closeHttp at SIGTERM (issue 20, item 4)", () => {
     app.get("/slow", (_req, res) => {
       setTimeout(() => res.json({ ok: true }), 600);
     });
+    // Its head is sent before the drain starts, so only closing the connection after it can say "no more here".
+    app.get("/stream", (_req, res) => {
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.write("part one;");
+      setTimeout(() => res.end("part two"), 600);
+    });
     const server = await listen(app, "127.0.0.1", 0);
     const port = (server.address() as AddressInfo).port;
     const idle = keepAliveConnection(port);
     const busy = keepAliveConnection(port);
+    const streaming = keepAliveConnection(port);
     try {
-      await Promise.all([once(idle.socket, "connect"), once(busy.socket, "connect")]);
+      await Promise.all([once(idle.socket, "connect"), once(busy.socket, "connect"), once(streaming.socket, "connect")]);
       idle.request("/fast");
       await until(() => idle.state.received.includes("\r\n\r\n{"), 2_000);
       busy.request("/slow");
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      streaming.request("/stream");
+      await until(() => streaming.state.received.includes("part one"), 2_000);
 
       const stoppingAt = Date.now();
       const closing = closeHttp(server, 10_000);
@@ -64,9 +72,12 @@ describe("closeHttp at SIGTERM (issue 20, item 4)", () => {
       expect(busy.state.received, "the in-flight request got its answer").to.match(/^HTTP\/1\.1 200 OK/);
       expect(busy.state.received).to.include('{"ok":true}');
       expect(busy.state.received.toLowerCase(), "and was told the connection closes").to.include("connection: close");
+      await until(() => streaming.state.closedAt > 0, 1_000);
+      expect(streaming.state.received, "the streamed answer was completed").to.include("part two");
     } finally {
       idle.socket.destroy();
       busy.socket.destroy();
+      streaming.socket.destroy();
       server.closeAllConnections();
     }
   });
