@@ -6,7 +6,6 @@ import * as grpc from "@grpc/grpc-js";
 import type * as X509 from "@peculiar/x509";
 import type { Logger } from "../logger.js";
 
-
 /**
  * Who a process is on the service network: the CA every peer must be signed by, and the process's own
  * certificate and key (CN and DNS SAN = its service name). Servers require a client certificate of that
