@@ -10,6 +10,7 @@ export class Metrics {
   readonly eventsPublished: Counter<"type">;
   readonly eventsConsumed: Counter<"consumer" | "outcome">;
   readonly outboxPending: Gauge;
+  readonly outboxRefused: Gauge;
 
   constructor(service: string, options: { defaultMetrics?: boolean } = {}) {
     this.registry.setDefaultLabels({ service });
@@ -58,6 +59,11 @@ export class Metrics {
     this.outboxPending = new Gauge({
       name: "outbox_pending_events",
       help: "Events written to the outbox and not yet published",
+      registers,
+    });
+    this.outboxRefused = new Gauge({
+      name: "outbox_refused_events",
+      help: "Events of the outbox that NATS refused on their own (e.g. over max_payload), waiting for another attempt",
       registers,
     });
   }
