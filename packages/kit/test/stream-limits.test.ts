@@ -105,13 +105,15 @@ describe("stream limits and an outbox that never blocks or goes quiet (real Post
       }
     });
 
-    it("a full stream refuses the next event and keeps the ones it holds", async () => {
+    it("a full stream refuses the next event and keeps the ones it holds, and the stream gauges show it full", async () => {
+      const metrics = new Metrics("kit-test", { defaultMetrics: false });
       const bus = await EventBus.connect({
         url: natsUrl,
         name: "kit-test-limits",
         logger: silentLogger,
         namespace: fresh,
         streamLimits: LIMITS,
+        metrics,
       });
       try {
         const payload = { filler: "x".repeat(8 * 1024) };
@@ -126,6 +128,12 @@ describe("stream limits and an outbox that never blocks or goes quiet (real Post
         const { state } = await jsm.streams.info(fresh.stream);
         expect(state.first_seq, "the first event is still there").to.equal(1);
         expect(state.bytes).to.be.at.most(LIMITS.events.maxBytes);
+        const exposition = await metrics.registry.metrics();
+        expect(exposition).to.include(`event_stream_bytes{stream="${fresh.stream}",service="kit-test"} ${state.bytes}`);
+        expect(exposition).to.include(`event_stream_max_bytes{stream="${fresh.stream}",service="kit-test"} ${LIMITS.events.maxBytes}`);
+        expect(exposition).to.include(
+          `event_stream_max_bytes{stream="${fresh.stream}_DLQ",service="kit-test"} ${LIMITS.deadLetters.maxBytes}`,
+        );
       } finally {
         await bus.close();
       }

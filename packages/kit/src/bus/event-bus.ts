@@ -13,7 +13,7 @@ import {
 } from "@nats-io/jetstream";
 import { connect, type NatsConnection, headers as natsHeaders } from "@nats-io/transport-node";
 import { errorSummaryOf, type Logger } from "../logger.js";
-import type { Metrics } from "../metrics.js";
+import type { Metrics, StreamSize } from "../metrics.js";
 import { isTransientFailure } from "../transient-failures.js";
 
 export const STREAM = "DOCEX";
@@ -203,6 +203,7 @@ export class EventBus {
       await connection.close();
       throw error;
     }
+    options.metrics?.watchStreams(() => bus.streamSizes());
     return bus;
   }
 
@@ -263,6 +264,17 @@ export class EventBus {
         "stream has more replicas than configured; left as it is",
       );
     }
+  }
+
+  /** What the stream and the dead-letter stream hold against their size limits. */
+  async streamSizes(): Promise<StreamSize[]> {
+    if (this.connection.isClosed()) return [];
+    return Promise.all(
+      [this.namespace.stream, this.deadLetterStream].map(async (stream) => {
+        const { state, config } = await this.jsm.streams.info(stream);
+        return { stream, bytes: state.bytes, maxBytes: config.max_bytes };
+      }),
+    );
   }
 
   /** `dlq` in production: dead letters of durable `d` go to `dlq.d` in stream `DOCEX_DLQ`. */
