@@ -140,6 +140,48 @@ describe("stream limits and an outbox that never blocks or goes quiet (real Post
     });
   });
 
+  describe("dead letters", () => {
+    const namespace = testNamespace("dlq");
+    after(() => deleteStreams(natsUrl, namespace));
+
+    it("a poison event the dead-letter stream has no room for stays on the stream and keeps being retried, not dropped", async () => {
+      const tiny = { ...LIMITS, deadLetters: { maxAgeMs: HOUR_MS, maxBytes: 1024 } };
+      const metrics = new Metrics("kit-test", { defaultMetrics: false });
+      const bus = await EventBus.connect({
+        url: natsUrl,
+        name: "kit-test-dlq",
+        logger: silentLogger,
+        namespace,
+        streamLimits: tiny,
+        metrics,
+      });
+      const durable = `kit_test_${randomBytes(4).toString("hex")}`;
+      let attempts = 0;
+      try {
+        await bus.subscribe({
+          durable,
+          subject: "docex.test.poison",
+          maxDeliver: 2,
+          retryDelaysMs: [50],
+          handler: async () => {
+            attempts += 1;
+            throw new Error("poison");
+          },
+        });
+        await bus.publish("docex.test.poison", { filler: "x".repeat(4 * 1024) }, { msgId: randomUUID() });
+        await eventually(() => (attempts >= 5 ? true : undefined), 20_000);
+        const jsm = await jetstreamManager(bus.connection);
+        expect((await jsm.streams.info(bus.deadLetterStream)).state.messages, "dead letters").to.equal(0);
+        expect((await jsm.streams.info(namespace.stream)).state.messages, "the event is still on the stream").to.equal(1);
+        const consumed = await metrics.eventsConsumed.get();
+        const deadLettered = consumed.values.find((value) => value.labels.consumer === durable && value.labels.outcome === "dead_letter");
+        expect(deadLettered?.value, "dead_letter, counted from 0").to.equal(0);
+      } finally {
+        await bus.close();
+      }
+    });
+  });
+
   describe("the outbox relay", () => {
     const database = uniqueName("outbox_limits");
     const namespace = testNamespace("relay");

@@ -94,6 +94,7 @@ export class Outbox {
   private readonly retryDelaysMs: number[];
   private lastHousekeeping = 0;
   private gaugeTimer: NodeJS.Timeout | undefined;
+  private measuring: Promise<void> | undefined;
 
   constructor(private readonly options: OutboxRelayOptions) {
     this.batchSize = options.batchSize ?? 200;
@@ -123,8 +124,13 @@ export class Outbox {
     this.running = true;
     this.loop = this.run();
     if (this.options.metrics) {
-      void this.measure();
-      this.gaugeTimer = setInterval(() => void this.measure(), this.options.gaugeIntervalMs ?? 5_000);
+      const measure = () => {
+        this.measuring ??= this.measure().finally(() => {
+          this.measuring = undefined;
+        });
+      };
+      measure();
+      this.gaugeTimer = setInterval(measure, this.options.gaugeIntervalMs ?? 5_000);
       this.gaugeTimer.unref();
     }
   }
@@ -138,7 +144,7 @@ export class Outbox {
     this.running = false;
     clearInterval(this.gaugeTimer);
     this.kick();
-    await this.loop;
+    await Promise.all([this.loop, this.measuring]);
   }
 
   private async run(): Promise<void> {
