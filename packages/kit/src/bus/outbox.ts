@@ -38,7 +38,7 @@ export const kitMigrations: Migration[] = [
   ),
   // An event NATS refused on its own (too large, say) waits for its next attempt aside, instead of holding up the rest.
   sqlMigration(
-    "0001-kit-outbox-publish-attempts",
+    "0000-kit-outbox-publish-attempts",
     `
         ALTER TABLE outbox
           ADD COLUMN IF NOT EXISTS attempts        integer NOT NULL DEFAULT 0,
