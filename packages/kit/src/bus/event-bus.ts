@@ -166,7 +166,8 @@ export class EventBus {
     streamLimits?: { events: StreamLimits; deadLetters: StreamLimits };
     credentials?: NatsCredentials;
   }): Promise<EventBus> {
-    const { token, tlsCaFile } = options.credentials ?? {};
+    const credentials = options.credentials ?? {};
+    const { token, tlsCaFile } = credentials;
     const connection = await connect({
       servers: options.url.split(","),
       name: options.name,
@@ -177,7 +178,7 @@ export class EventBus {
       ...(token ? { token } : {}),
       ...(tlsCaFile ? { tls: { caFile: tlsCaFile } } : {}),
     }).catch((error: unknown) => {
-      throw connectFailure(options.url, Boolean(token), error);
+      throw connectFailure(options.url, credentials, error);
     });
     (async () => {
       for await (const status of connection.status()) {
@@ -651,13 +652,18 @@ function limitSettings(limits: StreamLimits, duplicateWindowMs: number): LimitSe
 }
 
 /** Says which NATS refused the connection, and why, in terms of the settings that fix it. */
-function connectFailure(url: string, withToken: boolean, error: unknown): Error {
+function connectFailure(url: string, credentials: NatsCredentials, error: unknown): Error {
   const reason = error instanceof Error ? error.message : String(error);
   const authorization = /authoriz|authentic/i.test(reason) || /AUTHORIZATION/.test(String((error as { code?: unknown })?.code));
+  const certificate = /certificate|self[- ]signed|verify|altnames/i.test(reason);
   const hint = authorization
-    ? withToken
+    ? credentials.token
       ? ": NATS refused NATS_TOKEN"
       : ": NATS requires authentication; set NATS_TOKEN (the token of nats.conf's authorization block)"
-    : "";
+    : certificate
+      ? credentials.tlsCaFile
+        ? ": NATS's certificate does not match NATS_TLS_CA_FILE or the host of NATS_URL"
+        : ": NATS serves TLS with a certificate this process cannot verify; set NATS_TLS_CA_FILE to its CA"
+      : "";
   return new Error(`cannot connect to NATS at ${url}${hint} (${reason})`, { cause: error });
 }
