@@ -1,8 +1,5 @@
-// A copy of the kustomize renderer of kubernetes.test.ts (which is being split into separate files; once it is,
-// the two should share this module), for the manifest checks of other files. It renders the features deploy/k8s
-// uses: resources, namespace, configMapGenerator without hash suffixes, patches (strategic merge with or without a
-// target, `$patch: delete`, JSON 6902), replicas and images; `kubectlKustomize` renders with kubectl when installed.
-import { spawnSync } from "node:child_process";
+// The kustomize renderer of kubernetes.test.ts (copied while that file is being split; to be shared
+// from here once it is), for test files that check one part of the rendered manifests.
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { expect } from "chai";
@@ -22,29 +19,53 @@ export interface K8sObject {
   data?: Record<string, string>;
   [field: string]: unknown;
 }
-interface Container {
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: { key: string; operator: "In" | "NotIn" | "Exists" | "DoesNotExist"; values?: string[] }[];
+}
+
+export interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean }; fieldRef?: unknown };
+}
+export interface Container {
   name: string;
   image: string;
+  args?: string[];
+  command?: string[];
+  ports?: { name?: string; containerPort: number; protocol?: string }[];
+  env?: EnvVar[];
+  envFrom?: { configMapRef?: { name: string } }[];
+  startupProbe?: { httpGet?: { path: string; port: string | number } };
+  lifecycle?: { preStop?: { exec?: { command: string[] }; sleep?: { seconds: number } } };
+  volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
 }
-interface PodSpec {
+export interface PodSpec {
   containers: Container[];
   initContainers?: Container[];
+  terminationGracePeriodSeconds?: number;
+  volumes?: { name: string; secret?: { secretName: string }; configMap?: { name: string }; emptyDir?: unknown }[];
 }
-interface Workload extends K8sObject {
-  spec: { replicas?: number; template: { spec: PodSpec } };
+export interface Workload extends K8sObject {
+  spec: {
+    replicas?: number;
+    template: { metadata?: { labels?: Record<string, string> }; spec: PodSpec };
+    volumeClaimTemplates?: { metadata: { name: string }; spec: { resources: { requests: { storage: string } } } }[];
+  };
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const clone = <T>(value: T): T => structuredClone(value);
 const idOf = (object: K8sObject) => `${object.kind}/${object.metadata.namespace ?? ""}/${object.metadata.name}`;
 const WORKLOADS = new Set(["Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job"]);
-const isWorkload = (object: K8sObject): object is Workload => WORKLOADS.has(object.kind);
+export const isWorkload = (object: K8sObject): object is Workload => WORKLOADS.has(object.kind);
 export const find = <T extends K8sObject = K8sObject>(objects: K8sObject[], kind: string, name: string) =>
   objects.find((object) => object.kind === kind && object.metadata.name === name) as T | undefined;
 export const ofKind = <T extends K8sObject = K8sObject>(objects: K8sObject[], kind: string) =>
   objects.filter((object) => object.kind === kind) as T[];
 
-function readManifests(file: string): K8sObject[] {
+export function readManifests(file: string): K8sObject[] {
   return parseAllDocuments(readFileSync(file, "utf8")).flatMap((document) => {
     if (document.errors.length > 0) throw new Error(`${file}: ${document.errors[0]?.message}`);
     const value = document.toJS() as K8sObject | null;
@@ -52,9 +73,12 @@ function readManifests(file: string): K8sObject[] {
   });
 }
 
+// ---------------------------------------------------------------------------------------------
+
 // A kustomize renderer for the features deploy/ uses: resources (files and directories),
 // namespace, configMapGenerator without hash suffixes, patches (strategic merge, with or
 // without a target, including `$patch: delete`, and JSON 6902), replicas and images.
+// When `kubectl kustomize` is installed, a test checks that both render the same objects.
 
 interface PatchTarget {
   group?: string;
@@ -158,7 +182,7 @@ export function renderKustomization(dir: string): K8sObject[] {
   return objects;
 }
 
-const containersOf = (pod: PodSpec) => [...(pod.initContainers ?? []), ...pod.containers];
+export const containersOf = (pod: PodSpec) => [...(pod.initContainers ?? []), ...pod.containers];
 
 function selectTargets(objects: K8sObject[], target: PatchTarget): K8sObject[] {
   const labelsMatch = (labels: Record<string, string> | undefined, selector: string) =>
@@ -287,14 +311,14 @@ function applyJsonPatch(object: K8sObject, operations: JsonPatchOperation[], whe
   }
 }
 
-/** `kubectl kustomize` when kubectl with kustomize is on PATH; undefined otherwise. */
-export function kubectlKustomize(dir: string): K8sObject[] | undefined {
-  const help = spawnSync("kubectl", ["kustomize", "--help"], { encoding: "utf8" });
-  if (help.error || help.status !== 0) return undefined;
-  const result = spawnSync("kubectl", ["kustomize", dir], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  if (result.status !== 0) throw new Error(`kubectl kustomize ${dir} failed: ${result.stderr}`);
-  return parseAllDocuments(result.stdout).flatMap((document) => {
-    const value = document.toJS() as K8sObject | null;
-    return value ? [value] : [];
+export function selects(selector: LabelSelector | undefined, labels: Record<string, string> = {}): boolean {
+  if (!selector) return true;
+  const byLabels = Object.entries(selector.matchLabels ?? {}).every(([key, value]) => labels[key] === value);
+  const byExpressions = (selector.matchExpressions ?? []).every(({ key, operator, values = [] }) => {
+    if (operator === "In") return values.includes(labels[key] ?? "");
+    if (operator === "NotIn") return !values.includes(labels[key] ?? "");
+    if (operator === "Exists") return key in labels;
+    return !(key in labels);
   });
+  return byLabels && byExpressions;
 }
