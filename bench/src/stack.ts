@@ -82,7 +82,7 @@ async function portIsFree(port: number): Promise<boolean> {
   });
 }
 
-/** A STACK_PORT_OFFSET whose ports are all free, away from `npm start` (0), the test stack (20,000) and ephemeral ports. */
+/** A STACK_PORT_OFFSET whose ports are all free, away from `npm start` (0), the test stacks (19,000 to 21,000) and ephemeral ports. */
 async function freePortOffset(): Promise<number> {
   const ports = Object.values(SERVICE_PORTS)
     .flatMap(({ http, grpc }) => [http, grpc])

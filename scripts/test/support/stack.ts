@@ -6,11 +6,15 @@ import { SERVICE_NAMES, SERVICE_PORTS } from "@docex/kit";
 import { dropDatabase, SmtpSink } from "@docex/testkit";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
+import { freePortOffset, offsetsBetween } from "./ports.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-// Ports and names of the test stack, away from a stack a developer may be running.
-// STACK_TEST_PORT_OFFSET lets two test runs on one machine use stacks of their own.
-export const PORT_OFFSET = Number(process.env.STACK_TEST_PORT_OFFSET ?? 20_000);
+/**
+ * Where a test stack's ports may be: away from a stack a developer may be running (offset 0), from the fault stacks
+ * and from the kernel's ephemeral ports. Each test stack takes a free offset among them, so that the tests of two
+ * checkouts can run at once on one machine; STACK_TEST_PORT_OFFSET fixes it.
+ */
+const TEST_STACK_OFFSETS = offsetsBetween(19_000, 21_000);
 
 export interface Answer {
   status: number;
@@ -33,6 +37,7 @@ export class Stack {
     readonly namespace: string,
     readonly mail: SmtpSink,
     readonly owner: { email: string; password: string },
+    readonly portOffset: number,
   ) {
     process.stdout!.on("data", (chunk: Buffer) => (this.output += chunk.toString()));
     process.stderr!.on("data", (chunk: Buffer) => (this.output += chunk.toString()));
@@ -41,12 +46,15 @@ export class Stack {
 
   static async start(): Promise<Stack> {
     const namespace = `docex_e2e_${randomBytes(3).toString("hex")}`;
+    const portOffset = process.env.STACK_TEST_PORT_OFFSET
+      ? Number(process.env.STACK_TEST_PORT_OFFSET)
+      : await freePortOffset(TEST_STACK_OFFSETS);
     const mail = await SmtpSink.start();
     const owner = { email: `owner-${namespace}@example.test`, password: "correct horse battery staple" };
     const child = spawn(process.execPath, [path.join(root, "scripts/dist/start.js")], {
       env: {
         ...process.env,
-        STACK_PORT_OFFSET: String(PORT_OFFSET),
+        STACK_PORT_OFFSET: String(portOffset),
         STACK_NAMESPACE: namespace,
         LOG_LEVEL: "warn",
         SMTP_URL: mail.url,
@@ -59,7 +67,7 @@ export class Stack {
       // Its own process group, so that the services can be killed with it if it will not stop.
       detached: true,
     });
-    const stack = new Stack(child, namespace, mail, owner);
+    const stack = new Stack(child, namespace, mail, owner, portOffset);
     const deadline = Date.now() + 150_000;
     while (!stack.output.includes("docex is ready")) {
       if (Date.now() > deadline || child.exitCode !== null) {
@@ -72,11 +80,11 @@ export class Stack {
   }
 
   get gateway(): string {
-    return `http://127.0.0.1:${SERVICE_PORTS.gateway.http + PORT_OFFSET}`;
+    return `http://127.0.0.1:${SERVICE_PORTS.gateway.http + this.portOffset}`;
   }
 
   serviceUrl(name: (typeof SERVICE_NAMES)[number]): string {
-    return `http://127.0.0.1:${SERVICE_PORTS[name].http + PORT_OFFSET}`;
+    return `http://127.0.0.1:${SERVICE_PORTS[name].http + this.portOffset}`;
   }
 
   async call(

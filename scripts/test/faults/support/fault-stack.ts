@@ -5,8 +5,8 @@ import { fileURLToPath } from "node:url";
 import { SERVICE_NAMES, SERVICE_PORTS, type ServiceName } from "@docex/kit";
 import { dropDatabase, testDatabaseServerUrl, testGrpcTlsDir } from "@docex/testkit";
 import { serviceEnvironment, sharedStackEnvironment, stackPort } from "../../../src/stack-environment.js";
+import { freePortOffset, offsetsBetween } from "../../support/ports.js";
 import type { Answer } from "../../support/stack.js";
-import { portIsFree } from "./ports.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 
@@ -32,6 +32,11 @@ export interface FaultStackOptions {
 }
 
 const LOG_LINES_KEPT = 200;
+/**
+ * Where a fault stack's ports may be: away from `npm start` (offset 0) and from the test stacks (19,000 to 21,000),
+ * and below the kernel's ephemeral range (32,768 and up), where outgoing connections take ports at random.
+ */
+const FAULT_STACK_OFFSETS = [...offsetsBetween(10_000, 18_800), ...offsetsBetween(21_200, 23_500)];
 
 /**
  * The stack as `npm start` runs it — each service and the gateway a child process with the environment that
@@ -53,7 +58,7 @@ export class FaultStack {
   static async start(options: FaultStackOptions): Promise<FaultStack> {
     const namespace = `docex_fault_${randomBytes(3).toString("hex")}`;
     const owner = { email: `owner-${namespace}@example.test`, password: "correct horse battery staple" };
-    const offset = await freePortOffset();
+    const offset = await freePortOffset(FAULT_STACK_OFFSETS);
     const layout = { portOffset: offset, namespace };
     const portOf = (name: StackProcessName, kind: "http" | "grpc") => stackPort(name, kind, layout);
     const shared: NodeJS.ProcessEnv = {
@@ -235,20 +240,4 @@ export class FaultStack {
 
 function isAlive(child: ChildProcess): boolean {
   return child.exitCode === null && child.signalCode === null;
-}
-
-/**
- * An offset at which every port of the stack is free: away from `npm start` (0), from the shared test stack (20,000)
- * and below the kernel's ephemeral range (32,768 and up), where outgoing connections would take ports at random.
- */
-async function freePortOffset(): Promise<number> {
-  const ports = STACK_PROCESS_NAMES.flatMap((name) => [SERVICE_PORTS[name].http, SERVICE_PORTS[name].grpc]).filter((port) => port > 0);
-  const candidates: number[] = [];
-  for (let offset = 10_000; offset <= 23_500; offset += 100) if (Math.abs(offset - 20_000) > 1_100) candidates.push(offset);
-  for (let attempt = 0; attempt < 40; attempt++) {
-    const offset = candidates[Math.floor(Math.random() * candidates.length)]!;
-    const free = await Promise.all(ports.map((port) => portIsFree(port + offset)));
-    if (free.every(Boolean)) return offset;
-  }
-  throw new Error("no free port offset for the stack was found");
 }
