@@ -1,0 +1,82 @@
+import { createServer, type Server } from "node:http";
+import { type ReceivedMail, SmtpSink } from "@docex/testkit";
+
+interface CaughtMail extends ReceivedMail {
+  receivedAt: Date;
+}
+
+/**
+ * Where a local stack's mail goes when no SMTP_URL is given: an SMTP server on 127.0.0.1 that keeps every mail
+ * (PIN, magic link, reset, invitation), says in the stack log what it carries, and shows them all on a page.
+ */
+export class LocalMailSink {
+  private constructor(
+    private readonly smtp: SmtpSink,
+    private readonly page: Server,
+    readonly pageUrl: string,
+  ) {}
+
+  static async start(pagePort: number, log: (line: string) => void): Promise<LocalMailSink> {
+    const caught: CaughtMail[] = [];
+    const smtp = await SmtpSink.start({
+      onMail: (mail) => {
+        caught.push({ ...mail, receivedAt: new Date() });
+        log(`to ${mail.to.join(", ")}: "${mail.subject}"${whatItCarries(mail.text)}`);
+      },
+    });
+    const page = createServer((req, res) => {
+      if (req.url === "/mails.json") {
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(caught.map(({ raw: _raw, ...mail }) => mail)));
+        return;
+      }
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(mailPage(caught));
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        page.once("error", reject);
+        page.listen(pagePort, "127.0.0.1", resolve);
+      });
+    } catch (error) {
+      await smtp.stop();
+      throw new Error(`the mail page cannot listen on 127.0.0.1:${pagePort} (${String(error)}); set MAIL_PAGE_PORT to a free port`);
+    }
+    return new LocalMailSink(smtp, page, `http://127.0.0.1:${pagePort}`);
+  }
+
+  /** What the auth service is given as SMTP_URL. */
+  get smtpUrl(): string {
+    return this.smtp.url;
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => this.page.close(() => resolve()));
+    await this.smtp.stop();
+  }
+}
+
+/** The link or the code a mail is for, so that the log line alone is enough to go on. */
+function whatItCarries(text: string): string {
+  const link = /https?:\/\/\S+/.exec(text)?.[0];
+  if (link) return ` link: ${link}`;
+  const code = /\b\d{6}\b/.exec(text)?.[0];
+  return code ? ` code: ${code}` : "";
+}
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`).replace(/(https?:\/\/[^\s&]+)/g, '<a href="$1">$1</a>');
+
+function mailPage(mails: CaughtMail[]): string {
+  const items = [...mails]
+    .reverse()
+    .map(
+      (mail) =>
+        `<article><h2>${escapeHtml(mail.subject)}</h2><p>to ${escapeHtml(mail.to.join(", "))}, ${mail.receivedAt.toISOString()}</p><pre>${escapeHtml(mail.text)}</pre></article>`,
+    )
+    .join("\n");
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>docex local mail</title>
+<style>body{font-family:system-ui,sans-serif;max-width:50rem;margin:2rem auto;padding:0 1rem}article{border-top:1px solid #ccc}pre{white-space:pre-wrap}</style>
+</head><body><h1>Mail sent by the local docex stack</h1>
+${items || "<p>No mail yet. Reload after asking for a PIN, a sign-in link or a password reset.</p>"}
+</body></html>`;
+}
