@@ -12,7 +12,7 @@ import { loadLocalSecrets } from "./local-secrets.js";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const dataDir = path.join(root, ".data");
 mkdirSync(dataDir, { recursive: true });
-const postgres = await startPostgres(dataDir, (message) => process.stderr.write(`[local-owner] ${message}\n`));
+const postgres = await startPostgres(dataDir, () => undefined);
 try {
   const secrets = await loadLocalSecrets(postgres.url, path.join(dataDir, "local-secrets.json"));
   process.stdout.write(`export DOCEX_EMAIL=${shellQuote(LOCAL_OWNER_EMAIL)} DOCEX_PASSWORD=${shellQuote(secrets.LOCAL_OWNER_PASSWORD)}\n`);
