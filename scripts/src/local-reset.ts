@@ -39,6 +39,21 @@ export async function existingDatabases(serverUrl: string, databases: string[]):
   }
 }
 
+/** Which of `databases` something is connected to now: a stack still running on them. */
+export async function databasesInUse(serverUrl: string, databases: string[]): Promise<string[]> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>(
+      "SELECT DISTINCT datname AS name FROM pg_stat_activity WHERE datname = ANY($1) AND pid <> pg_backend_pid() ORDER BY 1",
+      [databases],
+    );
+    return rows.map((row) => row.name);
+  } finally {
+    await client.end();
+  }
+}
+
 /** Drops the databases, closing the connections still open to them. */
 export async function dropDatabases(serverUrl: string, databases: string[]): Promise<void> {
   const client = new pg.Client({ connectionString: serverUrl });

@@ -3,7 +3,7 @@ import path from "node:path";
 import { createInterface } from "node:readline/promises";
 import { fileURLToPath } from "node:url";
 import { startPostgres } from "./infrastructure.js";
-import { dropDatabases, existingDatabases, isOnThisMachine, stackDatabases } from "./local-reset.js";
+import { databasesInUse, dropDatabases, existingDatabases, isOnThisMachine, stackDatabases } from "./local-reset.js";
 import { LOCAL_METADATA_DATABASE } from "./local-secrets.js";
 
 /**
@@ -32,7 +32,15 @@ async function main(): Promise<number> {
       say("this stack has no databases on the server: nothing to reset.");
       return 0;
     }
-    say(`this deletes the databases of the local stack, and everything in them:`);
+    const inUse = await databasesInUse(
+      postgres.url,
+      found.map((database) => database.name),
+    );
+    if (inUse.length > 0) {
+      say(`the stack is running (${inUse.join(", ")} in use): stop it first (Ctrl-C where \`npm start\` runs).`);
+      return 1;
+    }
+    say("this deletes the databases of the local stack, and everything in them:");
     for (const database of found) say(`  ${database.name} (${database.size})`);
     say(`the local secrets (${LOCAL_METADATA_DATABASE}) stay; the next \`npm start\` makes the databases again, empty.`);
     if (!process.argv.includes("--yes") && !(await confirmed())) {

@@ -146,6 +146,13 @@ describe("the first hour: npm start as a newcomer runs it (no SMTP_URL, no owner
   });
 
   it("given a key that does not open the data, says what to do; `npm run reset -- --yes` deletes the stack's databases and it starts afresh", async () => {
+    const whileRunning = await bash("node scripts/dist/reset.js --yes", {
+      cwd: copy!,
+      env: { STACK_NAMESPACE: namespace },
+      timeoutMs: 60_000,
+    });
+    expect(whileRunning.code, whileRunning.output).to.equal(1);
+    expect(whileRunning.output).to.include("the stack is running");
     expect(await stack!.stop()).to.equal(0);
     const otherKey = { AUTH_KEY_ENCRYPTION_KEY: randomBytes(32).toString("base64") };
     stack = NewcomerStack.start(copy!, namespace, portOffset, otherKey);
