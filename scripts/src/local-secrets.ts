@@ -26,7 +26,7 @@ const MAKERS: Record<LocalSecretName, () => string> = {
  * agree on one value each). A checkout that kept its secrets in `legacyFile` (`.data/local-secrets.json`, before
  * they moved to the server) hands them over once, so the data they sealed stays readable.
  */
-export async function loadLocalSecrets(serverUrl: string, legacyFile?: string): Promise<LocalSecrets> {
+export async function loadLocalSecrets(serverUrl: string, legacyFile?: string, retried = false): Promise<LocalSecrets> {
   await ensureDatabase(serverUrl, LOCAL_METADATA_DATABASE);
   const client = new pg.Client({ connectionString: databaseUrl(serverUrl, LOCAL_METADATA_DATABASE) });
   await client.connect();
@@ -45,7 +45,7 @@ export async function loadLocalSecrets(serverUrl: string, legacyFile?: string): 
     return Object.fromEntries(rows.map((row) => [row.name, row.value])) as LocalSecrets;
   } catch (error) {
     // CREATE TABLE IF NOT EXISTS races with itself in a second stack starting at the same moment; the table is there now.
-    if ((error as { code?: string }).code === "23505") return loadLocalSecrets(serverUrl, legacyFile);
+    if ((error as { code?: string }).code === "23505" && !retried) return loadLocalSecrets(serverUrl, legacyFile, true);
     throw error;
   } finally {
     await client.end();
