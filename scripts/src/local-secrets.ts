@@ -21,20 +21,28 @@ const MAKERS: Record<LocalSecretName, () => string> = {
   LOCAL_OWNER_PASSWORD: () => randomBytes(12).toString("base64url"),
 };
 
+export interface LocalSecretsOptions {
+  /** `.data/local-secrets.json` of a checkout from before the secrets moved to the server. */
+  legacyFile?: string;
+  /** Where on the server they are kept; LOCAL_METADATA_DATABASE but in tests. */
+  database?: string;
+}
+
 /**
  * The local secrets kept on the Postgres server at `serverUrl`, made on first use (several stacks starting at once
- * agree on one value each). A checkout that kept its secrets in `legacyFile` (`.data/local-secrets.json`, before
- * they moved to the server) hands them over once, so the data they sealed stays readable.
+ * agree on one value each). A checkout that kept its secrets in its legacy file hands them over once, so the data
+ * they sealed stays readable.
  */
-export async function loadLocalSecrets(serverUrl: string, legacyFile?: string, retried = false): Promise<LocalSecrets> {
-  await ensureDatabase(serverUrl, LOCAL_METADATA_DATABASE);
-  const client = new pg.Client({ connectionString: databaseUrl(serverUrl, LOCAL_METADATA_DATABASE) });
+export async function loadLocalSecrets(serverUrl: string, options: LocalSecretsOptions = {}, retried = false): Promise<LocalSecrets> {
+  const database = options.database ?? LOCAL_METADATA_DATABASE;
+  await ensureDatabase(serverUrl, database);
+  const client = new pg.Client({ connectionString: databaseUrl(serverUrl, database) });
   await client.connect();
   try {
     await client.query(
       "CREATE TABLE IF NOT EXISTS local_secret (name text PRIMARY KEY, value text NOT NULL, created_at timestamptz NOT NULL DEFAULT now())",
     );
-    const legacy = readLegacySecrets(legacyFile);
+    const legacy = readLegacySecrets(options.legacyFile);
     for (const name of LOCAL_SECRET_NAMES) {
       await client.query("INSERT INTO local_secret (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING", [
         name,
@@ -45,7 +53,7 @@ export async function loadLocalSecrets(serverUrl: string, legacyFile?: string, r
     return Object.fromEntries(rows.map((row) => [row.name, row.value])) as LocalSecrets;
   } catch (error) {
     // CREATE TABLE IF NOT EXISTS races with itself in a second stack starting at the same moment; the table is there now.
-    if ((error as { code?: string }).code === "23505" && !retried) return loadLocalSecrets(serverUrl, legacyFile, true);
+    if ((error as { code?: string }).code === "23505" && !retried) return loadLocalSecrets(serverUrl, options, true);
     throw error;
   } finally {
     await client.end();

@@ -14,7 +14,7 @@ const dataDir = path.join(root, ".data");
 mkdirSync(dataDir, { recursive: true });
 const postgres = await startPostgres(dataDir, () => undefined);
 try {
-  const secrets = await loadLocalSecrets(postgres.url, path.join(dataDir, "local-secrets.json"));
+  const secrets = await loadLocalSecrets(postgres.url, { legacyFile: path.join(dataDir, "local-secrets.json") });
   process.stdout.write(`export DOCEX_EMAIL=${shellQuote(LOCAL_OWNER_EMAIL)} DOCEX_PASSWORD=${shellQuote(secrets.LOCAL_OWNER_PASSWORD)}\n`);
 } finally {
   await postgres.stop();

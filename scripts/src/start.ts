@@ -121,7 +121,7 @@ async function main(): Promise<void> {
   infrastructure.push(nats);
 
   // Kept on the database server beside the data they seal, so that every checkout opens it; given ones win.
-  const secrets = await loadLocalSecrets(postgres.url, path.join(dataDir, "local-secrets.json"));
+  const secrets = await loadLocalSecrets(postgres.url, { legacyFile: path.join(dataDir, "local-secrets.json") });
   const owner = localOwner(process.env, secrets);
   const mail = process.env.SMTP_URL
     ? undefined
