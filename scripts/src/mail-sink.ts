@@ -1,4 +1,5 @@
 import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { type ReceivedMail, SmtpSink } from "@docex/testkit";
 
 interface CaughtMail extends ReceivedMail {
@@ -31,16 +32,13 @@ export class LocalMailSink {
       }
       res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(mailPage(caught));
     });
-    try {
-      await new Promise<void>((resolve, reject) => {
-        page.once("error", reject);
-        page.listen(pagePort, "127.0.0.1", resolve);
-      });
-    } catch (error) {
+    // Another mail catcher may hold the usual port already; a stack that does not start over it helps nobody.
+    const port = (await listenOn(page, pagePort)) ?? (await listenOn(page, 0));
+    if (port === undefined) {
       await smtp.stop();
-      throw new Error(`the mail page cannot listen on 127.0.0.1:${pagePort} (${String(error)}); set MAIL_PAGE_PORT to a free port`);
+      throw new Error("the mail page found no port to listen on; set MAIL_PAGE_PORT to a free one");
     }
-    return new LocalMailSink(smtp, page, `http://127.0.0.1:${pagePort}`);
+    return new LocalMailSink(smtp, page, `http://127.0.0.1:${port}`);
   }
 
   /** What the auth service is given as SMTP_URL. */
@@ -52,6 +50,18 @@ export class LocalMailSink {
     await new Promise<void>((resolve) => this.page.close(() => resolve()));
     await this.smtp.stop();
   }
+}
+
+/** The port `server` listens on at 127.0.0.1, or undefined when `port` is taken. */
+function listenOn(server: Server, port: number): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    const taken = () => resolve(undefined);
+    server.once("error", taken);
+    server.listen(port, "127.0.0.1", () => {
+      server.off("error", taken);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
 }
 
 /** The link or the code a mail is for, so that the log line alone is enough to go on. */

@@ -44,8 +44,11 @@ export class NewcomerStack {
     return `http://127.0.0.1:${SERVICE_PORTS.gateway.http + this.portOffset}`;
   }
 
+  /** Where the stack said its mail can be read. */
   get mailPage(): string {
-    return `http://127.0.0.1:${8025 + this.portOffset}`;
+    const page = /readable at (http:\/\/\S+)/.exec(this.output)?.[1];
+    if (!page) throw new Error(`the stack named no mail page:\n${this.output.slice(-2000)}`);
+    return page;
   }
 
   /** Resolves once the stack printed `docex is ready`; fails if it exits first or takes longer than `timeoutMs`. */
