@@ -19,7 +19,8 @@ export function sealedDataAdvice(service: string, keyName: string): string[] {
   return [
     `${service} cannot open what is stored on this Postgres server: it was sealed with another ${keyName}`,
     "  (made by another checkout, or by docex before local secrets were kept on the database server).",
-    `  Keep the data: start with the key that sealed it, e.g. \`${keyName}=<that key> npm start\`.`,
+    `  Keep the data: start with the key that sealed it, e.g. \`${keyName}=<that key> npm start\``,
+    "  (a checkout that made the data before has it in its `.data/local-secrets.json`).",
     "  Or start afresh: `npm run reset` deletes this stack's databases (it asks first), then `npm start`.",
   ];
 }
