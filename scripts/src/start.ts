@@ -1,11 +1,14 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { ensureGrpcIdentityDirectory, SERVICE_NAMES } from "@docex/kit";
+import { ensureGrpcIdentityDirectory, SERVICE_NAMES, SealedWithAnotherKeyError } from "@docex/kit";
 import { startNats, startPostgres } from "./infrastructure.js";
+import { localOwner, signInInstructions } from "./local-owner.js";
+import { sealedDataAdvice } from "./local-reset.js";
+import { loadLocalSecrets } from "./local-secrets.js";
+import { LocalMailSink } from "./mail-sink.js";
 import { parseStackReplicas, replicasOf, serviceEnvironment, sharedStackEnvironment, stackPort } from "./stack-environment.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -25,23 +28,7 @@ if (namespace !== undefined && !/^[a-z][a-z0-9_]{0,30}$/.test(namespace)) {
 /** STACK_REPLICAS=document=2,webhook=2: processes per service; checked before anything starts. */
 const replicas = parseStackReplicas(process.env.STACK_REPLICAS);
 
-/** Secrets that have no defaults in the services; a local stack makes its own once and keeps them under .data/. */
-const LOCAL_SECRETS = ["AUTH_KEY_ENCRYPTION_KEY", "WEBHOOK_KEY_ENCRYPTION_KEY"] as const;
-
-function localSecrets(): Record<string, string> {
-  const file = path.join(dataDir, "local-secrets.json");
-  const saved: Record<string, string> = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {};
-  let changed = false;
-  for (const name of LOCAL_SECRETS) {
-    if (process.env[name]) saved[name] = process.env[name];
-    else if (!saved[name]) {
-      saved[name] = randomBytes(32).toString("base64");
-      changed = true;
-    }
-  }
-  if (changed) writeFileSync(file, JSON.stringify(saved, null, 2), { mode: 0o600 });
-  return saved;
-}
+const mailPagePort = Number(process.env.MAIL_PAGE_PORT ?? 8025 + portOffset);
 
 /**
  * The services' gRPC identities (mutual TLS): a private CA and one certificate per service under
@@ -74,6 +61,9 @@ function startProcess(name: string, entry: string, env: NodeJS.ProcessEnv, httpP
   }
   child.once("exit", (code, signal) => {
     if (stopping) return;
+    if (code === SealedWithAnotherKeyError.exitCode) {
+      for (const line of sealedDataAdvice(name, `${name.toUpperCase()}_KEY_ENCRYPTION_KEY`)) say(line);
+    }
     say(`${name} exited (${signal ?? code}); stopping the stack`);
     void stopAll(1);
   });
@@ -133,11 +123,23 @@ async function main(): Promise<void> {
   const nats = await startNats(dataDir, say);
   infrastructure.push(nats);
 
+  // Kept on the database server beside the data they seal, so that every checkout opens it; given ones win.
+  const secrets = await loadLocalSecrets(postgres.url, { legacyFile: path.join(dataDir, "local-secrets.json") });
+  const owner = localOwner(process.env, secrets);
+  const mail = process.env.SMTP_URL
+    ? undefined
+    : await LocalMailSink.start(mailPagePort, (line) => process.stdout.write(`[mail]       ${line}\n`));
+  if (mail) infrastructure.push(mail);
+
   const layout = { portOffset, namespace, replicas };
   const gatewayPort = Number(process.env.GATEWAY_PORT ?? stackPort("gateway", "http", layout));
   const shared: NodeJS.ProcessEnv = {
+    AUTH_KEY_ENCRYPTION_KEY: secrets.AUTH_KEY_ENCRYPTION_KEY,
+    WEBHOOK_KEY_ENCRYPTION_KEY: secrets.WEBHOOK_KEY_ENCRYPTION_KEY,
     ...process.env,
-    ...localSecrets(),
+    BOOTSTRAP_OWNER_EMAIL: owner.email,
+    BOOTSTRAP_OWNER_PASSWORD: owner.password,
+    ...(mail ? { SMTP_URL: mail.smtpUrl } : {}),
     ...(await grpcIdentitySettings()),
     DATABASE_URL: postgres.url,
     NATS_URL: nats.url,
@@ -154,6 +156,13 @@ async function main(): Promise<void> {
   }
   processes.push(startProcess("gateway", "gateway/dist/main.js", { ...shared, GATEWAY_PORT: String(gatewayPort) }, gatewayPort));
   await waitUntilReady(processes);
+  const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+  const signIn = await signInInstructions(gatewayUrl, owner).catch((error: unknown) => [
+    `the owner's sign-in could not be checked: ${String(error)}`,
+  ]);
+  for (const line of signIn) say(line);
+  if (mail) say(`mail: every mail is caught, shown here as [mail], and readable at ${mail.pageUrl}`);
+  say(`API reference: ${gatewayUrl}/api/v2/docs`);
   say(`docex is ready: http://127.0.0.1:${gatewayPort}/api/v2 (Ctrl-C stops everything)`);
 }
 

@@ -11,6 +11,7 @@ import { EventBus, type SubscriptionOptions } from "./bus/event-bus.js";
 import { kitMigrations, Outbox } from "./bus/outbox.js";
 import { OutboxEvents } from "./bus/outbox-events.js";
 import { loadConfigOrExit, type ServiceName, serviceConfigSchema } from "./config.js";
+import { SealedWithAnotherKeyError } from "./crypto/secret-sealer.js";
 import { connectDatabase, type Migration, type MigrationTimeouts, pendingMigrations, runMigrations } from "./db/database.js";
 import { Sql } from "./db/sql.js";
 import { type GrpcIdentity, grpcIdentityFromConfig } from "./grpc/identity.js";
@@ -424,8 +425,9 @@ export async function runUntilSignalled(start: () => Promise<{ stop(): Promise<v
     running = await start();
   } catch (error) {
     logger.fatal({ err: error }, "start-up failed");
-    process.exitCode = 1;
-    setTimeout(() => process.exit(1), 100).unref();
+    const exitCode = error instanceof SealedWithAnotherKeyError ? SealedWithAnotherKeyError.exitCode : 1;
+    process.exitCode = exitCode;
+    setTimeout(() => process.exit(exitCode), 100).unref();
     return;
   }
   let signalled = false;

@@ -232,5 +232,3 @@ export function problemErrorHandler(logger: Logger): ErrorRequestHandler {
     sendProblem(res, translated, requestId);
   };
 }
-
-/** Postgres codes of a connection that went away: admin shutdown, crash, cannot connect, connection failure. */
