@@ -7,6 +7,7 @@ import { parser as promql } from "@prometheus-io/lezer-promql";
 import { expect } from "chai";
 import { type KubernetesFacts, loadDeployment, monitoringDir, type ProcessFacts, root, serviceFolders } from "./support/kubernetes.js";
 import { find, type K8sObject, type LabelSelector, ofKind, type ServiceObject, selects } from "./support/manifests.js";
+import { parseSource, promClientMetricNames, routePaths } from "./support/typescript-source.js";
 
 // biome-ignore lint/suspicious/noTemplateCurlyInString: Grafana's variable syntax
 const GRAFANA_DATASOURCE = "${datasource}";
@@ -48,12 +49,7 @@ async function metricNamesOfTheCode(): Promise<Set<string>> {
       entry.isDirectory() ? files(path.join(dir, entry.name)) : entry.name.endsWith(".ts") ? [path.join(dir, entry.name)] : [],
     );
   for (const file of sources.filter(existsSync).flatMap(files)) {
-    const source = readFileSync(file, "utf8");
-    if (!source.includes('"prom-client"')) continue;
-    for (const [, name] of source.matchAll(
-      /new (?:Counter|Gauge|Histogram|Summary)\b[^(]*\(\s*\{\s*name:\s*"([a-zA-Z_:][a-zA-Z0-9_:]*)"/g,
-    )) {
-      if (!name) continue;
+    for (const name of promClientMetricNames(parseSource(file))) {
       names.add(name);
       for (const suffix of ["_bucket", "_sum", "_count"]) names.add(`${name}${suffix}`);
     }
@@ -145,15 +141,12 @@ describe("Kubernetes monitoring (deploy/monitoring)", function () {
     });
 
     it("the validation alert watches the document service's PATCH annotations route, at a latency bucket boundary at or above the validation budget", async () => {
-      const routes = readFileSync(path.join(root, "services/document/src/http/routes.ts"), "utf8");
-      const api = routes.match(/const API = "([^"]+)"/)?.[1];
-      // Mounted with router.patch (Express path) or kit's ApiDescription (OpenAPI path, mounted as its Express form).
-      const mounted = routes.match(
-        /(?:router\.patch\(\s*|method:\s*"patch",\s*path:\s*)`\$\{API\}(\/documents\/(?::document_id|\{document_id\})\/annotations)`/,
-      );
-      expect(Boolean(api && mounted), "PATCH annotations in services/document/src/http/routes.ts").to.equal(true);
+      // Described with kit's ApiDescription (OpenAPI path, mounted as its Express form) or mounted with router.patch.
+      const route = routePaths(parseSource(path.join(root, "services/document/src/http/routes.ts")), "patch")
+        .map((template) => template.replace(/\{(\w+)\}/g, ":$1"))
+        .find((template) => /^\/api\/v\d+\/documents\/:document_id\/annotations$/.test(template));
       // The label kit's HTTP app records: the Express route path.
-      const route = `${api}${mounted?.[1]?.replace(/\{(\w+)\}/g, ":$1")}`;
+      expect(route, "PATCH annotations in services/document/src/http/routes.ts").to.be.a("string");
       const rule = rulesOf(monitoring).find(
         (candidate) => candidate.expr.includes('method="PATCH"') && candidate.expr.includes("histogram_quantile(0.99"),
       );
