@@ -1,9 +1,32 @@
 // Postgres on CloudNativePG (deploy/k8s/infra/postgres-cnpg), the production option in the cluster.
 import path from "node:path";
 import { expect } from "chai";
-import { type KubernetesFacts, k8sDir, loadDeployment, type ProcessFacts, schemaProblems } from "./support/kubernetes.js";
+import {
+  environmentOf,
+  type KubernetesFacts,
+  k8sDir,
+  loadDeployment,
+  type ProcessFacts,
+  RENDER_NAMES,
+  type RenderName,
+  schemaProblems,
+} from "./support/kubernetes.js";
 import { kubectlKustomize, renderKustomization } from "./support/kustomize.js";
-import { find, idOf, isObject, type K8sObject, type LabelSelector, ofKind, quantity, selects, sortKeys } from "./support/manifests.js";
+import {
+  find,
+  idOf,
+  isObject,
+  type K8sObject,
+  type LabelSelector,
+  ofKind,
+  podRange,
+  quantity,
+  selects,
+  sortKeys,
+  surgeOf,
+  type TopologySpread,
+  type Workload,
+} from "./support/manifests.js";
 import { type Endpoint, mayConnect, type NetworkPolicy } from "./support/network-policy.js";
 
 describe("Kubernetes manifests: Postgres", function () {
@@ -19,6 +42,8 @@ describe("Kubernetes manifests: Postgres", function () {
   describe("Postgres on CloudNativePG (infra/postgres-cnpg)", () => {
     const cnpgDir = path.join(k8sDir, "infra/postgres-cnpg");
     const CNPG_API = "postgresql.cnpg.io/v1";
+    /** CloudNativePG's and its Barman Cloud plugin's kinds, which have no schema here. */
+    const ofKubernetes = (list: K8sObject[]) => list.filter((object) => !/\.cnpg\.io\//.test(object.apiVersion));
     let objects: K8sObject[] = [];
     before(() => {
       objects = renderKustomization(cnpgDir);
@@ -30,8 +55,32 @@ describe("Kubernetes manifests: Postgres", function () {
         inheritedMetadata?: { labels?: Record<string, string> };
         managed?: { roles?: { name: string; login?: boolean; passwordSecret?: Record<string, unknown> }[] };
         affinity?: { enablePodAntiAffinity?: boolean; topologyKey?: string };
+        topologySpreadConstraints?: TopologySpread[];
+        enablePDB?: boolean;
+        imageName?: string;
+        postgresql?: { parameters?: Record<string, string> };
+        plugins?: PluginReference[];
+        bootstrap?: { recovery?: { source: string; recoveryTarget?: { targetTime?: string } } };
+        externalClusters?: { name: string; plugin?: PluginReference }[];
       };
     };
+    interface PluginReference {
+      name: string;
+      isWALArchiver?: boolean;
+      parameters?: { barmanObjectName?: string; serverName?: string };
+    }
+    type ObjectStoreObject = K8sObject & {
+      spec: {
+        retentionPolicy?: string;
+        configuration: {
+          destinationPath: string;
+          s3Credentials?: Record<string, { name: string; key: string } | boolean>;
+          azureCredentials?: Record<string, { name: string; key: string } | boolean>;
+          googleCredentials?: Record<string, { name: string; key: string } | boolean>;
+        };
+      };
+    };
+    const BARMAN_CLOUD = "barman-cloud.cloudnative-pg.io";
     const cluster = () => {
       const clusters = ofKind<ClusterObject>(objects, "Cluster");
       expect(clusters.length, "Clusters").to.equal(1);
@@ -39,7 +88,7 @@ describe("Kubernetes manifests: Postgres", function () {
     };
 
     it("renders the same with `kubectl kustomize` (when installed), and its core and prometheus-operator objects validate", async function () {
-      const problems = await schemaProblems(objects.filter((object) => object.apiVersion !== CNPG_API));
+      const problems = await schemaProblems(ofKubernetes(objects));
       expect(problems, problems.join("\n")).to.deep.equal([]);
       const theirs = kubectlKustomize(cnpgDir);
       if (!theirs) this.skip();
@@ -61,6 +110,98 @@ describe("Kubernetes manifests: Postgres", function () {
         rule.to?.some((peer) => peer.podSelector && selects(peer.podSelector, spec.inheritedMetadata?.labels)),
       );
       expect(admitted, "services-to-postgres selects the Cluster's pods").to.equal(true);
+    });
+
+    it("spreads its instances over zones (one per zone where there are three) and keeps the operator's PodDisruptionBudgets", () => {
+      const { metadata, spec } = cluster();
+      const instanceLabels = { "cnpg.io/cluster": metadata.name, "cnpg.io/podRole": "instance" };
+      const poolerLabels = { "cnpg.io/cluster": metadata.name, "cnpg.io/podRole": "pooler" };
+      const zoneSpread = (spec.topologySpreadConstraints ?? []).find(
+        (constraint) => constraint.topologyKey === "topology.kubernetes.io/zone",
+      );
+      expect(zoneSpread, "a zone spread").to.not.equal(undefined);
+      expect(zoneSpread?.maxSkew).to.equal(1);
+      expect(zoneSpread?.whenUnsatisfiable, "required, as the quorum of a synchronous standby needs").to.equal("DoNotSchedule");
+      expect(selects(zoneSpread?.labelSelector, instanceLabels), "selects the instances").to.equal(true);
+      expect(selects(zoneSpread?.labelSelector, poolerLabels), "and no pooler").to.equal(false);
+      expect(spec.enablePDB ?? true, "enablePDB").to.equal(true);
+    });
+
+    it("archives its WAL and takes a daily base backup with the Barman Cloud plugin to an object store whose credentials come from a Secret, kept for a retention window", () => {
+      const { metadata, spec } = cluster();
+      const archiver = (spec.plugins ?? []).filter((plugin) => plugin.isWALArchiver);
+      expect(
+        archiver.map((plugin) => plugin.name),
+        "the WAL archiver",
+      ).to.deep.equal([BARMAN_CLOUD]);
+      const store = find<ObjectStoreObject>(objects, "ObjectStore", archiver[0]?.parameters?.barmanObjectName ?? "");
+      expect(store?.apiVersion, "the ObjectStore the archiver names").to.equal("barmancloud.cnpg.io/v1");
+      expect(archiver[0]?.parameters?.serverName ?? metadata.name, "archived under the Cluster's name").to.equal(metadata.name);
+      const { configuration, retentionPolicy } = store?.spec ?? { configuration: { destinationPath: "" } };
+      expect(configuration.destinationPath).to.match(/^(s3|gs|azure|https):\/\/[^/]+/);
+      expect(retentionPolicy, "retentionPolicy").to.match(/^[1-9][0-9]*[dwm]$/);
+      const credentials = configuration.s3Credentials ?? configuration.azureCredentials ?? configuration.googleCredentials ?? {};
+      const references = Object.values(credentials).filter(isObject);
+      expect(references.length, "credentials from a Secret").to.be.greaterThan(0);
+      for (const reference of references) expect(Object.keys(reference).sort(), "a secretKeyRef").to.deep.equal(["key", "name"]);
+      const schedules = ofKind<
+        K8sObject & { spec: { schedule: string; cluster: { name: string }; method: string; pluginConfiguration?: { name: string } } }
+      >(objects, "ScheduledBackup").filter((backup) => backup.spec.cluster.name === metadata.name);
+      expect(schedules.length, "ScheduledBackups of the Cluster").to.equal(1);
+      const [seconds, minutes, hours, ...rest] = schedules[0]?.spec.schedule.split(" ") ?? [];
+      expect([seconds, minutes, rest], "daily: six fields, seconds first").to.deep.equal(["0", "0", ["*", "*", "*"]]);
+      expect(Number(hours)).to.be.within(0, 23);
+      expect(schedules[0]?.spec.method).to.equal("plugin");
+      expect(schedules[0]?.spec.pluginConfiguration?.name).to.equal(BARMAN_CLOUD);
+    });
+
+    it("the restore drill (drill/) recovers another Cluster from the same backups to a point in time, archives nothing, and reaches only the operator, the object store and the API", async () => {
+      const drillDir = path.join(cnpgDir, "drill");
+      const drill = renderKustomization(drillDir);
+      const theirs = kubectlKustomize(drillDir);
+      if (theirs)
+        expect(drill.map((object) => JSON.stringify(sortKeys(object))).sort()).to.deep.equal(
+          theirs.map((object) => JSON.stringify(sortKeys(object))).sort(),
+        );
+      expect(await schemaProblems(ofKubernetes(drill))).to.deep.equal([]);
+      const main = cluster();
+      const restored = ofKind<ClusterObject>(drill, "Cluster");
+      expect(restored.length).to.equal(1);
+      const { metadata, spec } = restored[0] as ClusterObject;
+      expect(metadata.name, "a Cluster of its own name").to.not.equal(main.metadata.name);
+      expect(spec.imageName, "the same Postgres").to.equal(main.spec.imageName);
+      expect(quantity(spec.storage?.size), "room for the data").to.be.at.least(quantity(main.spec.storage?.size));
+      expect(spec.plugins ?? [], "archives nothing: it cannot write into the backups it reads").to.deep.equal([]);
+      const recovery = spec.bootstrap?.recovery;
+      const source = spec.externalClusters?.find((external) => external.name === recovery?.source);
+      const archiver = main.spec.plugins?.find((plugin) => plugin.isWALArchiver);
+      expect(source?.plugin?.name).to.equal(BARMAN_CLOUD);
+      expect(source?.plugin?.parameters, "the store and server name docex-postgres archives to").to.deep.equal({
+        barmanObjectName: archiver?.parameters?.barmanObjectName,
+        serverName: archiver?.parameters?.serverName ?? main.metadata.name,
+      });
+      expect(Date.parse(recovery?.recoveryTarget?.targetTime?.replace(" ", "T").replace(/([+-]\d\d)$/, "$1:00") ?? ""), "a point in time")
+        .to.not.be.NaN;
+      const instance: Endpoint = { label: "the drill", namespace: "docex", labels: { "cnpg.io/cluster": metadata.name }, ip: "10.244.6.1" };
+      const service: Endpoint = {
+        label: "a service",
+        namespace: "docex",
+        labels: { "app.kubernetes.io/component": "service" },
+        ip: "10.244.6.2",
+      };
+      const operator: Endpoint = { label: "the operator", namespace: "cnpg-system", labels: {}, ip: "10.244.6.3" };
+      const objectStore: Endpoint = { label: "the object store", ip: "203.0.113.20" };
+      const policies = [...ofKind<NetworkPolicy>(drill, "NetworkPolicy"), ...ofKind<NetworkPolicy>(renders.production, "NetworkPolicy")];
+      const cases: [Endpoint, Endpoint, number, boolean][] = [
+        [operator, instance, 8000, true],
+        [instance, objectStore, 443, true],
+        [service, instance, 5432, false],
+        [instance, service, 5432, false],
+      ];
+      const wrong = cases
+        .filter(([from, to, port, allowed]) => mayConnect(policies, from, to, port) !== allowed)
+        .map(([from, to, port, allowed]) => `${from.label} → ${to.label}:${port} should be ${allowed ? "allowed" : "denied"}`);
+      expect(wrong, wrong.join("\n")).to.deep.equal([]);
     });
 
     it("a role and a database docex_<service> for every service with a database, owned by that role, with passwords only referenced", () => {
@@ -150,5 +291,45 @@ describe("Kubernetes manifests: Postgres", function () {
         .map(([from, to, port, allowed]) => `${from.label} → ${to.label}:${port} should be ${allowed ? "allowed" : "denied"}`);
       expect(wrong, wrong.join("\n")).to.deep.equal([]);
     });
+  });
+
+  describe("connections", () => {
+    /** What a migrating pod opens besides its pool (kit's ensureDatabase and runMigrations: the check, the lock, the migrator's 3). */
+    const MIGRATION_CONNECTIONS = 5;
+    /** Left to others than docex's pools: superuser_reserved_connections (3), CloudNativePG's instance manager and exporter, an operator's psql. */
+    const RESERVED_CONNECTIONS = 20;
+
+    /** max_connections of the Postgres a render's services use: dev's StatefulSet, or else the CloudNativePG Cluster. */
+    const maxConnectionsFor = (name: RenderName): number => {
+      if (name === "dev") {
+        const postgres = find<Workload>(renders.dev, "StatefulSet", "postgres")?.spec.template.spec.containers[0];
+        const args = postgres?.args ?? [];
+        const setting = args.find((arg, index) => args[index - 1] === "-c" && arg.startsWith("max_connections="));
+        return Number(setting?.split("=")[1] ?? 100);
+      }
+      const cluster = ofKind<K8sObject & { spec: { postgresql?: { parameters?: Record<string, string> } } }>(
+        renderKustomization(path.join(k8sDir, "infra/postgres-cnpg")),
+        "Cluster",
+      )[0];
+      return Number(cluster?.spec.postgresql?.parameters?.max_connections ?? 100);
+    };
+
+    for (const name of RENDER_NAMES) {
+      it(`${name}: in a rollout with every autoscaler at its maximum, each service's pools (replicas + surge) and its migrating pods fit Postgres's max_connections`, () => {
+        const maxConnections = maxConnectionsFor(name);
+        let demand = RESERVED_CONNECTIONS;
+        const parts = [`${RESERVED_CONNECTIONS} reserved`];
+        for (const process of processes.filter((candidate) => candidate.settings.has("DATABASE_URL"))) {
+          const { deployment, effective } = environmentOf(renders[name], process.name);
+          const pool = Number(process.schema.safeParse(effective).data?.DATABASE_POOL_MAX);
+          const { max } = podRange(renders[name], deployment);
+          const surge = surgeOf(deployment, max);
+          const connections = (max + surge) * pool + surge * MIGRATION_CONNECTIONS;
+          demand += connections;
+          parts.push(`${process.name} (${max} + ${surge}) × ${pool} + ${surge} × ${MIGRATION_CONNECTIONS} = ${connections}`);
+        }
+        expect(demand, `max_connections ${maxConnections} < ${demand}: ${parts.join("; ")}`).to.be.at.most(maxConnections);
+      });
+    }
   });
 });

@@ -14,6 +14,7 @@ import {
   k8sDir,
   loadDeployment,
   type ProcessFacts,
+  RENDER_NAMES,
   RENDERS,
   type RenderName,
   root,
@@ -22,15 +23,19 @@ import {
 } from "./support/kubernetes.js";
 import {
   containersOf,
+  type DisruptionBudget,
+  disruptionsAllowed,
   find,
   isWorkload,
   type K8sObject,
   type LabelSelector,
   ofKind,
+  podRange,
   quantity,
   readManifests,
   type ServiceObject,
   selects,
+  type TopologySpread,
   type Workload,
 } from "./support/manifests.js";
 import { callees, parseSource } from "./support/typescript-source.js";
@@ -294,6 +299,63 @@ describe("Kubernetes manifests: workloads", function () {
         expect(ofKind(renders[name], "Job"), "Jobs").to.deep.equal([]);
       });
     }
+  });
+
+  describe("disruptions and placement", () => {
+    for (const name of RENDER_NAMES) {
+      it(`${name}: every Deployment and StatefulSet has one PodDisruptionBudget, which lets a drain evict a pod at the fewest replicas and keeps one serving where there are two`, () => {
+        const problems: string[] = [];
+        const budgets = ofKind<DisruptionBudget>(renders[name], "PodDisruptionBudget");
+        for (const workload of renders[name].filter((object): object is Workload => ["Deployment", "StatefulSet"].includes(object.kind))) {
+          const where = `${workload.kind} ${workload.metadata.name}`;
+          const labels = workload.spec.template.metadata?.labels;
+          const own = budgets.filter((budget) => selects(budget.spec.selector, labels));
+          if (own.length !== 1) {
+            problems.push(`${where}: ${own.length} PodDisruptionBudgets`);
+            continue;
+          }
+          const [budget] = own as [DisruptionBudget];
+          const { min } = podRange(renders[name], workload);
+          const allowed = disruptionsAllowed(budget, min);
+          if (allowed < 1) problems.push(`${where}: at ${min} pods its budget blocks every drain`);
+          if (min >= 2 && allowed >= min) problems.push(`${where}: at ${min} pods its budget lets a drain evict them all`);
+          // A pod that is not ready serves nothing: waiting for it to become ready would only stall the drain.
+          if (workload.kind === "Deployment" && budget.spec.unhealthyPodEvictionPolicy !== "AlwaysAllow")
+            problems.push(`${where}: its budget keeps pods that are not ready from being evicted`);
+        }
+        for (const budget of budgets) {
+          const selected = renders[name].filter(
+            (object) => isWorkload(object) && selects(budget.spec.selector, object.spec.template.metadata?.labels),
+          );
+          if (selected.length === 0) problems.push(`PodDisruptionBudget ${budget.metadata.name} selects no pods`);
+        }
+        expect(problems, problems.join("\n")).to.deep.equal([]);
+      });
+    }
+
+    it("production: every Deployment prefers to spread its pods over zones; the NATS servers must, one per zone and one per node", () => {
+      const problems: string[] = [];
+      const spreadsOverZones = (workload: Workload, when: TopologySpread["whenUnsatisfiable"]) =>
+        (workload.spec.template.spec.topologySpreadConstraints ?? []).some(
+          (constraint) =>
+            constraint.topologyKey === "topology.kubernetes.io/zone" &&
+            constraint.maxSkew === 1 &&
+            constraint.whenUnsatisfiable === when &&
+            selects(constraint.labelSelector, workload.spec.template.metadata?.labels),
+        );
+      for (const deployment of ofKind<Workload>(renders.production, "Deployment"))
+        if (!spreadsOverZones(deployment, "ScheduleAnyway")) problems.push(`${deployment.metadata.name}: no zone spread`);
+      const nats = find<Workload>(renders.production, "StatefulSet", "nats");
+      if (!nats || !spreadsOverZones(nats, "DoNotSchedule")) problems.push("nats: not one server per zone");
+      const perNode = nats?.spec.template.spec.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [];
+      if (
+        !perNode.some(
+          (term) => term.topologyKey === "kubernetes.io/hostname" && selects(term.labelSelector, nats?.spec.template.metadata?.labels),
+        )
+      )
+        problems.push("nats: not one server per node");
+      expect(problems, problems.join("\n")).to.deep.equal([]);
+    });
   });
 
   describe("migrations", () => {

@@ -51,6 +51,7 @@ export interface Container {
   volumeMounts?: { name: string; mountPath: string; subPath?: string; readOnly?: boolean }[];
   workingDir?: string;
   command?: string[];
+  args?: string[];
 }
 export interface PodSpec {
   containers: Container[];
@@ -71,11 +72,19 @@ export interface PodSpec {
       preferredDuringSchedulingIgnoredDuringExecution?: { podAffinityTerm: { topologyKey: string; labelSelector?: LabelSelector } }[];
     };
   };
+  topologySpreadConstraints?: TopologySpread[];
+}
+export interface TopologySpread {
+  maxSkew: number;
+  topologyKey: string;
+  whenUnsatisfiable: "DoNotSchedule" | "ScheduleAnyway";
+  labelSelector?: LabelSelector;
 }
 export interface Workload extends K8sObject {
   spec: {
     replicas?: number;
     serviceName?: string;
+    strategy?: { type?: string; rollingUpdate?: { maxSurge?: number | string; maxUnavailable?: number | string } };
     selector?: LabelSelector;
     template: { metadata?: { labels?: Record<string, string> }; spec: PodSpec };
   };
@@ -136,4 +145,45 @@ export function quantity(text: string | undefined): number {
   if (!match) return Number.NaN;
   const factors: Record<string, number> = { m: 1e-3, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, k: 1e3, M: 1e6, G: 1e9, T: 1e12 };
   return Number(match[1]) * (match[2] ? (factors[match[2]] ?? Number.NaN) : 1);
+}
+
+export interface DisruptionBudget extends K8sObject {
+  spec: {
+    selector: LabelSelector;
+    maxUnavailable?: number | string;
+    minAvailable?: number | string;
+    unhealthyPodEvictionPolicy?: "IfHealthyBudget" | "AlwaysAllow";
+  };
+}
+export interface Autoscaler extends K8sObject {
+  spec: { scaleTargetRef: { kind: string; name: string }; minReplicas?: number; maxReplicas: number };
+}
+
+/** An int-or-percent of `pods`, as Kubernetes resolves it (percentages rounded up). */
+export function podsOfIntOrPercent(value: number | string | undefined, pods: number, fallback: number | string): number {
+  const given = value ?? fallback;
+  return typeof given === "number" ? given : Math.ceil((pods * Number.parseFloat(given)) / 100);
+}
+
+/** The fewest and the most pods a workload runs: its autoscaler's range, or its replicas (1 when unset). */
+export function podRange(objects: K8sObject[], workload: Workload): { min: number; max: number } {
+  const autoscaler = ofKind<Autoscaler>(objects, "HorizontalPodAutoscaler").find(
+    (candidate) => candidate.spec.scaleTargetRef.kind === workload.kind && candidate.spec.scaleTargetRef.name === workload.metadata.name,
+  );
+  if (autoscaler) return { min: autoscaler.spec.minReplicas ?? 1, max: autoscaler.spec.maxReplicas };
+  const replicas = workload.spec.replicas ?? 1;
+  return { min: replicas, max: replicas };
+}
+
+/** Pods a rolling update adds above the count (maxSurge; Kubernetes's default is 25 %). */
+export function surgeOf(workload: Workload, pods: number): number {
+  if (workload.kind !== "Deployment" || workload.spec.strategy?.type === "Recreate") return 0;
+  return podsOfIntOrPercent(workload.spec.strategy?.rollingUpdate?.maxSurge, pods, "25%");
+}
+
+/** How many of `pods` healthy pods a budget lets a drain evict. */
+export function disruptionsAllowed(budget: DisruptionBudget, pods: number): number {
+  const { maxUnavailable, minAvailable } = budget.spec;
+  if (maxUnavailable !== undefined) return Math.min(pods, podsOfIntOrPercent(maxUnavailable, pods, 0));
+  return Math.max(0, pods - podsOfIntOrPercent(minAvailable, pods, 0));
 }
