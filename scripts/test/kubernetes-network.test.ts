@@ -1,9 +1,17 @@
 // Who may reach whom: the NetworkPolicies open exactly the paths of the architecture, the Ingress
 // reaches the gateway, and gRPC between services is mutual TLS with one identity per service.
 import { expect } from "chai";
-import { environmentOf, type KubernetesFacts, loadDeployment, type ProcessFacts, RENDERS, type RenderName } from "./support/kubernetes.js";
+import {
+  environmentOf,
+  type KubernetesFacts,
+  loadDeployment,
+  type ProcessFacts,
+  RENDER_NAMES,
+  RENDERS,
+  type RenderName,
+} from "./support/kubernetes.js";
 import { find, type K8sObject, ofKind } from "./support/manifests.js";
-import { type Endpoint, mayConnect, type NetworkPolicy, podsOf } from "./support/network-policy.js";
+import { type Endpoint, inCidr, mayConnect, type NetworkPolicy, podsOf } from "./support/network-policy.js";
 
 describe("Kubernetes manifests: network and service identity", function () {
   this.timeout(60_000);
@@ -78,6 +86,38 @@ describe("Kubernetes manifests: network and service identity", function () {
   });
 
   describe("network", () => {
+    const PRIVATE_RANGES = ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10"];
+    for (const name of RENDER_NAMES) {
+      it(`${name}: the gateway believes X-Forwarded-For only from the pod range, where the NetworkPolicies let no pod but the ingress controller reach it`, () => {
+        const gateway = processes.find((process) => process.name === "gateway");
+        const { effective } = environmentOf(renders[name], "gateway");
+        const trusted = (gateway?.schema.safeParse(effective).data?.GATEWAY_TRUSTED_PROXIES ?? []) as string[];
+        expect(trusted.length, "GATEWAY_TRUSTED_PROXIES").to.be.greaterThan(0);
+        const policies = ofKind<NetworkPolicy>(renders[name], "NetworkPolicy");
+        const target = podsOf(renders[name]).get("gateway") as Endpoint;
+        const problems: string[] = [];
+        for (const cidr of trusted) {
+          const [address = "", bits = ""] = cidr.split("/");
+          if (!/^\d+\.\d+\.\d+\.\d+$/.test(address) || !/^\d+$/.test(bits) || Number(bits) < 8 || Number(bits) > 32) {
+            problems.push(`${cidr}: not an IPv4 range of at most a /8 (a keyword such as uniquelocal trusts more than the pod range)`);
+            continue;
+          }
+          if (!PRIVATE_RANGES.some((range) => inCidr(address, range) && Number(bits) >= Number(range.split("/")[1])))
+            problems.push(`${cidr}: not inside a private range`);
+          // A pod of the range: only the ingress controller may open a connection to the gateway from it.
+          const inside = address.replace(/\d+$/, (last) => String(Number(last) + 10));
+          const ingress: Endpoint = { label: "the ingress controller", namespace: "ingress-nginx", labels: {}, ip: inside };
+          const stranger: Endpoint = { label: "a pod of another namespace", namespace: "default", labels: {}, ip: inside };
+          const service: Endpoint = { ...(podsOf(renders[name]).get("document") as Endpoint), ip: inside };
+          if (!mayConnect(policies, ingress, target, 8080)) problems.push(`${cidr}: the ingress controller cannot reach the gateway`);
+          for (const other of [stranger, service])
+            if (mayConnect(policies, other, target, 8080))
+              problems.push(`${cidr}: ${other.label} reaches the gateway and would be believed`);
+        }
+        expect(problems, problems.join("\n")).to.deep.equal([]);
+      });
+    }
+
     for (const name of ["dev", "production"] as const) {
       it(`${name}: NetworkPolicies let the ingress controller reach the gateway, the gateway the services' HTTP, services each other's gRPC and their Postgres and NATS, only the webhook service the internet, and auth its mail relay and social login issuers`, () => {
         const policies = ofKind<NetworkPolicy>(renders[name], "NetworkPolicy");

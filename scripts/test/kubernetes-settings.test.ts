@@ -9,10 +9,11 @@ import {
   loadDeployment,
   looksSecret,
   type ProcessFacts,
+  RENDER_NAMES,
   RENDERS,
   type RenderName,
 } from "./support/kubernetes.js";
-import { find, ofKind, type ServiceObject } from "./support/manifests.js";
+import { find, findConfigMap, ofKind, podRange, type ServiceObject, type Workload } from "./support/manifests.js";
 
 describe("Kubernetes manifests: settings", function () {
   this.timeout(60_000);
@@ -39,7 +40,7 @@ describe("Kubernetes manifests: settings", function () {
             else if (!(setting in LEFT_TO_THE_CODE))
               problems.push(`${process.name}: ${setting} is read by the code but neither set in deploy/k8s nor listed in LEFT_TO_THE_CODE`);
           }
-          const ownConfigMap = find(renders[name], "ConfigMap", `${process.name}-config`);
+          const ownConfigMap = findConfigMap(renders[name], `${process.name}-config`);
           for (const key of Object.keys(ownConfigMap?.data ?? {})) {
             if (!process.settings.has(key)) problems.push(`${process.name}-config sets ${key}, which ${process.name} does not read`);
           }
@@ -47,7 +48,7 @@ describe("Kubernetes manifests: settings", function () {
             if (!process.settings.has(key)) problems.push(`${process.name} sets ${key}, which it does not read`);
           }
         }
-        for (const key of Object.keys(find(renders[name], "ConfigMap", "docex-config")?.data ?? {})) {
+        for (const key of Object.keys(findConfigMap(renders[name], "docex-config")?.data ?? {})) {
           if (!processes.some((process) => process.settings.has(key))) problems.push(`docex-config sets ${key}, which no process reads`);
         }
         for (const setting of Object.keys(LEFT_TO_THE_CODE)) {
@@ -122,6 +123,41 @@ describe("Kubernetes manifests: settings", function () {
           }
         }
         expect(problems, problems.join("\n")).to.deep.equal([]);
+      });
+    }
+  });
+
+  describe("generated ConfigMaps and the gateway's rate limit", () => {
+    for (const name of RENDER_NAMES) {
+      it(`${name}: the processes read docex-config and their own ConfigMap under names holding the hash of their contents, so that a changed setting rolls their pods`, () => {
+        const problems: string[] = [];
+        for (const process of processes) {
+          const { deployment } = environmentOf(renders[name], process.name);
+          const pod = deployment.spec.template.spec;
+          for (const container of [...(pod.initContainers ?? []), ...pod.containers]) {
+            const read = (container.envFrom ?? []).flatMap((source) => (source.configMapRef ? [source.configMapRef.name] : []));
+            const expected = container.name === "migrate" ? ["docex-config"] : ["docex-config", `${process.name}-config`];
+            const given = expected.map((configMap) => read.find((candidate) => candidate.startsWith(`${configMap}-`)));
+            for (const [index, configMap] of expected.entries()) {
+              const hashed = given[index];
+              if (!hashed || !/^-[0-9a-z]{10}$/.test(hashed.slice(configMap.length)))
+                problems.push(`${process.name} container ${container.name}: reads ${configMap} without a hash (${read.join(", ")})`);
+              else if (!find(renders[name], "ConfigMap", hashed)) problems.push(`${process.name}: ConfigMap ${hashed} is not rendered`);
+            }
+          }
+        }
+        expect(problems, problems.join("\n")).to.deep.equal([]);
+      });
+
+      it(`${name}: the gateway's rate limit per replica, times its replicas, gives each client at most the limit API.md names and at least half of it`, () => {
+        const gateway = processes.find((process) => process.name === "gateway");
+        const promised = Number(gateway?.defaults.GATEWAY_RATE_LIMIT_PER_MINUTE);
+        const { deployment, effective } = environmentOf(renders[name], "gateway");
+        const perReplica = Number(gateway?.schema.safeParse(effective).data?.GATEWAY_RATE_LIMIT_PER_MINUTE);
+        const { min, max } = podRange(renders[name], deployment as Workload);
+        expect(promised, "API.md's limit, the code's default").to.equal(6000);
+        expect(perReplica * max, `${perReplica} a replica × ${max} replicas at most`).to.be.at.most(promised);
+        expect(perReplica * min, `${perReplica} a replica × ${min} replicas at least`).to.be.at.least(promised / 2);
       });
     }
   });

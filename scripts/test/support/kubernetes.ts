@@ -34,7 +34,8 @@ export const LEFT_TO_THE_CODE: Record<string, string> = {
   EXTRACTION_READ_DEADLINE_MS: "60 s to stream one file",
   EXTRACTION_CONCURRENCY: "2 documents in flight per replica",
   DATABASE_NAME: "docex_<service>: each service's own database on the server that DATABASE_URL names",
-  DATABASE_POOL_MAX: "10 connections per replica where a service does not set its own; kubernetes-postgres.test.ts keeps every pool within max_connections",
+  DATABASE_POOL_MAX:
+    "10 connections per replica where a service does not set its own; kubernetes-postgres.test.ts keeps every pool within max_connections",
   MIGRATION_LOCK_WAIT_MS: "5 min for another replica's migrations before the init container fails (and is restarted)",
   MIGRATION_DDL_LOCK_TIMEOUT_MS: "10 s for a migration's table lock: a DDL behind a long transaction fails instead of blocking traffic",
   NATS_STREAM: "DOCEX: every service uses the default; only tests change it",

@@ -1,8 +1,10 @@
 // A kustomize renderer for the features deploy/ uses: resources (files and directories),
-// namespace, configMapGenerator without hash suffixes, patches (strategic merge, with or
-// without a target, including `$patch: delete`, and JSON 6902), replicas and images.
+// namespace, configMapGenerator (literals, files and env files, with kustomize's name hash and the
+// references to it), patches (strategic merge, with or without a target, including
+// `$patch: delete`, and JSON 6902), replicas, images, replacements and local-config objects.
 // When `kubectl kustomize` is installed, a test checks that both render the same objects.
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { expect } from "chai";
@@ -16,6 +18,7 @@ import {
   type K8sObject,
   type Metadata,
   readManifests,
+  sortKeys,
   type Workload,
 } from "./manifests.js";
 
@@ -35,11 +38,17 @@ interface Kustomization {
     name: string;
     files?: string[];
     literals?: string[];
-    options?: { disableNameSuffixHash?: boolean; labels?: Record<string, string> };
+    envs?: string[];
+    options?: { disableNameSuffixHash?: boolean; labels?: Record<string, string>; annotations?: Record<string, string> };
   }[];
   patches?: { path?: string; patch?: string; target?: PatchTarget }[];
   replicas?: { name: string; count: number }[];
   images?: { name: string; newName?: string; newTag?: string; digest?: string }[];
+  replacements?: Replacement[];
+}
+interface Replacement {
+  source: { kind?: string; name: string; fieldPath?: string };
+  targets: { select: PatchTarget; fieldPaths: string[]; options?: { delimiter?: string; index?: number } }[];
 }
 const KUSTOMIZATION_FIELDS = new Set([
   "apiVersion",
@@ -50,7 +59,11 @@ const KUSTOMIZATION_FIELDS = new Set([
   "patches",
   "replicas",
   "images",
+  "replacements",
 ]);
+/** Marks a generated ConfigMap until its name gets kustomize's hash, as kustomize's own internal annotation does. */
+const NEEDS_HASH = "test.docex/needs-hash-suffix";
+const LOCAL_CONFIG = "config.kubernetes.io/local-config";
 const CLUSTER_SCOPED = new Set([
   "Namespace",
   "ClusterRole",
@@ -71,19 +84,27 @@ const MERGE_KEYS: Record<string, string> = {
   topologySpreadConstraints: "topologyKey",
 };
 
-export function renderKustomization(dir: string): K8sObject[] {
+/** Renders a kustomization; `nested` for one read as another's resource, whose generated names the outer one hashes. */
+export function renderKustomization(dir: string, nested = false): K8sObject[] {
   const kustomization = parse(readFileSync(path.join(dir, "kustomization.yaml"), "utf8")) as Kustomization;
   const unsupported = Object.keys(kustomization).filter((field) => !KUSTOMIZATION_FIELDS.has(field));
   if (unsupported.length > 0) throw new Error(`${dir}: the test's renderer does not implement ${unsupported.join(", ")}`);
   let objects: K8sObject[] = [];
   for (const entry of kustomization.resources ?? []) {
     const resource = path.resolve(dir, entry);
-    objects.push(...(statSync(resource).isDirectory() ? renderKustomization(resource) : readManifests(resource)));
+    objects.push(...(statSync(resource).isDirectory() ? renderKustomization(resource, true) : readManifests(resource)));
   }
   for (const generator of kustomization.configMapGenerator ?? []) {
-    if (!generator.options?.disableNameSuffixHash)
-      throw new Error(`${dir}: configMapGenerator ${generator.name} needs disableNameSuffixHash`);
     const data: Record<string, string> = {};
+    for (const file of generator.envs ?? []) {
+      for (const line of readFileSync(path.resolve(dir, file), "utf8").split("\n")) {
+        const text = line.trim();
+        if (text === "" || text.startsWith("#")) continue;
+        const index = text.indexOf("=");
+        if (index < 1) throw new Error(`${dir}: ${file}: ${line} is not KEY=VALUE`);
+        data[text.slice(0, index)] = text.slice(index + 1);
+      }
+    }
     for (const file of generator.files ?? []) {
       const [key = "", source = ""] = file.includes("=") ? file.split("=", 2) : [path.basename(file), file];
       data[key] = readFileSync(path.resolve(dir, source), "utf8");
@@ -93,8 +114,11 @@ export function renderKustomization(dir: string): K8sObject[] {
       data[literal.slice(0, index)] = literal.slice(index + 1);
     }
     const metadata: Metadata = { name: generator.name };
-    if (generator.options.labels) metadata.labels = { ...generator.options.labels };
-    objects.push({ apiVersion: "v1", kind: "ConfigMap", metadata, data });
+    if (generator.options?.labels) metadata.labels = { ...generator.options.labels };
+    const annotations = { ...generator.options?.annotations, ...(generator.options?.disableNameSuffixHash ? {} : { [NEEDS_HASH]: "" }) };
+    if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
+    // As kustomize: no data field when there is nothing in it.
+    objects.push({ apiVersion: "v1", kind: "ConfigMap", metadata, ...(Object.keys(data).length > 0 ? { data } : {}) });
   }
   for (const patch of kustomization.patches ?? []) objects = applyPatch(dir, objects, patch);
   if (kustomization.namespace) {
@@ -113,12 +137,93 @@ export function renderKustomization(dir: string): K8sObject[] {
       container.image = `${image.newName ?? name}${newTag}`;
     }
   }
+  for (const replacement of kustomization.replacements ?? []) replace(dir, objects, replacement);
   const seen = new Set<string>();
   for (const object of objects) {
     if (seen.has(idOf(object))) throw new Error(`${dir}: ${idOf(object)} is defined twice`);
     seen.add(idOf(object));
   }
-  return objects;
+  if (nested) return objects;
+  hashGeneratedNames(objects);
+  return objects.filter((object) => object.metadata.annotations?.[LOCAL_CONFIG] !== "true");
+}
+
+/** A dotted field path (`spec.rules.0.host`): the object holding the last field, and that field. */
+function fieldAt(object: K8sObject, fieldPath: string, where: string): { parent: Record<string, unknown>; key: string } {
+  const keys = fieldPath.split(".");
+  const key = keys.pop() ?? "";
+  let parent: unknown = object;
+  for (const step of keys) parent = Array.isArray(parent) ? parent[Number(step)] : isObject(parent) ? parent[step] : undefined;
+  if (!isObject(parent) && !Array.isArray(parent)) throw new Error(`${where}: no ${fieldPath} in ${idOf(object)}`);
+  return { parent: parent as Record<string, unknown>, key };
+}
+
+function replace(dir: string, objects: K8sObject[], { source, targets }: Replacement): void {
+  const where = `${dir}: replacement from ${source.kind ?? ""}/${source.name}`;
+  const from = objects.filter(
+    (object) => object.metadata.name === source.name && (source.kind === undefined || object.kind === source.kind),
+  );
+  if (from.length !== 1) throw new Error(`${where}: ${from.length} sources`);
+  const { parent, key } = fieldAt(from[0] as K8sObject, source.fieldPath ?? "metadata.name", where);
+  const value = parent[key];
+  if (typeof value !== "string") throw new Error(`${where}: ${source.fieldPath} is not a string`);
+  for (const target of targets) {
+    const selected = selectTargets(objects, target.select);
+    if (selected.length === 0) throw new Error(`${where}: ${JSON.stringify(target.select)} selects nothing`);
+    for (const object of selected) {
+      for (const fieldPath of target.fieldPaths) {
+        const field = fieldAt(object, fieldPath, where);
+        const { delimiter, index = 0 } = target.options ?? {};
+        if (delimiter === undefined) {
+          field.parent[field.key] = value;
+          continue;
+        }
+        const parts = String(field.parent[field.key] ?? "").split(delimiter);
+        if (index < 0 || index >= parts.length) throw new Error(`${where}: ${fieldPath} of ${idOf(object)} has no part ${index}`);
+        parts[index] = value;
+        field.parent[field.key] = parts.join(delimiter);
+      }
+    }
+  }
+}
+
+/** encoding/json's text of a value with its object keys sorted, as Go's json.Marshal of a map writes it. */
+function goJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value)).replace(/[<>&\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/**
+ * Appends kustomize's hash to each generated ConfigMap's name and renames the references to it:
+ * sha256 of {data, kind, name}, whose first ten hex digits have 0, 1, 3, a, e swapped for g, h, k, m, t.
+ * kustomize (api/hasher, as of v5) looks the name up as one field "metadata/name", finds none and
+ * hashes an empty name: only the data decide the suffix.
+ */
+function hashGeneratedNames(objects: K8sObject[]): void {
+  const renamed = new Map<string, string>();
+  for (const object of objects) {
+    const annotations = object.metadata.annotations;
+    if (object.kind !== "ConfigMap" || annotations?.[NEEDS_HASH] === undefined) continue;
+    delete annotations[NEEDS_HASH];
+    if (Object.keys(annotations).length === 0) delete object.metadata.annotations;
+    const hex = createHash("sha256")
+      .update(goJson({ data: object.data ?? "", kind: "ConfigMap", name: "" }))
+      .digest("hex");
+    const suffix = [...hex.slice(0, 10)].map((char) => ({ "0": "g", "1": "h", "3": "k", a: "m", e: "t" })[char] ?? char).join("");
+    renamed.set(`${object.metadata.namespace ?? ""}/${object.metadata.name}`, `${object.metadata.name}-${suffix}`);
+    object.metadata.name = `${object.metadata.name}-${suffix}`;
+  }
+  for (const workload of objects.filter(isWorkload)) {
+    const rename = (name: string) => renamed.get(`${workload.metadata.namespace ?? ""}/${name}`) ?? name;
+    const pod = workload.spec.template.spec;
+    for (const container of containersOf(pod)) {
+      for (const source of container.envFrom ?? []) if (source.configMapRef) source.configMapRef.name = rename(source.configMapRef.name);
+      for (const variable of container.env ?? []) {
+        const ref = variable.valueFrom?.configMapKeyRef as { name: string } | undefined;
+        if (ref) ref.name = rename(ref.name);
+      }
+    }
+    for (const volume of pod.volumes ?? []) if (volume.configMap) volume.configMap.name = rename(volume.configMap.name);
+  }
 }
 
 function selectTargets(objects: K8sObject[], target: PatchTarget): K8sObject[] {

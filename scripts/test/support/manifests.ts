@@ -101,6 +101,11 @@ export const WORKLOADS = new Set(["Deployment", "StatefulSet", "DaemonSet", "Rep
 export const isWorkload = (object: K8sObject): object is Workload => WORKLOADS.has(object.kind);
 export const find = <T extends K8sObject = K8sObject>(objects: K8sObject[], kind: string, name: string) =>
   objects.find((object) => object.kind === kind && object.metadata.name === name) as T | undefined;
+/** A ConfigMap by the name it was given, with or without the hash that kustomize's configMapGenerator appends. */
+export const findConfigMap = (objects: K8sObject[], name: string) =>
+  objects.find((object) => object.kind === "ConfigMap" && withoutNameHash(object.metadata.name) === name);
+/** A generated name without kustomize's hash: `docex-config-6b56fdfggc` → `docex-config`. */
+export const withoutNameHash = (name: string) => name.replace(/-[0-9a-z]{10}$/, "");
 export const ofKind = <T extends K8sObject = K8sObject>(objects: K8sObject[], kind: string) =>
   objects.filter((object) => object.kind === kind) as T[];
 

@@ -28,7 +28,7 @@ function ipv4(address: string): number | undefined {
   return parts.reduce((sum, part) => sum * 256 + part, 0);
 }
 
-function inCidr(address: string, cidr: string): boolean {
+export function inCidr(address: string, cidr: string): boolean {
   const [base = "", bits] = cidr.split("/");
   const ip = ipv4(address);
   const network = ipv4(base);
