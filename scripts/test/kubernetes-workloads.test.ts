@@ -1,6 +1,7 @@
 // The workloads of deploy/k8s against the code: every process and port has its manifest, probes
 // ask what the processes serve, shutdown fits the grace period, pods are locked down and sized,
 // replicas, budgets and autoscalers per overlay, and each service migrates in its init container.
+import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -358,14 +359,54 @@ describe("Kubernetes manifests: workloads", function () {
     });
   });
 
-  describe("migrations", () => {
-    /** The entry point of each process's image, from its `svc-<name>` stage of deploy/Dockerfile. */
-    const imageCommand = (name: string): string[] | undefined => {
-      const dockerfile = readFileSync(path.join(root, "deploy/Dockerfile"), "utf8");
-      const stage = dockerfile.split(/^FROM /m).find((part) => part.startsWith(`runtime AS svc-${name}\n`));
-      const command = stage?.match(/^CMD (\[.*\])$/m)?.[1];
-      return command ? (JSON.parse(command) as string[]) : undefined;
+  describe("register uploads", () => {
+    const HEAP_FLAG = /^--max-old-space-size=(\d+)$/;
+    /** Uploads of the largest size a register replica must hold at once. */
+    const UPLOADS_AT_ONCE = 2;
+    const fits = new Map<number, { rss: number }>();
+    /** Reads the largest uploads in a child process with this heap (support/register-upload-fit.ts); its peak RSS. */
+    const fitFor = async (heapMiB: number) => {
+      const known = fits.get(heapMiB);
+      if (known) return known;
+      const { ROUTES } = await import("@docex/gateway");
+      const upload = ROUTES.find((route) => route.method === "POST" && route.path === "/registers");
+      const script = path.join(root, "scripts/test/support/register-upload-fit.ts");
+      const child = spawnSync(
+        process.execPath,
+        [`--max-old-space-size=${heapMiB}`, "--import", "tsx", script, String(upload?.bodyLimitBytes), String(UPLOADS_AT_ONCE)],
+        { cwd: path.join(root, "scripts"), encoding: "utf8", maxBuffer: 16 * 1024 * 1024 },
+      );
+      if (child.status !== 0)
+        throw new Error(
+          `${UPLOADS_AT_ONCE} uploads of ${upload?.bodyLimitBytes} bytes do not fit a heap of ${heapMiB} MiB:\n${child.stderr.slice(-2000)}`,
+        );
+      const result = JSON.parse(child.stdout.trim().split("\n").at(-1) ?? "{}") as { rss: number };
+      fits.set(heapMiB, result);
+      return result;
     };
+
+    for (const name of RENDER_NAMES) {
+      it(`${name}: register runs its image's command with a heap that holds ${UPLOADS_AT_ONCE} of its largest uploads at once, in a memory limit a quarter above what reading them takes`, async function () {
+        this.timeout(120_000);
+        const { container } = environmentOf(renders[name], "register");
+        const command = container.command ?? [];
+        const heapFlag = command.find((arg) => HEAP_FLAG.test(arg));
+        expect(heapFlag, "--max-old-space-size").to.be.a("string");
+        expect(
+          command.filter((arg) => arg !== heapFlag),
+          "the image's command besides",
+        ).to.deep.equal(imageCommand("register"));
+        expect(command.indexOf(heapFlag ?? ""), "a flag of node").to.equal(1);
+        const heapMiB = Number(heapFlag?.match(HEAP_FLAG)?.[1]);
+        const { rss } = await fitFor(heapMiB);
+        const limit = quantity(container.resources?.limits?.memory);
+        expect(limit, `memory limit against ${Math.round(rss / 2 ** 20)} MiB read at once`).to.be.at.least(rss * 1.25);
+        expect(limit, "memory limit against the heap").to.be.above(heapMiB * 2 ** 20);
+      });
+    }
+  });
+
+  describe("migrations", () => {
     const withDatabase = () => processes.filter((process) => process.settings.has("DATABASE_URL"));
 
     it("every service has a database; the gateway has none", () => {
@@ -465,4 +506,12 @@ async function grpcHealthCheck(port: number): Promise<string> {
   } finally {
     client.close();
   }
+}
+
+/** The entry point of each process's image, from its `svc-<name>` stage of deploy/Dockerfile. */
+function imageCommand(name: string): string[] | undefined {
+  const dockerfile = readFileSync(path.join(root, "deploy/Dockerfile"), "utf8");
+  const stage = dockerfile.split(/^FROM /m).find((part) => part.startsWith(`runtime AS svc-${name}\n`));
+  const command = stage?.match(/^CMD (\[.*\])$/m)?.[1];
+  return command ? (JSON.parse(command) as string[]) : undefined;
 }
