@@ -359,6 +359,46 @@ describe("Kubernetes manifests: workloads", function () {
     });
   });
 
+  describe("images", () => {
+    const dockerfile = () => readFileSync(path.join(root, "deploy/Dockerfile"), "utf8");
+
+    it("deploy/Dockerfile has no `# syntax=` line: BuildKit's own frontend reads it, none is pulled from a registry", () => {
+      const directives = dockerfile()
+        .split("\n")
+        .filter((line) => /^#\s*syntax\s*=/i.test(line));
+      expect(directives).to.deep.equal([]);
+    });
+
+    it("an image holds only its process's production workspaces: its own and those its dependencies reach, never the testkit or another process", () => {
+      const text = dockerfile();
+      expect(text, "the build stage has the script").to.include("COPY deploy/runtime-workspaces.mjs ./deploy/");
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the Dockerfile's own variable
+      const loop = 'for dir in $(node deploy/runtime-workspaces.mjs "@docex/${SERVICE}"); do';
+      expect(text, "the runtime copies what it lists").to.include(loop);
+      const manifest = (dir: string) =>
+        JSON.parse(readFileSync(path.join(root, dir, "package.json"), "utf8")) as { name: string; dependencies?: Record<string, string> };
+      const processDirs = processNames().map((name) => (name === "gateway" ? "gateway" : `services/${name}`));
+      const problems: string[] = [];
+      for (const name of processNames()) {
+        const listed = spawnSync(process.execPath, [path.join(root, "deploy/runtime-workspaces.mjs"), `@docex/${name}`], {
+          cwd: root,
+          encoding: "utf8",
+        });
+        const dirs = listed.stdout.trim().split("\n");
+        const own = name === "gateway" ? "gateway" : `services/${name}`;
+        if (listed.status !== 0 || dirs[0] !== own) problems.push(`${name}: ${listed.stderr || dirs.join(", ")}`);
+        for (const dir of dirs.slice(1))
+          if (processDirs.includes(dir) || dir === "packages/testkit") problems.push(`${name}: its image would hold ${dir}`);
+        const names = new Set(dirs.map((dir) => manifest(dir).name));
+        for (const dir of dirs)
+          for (const dependency of Object.keys(manifest(dir).dependencies ?? {}))
+            if (dependency.startsWith("@docex/") && !names.has(dependency))
+              problems.push(`${name}: ${dir} needs ${dependency}, which is not copied`);
+      }
+      expect(problems, problems.join("\n")).to.deep.equal([]);
+    });
+  });
+
   describe("register uploads", () => {
     const HEAP_FLAG = /^--max-old-space-size=(\d+)$/;
     /** Uploads of the largest size a register replica must hold at once. */
