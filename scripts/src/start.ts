@@ -6,7 +6,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { ensureGrpcIdentityDirectory, SERVICE_NAMES } from "@docex/kit";
 import { startNats, startPostgres } from "./infrastructure.js";
-import { serviceEnvironment, sharedStackEnvironment, stackPort } from "./stack-environment.js";
+import { parseStackReplicas, replicasOf, serviceEnvironment, sharedStackEnvironment, stackPort } from "./stack-environment.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const dataDir = path.join(root, ".data");
@@ -21,6 +21,9 @@ const namespace = process.env.STACK_NAMESPACE;
 if (namespace !== undefined && !/^[a-z][a-z0-9_]{0,30}$/.test(namespace)) {
   throw new Error("STACK_NAMESPACE must be a lowercase identifier such as docex_e2e_1");
 }
+
+/** STACK_REPLICAS=document=2,webhook=2: processes per service; checked before anything starts. */
+const replicas = parseStackReplicas(process.env.STACK_REPLICAS);
 
 /** Secrets that have no defaults in the services; a local stack makes its own once and keeps them under .data/. */
 const LOCAL_SECRETS = ["AUTH_KEY_ENCRYPTION_KEY", "WEBHOOK_KEY_ENCRYPTION_KEY"] as const;
@@ -130,7 +133,7 @@ async function main(): Promise<void> {
   const nats = await startNats(dataDir, say);
   infrastructure.push(nats);
 
-  const layout = { portOffset, namespace };
+  const layout = { portOffset, namespace, replicas };
   const gatewayPort = Number(process.env.GATEWAY_PORT ?? stackPort("gateway", "http", layout));
   const shared: NodeJS.ProcessEnv = {
     ...process.env,
@@ -143,8 +146,11 @@ async function main(): Promise<void> {
     ...sharedStackEnvironment(layout),
   };
   for (const name of SERVICE_NAMES) {
-    const env: NodeJS.ProcessEnv = { ...shared, ...serviceEnvironment(name, layout) };
-    processes.push(startProcess(name, `services/${name}/dist/main.js`, env, stackPort(name, "http", layout)));
+    for (let index = 0; index < replicasOf(name, layout); index++) {
+      const env: NodeJS.ProcessEnv = { ...shared, ...serviceEnvironment(name, layout, index) };
+      const label = index === 0 ? name : `${name}-${index + 1}`;
+      processes.push(startProcess(label, `services/${name}/dist/main.js`, env, stackPort(name, "http", layout, index)));
+    }
   }
   processes.push(startProcess("gateway", "gateway/dist/main.js", { ...shared, GATEWAY_PORT: String(gatewayPort) }, gatewayPort));
   await waitUntilReady(processes);

@@ -101,9 +101,11 @@ describe("Kubernetes manifests: settings", function () {
           const { effective } = environmentOf(renders[name], process.name);
           for (const [key, value] of Object.entries(effective)) {
             if (key.endsWith("_GRPC_ADDR")) {
-              const [host, port] = value.split(":");
+              // dns:/// of the callee's headless Service <callee>-grpc (kubernetes-scaling.test.ts checks it is headless).
+              const [, host = "", port] = value.match(/^dns:\/\/\/([^:/]+):(\d+)$/) ?? [];
               const callee = key.slice(0, -"_GRPC_ADDR".length).toLowerCase();
-              if (host !== callee || servicePort(host, Number(port))?.name !== "grpc") problems.push(`${process.name}: ${key}=${value}`);
+              if (host !== `${callee}-grpc` || servicePort(host, Number(port))?.name !== "grpc")
+                problems.push(`${process.name}: ${key}=${value}`);
             }
             const target = key.replace(/_URL$/, "").toLowerCase();
             if (process.name === "gateway" && key.endsWith("_URL") && serviceNames().includes(target)) {

@@ -10,6 +10,7 @@ export class Metrics {
   readonly eventsPublished: Counter<"type">;
   readonly eventsConsumed: Counter<"consumer" | "outcome">;
   readonly outboxPending: Gauge;
+  readonly dependencyUp: Gauge<"dependency">;
 
   constructor(service: string, options: { defaultMetrics?: boolean } = {}) {
     this.registry.setDefaultLabels({ service });
@@ -58,6 +59,12 @@ export class Metrics {
     this.outboxPending = new Gauge({
       name: "outbox_pending_events",
       help: "Events written to the outbox and not yet published",
+      registers,
+    });
+    this.dependencyUp = new Gauge({
+      name: "dependency_up",
+      help: "Whether a dependency the process copes without (NATS, auth's JWKS) answered when last asked: 1 or 0",
+      labelNames: ["dependency"],
       registers,
     });
   }

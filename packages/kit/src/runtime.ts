@@ -106,12 +106,30 @@ export class Infrastructure {
       stopping ??= (async () => {
         this.readiness.drain();
         const timeout = config.SHUTDOWN_TIMEOUT_MS;
-        await Promise.all([closeHttp(server, timeout), grpc?.shutdown(timeout)]);
-        await options.onStop?.();
-        await this.outbox.stop();
-        await this.bus.close();
-        await this.sequelize.close();
-        logger.info("service stopped");
+        const stopBy = Date.now() + timeout + CLOSE_TIMEOUT_MS;
+        // At once: no new requests, calls or background work; what is under way finishes (HTTP, gRPC and the
+        // service's own work drain side by side, so the slowest alone sets the time).
+        await Promise.all([
+          closeHttp(server, timeout),
+          grpc?.shutdown(timeout),
+          finishWithin(options.onDrain?.(), timeout, () =>
+            logger.warn({ timeout_ms: timeout }, "background work still running at shutdown"),
+          ),
+        ]);
+        // Closing the clients, the outbox, NATS and Postgres has what is left of SHUTDOWN_TIMEOUT_MS +
+        // CLOSE_TIMEOUT_MS (at least CLOSE_TIMEOUT_MS): a stop never takes longer, and every
+        // terminationGracePeriodSeconds exceeds that.
+        const closed = await finishWithin(
+          (async () => {
+            await options.onStop?.();
+            await this.outbox.stop();
+            await this.bus.close();
+            await this.sequelize.close();
+          })(),
+          stopBy - Date.now(),
+        );
+        if (closed) logger.info("service stopped");
+        else logger.warn({ timeout_ms: timeout + CLOSE_TIMEOUT_MS }, "service stopped before its connections finished closing");
       })();
       return stopping;
     };
@@ -133,7 +151,7 @@ export async function connectInfrastructure(
 ): Promise<Infrastructure> {
   const logger = options.logger ?? createLogger(name, config.LOG_LEVEL);
   const metrics = new Metrics(name);
-  const readiness = new Readiness();
+  const readiness = new Readiness(metrics);
   const grpcIdentity = grpcIdentityFromConfig(name, config, logger);
   const sequelize = await connectDatabase({
     serverUrl: config.DATABASE_URL,
@@ -161,8 +179,10 @@ export async function connectInfrastructure(
       streamReplicas: config.NATS_STREAM_REPLICAS,
     });
     const outbox = new Outbox({ sequelize, bus, logger, metrics, pollIntervalMs: options.outboxPollIntervalMs });
+    // The service's own database: no request can be served without it. NATS can be away for a while: events
+    // wait in the outbox, and consumers catch up when it is back; its outage shows in dependency_up.
     readiness.add("postgres", () => sequelize.query("SELECT 1"));
-    readiness.add("nats", () => bus.check());
+    readiness.watch("nats", () => bus.check());
     const verifier = new CachedTokenVerifier(
       new TokenVerifier({ jwksUri: config.AUTH_JWKS_URL, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE }),
     );
@@ -222,8 +242,34 @@ export interface ServeOptions {
   app: Express;
   grpc?: GrpcServer;
   subscriptions?: SubscriptionOptions[];
-  /** Extra work to stop before the connections close (schedulers, clients). */
+  /**
+   * Background work that takes new work by itself (claims, consumers, sweeps): stopped at SIGTERM, alongside the
+   * HTTP and gRPC drain, and given SHUTDOWN_TIMEOUT_MS to finish what it started.
+   */
+  onDrain?: () => Promise<void>;
+  /** Clients and timers to close once nothing runs any more, before the bus and the database close. */
   onStop?: () => Promise<void>;
+}
+
+/** What a stop may take beyond SHUTDOWN_TIMEOUT_MS: the least time closing the clients, the outbox relay, NATS and Postgres gets. */
+export const CLOSE_TIMEOUT_MS = 5_000;
+
+/** Waits for `work` at most `timeoutMs`: true when it finished in time, false when it did not; its failure is thrown. */
+async function finishWithin(work: Promise<unknown> | undefined, timeoutMs: number, onTimeout?: () => void): Promise<boolean> {
+  if (!work) return true;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const finished = await Promise.race([
+      work.then(() => true),
+      new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), timeoutMs);
+      }),
+    ]);
+    if (!finished) onTimeout?.();
+    return finished;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export interface RunningService {
@@ -244,6 +290,7 @@ export interface ListenOptions {
 export function listen(app: Express, host: string, port: number, options: ListenOptions = {}): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = createServer({ maxHeaderSize: options.maxHeaderSize }, app);
+    trackResponses(server);
     server.keepAliveTimeout = 65_000;
     server.headersTimeout = 66_000;
     server.on("clientError", answerClientError);
@@ -298,8 +345,40 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   );
 }
 
-/** Stops accepting connections, lets in-flight requests finish, then closes what is left. */
+/** The responses not yet finished of each server `listen` made, and whether it is draining. */
+const serverStates = new WeakMap<Server, { responses: Set<ServerResponse>; draining: boolean }>();
+
+function trackResponses(server: Server): void {
+  const state = { responses: new Set<ServerResponse>(), draining: false };
+  serverStates.set(server, state);
+  server.on("request", (_req, res: ServerResponse) => {
+    if (state.draining) closeAfter(res);
+    state.responses.add(res);
+    res.once("close", () => state.responses.delete(res));
+  });
+}
+
+/** The connection closes once this response is sent: `Connection: close` when its head is still to be sent. */
+function closeAfter(res: ServerResponse): void {
+  if (!res.headersSent) res.setHeader("connection", "close");
+  else {
+    // Taken now: the server detaches the socket from the response when it finishes.
+    const socket = res.socket;
+    res.once("finish", () => socket?.end());
+  }
+}
+
+/**
+ * Stops accepting connections, closes idle keep-alive connections at once, lets in-flight requests finish (each
+ * connection closing after its answer, which tells the client not to send another on it), then closes what is
+ * left after `timeoutMs`.
+ */
 export function closeHttp(server: Server, timeoutMs: number): Promise<void> {
+  const state = serverStates.get(server);
+  if (state) {
+    state.draining = true;
+    for (const res of state.responses) closeAfter(res);
+  }
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
       server.closeAllConnections();
