@@ -66,7 +66,13 @@ describe("Kubernetes manifests: rendering", function () {
     }
 
     it("monitoring: the ServiceMonitor, PrometheusRule and dashboard ConfigMap validate against their schemas", async () => {
-      expect(monitoring.map((object) => object.kind).sort()).to.deep.equal(["ConfigMap", "PrometheusRule", "ServiceMonitor"]);
+      expect(monitoring.map((object) => object.kind).sort()).to.deep.equal([
+        "ConfigMap",
+        "PodMonitor",
+        "PrometheusRule",
+        "PrometheusRule",
+        "ServiceMonitor",
+      ]);
       const problems = await schemaProblems(monitoring);
       expect(problems, problems.join("\n")).to.deep.equal([]);
     });

@@ -1,5 +1,12 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
+/** What a JetStream stream holds against its limit; `maxBytes` is -1 without one. */
+export interface StreamSize {
+  stream: string;
+  bytes: number;
+  maxBytes: number;
+}
+
 /** One registry per process (or per in-process test instance), with the metrics the kit records. */
 export class Metrics {
   readonly registry = new Registry();
@@ -11,6 +18,9 @@ export class Metrics {
   readonly eventsConsumed: Counter<"consumer" | "outcome">;
   readonly outboxPending: Gauge;
   readonly dependencyUp: Gauge<"dependency">;
+  readonly outboxRefused: Gauge;
+  private streamSizes: (() => Promise<StreamSize[]>) | undefined;
+  private lastRead: { at: number; sizes: Promise<StreamSize[]> } | undefined;
 
   constructor(service: string, options: { defaultMetrics?: boolean } = {}) {
     this.registry.setDefaultLabels({ service });
@@ -67,5 +77,46 @@ export class Metrics {
       labelNames: ["dependency"],
       registers,
     });
+    this.outboxRefused = new Gauge({
+      name: "outbox_refused_events",
+      help: "Events of the outbox that NATS refused on their own (e.g. over max_payload), waiting for another attempt",
+      registers,
+    });
+    const metrics = this;
+    new Gauge({
+      name: "event_stream_bytes",
+      help: "Bytes a JetStream stream of docex holds (read from NATS at each scrape)",
+      labelNames: ["stream"],
+      registers,
+      async collect() {
+        for (const { stream, bytes } of await metrics.readStreamSizes()) this.set({ stream }, bytes);
+      },
+    });
+    new Gauge({
+      name: "event_stream_max_bytes",
+      help: "The size limit (max_bytes) of a JetStream stream of docex; absent when it has none",
+      labelNames: ["stream"],
+      registers,
+      async collect() {
+        for (const { stream, maxBytes } of await metrics.readStreamSizes()) if (maxBytes > 0) this.set({ stream }, maxBytes);
+      },
+    });
+  }
+
+  /** The event bus tells where the streams' sizes are read; until then the stream gauges stay empty. */
+  watchStreams(read: () => Promise<StreamSize[]>): void {
+    this.streamSizes = read;
+  }
+
+  /** One read of NATS per scrape serves both stream gauges; a failed or slow read leaves them as they were. */
+  private readStreamSizes(): Promise<StreamSize[]> {
+    const read = this.streamSizes;
+    if (!read) return Promise.resolve([]);
+    if (!this.lastRead || Date.now() - this.lastRead.at > 1_000) {
+      // While NATS is away the read would wait for its request timeout; a scrape should not.
+      const timeout = new Promise<StreamSize[]>((resolve) => setTimeout(() => resolve([]), 2_000).unref());
+      this.lastRead = { at: Date.now(), sizes: Promise.race([read().catch(() => []), timeout]) };
+    }
+    return this.lastRead.sizes;
   }
 }

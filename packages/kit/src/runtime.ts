@@ -22,6 +22,35 @@ import { Metrics } from "./metrics.js";
 
 export type BaseServiceConfig = z.infer<ReturnType<typeof serviceConfigSchema>>;
 
+/** The settings of NATS every process that connects to it reads. */
+export const NATS_SETTINGS = {
+  NATS_URL: true,
+  NATS_STREAM: true,
+  NATS_SUBJECT_PREFIX: true,
+  NATS_STREAM_REPLICAS: true,
+  NATS_STREAM_MAX_AGE_HOURS: true,
+  NATS_STREAM_MAX_BYTES: true,
+  NATS_DLQ_MAX_AGE_HOURS: true,
+  NATS_DLQ_MAX_BYTES: true,
+  NATS_TOKEN: true,
+  NATS_TLS_CA_FILE: true,
+} as const;
+
+/** `EventBus.connect`'s options from the configuration, but for the process's name, logger and metrics. */
+export function busSettingsOf(config: Pick<BaseServiceConfig, keyof typeof NATS_SETTINGS>) {
+  const hours = 3_600_000;
+  return {
+    url: config.NATS_URL,
+    namespace: { stream: config.NATS_STREAM, subjectPrefix: config.NATS_SUBJECT_PREFIX },
+    streamReplicas: config.NATS_STREAM_REPLICAS,
+    streamLimits: {
+      events: { maxAgeMs: config.NATS_STREAM_MAX_AGE_HOURS * hours, maxBytes: config.NATS_STREAM_MAX_BYTES },
+      deadLetters: { maxAgeMs: config.NATS_DLQ_MAX_AGE_HOURS * hours, maxBytes: config.NATS_DLQ_MAX_BYTES },
+    },
+    credentials: { token: config.NATS_TOKEN, tlsCaFile: config.NATS_TLS_CA_FILE },
+  };
+}
+
 /**
  * What every service connects to before it builds its own parts, and the steps every service takes on it:
  * its HTTP app and gRPC server on the shared logger, metrics and identity, `startOrClose`, then `serve`.
@@ -170,14 +199,7 @@ export async function connectInfrastructure(
           `MIGRATE_ON_START=false, but ${pending.length} migration(s) of ${config.DATABASE_NAME} are pending (${pending.join(", ")}): run the service with MIGRATE_ONLY=true first`,
         );
     }
-    const bus = await EventBus.connect({
-      url: config.NATS_URL,
-      name,
-      logger,
-      metrics,
-      namespace: { stream: config.NATS_STREAM, subjectPrefix: config.NATS_SUBJECT_PREFIX },
-      streamReplicas: config.NATS_STREAM_REPLICAS,
-    });
+    const bus = await EventBus.connect({ name, logger, metrics, ...busSettingsOf(config) });
     const outbox = new Outbox({ sequelize, bus, logger, metrics, pollIntervalMs: options.outboxPollIntervalMs });
     // The service's own database: no request can be served without it. NATS can be away for a while: events
     // wait in the outbox, and consumers catch up when it is back; its outage shows in dependency_up.

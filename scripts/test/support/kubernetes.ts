@@ -40,6 +40,7 @@ export const LEFT_TO_THE_CODE: Record<string, string> = {
   MIGRATION_DDL_LOCK_TIMEOUT_MS: "10 s for a migration's table lock: a DDL behind a long transaction fails instead of blocking traffic",
   NATS_STREAM: "DOCEX: every service uses the default; only tests change it",
   NATS_SUBJECT_PREFIX: "docex: as NATS_STREAM",
+  NATS_TLS_CA_FILE: "unset: plain NATS in base and dev; overlays/production sets it, as NATS there requires TLS",
   GRPC_INSECURE: "false: gRPC is mutual TLS with each service's cert-manager certificate (checked below); never set in a cluster",
   MIGRATE_ONLY: "false: the service serves; only its init container `migrate` sets true (checked below)",
   SHUTDOWN_TIMEOUT_MS: "20 s: terminationGracePeriodSeconds is derived from it (checked below)",
@@ -93,6 +94,7 @@ export const LEFT_TO_THE_CODE: Record<string, string> = {
 /** Values that live in Secrets only; placeholders let the schemas check the rest of the config. */
 export const SECRET_PLACEHOLDERS: Record<string, string> = {
   DATABASE_URL: "postgres://docex:placeholder@postgres:5432/postgres",
+  NATS_TOKEN: "placeholder-nats-token",
   SMTP_URL: "smtp://mail.example.com:587",
   AUTH_KEY_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString("base64"),
   WEBHOOK_KEY_ENCRYPTION_KEY: Buffer.alloc(32, 2).toString("base64"),

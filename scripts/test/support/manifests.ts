@@ -39,7 +39,7 @@ export interface Container {
   readinessProbe?: Probe;
   livenessProbe?: Probe;
   startupProbe?: Probe;
-  lifecycle?: { preStop?: { sleep?: { seconds: number }; exec?: unknown } };
+  lifecycle?: { preStop?: { sleep?: { seconds: number }; exec?: { command: string[] } } };
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
   securityContext?: {
     runAsNonRoot?: boolean;
@@ -87,6 +87,7 @@ export interface Workload extends K8sObject {
     strategy?: { type?: string; rollingUpdate?: { maxSurge?: number | string; maxUnavailable?: number | string } };
     selector?: LabelSelector;
     template: { metadata?: { labels?: Record<string, string> }; spec: PodSpec };
+    volumeClaimTemplates?: { metadata: { name: string }; spec: { resources: { requests: { storage: string } } } }[];
   };
 }
 export interface ServiceObject extends K8sObject {
