@@ -67,7 +67,7 @@ describe("NATS on Kubernetes (deploy/k8s/infra/nats, its overlays and deploy/mon
   const natsOf = (name: RenderName) => {
     const statefulSet = find<Workload>(renders[name], "StatefulSet", "nats");
     const server = statefulSet?.spec.template.spec.containers.find((container) => container.name === "nats");
-    const conf = find(renders[name], "ConfigMap", "nats-config")?.data?.["nats.conf"];
+    const conf = findConfigMap(renders[name], "nats-config")?.data?.["nats.conf"];
     if (!statefulSet || !server || !conf) throw new Error(`${name}: no NATS StatefulSet with a container nats and nats.conf`);
     return { statefulSet, server, conf };
   };

@@ -13,7 +13,17 @@ import {
   RENDERS,
   type RenderName,
 } from "./support/kubernetes.js";
-import { find, findConfigMap, ofKind, podRange, type ServiceObject, type Workload } from "./support/manifests.js";
+import {
+  containersOf,
+  find,
+  findConfigMap,
+  isWorkload,
+  ofKind,
+  podRange,
+  type ServiceObject,
+  type Workload,
+  withoutNameHash,
+} from "./support/manifests.js";
 
 describe("Kubernetes manifests: settings", function () {
   this.timeout(60_000);
@@ -147,6 +157,21 @@ describe("Kubernetes manifests: settings", function () {
               else if (!find(renders[name], "ConfigMap", hashed)) problems.push(`${process.name}: ConfigMap ${hashed} is not rendered`);
             }
           }
+        }
+        expect(problems, problems.join("\n")).to.deep.equal([]);
+      });
+
+      it(`${name}: every ConfigMap a pod reads or mounts, NATS's too, is generated with the hash of its contents in its name`, () => {
+        const problems: string[] = [];
+        for (const workload of renders[name].filter(isWorkload)) {
+          const pod = workload.spec.template.spec;
+          const names = [
+            ...containersOf(pod).flatMap((container) => (container.envFrom ?? []).flatMap((source) => source.configMapRef?.name ?? [])),
+            ...(pod.volumes ?? []).flatMap((volume) => volume.configMap?.name ?? []),
+          ];
+          for (const configMap of names)
+            if (withoutNameHash(configMap) === configMap || !find(renders[name], "ConfigMap", configMap))
+              problems.push(`${workload.kind} ${workload.metadata.name}: ConfigMap ${configMap}`);
         }
         expect(problems, problems.join("\n")).to.deep.equal([]);
       });

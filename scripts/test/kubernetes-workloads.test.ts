@@ -27,6 +27,7 @@ import {
   type DisruptionBudget,
   disruptionsAllowed,
   find,
+  findConfigMap,
   isWorkload,
   type K8sObject,
   type LabelSelector,
@@ -248,7 +249,7 @@ describe("Kubernetes manifests: workloads", function () {
         expect(deployment.spec.replicas, deployment.metadata.name).to.equal(1);
       expect(ofKind(renders.dev, "HorizontalPodAutoscaler")).to.deep.equal([]);
       expect(find<Workload>(renders.dev, "StatefulSet", "nats")?.spec.replicas).to.equal(1);
-      expect(find(renders.dev, "ConfigMap", "nats-config")?.data?.["nats.conf"]).to.not.match(/cluster\s*\{/);
+      expect(findConfigMap(renders.dev, "nats-config")?.data?.["nats.conf"]).to.not.match(/cluster\s*\{/);
       expect(find<Workload>(renders.dev, "StatefulSet", "postgres")?.spec.replicas).to.equal(1);
       expect(ofKind(renders.dev, "Job")).to.deep.equal([]);
     });
@@ -276,7 +277,7 @@ describe("Kubernetes manifests: workloads", function () {
       const nats = find<Workload>(renders.production, "StatefulSet", "nats");
       expect(nats?.spec.replicas).to.equal(3);
       const routes = [
-        ...(find(renders.production, "ConfigMap", "nats-config")?.data?.["nats.conf"] ?? "").matchAll(/nats:\/\/([^:\s]+):6222/g),
+        ...(findConfigMap(renders.production, "nats-config")?.data?.["nats.conf"] ?? "").matchAll(/nats:\/\/([^:\s]+):6222/g),
       ].map(([, host]) => host);
       expect(routes).to.deep.equal([0, 1, 2].map((index) => `nats-${index}.${nats?.spec.serviceName}`));
       expect(find(renders.production, "Service", nats?.spec.serviceName ?? "")).to.not.equal(undefined);
