@@ -6,16 +6,17 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parser as promql } from "@prometheus-io/lezer-promql";
 import { expect } from "chai";
+import { renderKustomization } from "./support/kustomize.js";
 import {
   type Container,
   find,
+  findConfigMap,
   type K8sObject,
   type LabelSelector,
   ofKind,
-  renderKustomization,
   selects,
   type Workload,
-} from "./support/kustomize.js";
+} from "./support/manifests.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const RENDERS = { dev: "deploy/k8s/overlays/dev", production: "deploy/k8s/overlays/production" } as const;
@@ -66,11 +67,11 @@ describe("NATS on Kubernetes (deploy/k8s/infra/nats, its overlays and deploy/mon
   const natsOf = (name: RenderName) => {
     const statefulSet = find<Workload>(renders[name], "StatefulSet", "nats");
     const server = statefulSet?.spec.template.spec.containers.find((container) => container.name === "nats");
-    const conf = find(renders[name], "ConfigMap", "nats-config")?.data?.["nats.conf"];
+    const conf = findConfigMap(renders[name], "nats-config")?.data?.["nats.conf"];
     if (!statefulSet || !server || !conf) throw new Error(`${name}: no NATS StatefulSet with a container nats and nats.conf`);
     return { statefulSet, server, conf };
   };
-  const docexConfig = (name: RenderName) => find(renders[name], "ConfigMap", "docex-config")?.data ?? {};
+  const docexConfig = (name: RenderName) => findConfigMap(renders[name], "docex-config")?.data ?? {};
   const services = (name: RenderName) =>
     ofKind<Workload>(renders[name], "Deployment").filter(
       (deployment) => deployment.spec.template.metadata?.labels?.["app.kubernetes.io/component"] === "service",

@@ -5,7 +5,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { CLOSE_TIMEOUT_MS, SERVICE_NAMES, SERVICE_PORTS, type ServiceName, serviceConfigSchema } from "@docex/kit";
 import { expect } from "chai";
-import { find, type K8sObject, ofKind, renderKustomization } from "./support/kustomize.js";
+import { renderKustomization } from "./support/kustomize.js";
+import { find, type K8sObject, ofKind } from "./support/manifests.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const RENDERS = { base: "base", dev: "overlays/dev", production: "overlays/production" } as const;

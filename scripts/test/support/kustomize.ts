@@ -1,84 +1,26 @@
-// The kustomize renderer of kubernetes.test.ts (copied while that file is being split; to be shared
-// from here once it is), for test files that check one part of the rendered manifests.
+// A kustomize renderer for the features deploy/ uses: resources (files and directories),
+// namespace, configMapGenerator (literals, files and env files, with kustomize's name hash and the
+// references to it), patches (strategic merge, with or without a target, including
+// `$patch: delete`, and JSON 6902), replicas, images, replacements and local-config objects.
+// When `kubectl kustomize` is installed, a test checks that both render the same objects.
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { expect } from "chai";
 import { parse, parseAllDocuments } from "yaml";
-
-export interface Metadata {
-  name: string;
-  namespace?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-}
-export interface K8sObject {
-  apiVersion: string;
-  kind: string;
-  metadata: Metadata;
-  spec?: unknown;
-  data?: Record<string, string>;
-  [field: string]: unknown;
-}
-export interface LabelSelector {
-  matchLabels?: Record<string, string>;
-  matchExpressions?: { key: string; operator: "In" | "NotIn" | "Exists" | "DoesNotExist"; values?: string[] }[];
-}
-
-export interface EnvVar {
-  name: string;
-  value?: string;
-  valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean }; fieldRef?: unknown };
-}
-export interface Container {
-  name: string;
-  image: string;
-  args?: string[];
-  command?: string[];
-  ports?: { name?: string; containerPort: number; protocol?: string }[];
-  env?: EnvVar[];
-  envFrom?: { configMapRef?: { name: string } }[];
-  startupProbe?: { httpGet?: { path: string; port: string | number } };
-  lifecycle?: { preStop?: { exec?: { command: string[] }; sleep?: { seconds: number } } };
-  volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
-}
-export interface PodSpec {
-  containers: Container[];
-  initContainers?: Container[];
-  terminationGracePeriodSeconds?: number;
-  volumes?: { name: string; secret?: { secretName: string }; configMap?: { name: string }; emptyDir?: unknown }[];
-}
-export interface Workload extends K8sObject {
-  spec: {
-    replicas?: number;
-    template: { metadata?: { labels?: Record<string, string> }; spec: PodSpec };
-    volumeClaimTemplates?: { metadata: { name: string }; spec: { resources: { requests: { storage: string } } } }[];
-  };
-}
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
-const clone = <T>(value: T): T => structuredClone(value);
-const idOf = (object: K8sObject) => `${object.kind}/${object.metadata.namespace ?? ""}/${object.metadata.name}`;
-const WORKLOADS = new Set(["Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job"]);
-export const isWorkload = (object: K8sObject): object is Workload => WORKLOADS.has(object.kind);
-export const find = <T extends K8sObject = K8sObject>(objects: K8sObject[], kind: string, name: string) =>
-  objects.find((object) => object.kind === kind && object.metadata.name === name) as T | undefined;
-export const ofKind = <T extends K8sObject = K8sObject>(objects: K8sObject[], kind: string) =>
-  objects.filter((object) => object.kind === kind) as T[];
-
-export function readManifests(file: string): K8sObject[] {
-  return parseAllDocuments(readFileSync(file, "utf8")).flatMap((document) => {
-    if (document.errors.length > 0) throw new Error(`${file}: ${document.errors[0]?.message}`);
-    const value = document.toJS() as K8sObject | null;
-    return value ? [value] : [];
-  });
-}
-
-// ---------------------------------------------------------------------------------------------
-
-// A kustomize renderer for the features deploy/ uses: resources (files and directories),
-// namespace, configMapGenerator without hash suffixes, patches (strategic merge, with or
-// without a target, including `$patch: delete`, and JSON 6902), replicas and images.
-// When `kubectl kustomize` is installed, a test checks that both render the same objects.
+import {
+  clone,
+  containersOf,
+  idOf,
+  isObject,
+  isWorkload,
+  type K8sObject,
+  type Metadata,
+  readManifests,
+  sortKeys,
+  type Workload,
+} from "./manifests.js";
 
 interface PatchTarget {
   group?: string;
@@ -96,11 +38,17 @@ interface Kustomization {
     name: string;
     files?: string[];
     literals?: string[];
-    options?: { disableNameSuffixHash?: boolean; labels?: Record<string, string> };
+    envs?: string[];
+    options?: { disableNameSuffixHash?: boolean; labels?: Record<string, string>; annotations?: Record<string, string> };
   }[];
   patches?: { path?: string; patch?: string; target?: PatchTarget }[];
   replicas?: { name: string; count: number }[];
   images?: { name: string; newName?: string; newTag?: string; digest?: string }[];
+  replacements?: Replacement[];
+}
+interface Replacement {
+  source: { kind?: string; name: string; fieldPath?: string };
+  targets: { select: PatchTarget; fieldPaths: string[]; options?: { delimiter?: string; index?: number } }[];
 }
 const KUSTOMIZATION_FIELDS = new Set([
   "apiVersion",
@@ -111,7 +59,11 @@ const KUSTOMIZATION_FIELDS = new Set([
   "patches",
   "replicas",
   "images",
+  "replacements",
 ]);
+/** Marks a generated ConfigMap until its name gets kustomize's hash, as kustomize's own internal annotation does. */
+const NEEDS_HASH = "test.docex/needs-hash-suffix";
+const LOCAL_CONFIG = "config.kubernetes.io/local-config";
 const CLUSTER_SCOPED = new Set([
   "Namespace",
   "ClusterRole",
@@ -132,19 +84,27 @@ const MERGE_KEYS: Record<string, string> = {
   topologySpreadConstraints: "topologyKey",
 };
 
-export function renderKustomization(dir: string): K8sObject[] {
+/** Renders a kustomization; `nested` for one read as another's resource, whose generated names the outer one hashes. */
+export function renderKustomization(dir: string, nested = false): K8sObject[] {
   const kustomization = parse(readFileSync(path.join(dir, "kustomization.yaml"), "utf8")) as Kustomization;
   const unsupported = Object.keys(kustomization).filter((field) => !KUSTOMIZATION_FIELDS.has(field));
   if (unsupported.length > 0) throw new Error(`${dir}: the test's renderer does not implement ${unsupported.join(", ")}`);
   let objects: K8sObject[] = [];
   for (const entry of kustomization.resources ?? []) {
     const resource = path.resolve(dir, entry);
-    objects.push(...(statSync(resource).isDirectory() ? renderKustomization(resource) : readManifests(resource)));
+    objects.push(...(statSync(resource).isDirectory() ? renderKustomization(resource, true) : readManifests(resource)));
   }
   for (const generator of kustomization.configMapGenerator ?? []) {
-    if (!generator.options?.disableNameSuffixHash)
-      throw new Error(`${dir}: configMapGenerator ${generator.name} needs disableNameSuffixHash`);
     const data: Record<string, string> = {};
+    for (const file of generator.envs ?? []) {
+      for (const line of readFileSync(path.resolve(dir, file), "utf8").split("\n")) {
+        const text = line.trim();
+        if (text === "" || text.startsWith("#")) continue;
+        const index = text.indexOf("=");
+        if (index < 1) throw new Error(`${dir}: ${file}: ${line} is not KEY=VALUE`);
+        data[text.slice(0, index)] = text.slice(index + 1);
+      }
+    }
     for (const file of generator.files ?? []) {
       const [key = "", source = ""] = file.includes("=") ? file.split("=", 2) : [path.basename(file), file];
       data[key] = readFileSync(path.resolve(dir, source), "utf8");
@@ -154,8 +114,11 @@ export function renderKustomization(dir: string): K8sObject[] {
       data[literal.slice(0, index)] = literal.slice(index + 1);
     }
     const metadata: Metadata = { name: generator.name };
-    if (generator.options.labels) metadata.labels = { ...generator.options.labels };
-    objects.push({ apiVersion: "v1", kind: "ConfigMap", metadata, data });
+    if (generator.options?.labels) metadata.labels = { ...generator.options.labels };
+    const annotations = { ...generator.options?.annotations, ...(generator.options?.disableNameSuffixHash ? {} : { [NEEDS_HASH]: "" }) };
+    if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
+    // As kustomize: no data field when there is nothing in it.
+    objects.push({ apiVersion: "v1", kind: "ConfigMap", metadata, ...(Object.keys(data).length > 0 ? { data } : {}) });
   }
   for (const patch of kustomization.patches ?? []) objects = applyPatch(dir, objects, patch);
   if (kustomization.namespace) {
@@ -174,15 +137,94 @@ export function renderKustomization(dir: string): K8sObject[] {
       container.image = `${image.newName ?? name}${newTag}`;
     }
   }
+  for (const replacement of kustomization.replacements ?? []) replace(dir, objects, replacement);
   const seen = new Set<string>();
   for (const object of objects) {
     if (seen.has(idOf(object))) throw new Error(`${dir}: ${idOf(object)} is defined twice`);
     seen.add(idOf(object));
   }
-  return objects;
+  if (nested) return objects;
+  hashGeneratedNames(objects);
+  return objects.filter((object) => object.metadata.annotations?.[LOCAL_CONFIG] !== "true");
 }
 
-export const containersOf = (pod: PodSpec) => [...(pod.initContainers ?? []), ...pod.containers];
+/** A dotted field path (`spec.rules.0.host`): the object holding the last field, and that field. */
+function fieldAt(object: K8sObject, fieldPath: string, where: string): { parent: Record<string, unknown>; key: string } {
+  const keys = fieldPath.split(".");
+  const key = keys.pop() ?? "";
+  let parent: unknown = object;
+  for (const step of keys) parent = Array.isArray(parent) ? parent[Number(step)] : isObject(parent) ? parent[step] : undefined;
+  if (!isObject(parent) && !Array.isArray(parent)) throw new Error(`${where}: no ${fieldPath} in ${idOf(object)}`);
+  return { parent: parent as Record<string, unknown>, key };
+}
+
+function replace(dir: string, objects: K8sObject[], { source, targets }: Replacement): void {
+  const where = `${dir}: replacement from ${source.kind ?? ""}/${source.name}`;
+  const from = objects.filter(
+    (object) => object.metadata.name === source.name && (source.kind === undefined || object.kind === source.kind),
+  );
+  if (from.length !== 1) throw new Error(`${where}: ${from.length} sources`);
+  const { parent, key } = fieldAt(from[0] as K8sObject, source.fieldPath ?? "metadata.name", where);
+  const value = parent[key];
+  if (typeof value !== "string") throw new Error(`${where}: ${source.fieldPath} is not a string`);
+  for (const target of targets) {
+    const selected = selectTargets(objects, target.select);
+    if (selected.length === 0) throw new Error(`${where}: ${JSON.stringify(target.select)} selects nothing`);
+    for (const object of selected) {
+      for (const fieldPath of target.fieldPaths) {
+        const field = fieldAt(object, fieldPath, where);
+        const { delimiter, index = 0 } = target.options ?? {};
+        if (delimiter === undefined) {
+          field.parent[field.key] = value;
+          continue;
+        }
+        const parts = String(field.parent[field.key] ?? "").split(delimiter);
+        if (index < 0 || index >= parts.length) throw new Error(`${where}: ${fieldPath} of ${idOf(object)} has no part ${index}`);
+        parts[index] = value;
+        field.parent[field.key] = parts.join(delimiter);
+      }
+    }
+  }
+}
+
+/** encoding/json's text of a value with its object keys sorted, as Go's json.Marshal of a map writes it. */
+function goJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value)).replace(/[<>&\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/**
+ * Appends kustomize's hash to each generated ConfigMap's name and renames the references to it:
+ * sha256 of {data, kind, name}, whose first ten hex digits have 0, 1, 3, a, e swapped for g, h, k, m, t.
+ * kustomize (api/hasher, as of v5) looks the name up as one field "metadata/name", finds none and
+ * hashes an empty name: only the data decide the suffix.
+ */
+function hashGeneratedNames(objects: K8sObject[]): void {
+  const renamed = new Map<string, string>();
+  for (const object of objects) {
+    const annotations = object.metadata.annotations;
+    if (object.kind !== "ConfigMap" || annotations?.[NEEDS_HASH] === undefined) continue;
+    delete annotations[NEEDS_HASH];
+    if (Object.keys(annotations).length === 0) delete object.metadata.annotations;
+    const hex = createHash("sha256")
+      .update(goJson({ data: object.data ?? "", kind: "ConfigMap", name: "" }))
+      .digest("hex");
+    const suffix = [...hex.slice(0, 10)].map((char) => ({ "0": "g", "1": "h", "3": "k", a: "m", e: "t" })[char] ?? char).join("");
+    renamed.set(`${object.metadata.namespace ?? ""}/${object.metadata.name}`, `${object.metadata.name}-${suffix}`);
+    object.metadata.name = `${object.metadata.name}-${suffix}`;
+  }
+  for (const workload of objects.filter(isWorkload)) {
+    const rename = (name: string) => renamed.get(`${workload.metadata.namespace ?? ""}/${name}`) ?? name;
+    const pod = workload.spec.template.spec;
+    for (const container of containersOf(pod)) {
+      for (const source of container.envFrom ?? []) if (source.configMapRef) source.configMapRef.name = rename(source.configMapRef.name);
+      for (const variable of container.env ?? []) {
+        const ref = variable.valueFrom?.configMapKeyRef as { name: string } | undefined;
+        if (ref) ref.name = rename(ref.name);
+      }
+    }
+    for (const volume of pod.volumes ?? []) if (volume.configMap) volume.configMap.name = rename(volume.configMap.name);
+  }
+}
 
 function selectTargets(objects: K8sObject[], target: PatchTarget): K8sObject[] {
   const labelsMatch = (labels: Record<string, string> | undefined, selector: string) =>
@@ -310,15 +352,14 @@ function applyJsonPatch(object: K8sObject, operations: JsonPatchOperation[], whe
     }
   }
 }
-
-export function selects(selector: LabelSelector | undefined, labels: Record<string, string> = {}): boolean {
-  if (!selector) return true;
-  const byLabels = Object.entries(selector.matchLabels ?? {}).every(([key, value]) => labels[key] === value);
-  const byExpressions = (selector.matchExpressions ?? []).every(({ key, operator, values = [] }) => {
-    if (operator === "In") return values.includes(labels[key] ?? "");
-    if (operator === "NotIn") return !values.includes(labels[key] ?? "");
-    if (operator === "Exists") return key in labels;
-    return !(key in labels);
+/** `kubectl kustomize` when kubectl with kustomize is on PATH; undefined otherwise. */
+export function kubectlKustomize(dir: string): K8sObject[] | undefined {
+  const help = spawnSync("kubectl", ["kustomize", "--help"], { encoding: "utf8" });
+  if (help.error || help.status !== 0) return undefined;
+  const result = spawnSync("kubectl", ["kustomize", dir], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  if (result.status !== 0) throw new Error(`kubectl kustomize ${dir} failed: ${result.stderr}`);
+  return parseAllDocuments(result.stdout).flatMap((document) => {
+    const value = document.toJS() as K8sObject | null;
+    return value ? [value] : [];
   });
-  return byLabels && byExpressions;
 }
