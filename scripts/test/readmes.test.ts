@@ -27,7 +27,8 @@ const NOT_IN_THE_REPOSITORY = [
 
 /**
  * What in a README reads as a repository path: a `code span` or a link target with a folder or a file extension,
- * not a URL, an API path (`/api/...`), a package name, a setting (`A=b`) or a placeholder (`<service>`, `{id}`, `…`).
+ * not a URL, an API path (`/api/...`), a package name, a setting (`A=b`), a placeholder (`<service>`, `{id}`, `…`),
+ * an address range (`10.244.0.0/16`) or a Kubernetes label under a domain (`topology.kubernetes.io/zone`).
  */
 function namedPaths(text: string): string[] {
   const candidates = [
@@ -42,6 +43,8 @@ function namedPaths(text: string): string[] {
           !/^[a-z0-9+.-]+:/i.test(candidate) &&
           !/^[/@]/.test(candidate) &&
           !/^\.\w+$/.test(candidate) &&
+          !/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/.test(candidate) &&
+          !/^[a-z0-9-]+(\.[a-z0-9-]+)*\.(io|com|org|net|dev)\//.test(candidate) &&
           !/[<>{}*…$=,|]|\.\.\./.test(candidate) &&
           (candidate.includes("/") || /\.(md|ts|mjs|js|json|ya?ml|proto|sh|pdf)$/.test(candidate)),
       ),
