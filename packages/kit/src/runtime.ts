@@ -15,7 +15,7 @@ import { SealedWithAnotherKeyError } from "./crypto/secret-sealer.js";
 import { connectDatabase, type Migration, type MigrationTimeouts, pendingMigrations, runMigrations } from "./db/database.js";
 import { Sql } from "./db/sql.js";
 import { type GrpcIdentity, grpcIdentityFromConfig } from "./grpc/identity.js";
-import { GrpcServer } from "./grpc/server.js";
+import { GrpcServer, MAX_CONNECTION_AGE_MS } from "./grpc/server.js";
 import { createHttpApp, type HttpAppOptions } from "./http/app.js";
 import { Readiness } from "./http/readiness.js";
 import { createLogger, type Logger } from "./logger.js";
@@ -308,12 +308,16 @@ export type ServiceHttpOptions = Omit<HttpAppOptions, "logger" | "metrics" | "re
 export interface ListenOptions {
   /** Largest request head (request line and headers) accepted; Node's default (16 KiB) unless given. Larger is 431. */
   maxHeaderSize?: number;
+  /** How long a client's keep-alive connection lives; `MAX_CONNECTION_AGE_MS` (as gRPC's) unless given. */
+  maxConnectionAgeMs?: number;
 }
 
 export function listen(app: Express, host: string, port: number, options: ListenOptions = {}): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = createServer({ maxHeaderSize: options.maxHeaderSize }, app);
-    trackResponses(server);
+    const server = createServer({ maxHeaderSize: options.maxHeaderSize });
+    // Before the app, so that a response the app sends at once already says whether its connection stays open.
+    trackResponses(server, options.maxConnectionAgeMs ?? MAX_CONNECTION_AGE_MS);
+    server.on("request", app);
     server.keepAliveTimeout = 65_000;
     server.headersTimeout = 66_000;
     server.on("clientError", answerClientError);
@@ -371,11 +375,19 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
 /** The responses not yet finished of each server `listen` made, and whether it is draining. */
 const serverStates = new WeakMap<Server, { responses: Set<ServerResponse>; draining: boolean }>();
 
-function trackResponses(server: Server): void {
+/**
+ * Follows each response until it closes (the drain closes their connections after them), and closes a keep-alive
+ * connection after the first response past `maxConnectionAgeMs`: a client's pool (the gateway's, an ingress's) then
+ * opens a new one, which the Service may send to a pod added since, as gRPC's connection age does for its callers.
+ */
+function trackResponses(server: Server, maxConnectionAgeMs: number): void {
   const state = { responses: new Set<ServerResponse>(), draining: false };
+  const openedAt = new WeakMap<object, number>();
   serverStates.set(server, state);
-  server.on("request", (_req, res: ServerResponse) => {
-    if (state.draining) closeAfter(res);
+  server.on("connection", (socket) => openedAt.set(socket, performance.now()));
+  server.on("request", (req, res: ServerResponse) => {
+    const age = performance.now() - (openedAt.get(req.socket) ?? performance.now());
+    if (state.draining || age > maxConnectionAgeMs) closeAfter(res);
     state.responses.add(res);
     res.once("close", () => state.responses.delete(res));
   });

@@ -146,3 +146,32 @@ describe("a service's stop (Infrastructure.serve) at SIGTERM (issue 20, item 4)"
     expect(stoppedIn, "the stop is bounded").to.be.below(shutdownMs + CLOSE_TIMEOUT_MS + 1_000);
   });
 });
+
+describe("keep-alive connections of the kit's HTTP servers (issue 20, item 1)", () => {
+  it("closes a connection after its first answer past the maximum age, so that a client's pool reconnects and a Service can pick another pod", async () => {
+    const app = express();
+    app.get("/fast", (_req, res) => {
+      res.json({ ok: true });
+    });
+    const server = await listen(app, "127.0.0.1", 0, { maxConnectionAgeMs: 300 });
+    const connection = keepAliveConnection((server.address() as AddressInfo).port);
+    try {
+      await once(connection.socket, "connect");
+      connection.request("/fast");
+      await until(() => connection.state.received.includes("\r\n\r\n{"), 2_000);
+      expect(connection.state.received.toLowerCase()).to.include("connection: keep-alive");
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(connection.state.closedAt, "a connection is not closed while it is idle").to.equal(0);
+      const before = connection.state.received.length;
+      connection.request("/fast");
+      await until(() => connection.state.closedAt > 0, 2_000);
+      const second = connection.state.received.slice(before);
+      expect(second).to.match(/^HTTP\/1\.1 200/);
+      expect(second.toLowerCase(), second).to.include("connection: close");
+      expect(second).to.include('{"ok":true}');
+    } finally {
+      connection.socket.destroy();
+      await closeHttp(server, 1_000);
+    }
+  });
+});
