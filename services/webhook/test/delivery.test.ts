@@ -332,6 +332,29 @@ describe("delivery of document_status_changed and queue_created (real Postgres, 
     expect(after).to.include(`circuit_breaker_state{breaker="webhook:${receiver.url}",service="webhook"} 0`);
   });
 
+  it("deleting a webhook while a sender records an outcome of its delivery waits for it: 204, not a deadlock's 500", async () => {
+    const { at, receiver } = await place();
+    receiver.respondWith(() => ({ status: 500 }));
+    const webhook = await harness.createWebhook(owner, { url: `${receiver.url}/busy`, entity_type: "queue", entity_id: at.queueId });
+    await harness.statusChanged(at);
+    await receiver.waitForRequests(1);
+    // Locks as the sender's outcome record takes them: the delivery, then (receiver health) its webhook.
+    const sender = await harness.connection();
+    try {
+      await sender.query("BEGIN");
+      const locked = await sender.query("SELECT id FROM deliveries WHERE webhook_id = $1 FOR UPDATE", [webhook.id]);
+      expect(locked.rows).to.have.length(1);
+      const deleting = harness.call("DELETE", `/webhooks/${webhook.id}`, { as: owner });
+      await sleep(300); // the deletion now waits for the delivery
+      await sender.query("UPDATE webhooks SET updated_at = updated_at WHERE id = $1", [webhook.id]);
+      await sender.query("COMMIT");
+      expect((await deleting).status).to.equal(204);
+    } finally {
+      await sender.end();
+    }
+    expect((await harness.call("GET", `/webhooks/${webhook.id}`, { as: owner })).status).to.equal(404);
+  });
+
   it("deleting a webhook drops its pending deliveries", async () => {
     const { at, receiver } = await place();
     receiver.respondWith(() => ({ status: 500 }));

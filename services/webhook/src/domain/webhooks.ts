@@ -171,8 +171,10 @@ export class Webhooks {
   async delete(actor: Actor, id: string): Promise<void> {
     await this.manageable(actor, id);
     await this.store.transaction(async (tx) => {
-      const before = await this.store.findWebhook(id, tx);
-      if (!before || !(await this.store.deleteWebhook(id, tx))) throw webhookNotFound(id)();
+      // Not read under a lock first: a sender recording an outcome holds a delivery and then waits for the webhook,
+      // so holding the webhook while waiting for its deliveries would deadlock with it (and answer 500).
+      const before = await this.store.deleteWebhook(id, tx);
+      if (!before) throw webhookNotFound(id)();
       await this.events.add(tx, webhookChanged(actor, "deleted", before, null));
     });
   }

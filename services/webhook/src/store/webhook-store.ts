@@ -133,13 +133,13 @@ export class WebhookStore {
   }
 
   /**
-   * Deletes the webhook with its deliveries and attempts. The deliveries go first: recording an outcome locks a
-   * delivery, then its webhook (receiver health), so taking them in that order here too cannot deadlock with it.
+   * Deletes the webhook with its deliveries and attempts, and returns it as it was (undefined if there was none). The
+   * deliveries go first: recording an outcome locks a delivery, then its webhook (receiver health), so taking them in
+   * that order here too cannot deadlock with it. A caller must not lock the webhook before (no `findWebhook` in `tx`).
    */
-  async deleteWebhook(id: string, tx: Tx): Promise<boolean> {
+  async deleteWebhook(id: string, tx: Tx): Promise<Webhook | undefined> {
     await this.sql.rows(`DELETE FROM deliveries WHERE webhook_id = $1`, [id], tx);
-    const rows = await this.sql.rows(`DELETE FROM webhooks WHERE id = $1 RETURNING id`, [id], tx);
-    return rows.length > 0;
+    return this.sql.one<Webhook>(`DELETE FROM webhooks WHERE id = $1 RETURNING ${WEBHOOK_COLUMNS}`, [id], tx);
   }
 
   /**

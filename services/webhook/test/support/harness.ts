@@ -195,13 +195,19 @@ export class WebhookHarness {
    * today, such as those saved before a rule existed.
    */
   async sql<T extends Record<string, unknown>>(text: string, params: unknown[] = [], instance = this.webhook): Promise<T[]> {
-    const client = new pg.Client({ connectionString: databaseUrl(testDatabaseServerUrl(), instance.config.DATABASE_NAME) });
-    await client.connect();
+    const client = await this.connection(instance);
     try {
       return (await client.query<T>(text, params)).rows;
     } finally {
       await client.end();
     }
+  }
+
+  /** A connection of its own to the service's database (to hold locks as another process would); the caller ends it. */
+  async connection(instance = this.webhook): Promise<pg.Client> {
+    const client = new pg.Client({ connectionString: databaseUrl(testDatabaseServerUrl(), instance.config.DATABASE_NAME) });
+    await client.connect();
+    return client;
   }
 
   /** An organization in membership (the owner is its owner) that the document double knows too. */
