@@ -116,7 +116,9 @@ describe("migrate-only and migrate-on-start", () => {
       () => undefined,
       (error: Error) => error,
     );
-    expect(failure?.message).to.match(/0000-kit-outbox-and-processed-events, 0001-notes\): run the service with MIGRATE_ONLY=true first/);
+    expect(failure?.message).to.match(
+      /0000-kit-outbox-and-processed-events, 0001-kit-outbox-trace-context, 0001-notes\): run the service with MIGRATE_ONLY=true first/,
+    );
     const sequelize = await connectDatabase({ serverUrl, database, logger: silentLogger });
     try {
       expect(await pendingMigrations(sequelize, migrations)).to.deep.equal(["0001-notes"]);
@@ -134,6 +136,7 @@ describe("migrate-only and migrate-on-start", () => {
     expect(config.MIGRATE_ONLY).to.equal(true);
     expect(await migrateServiceDatabase(config, { migrations, logger: silentLogger })).to.deep.equal([
       "0000-kit-outbox-and-processed-events",
+      "0001-kit-outbox-trace-context",
       "0001-notes",
     ]);
     expect(await migrateServiceDatabase(config, { migrations, logger: silentLogger })).to.deep.equal([]);

@@ -59,6 +59,12 @@ export function inSpan<T>(name: string, options: SpanOptions, work: (span: Span)
   });
 }
 
+/** Like `inSpan`, but only inside a trace: outside one (a poller's work, say) `work` runs without a span of its own. */
+export function inChildSpan<T>(name: string, options: Omit<SpanOptions, "parent">, work: () => Promise<T>): Promise<T> {
+  if (!trace.getActiveSpan()) return work();
+  return inSpan(name, options, work);
+}
+
 /** Starts a span that the caller ends; not made active. */
 export function startSpan(name: string, options: SpanOptions = {}): Span {
   const { parent = context.active(), ...spanOptions } = options;
