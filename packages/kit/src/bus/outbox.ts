@@ -154,7 +154,7 @@ export class Outbox {
 
   /** Publishes one batch of committed rows; returns how many were published. */
   async relayBatch(): Promise<number> {
-    const { sequelize, bus, metrics } = this.options;
+    const { sequelize, metrics } = this.options;
     return sequelize.transaction(async (transaction) => {
       const rows = await sequelize.query<OutboxRow>(
         `SELECT seq, id, subject, payload, request_id, trace_context FROM outbox
