@@ -232,9 +232,25 @@ describe("one trace per request across every service (OpenTelemetry, OTLP to a l
     expect(new Set(spans.map((span) => span.service))).to.include.members(["gateway", "document", "webhook", "audit"]);
   });
 
-  it("exports every process's spans under its service's name, as http/protobuf", () => {
+  it("exports every process's spans under its service's name, as http/protobuf, and serves request traces as exemplars", async () => {
     const services = new Set(otlp.spans.map((span) => span.service));
     expect([...services]).to.include.members(["gateway", "auth", "document", "webhook", "membership"]);
     expect(otlp.exports.every((received) => received.contentType.startsWith("application/x-protobuf"))).to.equal(true);
+    for (const name of ["gateway", "document"] as const) {
+      const url = name === "gateway" ? `${stack!.gateway}/metrics` : `${stack!.serviceUrl(name)}/metrics`;
+      const scraped = await fetch(url);
+      expect(scraped.headers.get("content-type"), name).to.match(/^application\/openmetrics-text/);
+      const exemplars = [
+        ...(await scraped.text()).matchAll(
+          /^http_request_duration_seconds_bucket\{.*\} \d+ # \{trace_id="([0-9a-f]{32})",span_id="[0-9a-f]{16}"\}/gm,
+        ),
+      ];
+      const traced = new Set(otlp.spans.map((span) => span.traceId));
+      expect(exemplars.length, `exemplars of ${name}`).to.be.greaterThan(0);
+      expect(
+        exemplars.every(([, traceId]) => traced.has(traceId!)),
+        `${name}'s exemplars name exported traces`,
+      ).to.equal(true);
+    }
   });
 });

@@ -14,6 +14,7 @@ import { type DeliveredMessage, EventBus } from "../src/bus/event-bus.js";
 import { kitMigrations, Outbox } from "../src/bus/outbox.js";
 import { connectDatabase, runMigrations } from "../src/db/database.js";
 import { Sql } from "../src/db/sql.js";
+import { Metrics } from "../src/metrics.js";
 import { tracingSettingsFrom } from "../src/tracing/settings.js";
 import { inSpan } from "../src/tracing/spans.js";
 import { baseUrlOf, dropDatabase, eventually, natsUrl, serverUrl, silentLogger, uniqueName } from "./support.js";
@@ -224,5 +225,30 @@ describe("trace context through the outbox and JetStream (real Postgres and NATS
     expect(consume.parentSpanContext?.spanId, "the consumer's span is a child of the publish").to.equal(publish.spanContext().spanId);
     expect(delivery.activeSpanId, "the handler runs in the consumer's span").to.equal(consume.spanContext().spanId);
     expect(delivery.message.traceContext?.traceparent).to.equal(`00-${request.traceId}-${consume.spanContext().spanId}-01`);
+  });
+});
+
+describe("exemplars on the HTTP duration histogram", () => {
+  const labels = { route: "/api/v2/documents/:id", method: "PATCH", status_code: "200" };
+  const traced = { trace_id: "0af7651916cd43dd8448eb211c80319c", span_id: "b7ad6b7169203331" };
+
+  it("with tracing on, a request's trace is its bucket's exemplar, served as OpenMetrics", async () => {
+    const metrics = new Metrics("kit-test", { defaultMetrics: false, exemplars: true });
+    metrics.observeHttpRequest(labels, 0.004, traced);
+    expect(metrics.registry.contentType).to.match(/^application\/openmetrics-text/);
+    const text = await metrics.registry.metrics();
+    expect(text).to.match(
+      /http_request_duration_seconds_bucket\{le="0.005",[^}]*route="\/api\/v2\/documents\/:id"[^}]*\} 1 # \{trace_id="0af7651916cd43dd8448eb211c80319c",span_id="b7ad6b7169203331"\} 0.004 /,
+    );
+  });
+
+  it("with tracing off, the histogram and its format are Prometheus' text as before, without exemplars", async () => {
+    const metrics = new Metrics("kit-test", { defaultMetrics: false });
+    expect(metrics.exemplars).to.equal(false);
+    metrics.observeHttpRequest(labels, 0.004, {});
+    expect(metrics.registry.contentType).to.match(/^text\/plain; version=0.0.4/);
+    const text = await metrics.registry.metrics();
+    expect(text).to.match(/http_request_duration_seconds_bucket\{le="0.005",[^}]*\} 1\n/);
+    expect(text).not.to.include("trace_id");
   });
 });
