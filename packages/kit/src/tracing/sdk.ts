@@ -33,8 +33,9 @@ export function startTracing(settings: TracingSettings): void {
         ignoreIncomingRequestHook: (request) => OPERATIONAL_PATHS.test(request.url ?? ""),
         requireParentforOutgoingSpans: true,
       }),
-      // Middleware layers (parsers, logging) would add a dozen spans to each request and explain nothing.
-      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE] }),
+      // Middleware layers (parsers, logging) and routers would add a dozen spans to each request and explain nothing:
+      // the route's handler is the span that says where the time went.
+      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER] }),
       new GrpcInstrumentation({ ignoreGrpcMethods: ["Check", "Watch"] }),
       new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
       new UndiciInstrumentation({ requireParentforSpans: true }),

@@ -9,6 +9,7 @@ import { freePortOffset, offsetsBetween } from "../../support/ports.js";
 import type { Answer } from "../../support/stack.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
+const TRACING_REGISTER = import.meta.resolve("@docex/kit/tracing/register");
 
 export type StackProcessName = ServiceName | "gateway";
 export const STACK_PROCESS_NAMES: readonly StackProcessName[] = [...SERVICE_NAMES, "gateway"];
@@ -220,7 +221,11 @@ export class FaultStack {
 
   private launch(name: StackProcessName, entry: string, httpPort: number, env: NodeJS.ProcessEnv): void {
     const fullEnv = { ...this.sharedEnv, ...env };
-    const child = spawn(process.execPath, [path.join(root, entry)], { env: fullEnv, stdio: ["ignore", "pipe", "pipe"] });
+    // As `npm start` runs them: the tracing register first (it does nothing unless OTEL_* turns tracing on).
+    const child = spawn(process.execPath, ["--import", TRACING_REGISTER, path.join(root, entry)], {
+      env: fullEnv,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const member: Member = { name, entry, env, httpPort, child, expectingExit: false, log: this.members.get(name)?.log ?? [] };
     let partial = "";
     for (const stream of [child.stdout, child.stderr]) {
