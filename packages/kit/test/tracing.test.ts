@@ -12,6 +12,7 @@ import { expect } from "chai";
 import { QueryTypes, type Sequelize } from "sequelize";
 import { type DeliveredMessage, EventBus } from "../src/bus/event-bus.js";
 import { kitMigrations, Outbox } from "../src/bus/outbox.js";
+import { serviceConfigSchema } from "../src/config.js";
 import { connectDatabase, runMigrations } from "../src/db/database.js";
 import { Sql } from "../src/db/sql.js";
 import { Metrics } from "../src/metrics.js";
@@ -46,6 +47,20 @@ describe("tracing settings: only the standard OTEL_* variables", () => {
         "document",
       ),
     ).to.deep.equal({ serviceName: "docs", protocol: "http/json" });
+  });
+
+  it("takes a variable set to the empty string as unset, in the register and in every process's config schema", () => {
+    const empty = {
+      OTEL_EXPORTER_OTLP_ENDPOINT: "",
+      OTEL_EXPORTER_OTLP_PROTOCOL: "",
+      OTEL_SDK_DISABLED: "",
+      OTEL_SERVICE_NAME: "",
+      OTEL_TRACES_SAMPLER: "",
+    };
+    expect(tracingSettingsFrom(empty, "document")).to.equal(undefined);
+    const config = serviceConfigSchema("document").parse({ ...empty, GRPC_INSECURE: "true" });
+    expect(config.OTEL_EXPORTER_OTLP_ENDPOINT).to.equal(undefined);
+    expect(() => serviceConfigSchema("document").parse({ OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" })).to.throw(/OTEL_EXPORTER_OTLP_PROTOCOL/);
   });
 
   it("refuses a protocol the kit does not export with, naming the variable", () => {
