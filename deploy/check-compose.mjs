@@ -144,6 +144,26 @@ function kitPorts(root) {
   return Object.keys(table).length > 0 ? table : undefined;
 }
 
+/** The longest a process takes to stop after SIGTERM: the default SHUTDOWN_TIMEOUT_MS and CLOSE_TIMEOUT_MS of the kit. */
+function worstStopOf(root) {
+  const config = readFileSync(path.join(root, "packages", "kit", "src", "config.ts"), "utf8");
+  const runtime = readFileSync(path.join(root, "packages", "kit", "src", "runtime.ts"), "utf8");
+  const shutdown = config.match(/SHUTDOWN_TIMEOUT_MS:[^\n]*\.default\(([\d_]+)\)/)?.[1];
+  const close = runtime.match(/CLOSE_TIMEOUT_MS = ([\d_]+);/)?.[1];
+  if (!shutdown || !close) throw new Error("SHUTDOWN_TIMEOUT_MS or CLOSE_TIMEOUT_MS not found in packages/kit/src");
+  return (Number(shutdown.replaceAll("_", "")) + Number(close.replaceAll("_", ""))) / 1000;
+}
+
+/** A compose duration ("30s", "1m30s", or seconds as a number) in seconds; 10 (Docker's default) when unset. */
+function secondsOf(duration) {
+  if (duration === undefined) return 10;
+  if (typeof duration === "number") return duration;
+  const units = { h: 3600, m: 60, s: 1, ms: 0.001 };
+  let seconds = 0;
+  for (const [, value, unit] of String(duration).matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)) seconds += Number(value) * units[unit];
+  return seconds;
+}
+
 export async function checkCompose({ root = defaultRoot } = {}) {
   const results = [];
   const check = (name, problems) => {
@@ -349,6 +369,17 @@ export async function checkCompose({ root = defaultRoot } = {}) {
             `${name} OTEL_EXPORTER_OTLP_PROTOCOL=${env.OTEL_EXPORTER_OTLP_PROTOCOL}`,
           dependenciesOf(services[name]).jaeger !== undefined && `${name} waits for jaeger`,
         ];
+      }),
+  );
+
+  const worstStopSeconds = worstStopOf(root);
+  check(
+    `every process has a stop_grace_period above its worst stop time (${worstStopSeconds} s: SHUTDOWN_TIMEOUT_MS and CLOSE_TIMEOUT_MS of the kit)`,
+    processes
+      .filter((name) => services[name])
+      .map((name) => {
+        const grace = secondsOf(services[name].stop_grace_period);
+        return grace > worstStopSeconds ? undefined : `${name} stop_grace_period is ${services[name].stop_grace_period ?? "unset (10 s)"}`;
       }),
   );
 

@@ -1,6 +1,6 @@
 /**
- * Readiness of the gateway: the auth service's JWKS answers with at least one key. Without
- * it no access token can be verified, so the gateway is of no use to a client.
+ * Whether the auth service's JWKS answers with at least one key: a dependency the gateway watches (/readyz lists
+ * it, `dependency_up` measures it), not one its readiness waits for, as the keys fetched before keep verifying.
  */
 export async function jwksAnswers(url: string, timeoutMs = 2_000): Promise<void> {
   const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });

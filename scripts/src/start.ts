@@ -1,12 +1,15 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { ensureGrpcIdentityDirectory, SERVICE_NAMES } from "@docex/kit";
+import { ensureGrpcIdentityDirectory, SERVICE_NAMES, SealedWithAnotherKeyError } from "@docex/kit";
 import { startNats, startPostgres } from "./infrastructure.js";
-import { serviceEnvironment, sharedStackEnvironment, stackPort } from "./stack-environment.js";
+import { localOwner, signInInstructions } from "./local-owner.js";
+import { sealedDataAdvice } from "./local-reset.js";
+import { loadLocalSecrets } from "./local-secrets.js";
+import { LocalMailSink } from "./mail-sink.js";
+import { parseStackReplicas, replicasOf, serviceEnvironment, sharedStackEnvironment, stackPort } from "./stack-environment.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const dataDir = path.join(root, ".data");
@@ -24,23 +27,10 @@ if (namespace !== undefined && !/^[a-z][a-z0-9_]{0,30}$/.test(namespace)) {
   throw new Error("STACK_NAMESPACE must be a lowercase identifier such as docex_e2e_1");
 }
 
-/** Secrets that have no defaults in the services; a local stack makes its own once and keeps them under .data/. */
-const LOCAL_SECRETS = ["AUTH_KEY_ENCRYPTION_KEY", "WEBHOOK_KEY_ENCRYPTION_KEY"] as const;
+/** STACK_REPLICAS=document=2,webhook=2: processes per service; checked before anything starts. */
+const replicas = parseStackReplicas(process.env.STACK_REPLICAS);
 
-function localSecrets(): Record<string, string> {
-  const file = path.join(dataDir, "local-secrets.json");
-  const saved: Record<string, string> = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {};
-  let changed = false;
-  for (const name of LOCAL_SECRETS) {
-    if (process.env[name]) saved[name] = process.env[name];
-    else if (!saved[name]) {
-      saved[name] = randomBytes(32).toString("base64");
-      changed = true;
-    }
-  }
-  if (changed) writeFileSync(file, JSON.stringify(saved, null, 2), { mode: 0o600 });
-  return saved;
-}
+const mailPagePort = Number(process.env.MAIL_PAGE_PORT ?? 8025 + portOffset);
 
 /**
  * The services' gRPC identities (mutual TLS): a private CA and one certificate per service under
@@ -74,6 +64,9 @@ function startProcess(name: string, entry: string, env: NodeJS.ProcessEnv, httpP
   }
   child.once("exit", (code, signal) => {
     if (stopping) return;
+    if (code === SealedWithAnotherKeyError.exitCode) {
+      for (const line of sealedDataAdvice(name, `${name.toUpperCase()}_KEY_ENCRYPTION_KEY`)) say(line);
+    }
     say(`${name} exited (${signal ?? code}); stopping the stack`);
     void stopAll(1);
   });
@@ -133,24 +126,48 @@ async function main(): Promise<void> {
   const nats = await startNats(dataDir, say);
   infrastructure.push(nats);
 
-  const layout = { portOffset, namespace };
+  // Kept on the database server beside the data they seal, so that every checkout opens it; given ones win.
+  const secrets = await loadLocalSecrets(postgres.url, { legacyFile: path.join(dataDir, "local-secrets.json") });
+  const owner = localOwner(process.env, secrets);
+  const mail = process.env.SMTP_URL
+    ? undefined
+    : await LocalMailSink.start(mailPagePort, (line) => process.stdout.write(`[mail]       ${line}\n`));
+  if (mail) infrastructure.push(mail);
+
+  const layout = { portOffset, namespace, replicas };
   const gatewayPort = Number(process.env.GATEWAY_PORT ?? stackPort("gateway", "http", layout));
   const shared: NodeJS.ProcessEnv = {
+    AUTH_KEY_ENCRYPTION_KEY: secrets.AUTH_KEY_ENCRYPTION_KEY,
+    WEBHOOK_KEY_ENCRYPTION_KEY: secrets.WEBHOOK_KEY_ENCRYPTION_KEY,
     ...process.env,
-    ...localSecrets(),
+    BOOTSTRAP_OWNER_EMAIL: owner.email,
+    BOOTSTRAP_OWNER_PASSWORD: owner.password,
+    ...(mail ? { SMTP_URL: mail.smtpUrl } : {}),
     ...(await grpcIdentitySettings()),
     DATABASE_URL: postgres.url,
     NATS_URL: nats.url,
     WEBHOOK_ALLOW_PRIVATE_TARGETS: process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? "true",
+    // Mailed links name this stack's own address, also when it runs at a port offset.
+    AUTH_APP_URL: process.env.AUTH_APP_URL ?? `http://127.0.0.1:${gatewayPort}`,
     LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
     ...sharedStackEnvironment(layout),
   };
   for (const name of SERVICE_NAMES) {
-    const env: NodeJS.ProcessEnv = { ...shared, ...serviceEnvironment(name, layout) };
-    processes.push(startProcess(name, `services/${name}/dist/main.js`, env, stackPort(name, "http", layout)));
+    for (let index = 0; index < replicasOf(name, layout); index++) {
+      const env: NodeJS.ProcessEnv = { ...shared, ...serviceEnvironment(name, layout, index) };
+      const label = index === 0 ? name : `${name}-${index + 1}`;
+      processes.push(startProcess(label, `services/${name}/dist/main.js`, env, stackPort(name, "http", layout, index)));
+    }
   }
   processes.push(startProcess("gateway", "gateway/dist/main.js", { ...shared, GATEWAY_PORT: String(gatewayPort) }, gatewayPort));
   await waitUntilReady(processes);
+  const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+  const signIn = await signInInstructions(gatewayUrl, owner).catch((error: unknown) => [
+    `the owner's sign-in could not be checked: ${String(error)}`,
+  ]);
+  for (const line of signIn) say(line);
+  if (mail) say(`mail: every mail is caught, shown here as [mail], and readable at ${mail.pageUrl}`);
+  say(`API reference: ${gatewayUrl}/api/v2/docs`);
   say(`docex is ready: http://127.0.0.1:${gatewayPort}/api/v2 (Ctrl-C stops everything)`);
 }
 

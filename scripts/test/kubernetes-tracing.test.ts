@@ -64,17 +64,23 @@ const labelsOf = (deployment: K8sObject): Record<string, string> => deployment.s
 const baseFiles = ["gateway", "auth", "membership", "document", "automation", "learning", "register", "webhook", "extraction", "audit"];
 const base = [
   ...baseFiles.map((name) => path.join(k8sDir, "base", `${name}.yaml`)),
-  path.join(k8sDir, "base/config.yaml"),
   path.join(k8sDir, "base/network-policies.yaml"),
 ].flatMap(manifests);
+/** docex-config, as kustomize generates it from base/docex.env. */
+const docexConfig: Record<string, string> = Object.fromEntries(
+  readFileSync(path.join(k8sDir, "base/docex.env"), "utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "" && !line.startsWith("#"))
+    .map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]),
+);
 const component = manifests(path.join(componentDir, "otel-collector.yaml"))
   .concat(manifests(path.join(componentDir, "jaeger.yaml")))
   .concat(manifests(path.join(componentDir, "network-policies.yaml")));
 const docexDeployments = base.filter((object) => object.kind === "Deployment");
 
 describe("Kubernetes: tracing (docex-config, the register, the NetworkPolicy and components/tracing)", () => {
-  it("docex-config sends every process's traces to the Service otel-collector over OTLP/HTTP, with settings the processes accept", () => {
-    const data = find(base, "ConfigMap", "docex-config").data as Record<string, string>;
+  it("docex-config (base/docex.env) sends every process's traces to the Service otel-collector over OTLP/HTTP, with settings the processes accept", () => {
+    const data = docexConfig;
     expect(data.OTEL_EXPORTER_OTLP_ENDPOINT).to.equal("http://otel-collector:4318");
     expect(data.OTEL_EXPORTER_OTLP_PROTOCOL).to.equal("http/protobuf");
     const parsed = z.object(tracingConfigFields).safeParse(data);

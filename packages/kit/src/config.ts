@@ -80,6 +80,18 @@ export function serviceConfigSchema(service: ServiceName) {
       .default("docex"),
     /** Replicas of the JetStream streams (and dead-letter stream) the services create; at most the number of NATS servers. */
     NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+    /** Events older than this leave the stream `DOCEX` (0: never); applied to an existing stream at start. */
+    NATS_STREAM_MAX_AGE_HOURS: z.coerce.number().int().min(0).default(168),
+    /** Size limit of the stream `DOCEX` in bytes; once full it refuses events, which wait in the outboxes. Unset: none. */
+    NATS_STREAM_MAX_BYTES: z.coerce.number().int().min(1).optional(),
+    /** As NATS_STREAM_MAX_AGE_HOURS, for the dead-letter stream: long enough to fix a cause and replay. */
+    NATS_DLQ_MAX_AGE_HOURS: z.coerce.number().int().min(0).default(720),
+    /** As NATS_STREAM_MAX_BYTES, for the dead-letter stream. */
+    NATS_DLQ_MAX_BYTES: z.coerce.number().int().min(1).optional(),
+    /** The token NATS asks clients for (nats.conf `authorization { token }`); unset: connect without one. */
+    NATS_TOKEN: z.string().min(1).optional(),
+    /** CA certificate that NATS's server certificate must chain to; set, the connection must be TLS. */
+    NATS_TLS_CA_FILE: z.string().min(1).optional(),
     JWT_ISSUER: z.string().min(1).default("docex"),
     JWT_AUDIENCE: z.string().min(1).default("docex-api"),
     AUTH_JWKS_URL: z.url().default(`http://127.0.0.1:${SERVICE_PORTS.auth.http}/api/v2/auth/.well-known/jwks.json`),

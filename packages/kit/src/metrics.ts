@@ -4,6 +4,13 @@ import { tracingEnabled } from "./tracing/lifecycle.js";
 /** The labels of an exemplar: the trace and span of one observed request. */
 export type TraceExemplar = { trace_id?: string; span_id?: string };
 
+/** What a JetStream stream holds against its limit; `maxBytes` is -1 without one. */
+export interface StreamSize {
+  stream: string;
+  bytes: number;
+  maxBytes: number;
+}
+
 /** One registry per process (or per in-process test instance), with the metrics the kit records. */
 export class Metrics {
   readonly registry: Registry;
@@ -20,6 +27,10 @@ export class Metrics {
   readonly eventsPublished: Counter<"type">;
   readonly eventsConsumed: Counter<"consumer" | "outcome">;
   readonly outboxPending: Gauge;
+  readonly dependencyUp: Gauge<"dependency">;
+  readonly outboxRefused: Gauge;
+  private streamSizes: (() => Promise<StreamSize[]>) | undefined;
+  private lastRead: { at: number; sizes: Promise<StreamSize[]> } | undefined;
 
   constructor(service: string, options: { defaultMetrics?: boolean; exemplars?: boolean } = {}) {
     this.exemplars = options.exemplars ?? tracingEnabled();
@@ -76,6 +87,53 @@ export class Metrics {
       help: "Events written to the outbox and not yet published",
       registers,
     });
+    this.dependencyUp = new Gauge({
+      name: "dependency_up",
+      help: "Whether a dependency the process copes without (NATS, auth's JWKS) answered when last asked: 1 or 0",
+      labelNames: ["dependency"],
+      registers,
+    });
+    this.outboxRefused = new Gauge({
+      name: "outbox_refused_events",
+      help: "Events of the outbox that NATS refused on their own (e.g. over max_payload), waiting for another attempt",
+      registers,
+    });
+    const metrics = this;
+    new Gauge({
+      name: "event_stream_bytes",
+      help: "Bytes a JetStream stream of docex holds (read from NATS at each scrape)",
+      labelNames: ["stream"],
+      registers,
+      async collect() {
+        for (const { stream, bytes } of await metrics.readStreamSizes()) this.set({ stream }, bytes);
+      },
+    });
+    new Gauge({
+      name: "event_stream_max_bytes",
+      help: "The size limit (max_bytes) of a JetStream stream of docex; absent when it has none",
+      labelNames: ["stream"],
+      registers,
+      async collect() {
+        for (const { stream, maxBytes } of await metrics.readStreamSizes()) if (maxBytes > 0) this.set({ stream }, maxBytes);
+      },
+    });
+  }
+
+  /** The event bus tells where the streams' sizes are read; until then the stream gauges stay empty. */
+  watchStreams(read: () => Promise<StreamSize[]>): void {
+    this.streamSizes = read;
+  }
+
+  /** One read of NATS per scrape serves both stream gauges; a failed or slow read leaves them as they were. */
+  private readStreamSizes(): Promise<StreamSize[]> {
+    const read = this.streamSizes;
+    if (!read) return Promise.resolve([]);
+    if (!this.lastRead || Date.now() - this.lastRead.at > 1_000) {
+      // While NATS is away the read would wait for its request timeout; a scrape should not.
+      const timeout = new Promise<StreamSize[]>((resolve) => setTimeout(() => resolve([]), 2_000).unref());
+      this.lastRead = { at: Date.now(), sizes: Promise.race([read().catch(() => []), timeout]) };
+    }
+    return this.lastRead.sizes;
   }
 
   /** One HTTP request's duration, with its trace as the exemplar of its bucket when there is one. */

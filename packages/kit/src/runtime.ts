@@ -11,10 +11,11 @@ import { EventBus, type SubscriptionOptions } from "./bus/event-bus.js";
 import { kitMigrations, Outbox } from "./bus/outbox.js";
 import { OutboxEvents } from "./bus/outbox-events.js";
 import { loadConfigOrExit, type ServiceName, serviceConfigSchema } from "./config.js";
+import { SealedWithAnotherKeyError } from "./crypto/secret-sealer.js";
 import { connectDatabase, type Migration, type MigrationTimeouts, pendingMigrations, runMigrations } from "./db/database.js";
 import { Sql } from "./db/sql.js";
 import { type GrpcIdentity, grpcIdentityFromConfig } from "./grpc/identity.js";
-import { GrpcServer } from "./grpc/server.js";
+import { GrpcServer, MAX_CONNECTION_AGE_MS } from "./grpc/server.js";
 import { createHttpApp, type HttpAppOptions } from "./http/app.js";
 import { Readiness } from "./http/readiness.js";
 import { createLogger, type Logger } from "./logger.js";
@@ -22,6 +23,35 @@ import { Metrics } from "./metrics.js";
 import { stopTracing } from "./tracing/lifecycle.js";
 
 export type BaseServiceConfig = z.infer<ReturnType<typeof serviceConfigSchema>>;
+
+/** The settings of NATS every process that connects to it reads. */
+export const NATS_SETTINGS = {
+  NATS_URL: true,
+  NATS_STREAM: true,
+  NATS_SUBJECT_PREFIX: true,
+  NATS_STREAM_REPLICAS: true,
+  NATS_STREAM_MAX_AGE_HOURS: true,
+  NATS_STREAM_MAX_BYTES: true,
+  NATS_DLQ_MAX_AGE_HOURS: true,
+  NATS_DLQ_MAX_BYTES: true,
+  NATS_TOKEN: true,
+  NATS_TLS_CA_FILE: true,
+} as const;
+
+/** `EventBus.connect`'s options from the configuration, but for the process's name, logger and metrics. */
+export function busSettingsOf(config: Pick<BaseServiceConfig, keyof typeof NATS_SETTINGS>) {
+  const hours = 3_600_000;
+  return {
+    url: config.NATS_URL,
+    namespace: { stream: config.NATS_STREAM, subjectPrefix: config.NATS_SUBJECT_PREFIX },
+    streamReplicas: config.NATS_STREAM_REPLICAS,
+    streamLimits: {
+      events: { maxAgeMs: config.NATS_STREAM_MAX_AGE_HOURS * hours, maxBytes: config.NATS_STREAM_MAX_BYTES },
+      deadLetters: { maxAgeMs: config.NATS_DLQ_MAX_AGE_HOURS * hours, maxBytes: config.NATS_DLQ_MAX_BYTES },
+    },
+    credentials: { token: config.NATS_TOKEN, tlsCaFile: config.NATS_TLS_CA_FILE },
+  };
+}
 
 /**
  * What every service connects to before it builds its own parts, and the steps every service takes on it:
@@ -107,12 +137,30 @@ export class Infrastructure {
       stopping ??= (async () => {
         this.readiness.drain();
         const timeout = config.SHUTDOWN_TIMEOUT_MS;
-        await Promise.all([closeHttp(server, timeout), grpc?.shutdown(timeout)]);
-        await options.onStop?.();
-        await this.outbox.stop();
-        await this.bus.close();
-        await this.sequelize.close();
-        logger.info("service stopped");
+        const stopBy = Date.now() + timeout + CLOSE_TIMEOUT_MS;
+        // At once: no new requests, calls or background work; what is under way finishes (HTTP, gRPC and the
+        // service's own work drain side by side, so the slowest alone sets the time).
+        await Promise.all([
+          closeHttp(server, timeout),
+          grpc?.shutdown(timeout),
+          finishWithin(options.onDrain?.(), timeout, () =>
+            logger.warn({ timeout_ms: timeout }, "background work still running at shutdown"),
+          ),
+        ]);
+        // Closing the clients, the outbox, NATS and Postgres has what is left of SHUTDOWN_TIMEOUT_MS +
+        // CLOSE_TIMEOUT_MS (at least CLOSE_TIMEOUT_MS): a stop never takes longer, and every
+        // terminationGracePeriodSeconds exceeds that.
+        const closed = await finishWithin(
+          (async () => {
+            await options.onStop?.();
+            await this.outbox.stop();
+            await this.bus.close();
+            await this.sequelize.close();
+          })(),
+          stopBy - Date.now(),
+        );
+        if (closed) logger.info("service stopped");
+        else logger.warn({ timeout_ms: timeout + CLOSE_TIMEOUT_MS }, "service stopped before its connections finished closing");
       })();
       return stopping;
     };
@@ -134,7 +182,7 @@ export async function connectInfrastructure(
 ): Promise<Infrastructure> {
   const logger = options.logger ?? createLogger(name, config.LOG_LEVEL);
   const metrics = new Metrics(name);
-  const readiness = new Readiness();
+  const readiness = new Readiness(metrics);
   const grpcIdentity = grpcIdentityFromConfig(name, config, logger);
   const sequelize = await connectDatabase({
     serverUrl: config.DATABASE_URL,
@@ -153,17 +201,12 @@ export async function connectInfrastructure(
           `MIGRATE_ON_START=false, but ${pending.length} migration(s) of ${config.DATABASE_NAME} are pending (${pending.join(", ")}): run the service with MIGRATE_ONLY=true first`,
         );
     }
-    const bus = await EventBus.connect({
-      url: config.NATS_URL,
-      name,
-      logger,
-      metrics,
-      namespace: { stream: config.NATS_STREAM, subjectPrefix: config.NATS_SUBJECT_PREFIX },
-      streamReplicas: config.NATS_STREAM_REPLICAS,
-    });
+    const bus = await EventBus.connect({ name, logger, metrics, ...busSettingsOf(config) });
     const outbox = new Outbox({ sequelize, bus, logger, metrics, pollIntervalMs: options.outboxPollIntervalMs });
+    // The service's own database: no request can be served without it. NATS can be away for a while: events
+    // wait in the outbox, and consumers catch up when it is back; its outage shows in dependency_up.
     readiness.add("postgres", () => sequelize.query("SELECT 1"));
-    readiness.add("nats", () => bus.check());
+    readiness.watch("nats", () => bus.check());
     const verifier = new CachedTokenVerifier(
       new TokenVerifier({ jwksUri: config.AUTH_JWKS_URL, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE }),
     );
@@ -223,8 +266,34 @@ export interface ServeOptions {
   app: Express;
   grpc?: GrpcServer;
   subscriptions?: SubscriptionOptions[];
-  /** Extra work to stop before the connections close (schedulers, clients). */
+  /**
+   * Background work that takes new work by itself (claims, consumers, sweeps): stopped at SIGTERM, alongside the
+   * HTTP and gRPC drain, and given SHUTDOWN_TIMEOUT_MS to finish what it started.
+   */
+  onDrain?: () => Promise<void>;
+  /** Clients and timers to close once nothing runs any more, before the bus and the database close. */
   onStop?: () => Promise<void>;
+}
+
+/** What a stop may take beyond SHUTDOWN_TIMEOUT_MS: the least time closing the clients, the outbox relay, NATS and Postgres gets. */
+export const CLOSE_TIMEOUT_MS = 5_000;
+
+/** Waits for `work` at most `timeoutMs`: true when it finished in time, false when it did not; its failure is thrown. */
+async function finishWithin(work: Promise<unknown> | undefined, timeoutMs: number, onTimeout?: () => void): Promise<boolean> {
+  if (!work) return true;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const finished = await Promise.race([
+      work.then(() => true),
+      new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), timeoutMs);
+      }),
+    ]);
+    if (!finished) onTimeout?.();
+    return finished;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export interface RunningService {
@@ -240,11 +309,16 @@ export type ServiceHttpOptions = Omit<HttpAppOptions, "logger" | "metrics" | "re
 export interface ListenOptions {
   /** Largest request head (request line and headers) accepted; Node's default (16 KiB) unless given. Larger is 431. */
   maxHeaderSize?: number;
+  /** How long a client's keep-alive connection lives; `MAX_CONNECTION_AGE_MS` (as gRPC's) unless given. */
+  maxConnectionAgeMs?: number;
 }
 
 export function listen(app: Express, host: string, port: number, options: ListenOptions = {}): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = createServer({ maxHeaderSize: options.maxHeaderSize }, app);
+    const server = createServer({ maxHeaderSize: options.maxHeaderSize });
+    // Before the app, so that a response the app sends at once already says whether its connection stays open.
+    trackResponses(server, options.maxConnectionAgeMs ?? MAX_CONNECTION_AGE_MS);
+    server.on("request", app);
     server.keepAliveTimeout = 65_000;
     server.headersTimeout = 66_000;
     server.on("clientError", answerClientError);
@@ -299,8 +373,48 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   );
 }
 
-/** Stops accepting connections, lets in-flight requests finish, then closes what is left. */
+/** The responses not yet finished of each server `listen` made, and whether it is draining. */
+const serverStates = new WeakMap<Server, { responses: Set<ServerResponse>; draining: boolean }>();
+
+/**
+ * Follows each response until it closes (the drain closes their connections after them), and closes a keep-alive
+ * connection after the first response past `maxConnectionAgeMs`: a client's pool (the gateway's, an ingress's) then
+ * opens a new one, which the Service may send to a pod added since, as gRPC's connection age does for its callers.
+ */
+function trackResponses(server: Server, maxConnectionAgeMs: number): void {
+  const state = { responses: new Set<ServerResponse>(), draining: false };
+  const openedAt = new WeakMap<object, number>();
+  serverStates.set(server, state);
+  server.on("connection", (socket) => openedAt.set(socket, performance.now()));
+  server.on("request", (req, res: ServerResponse) => {
+    const age = performance.now() - (openedAt.get(req.socket) ?? performance.now());
+    if (state.draining || age > maxConnectionAgeMs) closeAfter(res);
+    state.responses.add(res);
+    res.once("close", () => state.responses.delete(res));
+  });
+}
+
+/** The connection closes once this response is sent: `Connection: close` when its head is still to be sent. */
+function closeAfter(res: ServerResponse): void {
+  if (!res.headersSent) res.setHeader("connection", "close");
+  else {
+    // Taken now: the server detaches the socket from the response when it finishes.
+    const socket = res.socket;
+    res.once("finish", () => socket?.end());
+  }
+}
+
+/**
+ * Stops accepting connections, closes idle keep-alive connections at once, lets in-flight requests finish (each
+ * connection closing after its answer, which tells the client not to send another on it), then closes what is
+ * left after `timeoutMs`.
+ */
 export function closeHttp(server: Server, timeoutMs: number): Promise<void> {
+  const state = serverStates.get(server);
+  if (state) {
+    state.draining = true;
+    for (const res of state.responses) closeAfter(res);
+  }
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
       server.closeAllConnections();
@@ -324,8 +438,9 @@ export async function runUntilSignalled(start: () => Promise<{ stop(): Promise<v
     running = await start();
   } catch (error) {
     logger.fatal({ err: error }, "start-up failed");
-    process.exitCode = 1;
-    setTimeout(() => process.exit(1), 100).unref();
+    const exitCode = error instanceof SealedWithAnotherKeyError ? SealedWithAnotherKeyError.exitCode : 1;
+    process.exitCode = exitCode;
+    setTimeout(() => process.exit(exitCode), 100).unref();
     return;
   }
   let signalled = false;

@@ -1,25 +1,40 @@
 import { UpstreamError } from "./errors.js";
 
-const LOST_CONNECTION_CODES = new Set(["57P01", "57P02", "57P03", "08000", "08001", "08003", "08006"]);
+/**
+ * Postgres' codes of a connection that went away or was refused: admin shutdown, crash shutdown, cannot connect
+ * now (starting up, shutting down), too many connections (the pool reconnecting all at once), connection failures.
+ */
+const LOST_CONNECTION_CODES = new Set(["57P01", "57P02", "57P03", "53300", "08000", "08001", "08003", "08004", "08006"]);
+/** What the socket under a database connection says when the connection is cut or refused. */
+const SOCKET_FAILURE_CODES = new Set(["ECONNRESET", "EPIPE", "ECONNREFUSED", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"]);
+/**
+ * node-postgres' words for a query on a connection that broke or closed under it: the socket's end, the server's
+ * notice, and a client asked to query after its connection failed or closed ("... and is not queryable").
+ */
+const LOST_CONNECTION_MESSAGE = /Connection terminated|terminating connection|is not queryable/i;
+
+type ErrorShape = { name?: string; code?: string; parent?: unknown; original?: unknown; message?: string };
 
 /**
- * A failure because the database connection dropped (a failover, a restart, a cut connection): the server's
- * trouble, not the client's (503 with Retry-After, not a bare 500), and gone once the database is back.
+ * A failure because the database connection dropped or was refused (a failover, a restart, a cut connection):
+ * the server's trouble, not the client's (503 with Retry-After, not a bare 500), and gone once the database is
+ * back. Sequelize wraps the driver's error (`parent`, `original`); socket codes count only under a Sequelize error,
+ * so that a refused connection to anything else is not taken for the database.
  */
 export function isTransientDatabaseFailure(error: unknown): boolean {
-  for (
-    let current = error as { name?: string; code?: string; parent?: unknown; original?: unknown; message?: string } | undefined, depth = 0;
-    current && depth < 4;
-    depth++
-  ) {
-    if (
-      typeof current.name === "string" &&
-      /^Sequelize(Connection|ConnectionAcquireTimeout|HostNotReachable|ConnectionRefused)/.test(current.name)
-    )
-      return true;
-    if (typeof current.code === "string" && LOST_CONNECTION_CODES.has(current.code)) return true;
-    if (typeof current.message === "string" && /Connection terminated|terminating connection/i.test(current.message)) return true;
-    current = (current.parent ?? current.original) as typeof current;
+  let underSequelize = false;
+  for (let current = error as ErrorShape | undefined, depth = 0; current && depth < 5; depth++) {
+    if (typeof current.name === "string" && current.name.startsWith("Sequelize")) {
+      underSequelize = true;
+      if (/^Sequelize(Connection|ConnectionAcquireTimeout|HostNotReachable|ConnectionRefused|ConnectionTimedOut)/.test(current.name))
+        return true;
+    }
+    if (typeof current.code === "string") {
+      if (LOST_CONNECTION_CODES.has(current.code)) return true;
+      if (underSequelize && SOCKET_FAILURE_CODES.has(current.code)) return true;
+    }
+    if (typeof current.message === "string" && LOST_CONNECTION_MESSAGE.test(current.message)) return true;
+    current = (current.parent ?? current.original) as ErrorShape | undefined;
   }
   return false;
 }

@@ -2,6 +2,7 @@ import { expect } from "chai";
 import pg from "pg";
 import type { Sequelize } from "sequelize";
 import { connectDatabase, GuardedPgClient } from "../src/db/database.js";
+import { isTransientDatabaseFailure } from "../src/transient-failures.js";
 import { dropDatabase, serverUrl, silentLogger, uniqueName } from "./support.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -63,4 +64,42 @@ describe("database connections when Postgres terminates them (real Postgres)", f
     // And it recovers: a query after the storm is answered.
     expect(await sequelize.query("SELECT 1 AS one", { plain: true })).to.deep.equal({ one: 1 });
   });
+
+  it("every error a transaction meets once its backend is terminated is a transient database failure (503, not 500)", async () => {
+    const failures: unknown[] = [];
+    const attempt = async (step: () => Promise<unknown>) => {
+      try {
+        await step();
+        failures.push(undefined);
+      } catch (error) {
+        failures.push(error);
+      }
+    };
+    const transaction = await sequelize.transaction();
+    const { pid } = (await sequelize.query("SELECT pg_backend_pid() AS pid", { transaction, plain: true })) as { pid: number };
+    await admin.query("SELECT pg_terminate_backend($1)", [pid]);
+    await sleep(100);
+    // The query that meets the cut, a second one on the same (now broken) connection, and the commit.
+    await attempt(() => sequelize.query("SELECT 1", { transaction }));
+    await attempt(() => sequelize.query("SELECT 2", { transaction }));
+    await attempt(() => transaction.commit());
+    await transaction.rollback().catch(() => undefined);
+    const shapes = failures.map((error) => describeFailure(error));
+    expect(
+      failures.every((error) => error !== undefined && isTransientDatabaseFailure(error)),
+      shapes.join("; "),
+    ).to.equal(true);
+  });
 });
+
+function describeFailure(error: unknown): string {
+  const parts: string[] = [];
+  for (
+    let current = error as { name?: string; code?: string; message?: string; parent?: unknown } | undefined;
+    current;
+    current = current.parent as typeof current
+  ) {
+    parts.push(`${current.name}(${current.code ?? ""}): ${current.message}`);
+  }
+  return parts.join(" <- ") || String(error);
+}

@@ -251,14 +251,21 @@ describe("problem answers for a lost database connection", () => {
           const lost = Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" });
           throw Object.assign(new Error("query failed"), { name: "SequelizeDatabaseError", parent: lost });
         });
+        // What a query meets on a pooled connection that broke a moment before (no SQL state, only words).
+        router.get("/broken", () => {
+          const broken = new Error("Client has encountered a connection error and is not queryable");
+          throw Object.assign(new Error(broken.message), { name: "SequelizeDatabaseError", parent: broken });
+        });
       },
     });
     const server = await listen(app, "127.0.0.1", 0);
     try {
-      const response = await fetch(`${baseUrlOf(server)}/cut`);
-      expect(response.status).to.equal(503);
-      expect(response.headers.get("retry-after")).to.equal("1");
-      expect(((await response.json()) as Json).code).to.equal("database_unavailable");
+      for (const path of ["/cut", "/broken"]) {
+        const response = await fetch(`${baseUrlOf(server)}${path}`);
+        expect(response.status, path).to.equal(503);
+        expect(response.headers.get("retry-after")).to.equal("1");
+        expect(((await response.json()) as Json).code).to.equal("database_unavailable");
+      }
     } finally {
       await closeHttp(server, 500);
     }

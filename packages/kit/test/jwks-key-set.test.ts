@@ -3,7 +3,7 @@ import { createServer, type Server } from "node:http";
 import { expect } from "chai";
 import jwt from "jsonwebtoken";
 import { TokenVerifier } from "../src/auth/token-verifier.js";
-import { UnauthorizedError } from "../src/errors.js";
+import { UnauthorizedError, UpstreamError } from "../src/errors.js";
 import { baseUrlOf } from "./support.js";
 
 /** An issuer whose JWKS can rotate, fail and be counted. */
@@ -66,6 +66,18 @@ const refused = async (promise: Promise<unknown>) => {
     await promise;
   } catch (error) {
     expect(error).to.be.instanceOf(UnauthorizedError);
+    return;
+  }
+  expect.fail("the token was accepted");
+};
+
+/** Refused as "auth is away" (503), not as a bad token: its key is unknown and the key set could not be fetched. */
+const unverifiable = async (promise: Promise<unknown>) => {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).to.be.instanceOf(UpstreamError);
+    expect(error).to.include({ status: 503, code: "auth_unavailable" });
     return;
   }
   expect.fail("the token was accepted");
@@ -143,7 +155,7 @@ describe("TokenVerifier's JWKS key set (forged kids, rotation, failures)", () =>
     const cooldownMs = 300;
     const verifier = verifierWith(cooldownMs);
     issuer.available = false;
-    for (let i = 0; i < 30; i++) await refused(verifier.verify(issuer.sign()));
+    for (let i = 0; i < 30; i++) await unverifiable(verifier.verify(issuer.sign()));
     expect(issuer.requests, "a failure is not retried within the cooldown").to.equal(1);
     issuer.available = true;
     await sleep(cooldownMs + 20);
@@ -153,11 +165,11 @@ describe("TokenVerifier's JWKS key set (forged kids, rotation, failures)", () =>
     // The issuer goes down again: known keys still verify; unknown kids do not retry within the cooldown.
     await sleep(cooldownMs + 20);
     issuer.available = false;
-    await refused(verifier.verify(issuer.sign(`forged-${randomUUID()}`)));
+    await unverifiable(verifier.verify(issuer.sign(`forged-${randomUUID()}`)));
     expect(issuer.requests).to.equal(3);
     for (let i = 0; i < 10; i++) {
       await verifier.verify(issuer.sign());
-      await refused(verifier.verify(issuer.sign(`forged-${randomUUID()}`)));
+      await unverifiable(verifier.verify(issuer.sign(`forged-${randomUUID()}`)));
     }
     expect(issuer.requests).to.equal(3);
   });

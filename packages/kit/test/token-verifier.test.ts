@@ -3,7 +3,7 @@ import { createServer, type Server } from "node:http";
 import { expect } from "chai";
 import jwt from "jsonwebtoken";
 import { bearerTokenOf, MAX_ACCESS_TOKEN_BYTES, readBearerToken, requireBearerToken, TokenVerifier } from "../src/auth/token-verifier.js";
-import { UnauthorizedError } from "../src/errors.js";
+import { UnauthorizedError, UpstreamError } from "../src/errors.js";
 import { baseUrlOf } from "./support.js";
 
 describe("TokenVerifier", () => {
@@ -78,6 +78,33 @@ describe("TokenVerifier", () => {
   it("refuses a tampered payload", () => {
     const [header, , signature] = sign(claims()).split(".");
     return rejects(`${header}.${b64({ ...claims(), sub: "admin", iss: "docex", aud: "docex-api" })}.${signature}`);
+  });
+});
+
+describe("TokenVerifier while auth's JWKS does not answer (issue 20, item 2)", () => {
+  const keys = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  const kid = randomUUID();
+  const now = () => Math.floor(Date.now() / 1000);
+  const token = jwt.sign({ sub: "user-1", exp: now() + 600 }, keys.privateKey, {
+    algorithm: "RS256",
+    keyid: kid,
+    issuer: "docex",
+    audience: "docex-api",
+  });
+
+  it("answers 503 auth_unavailable, not 401, for a key it could not fetch: the token may well be valid", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const url = `${baseUrlOf(closed)}/jwks.json`;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const verifier = new TokenVerifier({ jwksUri: url, issuer: "docex", audience: "docex-api" });
+    try {
+      await verifier.verify(token);
+      expect.fail("the token verified without keys");
+    } catch (error) {
+      expect(error).to.be.instanceOf(UpstreamError);
+      expect(error).to.include({ status: 503, code: "auth_unavailable" });
+    }
   });
 });
 

@@ -37,7 +37,8 @@ export class SmtpSink {
 
   private constructor(private readonly server: SMTPServer) {}
 
-  static async start(): Promise<SmtpSink> {
+  /** `port` 0 picks a free one; `onMail` hears every mail as it arrives. */
+  static async start(options: { port?: number; onMail?: (mail: ReceivedMail) => void } = {}): Promise<SmtpSink> {
     let sink: SmtpSink | undefined;
     const server = new SMTPServer({
       authOptional: true,
@@ -48,12 +49,17 @@ export class SmtpSink {
         stream.on("data", (chunk: Buffer) => chunks.push(chunk));
         stream.on("end", () => {
           const to = session.envelope.rcptTo.map((rcpt) => rcpt.address.toLowerCase());
-          sink!.mails.push(parseMail(Buffer.concat(chunks).toString("utf8"), to));
+          const mail = parseMail(Buffer.concat(chunks).toString("utf8"), to);
+          sink!.mails.push(mail);
+          options.onMail?.(mail);
           callback();
         });
       },
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(options.port ?? 0, "127.0.0.1", resolve);
+    });
     sink = new SmtpSink(server);
     return sink;
   }

@@ -30,6 +30,9 @@ interface ScenarioResult {
   seconds: number;
   failedRequests: number;
   failures: string;
+  /** Answers 500 during the burst, reads included, and a few of their bodies. */
+  internalErrors: number;
+  internalErrorExamples: string[];
   tally: DeliveryTally;
   deliveredAfterMs: number;
   failedDeliveries: number;
@@ -173,6 +176,8 @@ describe("faults: every status change reaches the webhook receiver through fault
       seconds: (burst.endedAt - burst.startedAt) / 1_000,
       failedRequests: burst.failedRequests,
       failures: [...burst.failures].map(([reason, count]) => `${reason} ×${count}`).join(", "),
+      internalErrors: burst.internalErrors,
+      internalErrorExamples: burst.internalErrorExamples,
       tally,
       deliveredAfterMs,
       failedDeliveries: failed.body?.pagination?.total ?? Number.NaN,
@@ -216,7 +221,7 @@ describe("faults: every status change reaches the webhook receiver through fault
     expectNothingLost(result);
   });
 
-  it("(c) when the stack's Postgres connections are terminated mid-burst, every change arrives and every service is ready again by itself", async () => {
+  it("(c) when the stack's Postgres connections are terminated mid-burst, no request answers 500, every change arrives and every service is ready again by itself", async () => {
     const result = await burstWithFault("Postgres backends of the stack terminated (twice, 1 s apart)", 0.3, async () => {
       const first = await terminateBackends(stack!.databases);
       await sleep(1_000);
@@ -224,6 +229,8 @@ describe("faults: every status change reaches the webhook receiver through fault
       return `${first} + ${second} backends terminated`;
     });
     expect(result.note).to.match(/^[1-9]/);
+    // A lost database connection is the server's trouble and passes: 503 database_unavailable with Retry-After.
+    expect(result.internalErrors, `answers 500 while the connections were cut: ${result.internalErrorExamples.join("; ")}`).to.equal(0);
     expectNothingLost(result);
   });
 

@@ -10,8 +10,8 @@ export function portIsFree(port: number): Promise<boolean> {
   });
 }
 
-/** Every port a stack at offset 0 listens on (gateway and services, HTTP and gRPC). */
-const STACK_PORTS = Object.values(SERVICE_PORTS)
+/** Every port a stack at offset 0 listens on (gateway and services, HTTP and gRPC), with one process per service. */
+export const STACK_PORTS = Object.values(SERVICE_PORTS)
   .flatMap(({ http, grpc }) => [http, grpc])
   .filter((port) => port > 0);
 
@@ -20,10 +20,10 @@ const STACK_PORTS = Object.values(SERVICE_PORTS)
  * checkouts (or two test processes) on one machine do not take each other's ports. Offsets are 100 apart and a
  * stack's ports span less than that, so stacks at different offsets never overlap.
  */
-export async function freePortOffset(candidates: readonly number[]): Promise<number> {
+export async function freePortOffset(candidates: readonly number[], ports: readonly number[] = STACK_PORTS): Promise<number> {
   for (let attempt = 0; attempt < 40; attempt++) {
     const offset = candidates[Math.floor(Math.random() * candidates.length)]!;
-    const free = await Promise.all(STACK_PORTS.map((port) => portIsFree(port + offset)));
+    const free = await Promise.all(ports.map((port) => portIsFree(port + offset)));
     if (free.every(Boolean)) return offset;
   }
   throw new Error("no free port offset for a stack was found");

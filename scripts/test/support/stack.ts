@@ -14,7 +14,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../.
  * and from the kernel's ephemeral ports. Each test stack takes a free offset among them, so that the tests of two
  * checkouts can run at once on one machine; STACK_TEST_PORT_OFFSET fixes it.
  */
-const TEST_STACK_OFFSETS = offsetsBetween(19_000, 21_000);
+export const TEST_STACK_OFFSETS = offsetsBetween(19_000, 21_000);
 
 export interface Answer {
   status: number;
@@ -133,15 +133,20 @@ export class Stack {
       }
       await this.exited;
     }
-    await Promise.all(SERVICE_NAMES.map((name) => dropDatabase(`${this.namespace}_${name}`).catch(() => undefined)));
-    const nats = await connect({ servers: process.env.NATS_URL ?? "127.0.0.1:4222" });
-    const jsm = await jetstreamManager(nats);
-    for (const stream of [this.namespace.toUpperCase(), `${this.namespace.toUpperCase()}_DLQ`]) {
-      await jsm.streams.delete(stream).catch(() => undefined);
-    }
-    await nats.close();
+    await removeNamespace(this.namespace);
     await this.mail.stop();
   }
+}
+
+/** Removes what a stack in `namespace` leaves on the shared servers: its databases and its streams. */
+export async function removeNamespace(namespace: string): Promise<void> {
+  await Promise.all(SERVICE_NAMES.map((name) => dropDatabase(`${namespace}_${name}`).catch(() => undefined)));
+  const nats = await connect({ servers: process.env.NATS_URL ?? "127.0.0.1:4222" });
+  const jsm = await jetstreamManager(nats);
+  for (const stream of [namespace.toUpperCase(), `${namespace.toUpperCase()}_DLQ`]) {
+    await jsm.streams.delete(stream).catch(() => undefined);
+  }
+  await nats.close();
 }
 
 let shared: Promise<Stack> | undefined;

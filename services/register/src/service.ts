@@ -12,6 +12,10 @@ import { migrations } from "./store/migrations.js";
 import { RegisterStore } from "./store/register-store.js";
 import { SearchIndexUpkeep } from "./store/search-index-upkeep.js";
 
+/** How an upload is read, for the check that the register's heap holds its largest uploads (deploy/k8s). */
+export { MAX_ITEMS_PER_UPLOAD } from "./domain/uploads.js";
+export { uploadBody, uploadEntriesOf } from "./http/schemas.js";
+
 export const configSchema = serviceConfigSchema("register").extend({
   /** Deadline of calls to document (ResolveEntity) and membership (CheckPermission). */
   DOWNSTREAM_DEADLINE_MS: z.coerce.number().int().min(50).default(2_000),

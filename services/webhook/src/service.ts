@@ -176,10 +176,14 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
           webhookStore.removeUnder("workspace", event.data.workspace_id),
         ),
       ],
-      onStop: async () => {
+      // At SIGTERM, not after the HTTP drain: no delivery is claimed any more, those on the wire finish and are
+      // recorded (WEBHOOK_DELIVERY_TIMEOUT_MS at most), and another replica sends the rest.
+      onDrain: async () => {
         await sweep.stop();
         await Promise.all(consumers.map((consumer) => consumer.stop()));
         await sender.stop();
+      },
+      onStop: async () => {
         await closeValidation();
         await permissions.close();
         entities.close();

@@ -42,6 +42,7 @@ export class JwksKeySet {
   private attemptedAt: number | undefined;
   private inFlight: Promise<void> | undefined;
   private fetches = 0;
+  private lastFetchFailed = false;
   private readonly cooldownMs: number;
   private readonly maxAgeMs: number;
   private readonly now: () => number;
@@ -50,6 +51,11 @@ export class JwksKeySet {
     this.cooldownMs = options.cooldownMs ?? 30_000;
     this.maxAgeMs = options.maxAgeMs ?? 10 * 60_000;
     this.now = options.now ?? Date.now;
+  }
+
+  /** Whether the last fetch failed: a kid not found may then be one the issuer publishes now. */
+  get unreachable(): boolean {
+    return this.lastFetchFailed;
   }
 
   /** How many fetches were started, successful or not. */
@@ -78,8 +84,12 @@ export class JwksKeySet {
       (keys) => {
         this.keys = keys;
         this.fetchedAt = now;
+        this.lastFetchFailed = false;
       },
-      (error: unknown) => this.options.onFetchFailed?.(error),
+      (error: unknown) => {
+        this.lastFetchFailed = true;
+        this.options.onFetchFailed?.(error);
+      },
     );
     void this.inFlight.finally(() => {
       this.inFlight = undefined;

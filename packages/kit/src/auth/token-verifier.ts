@@ -1,6 +1,6 @@
 import type { RequestHandler } from "express";
 import jwt, { type JwtHeader, type JwtPayload } from "jsonwebtoken";
-import { UnauthorizedError } from "../errors.js";
+import { UnauthorizedError, UpstreamError } from "../errors.js";
 import { JwksKeySet } from "./jwks-key-set.js";
 
 /** The verified user behind a request. */
@@ -57,6 +57,10 @@ export class TokenVerifier implements AccessTokenVerifier {
       throw new UnauthorizedError("The access token is not signed with an accepted key.", "invalid_token");
     }
     const published = await this.keySet.keyFor(header.kid);
+    if (!published && this.keySet.unreachable) {
+      // Auth is away and this key is not among those fetched before: not a verdict on the token.
+      throw new UpstreamError(503, "Access tokens cannot be verified right now; try again shortly.", "auth_unavailable");
+    }
     if (!published || (published.alg !== undefined && published.alg !== header.alg)) {
       throw new UnauthorizedError("The access token is not signed with an accepted key.", "invalid_token");
     }

@@ -2,17 +2,19 @@ import {
   AckPolicy,
   type ConsumerMessages,
   DeliverPolicy,
+  DiscardPolicy,
   type JetStreamClient,
   type JetStreamManager,
   type JsMsg,
   jetstream,
   jetstreamManager,
   StorageType,
+  type StreamConfig,
 } from "@nats-io/jetstream";
 import { connect, type NatsConnection, headers as natsHeaders } from "@nats-io/transport-node";
 import { type Span, SpanStatusCode, trace } from "@opentelemetry/api";
 import { errorSummaryOf, type Logger } from "../logger.js";
-import type { Metrics } from "../metrics.js";
+import type { Metrics, StreamSize } from "../metrics.js";
 import { contextOfCarrier, currentTraceCarrier, inSpan, SpanKind, startSpan, type TraceCarrier, withSpan } from "../tracing/spans.js";
 import { isTransientFailure } from "../transient-failures.js";
 
@@ -21,6 +23,8 @@ export const DEAD_LETTER_STREAM = "DOCEX_DLQ";
 /** Subjects are written `docex.<type>` everywhere in the code; a namespace maps them on the wire. */
 const CANONICAL_PREFIX = "docex";
 const NANOS_PER_MS = 1_000_000;
+/** The outcomes `events_consumed_total` counts per consumer. */
+const CONSUMER_OUTCOMES = ["ok", "retry", "dead_letter"] as const;
 
 export interface PublishOptions {
   /** JetStream drops a second message with the same id inside the duplicate window. */
@@ -58,6 +62,28 @@ export interface EventNamespace {
 }
 
 export const PRODUCTION_NAMESPACE: EventNamespace = { stream: STREAM, subjectPrefix: CANONICAL_PREFIX };
+
+/** How much a stream keeps. A full stream refuses new messages instead of dropping old ones (`discard: new`). */
+export interface StreamLimits {
+  /** Messages older than this are removed; 0 keeps them until the size limit. */
+  maxAgeMs: number;
+  /** Bytes the stream may hold; undefined for no limit. */
+  maxBytes?: number | undefined;
+}
+
+/** What a service connects to NATS with, besides the address. */
+export interface NatsCredentials {
+  /** The token of nats.conf's `authorization { token }`. */
+  token?: string | undefined;
+  /** A CA file: the connection must be TLS, with a server certificate that chains to it. */
+  tlsCaFile?: string | undefined;
+}
+
+/** The code's defaults: a week of events, a month of dead letters, no size limit (deployments set one). */
+export const DEFAULT_STREAM_LIMITS = {
+  events: { maxAgeMs: 7 * 24 * 3_600_000 },
+  deadLetters: { maxAgeMs: 30 * 24 * 3_600_000 },
+} satisfies Record<string, StreamLimits>;
 
 export interface SubscriptionOptions {
   /**
@@ -127,6 +153,7 @@ export class EventBus {
     readonly namespace: EventNamespace,
     private readonly metrics?: Metrics,
     private readonly streamReplicas = 1,
+    private readonly streamLimits: { events: StreamLimits; deadLetters: StreamLimits } = DEFAULT_STREAM_LIMITS,
   ) {}
 
   static async connect(options: {
@@ -141,7 +168,12 @@ export class EventBus {
      * fewer is raised to this many; one with more is left as it is (lowering is an operator's call).
      */
     streamReplicas?: number;
+    /** Limits of the stream and of its dead-letter stream, applied to existing streams too; `DEFAULT_STREAM_LIMITS` if not given. */
+    streamLimits?: { events: StreamLimits; deadLetters: StreamLimits };
+    credentials?: NatsCredentials;
   }): Promise<EventBus> {
+    const credentials = options.credentials ?? {};
+    const { token, tlsCaFile } = credentials;
     const connection = await connect({
       servers: options.url.split(","),
       name: options.name,
@@ -149,6 +181,10 @@ export class EventBus {
       maxReconnectAttempts: -1,
       reconnectTimeWait: 500,
       timeout: 5_000,
+      ...(token ? { token } : {}),
+      ...(tlsCaFile ? { tls: { caFile: tlsCaFile } } : {}),
+    }).catch((error: unknown) => {
+      throw connectFailure(options.url, credentials, error);
     });
     (async () => {
       for await (const status of connection.status()) {
@@ -166,6 +202,7 @@ export class EventBus {
       namespace,
       options.metrics,
       options.streamReplicas,
+      options.streamLimits,
     );
     try {
       await bus.ensureStreams();
@@ -173,25 +210,27 @@ export class EventBus {
       await connection.close();
       throw error;
     }
+    options.metrics?.watchStreams(() => bus.streamSizes());
     return bus;
   }
 
   private async ensureStreams(): Promise<void> {
     const { stream, subjectPrefix } = this.namespace;
-    const streams = [
-      { name: stream, subjects: [`${subjectPrefix}.>`], duplicate_window: 10 * 60_000 * NANOS_PER_MS },
-      { name: `${stream}_DLQ`, subjects: [`${this.deadLetterPrefix}.>`], duplicate_window: 2 * 60_000 * NANOS_PER_MS },
-    ];
-    for (const config of streams) await this.ensureStream(config);
+    await this.ensureStream({ name: stream, subjects: [`${subjectPrefix}.>`] }, limitSettings(this.streamLimits.events, 10 * 60_000));
+    await this.ensureStream(
+      { name: `${stream}_DLQ`, subjects: [`${this.deadLetterPrefix}.>`] },
+      limitSettings(this.streamLimits.deadLetters, 2 * 60_000),
+    );
   }
 
-  private async ensureStream(config: { name: string; subjects: string[]; duplicate_window: number }): Promise<void> {
+  /** Creates the stream, or brings an existing one to these limits and up to the configured replicas. */
+  private async ensureStream(config: { name: string; subjects: string[] }, limits: LimitSettings): Promise<void> {
     const { name } = config;
     const replicas = this.streamReplicas;
     let info = await this.jsm.streams.info(name).catch(() => undefined);
     if (!info) {
       try {
-        await this.jsm.streams.add({ ...config, storage: StorageType.File, num_replicas: replicas });
+        await this.jsm.streams.add({ ...config, ...limits, storage: StorageType.File, num_replicas: replicas });
         return;
       } catch (error) {
         // Another instance may have created it between our look and our add.
@@ -203,6 +242,21 @@ export class EventBus {
           });
         }
       }
+    }
+    const existing = info.config;
+    const changed = (Object.keys(limits) as Array<keyof LimitSettings>).filter((key) => existing[key] !== limits[key]);
+    if (changed.length > 0) {
+      await this.jsm.streams.update(name, limits).catch((error: unknown) => {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new Error(`cannot apply the limits of JetStream stream ${name}: ${reason}`, { cause: error });
+      });
+      const before = Object.fromEntries(changed.map((key) => [key, existing[key]]));
+      this.logger.info({ stream: name, before, after: limits }, "stream limits applied");
+      if (limits.max_bytes > 0 && info.state.bytes > limits.max_bytes)
+        this.logger.warn(
+          { stream: name, bytes: info.state.bytes, max_bytes: limits.max_bytes },
+          "stream holds more than its new size limit",
+        );
     }
     const current = info.config.num_replicas || 1;
     if (current < replicas) {
@@ -217,6 +271,17 @@ export class EventBus {
         "stream has more replicas than configured; left as it is",
       );
     }
+  }
+
+  /** What the stream and the dead-letter stream hold against their size limits. */
+  async streamSizes(): Promise<StreamSize[]> {
+    if (this.connection.isClosed()) return [];
+    return Promise.all(
+      [this.namespace.stream, this.deadLetterStream].map(async (stream) => {
+        const { state, config } = await this.jsm.streams.info(stream);
+        return { stream, bytes: state.bytes, maxBytes: config.max_bytes };
+      }),
+    );
   }
 
   /** `dlq` in production: dead letters of durable `d` go to `dlq.d` in stream `DOCEX_DLQ`. */
@@ -368,6 +433,7 @@ export class EventBus {
     limits: { maxAckPending: number; maxMessages: number },
     onMessage: (message: JsMsg) => Promise<void> | void,
   ): Promise<Subscription> {
+    this.countFromZero(options.durable);
     const config = {
       durable_name: options.durable,
       ack_policy: AckPolicy.Explicit,
@@ -511,9 +577,15 @@ export class EventBus {
     const { durable } = rules;
     const attempt = message.info.deliveryCount;
     const transient = isTransientFailure(error);
+    const retryDelay = rules.retryDelaysMs[Math.min(attempt - 1, rules.retryDelaysMs.length - 1)];
     if (attempt >= (transient ? rules.transient : rules.poison)) {
+      if (!(await this.deadLetter(message, durable, error))) {
+        // The dead-letter stream refused it (full, or NATS away): it stays here rather than being dropped.
+        message.nak(retryDelay);
+        this.count(durable, "retry");
+        return;
+      }
       this.logger.error({ err: error, durable, subject: message.subject }, "event dead-lettered");
-      await this.deadLetter(message, durable, error);
       message.term();
       this.count(durable, "dead_letter");
       return;
@@ -522,24 +594,39 @@ export class EventBus {
       { err: error, durable, attempt, transient },
       transient ? "event handling failed while a dependency is unavailable; will retry" : "event handling failed; will retry",
     );
-    message.nak(rules.retryDelaysMs[Math.min(attempt - 1, rules.retryDelaysMs.length - 1)]);
+    message.nak(retryDelay);
     this.count(durable, "retry");
+  }
+
+  /** Every outcome of a consumer is a series from its start, so that the first dead letter is an increase alerts see. */
+  private countFromZero(durable: string): void {
+    for (const outcome of CONSUMER_OUTCOMES) this.count(durable, outcome, 0);
   }
 
   private count(durable: string, outcome: string, events = 1): void {
     this.metrics?.eventsConsumed.inc({ consumer: durable, outcome }, events);
   }
 
-  private async deadLetter(message: JsMsg, durable: string, error: unknown): Promise<void> {
+  /** Copies the message to the dead-letter stream; false when that failed. */
+  private async deadLetter(message: JsMsg, durable: string, error: unknown): Promise<boolean> {
     const headers = natsHeaders();
     headers.set("x-original-subject", this.canonicalSubject(message.subject));
     const requestId = message.headers?.get("x-request-id");
     if (requestId) headers.set("x-request-id", requestId);
     headers.set("x-error", errorSummaryOf(error).slice(0, 500));
     const msgId = message.headers?.get("Nats-Msg-Id");
-    await this.js
+    return this.js
       .publish(`${this.deadLetterPrefix}.${durable}`, message.data, { headers, ...(msgId ? { msgID: `${durable}:${msgId}` } : {}) })
-      .catch((publishError: unknown) => this.logger.error({ err: publishError }, "dead-letter publish failed"));
+      .then(
+        () => true,
+        (publishError: unknown) => {
+          this.logger.error(
+            { err: publishError, durable, subject: message.subject },
+            "dead-letter publish failed; the event stays on the stream",
+          );
+          return false;
+        },
+      );
   }
 
   /**
@@ -621,4 +708,36 @@ function carrierOf(span: Span): TraceCarrier | undefined {
 function markFailed(span: Span, error: unknown): void {
   span.recordException(error as Error);
   span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+}
+
+type LimitSettings = Pick<StreamConfig, "max_age" | "max_bytes" | "discard" | "duplicate_window">;
+
+/** A stream's limits as JetStream takes them; the duplicate window may not outlast the messages. */
+function limitSettings(limits: StreamLimits, duplicateWindowMs: number): LimitSettings {
+  const windowMs = limits.maxAgeMs > 0 ? Math.min(duplicateWindowMs, limits.maxAgeMs) : duplicateWindowMs;
+  return {
+    max_age: limits.maxAgeMs * NANOS_PER_MS,
+    max_bytes: limits.maxBytes ?? -1,
+    // A full stream refuses what comes: the outbox keeps the events and its lag alerts, where `old` would
+    // drop events that consumers have not seen yet without a word.
+    discard: DiscardPolicy.New,
+    duplicate_window: windowMs * NANOS_PER_MS,
+  };
+}
+
+/** Says which NATS refused the connection, and why, in terms of the settings that fix it. */
+function connectFailure(url: string, credentials: NatsCredentials, error: unknown): Error {
+  const reason = error instanceof Error ? error.message : String(error);
+  const authorization = /authoriz|authentic/i.test(reason) || /AUTHORIZATION/.test(String((error as { code?: unknown })?.code));
+  const certificate = /certificate|self[- ]signed|verify|altnames/i.test(reason);
+  const hint = authorization
+    ? credentials.token
+      ? ": NATS refused NATS_TOKEN"
+      : ": NATS requires authentication; set NATS_TOKEN (the token of nats.conf's authorization block)"
+    : certificate
+      ? credentials.tlsCaFile
+        ? ": NATS's certificate does not match NATS_TLS_CA_FILE or the host of NATS_URL"
+        : ": NATS serves TLS with a certificate this process cannot verify; set NATS_TLS_CA_FILE to its CA"
+      : "";
+  return new Error(`cannot connect to NATS at ${url}${hint} (${reason})`, { cause: error });
 }

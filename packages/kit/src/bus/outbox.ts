@@ -1,3 +1,4 @@
+import { JetStreamApiError } from "@nats-io/jetstream";
 import { ROOT_CONTEXT, SpanStatusCode, trace } from "@opentelemetry/api";
 import { QueryTypes, type Sequelize, type Transaction } from "sequelize";
 import { type Migration, sqlMigration } from "../db/database.js";
@@ -39,10 +40,23 @@ export const kitMigrations: Migration[] = [
         );
       `,
   ),
+  // An event NATS refused on its own (too large, say) waits for its next attempt aside, instead of holding up the rest.
+  sqlMigration(
+    "0000-kit-outbox-publish-attempts",
+    `
+        ALTER TABLE outbox
+          ADD COLUMN IF NOT EXISTS attempts        integer NOT NULL DEFAULT 0,
+          ADD COLUMN IF NOT EXISTS last_error      text,
+          ADD COLUMN IF NOT EXISTS next_attempt_at timestamptz;
+      `,
+  ),
   // The trace context of the request that wrote the event (W3C traceparent and tracestate), so that the relay's
   // publish, and the consumers after it, join that request's trace.
   sqlMigration("0001-kit-outbox-trace-context", "ALTER TABLE outbox ADD COLUMN IF NOT EXISTS trace_context jsonb"),
 ];
+
+/** JetStream's "message size exceeds maximum allowed" (the stream's max_msg_size): this event will never fit. */
+const MESSAGE_EXCEEDS_STREAM_MAXIMUM = 10054;
 
 interface OutboxRow {
   seq: string;
@@ -50,6 +64,7 @@ interface OutboxRow {
   subject: string;
   payload: unknown;
   request_id: string | null;
+  attempts: number;
   trace_context: TraceCarrier | null;
 }
 
@@ -63,13 +78,19 @@ export interface OutboxRelayOptions {
   pollIntervalMs?: number;
   /** Published rows are kept this long (for inspection), then deleted. */
   retentionMs?: number;
+  /** How often `outbox_pending_events` is measured, whether or not publishing works. */
+  gaugeIntervalMs?: number;
+  /** Delay before the next attempt of an event NATS refused, by attempts so far (the last one repeats). */
+  retryDelaysMs?: number[];
 }
 
 /**
  * The transactional outbox. `add` writes an event in the caller's transaction; the relay
  * publishes committed rows in order. Rows are claimed with `FOR UPDATE SKIP LOCKED`, so
  * several replicas share the work; a crash between publish and mark republishes the same
- * message id, which JetStream drops.
+ * message id, which JetStream drops. An event that NATS refuses while others go through (too large for
+ * max_payload, say) is set aside and tried again later with a growing delay, so it never blocks the ones
+ * behind it; when every publish fails, NATS is away and the relay backs off as a whole.
  */
 export class Outbox {
   private running = false;
@@ -78,12 +99,16 @@ export class Outbox {
   private readonly batchSize: number;
   private readonly pollIntervalMs: number;
   private readonly retentionMs: number;
+  private readonly retryDelaysMs: number[];
   private lastHousekeeping = 0;
+  private gaugeTimer: NodeJS.Timeout | undefined;
+  private measuring: Promise<void> | undefined;
 
   constructor(private readonly options: OutboxRelayOptions) {
     this.batchSize = options.batchSize ?? 200;
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
     this.retentionMs = options.retentionMs ?? 24 * 3_600_000;
+    this.retryDelaysMs = options.retryDelaysMs ?? [1_000, 5_000, 30_000, 120_000, 300_000];
   }
 
   /** Writes events in `transaction`; they are published only if it commits. */
@@ -114,6 +139,16 @@ export class Outbox {
     if (this.running) return;
     this.running = true;
     this.loop = this.run();
+    if (this.options.metrics) {
+      const measure = () => {
+        this.measuring ??= this.measure().finally(() => {
+          this.measuring = undefined;
+        });
+      };
+      measure();
+      this.gaugeTimer = setInterval(measure, this.options.gaugeIntervalMs ?? 5_000);
+      this.gaugeTimer.unref();
+    }
   }
 
   /** Publishes without waiting for the next poll; called after a commit that wrote events. */
@@ -123,8 +158,9 @@ export class Outbox {
 
   async stop(): Promise<void> {
     this.running = false;
+    clearInterval(this.gaugeTimer);
     this.kick();
-    await this.loop;
+    await Promise.all([this.loop, this.measuring]);
   }
 
   private async run(): Promise<void> {
@@ -152,13 +188,14 @@ export class Outbox {
     }
   }
 
-  /** Publishes one batch of committed rows; returns how many were published. */
+  /** Publishes one batch of committed rows; returns how many it dealt with (published, or set aside for later). */
   async relayBatch(): Promise<number> {
     const { sequelize, metrics } = this.options;
     return sequelize.transaction(async (transaction) => {
       const rows = await sequelize.query<OutboxRow>(
-        `SELECT seq, id, subject, payload, request_id, trace_context FROM outbox
-         WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        `SELECT seq, id, subject, payload, request_id, attempts, trace_context FROM outbox
+         WHERE published_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= now())
+         ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
         { bind: [this.batchSize], type: QueryTypes.SELECT, transaction },
       );
       if (rows.length === 0) return 0;
@@ -167,13 +204,26 @@ export class Outbox {
       // the relay does not add a WAL flush per batch to the ones the requests wait for.
       await sequelize.query("SET LOCAL synchronous_commit = off", { transaction });
       // One connection keeps publishes in order even while several are in flight.
-      await Promise.all(rows.map((row) => this.publish(row)));
-      await sequelize.query("UPDATE outbox SET published_at = now() WHERE seq = ANY($1::bigint[])", {
-        bind: [rows.map((row) => row.seq)],
-        transaction,
+      const results = await Promise.allSettled(
+        rows.map((row) => this.publish(row)),
+      );
+      const published = rows.filter((_, index) => results[index]?.status === "fulfilled");
+      const refused = rows.flatMap((row, index) => {
+        const result = results[index];
+        return result?.status === "rejected" ? [{ row, error: result.reason as unknown }] : [];
       });
-      for (const row of rows) metrics?.eventsPublished.inc({ type: row.subject.replace(/^docex\./, "") });
-      return rows.length;
+      // Nothing went through: NATS is away or full, and only an event that can never fit is set aside.
+      const outage = published.length === 0;
+      const setAside = outage ? refused.filter(({ error }) => isUndeliverable(error)) : refused;
+      if (setAside.length === 0 && refused.length > 0) throw refused[0]?.error;
+      if (published.length > 0)
+        await sequelize.query("UPDATE outbox SET published_at = now() WHERE seq = ANY($1::bigint[])", {
+          bind: [published.map((row) => row.seq)],
+          transaction,
+        });
+      for (const row of published) metrics?.eventsPublished.inc({ type: row.subject.replace(/^docex\./, "") });
+      for (const { row, error } of setAside) await this.setAside(row, error, transaction);
+      return published.length + setAside.length;
     });
   }
 
@@ -207,17 +257,43 @@ export class Outbox {
     }
   }
 
+  /** An event NATS refused while others went through: tried again after a delay that grows with its attempts. */
+  private async setAside(row: OutboxRow, error: unknown, transaction: Transaction): Promise<void> {
+    const attempts = row.attempts + 1;
+    const delayMs = this.retryDelaysMs[Math.min(attempts - 1, this.retryDelaysMs.length - 1)] ?? 0;
+    const reason = error instanceof Error ? error.message : String(error);
+    this.options.logger.error(
+      { err: error, event_id: row.id, subject: row.subject, attempts, retry_in_ms: delayMs },
+      "NATS refused an outbox event; the events behind it go on, and it is tried again later",
+    );
+    await this.options.sequelize.query(
+      `UPDATE outbox SET attempts = $2, last_error = $3, next_attempt_at = now() + ($4 || ' milliseconds')::interval
+       WHERE seq = $1`,
+      { bind: [row.seq, attempts, reason.slice(0, 500), String(delayMs)], transaction },
+    );
+  }
+
   private async housekeeping(): Promise<void> {
     if (Date.now() - this.lastHousekeeping < 10_000) return;
     this.lastHousekeeping = Date.now();
-    const { sequelize, metrics } = this.options;
-    await sequelize.query("DELETE FROM outbox WHERE published_at < now() - ($1 || ' milliseconds')::interval", {
+    await this.options.sequelize.query("DELETE FROM outbox WHERE published_at < now() - ($1 || ' milliseconds')::interval", {
       bind: [String(this.retentionMs)],
     });
-    const [pending] = await sequelize.query<{ count: string }>("SELECT count(*) FROM outbox WHERE published_at IS NULL", {
-      type: QueryTypes.SELECT,
-    });
-    metrics?.outboxPending.set(Number(pending?.count ?? 0));
+  }
+
+  /** Sets the outbox gauges; on its own timer, so that they rise while NATS is away too. */
+  private async measure(): Promise<void> {
+    const { sequelize, metrics, logger } = this.options;
+    try {
+      const [counts] = await sequelize.query<{ pending: string; refused: string }>(
+        "SELECT count(*) AS pending, count(*) FILTER (WHERE attempts > 0) AS refused FROM outbox WHERE published_at IS NULL",
+        { type: QueryTypes.SELECT },
+      );
+      metrics?.outboxPending.set(Number(counts?.pending ?? 0));
+      metrics?.outboxRefused.set(Number(counts?.refused ?? 0));
+    } catch (error) {
+      logger.warn({ err: error }, "outbox gauges could not be measured");
+    }
   }
 }
 
@@ -231,4 +307,11 @@ export async function claimEvent(sequelize: Sequelize, transaction: Transaction,
     { bind: [consumer, eventId], transaction, type: QueryTypes.SELECT },
   );
   return inserted.length > 0;
+}
+
+/** A refusal that concerns this one event, whatever NATS's state: it will not be published as it is. */
+function isUndeliverable(error: unknown): boolean {
+  if (error instanceof JetStreamApiError) return error.code === MESSAGE_EXCEEDS_STREAM_MAXIMUM;
+  // The client refuses a payload over the server's max_payload before sending it.
+  return error instanceof Error && error.name === "InvalidArgumentError" && /max_payload/.test(error.message);
 }

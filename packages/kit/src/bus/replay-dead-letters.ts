@@ -5,23 +5,18 @@
  *   node packages/kit/dist/bus/replay-dead-letters.js [durable]
  *
  * With a durable consumer's name (e.g. `webhook__document_status_changed`), only its dead letters; without, all.
- * Reads NATS_URL, NATS_STREAM and NATS_SUBJECT_PREFIX as the services do. Prints one line per replayed event.
+ * Reads the NATS settings as the services do (the address, stream, limits and token), so connecting changes
+ * nothing about the streams. Prints one line per replayed event.
  */
 import { loadConfigOrExit, serviceConfigSchema } from "../config.js";
 import { createLogger } from "../logger.js";
+import { busSettingsOf, NATS_SETTINGS } from "../runtime.js";
 import { EventBus } from "./event-bus.js";
 
-const config = loadConfigOrExit(
-  serviceConfigSchema("membership").pick({ NATS_URL: true, NATS_STREAM: true, NATS_SUBJECT_PREFIX: true, LOG_LEVEL: true }),
-);
+const config = loadConfigOrExit(serviceConfigSchema("membership").pick({ ...NATS_SETTINGS, LOG_LEVEL: true }));
 const durable = process.argv[2];
 const logger = createLogger("replay-dead-letters", config.LOG_LEVEL);
-const bus = await EventBus.connect({
-  url: config.NATS_URL,
-  name: "replay-dead-letters",
-  logger,
-  namespace: { stream: config.NATS_STREAM, subjectPrefix: config.NATS_SUBJECT_PREFIX },
-});
+const bus = await EventBus.connect({ name: "replay-dead-letters", logger, ...busSettingsOf(config) });
 try {
   const replayed = await bus.replayDeadLetters(durable);
   for (const event of replayed) console.log(`${event.durable}\t${event.subject}\t${event.msgId ?? "-"}`);

@@ -39,3 +39,22 @@ export class SecretSealer {
     return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString("utf8");
   }
 }
+
+/**
+ * A stored secret that the configured key-encryption key does not open: it was sealed under another key. The fix
+ * is configuration (the right key, or a fresh database), not code, so a service that cannot start because of it
+ * exits with its own code, and a local stack runner can say what to do.
+ */
+export class SealedWithAnotherKeyError extends Error {
+  /** EX_CONFIG of sysexits.h: a configuration error. */
+  static readonly exitCode = 78;
+
+  constructor(
+    /** The environment variable that holds the key, e.g. AUTH_KEY_ENCRYPTION_KEY. */
+    readonly keyName: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "SealedWithAnotherKeyError";
+  }
+}

@@ -26,6 +26,8 @@ export interface GrpcClientOptions {
   breaker?: { errorThresholdPercentage?: number; resetTimeoutMs?: number; volumeThreshold?: number };
 }
 
+const ROUND_ROBIN = JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] });
+
 type UnaryMethod = (
   request: unknown,
   metadata: grpc.Metadata,
@@ -55,6 +57,10 @@ export class GrpcClient {
       "grpc.keepalive_time_ms": 30_000,
       "grpc.keepalive_timeout_ms": 10_000,
       "grpc.keepalive_permit_without_calls": 1,
+      // Calls spread over every address the target resolves to (the pods behind a headless Service, or an
+      // ipv4: list), not all over the first connection. Servers close connections at their maximum age
+      // (GRPC_MAX_CONNECTION_AGE_MS), which makes the channel resolve again and find pods added since.
+      "grpc.service_config": ROUND_ROBIN,
     });
     if (options.breaker) {
       this.breaker = new CircuitBreaker((method: string, request: unknown, ctx: CallContext) => this.invoke(method, request, ctx), {

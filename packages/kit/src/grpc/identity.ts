@@ -1,13 +1,10 @@
-import "reflect-metadata";
 import type { webcrypto } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { PeerCertificate } from "node:tls";
 import * as grpc from "@grpc/grpc-js";
-import * as x509 from "@peculiar/x509";
+import type * as X509 from "@peculiar/x509";
 import type { Logger } from "../logger.js";
-
-x509.cryptoProvider.set(globalThis.crypto);
 
 /**
  * Who a process is on the service network: the CA every peer must be signed by, and the process's own
@@ -104,6 +101,22 @@ export function serviceOfPeer(authContext: { sslPeerCertificate?: PeerCertificat
 // The private CA ----------------------------------------------------------------------------------
 
 const ALGORITHM = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
+
+let x509Library: Promise<typeof X509> | undefined;
+
+/**
+ * @peculiar/x509, loaded on first use: only `npm start` and the certificate tools issue certificates, and a service
+ * that never does is spared its 3 MB of heap (with reflect-metadata, which it needs, and the globals that sets).
+ */
+function loadX509(): Promise<typeof X509> {
+  x509Library ??= (async () => {
+    await import("reflect-metadata");
+    const library = await import("@peculiar/x509");
+    library.cryptoProvider.set(globalThis.crypto);
+    return library;
+  })();
+  return x509Library;
+}
 const DAY_MS = 86_400_000;
 
 export interface GrpcCertificateAuthority {
@@ -129,6 +142,7 @@ function serialNumber(): string {
 export async function createGrpcCertificateAuthority(
   options: { commonName?: string; validDays?: number } = {},
 ): Promise<GrpcCertificateAuthority> {
+  const x509 = await loadX509();
   const keys = await globalThis.crypto.subtle.generateKey(ALGORITHM, true, ["sign", "verify"]);
   const now = Date.now();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
@@ -154,6 +168,7 @@ export async function issueGrpcCertificate(
   options: { validDays?: number } = {},
 ): Promise<{ certPem: string; keyPem: string }> {
   if (!/^[a-z][a-z0-9-]*$/.test(service)) throw new Error(`not a service name: ${service}`);
+  const x509 = await loadX509();
   const caCert = new x509.X509Certificate(ca.certPem);
   const caKeyDer = Buffer.from(ca.keyPem.replace(/-----[A-Z ]+-----/g, "").replace(/\s+/g, ""), "base64");
   const caKey = await globalThis.crypto.subtle.importKey("pkcs8", caKeyDer, ALGORITHM, false, ["sign"]);

@@ -4,6 +4,7 @@ import { HealthImplementation, type ServingStatusMap } from "grpc-health-check";
 import { DomainError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
+import { isTransientDatabaseFailure } from "../transient-failures.js";
 import { type GrpcIdentity, serviceOfPeer } from "./identity.js";
 
 export interface GrpcCallContext {
@@ -42,7 +43,17 @@ export interface GrpcServerOptions {
   /** The server's certificate and the CA its callers must be signed by (or insecure, GRPC_INSECURE). */
   identity: GrpcIdentity;
   metrics?: Metrics;
+  /** How long a caller's connection lives before it is asked to reconnect (GOAWAY); `MAX_CONNECTION_AGE_MS` unless given. */
+  maxConnectionAgeMs?: number;
 }
+
+/**
+ * A connection's lifetime (grpc-js adds ±10 % jitter). When it ends, the caller's channel resolves its target
+ * again, so that pods an autoscaler added behind a headless Service get their share of the calls within a minute.
+ */
+export const MAX_CONNECTION_AGE_MS = 60_000;
+/** Calls in flight on a connection past its age may finish for this long: the longest deadline callers set (extraction's file reads, 60 s). */
+export const MAX_CONNECTION_AGE_GRACE_MS = 60_000;
 
 /**
  * A server-streaming handler: the messages it yields are sent in order, each waiting for the transport to take the
@@ -83,6 +94,8 @@ export class GrpcServer {
     this.metrics = options.metrics;
     this.server = new grpc.Server({
       "grpc.keepalive_permit_without_calls": 1,
+      "grpc.max_connection_age_ms": options.maxConnectionAgeMs ?? MAX_CONNECTION_AGE_MS,
+      "grpc.max_connection_age_grace_ms": MAX_CONNECTION_AGE_GRACE_MS,
       interceptors: [(descriptor, call) => this.checkCaller(descriptor, call)],
     });
     const statusMap: ServingStatusMap = { "": "NOT_SERVING" };
@@ -258,9 +271,13 @@ export class GrpcServer {
   }
 }
 
-/** Domain errors the caller should expect keep their message; anything else is logged and answered "internal error". */
+/**
+ * Domain errors the caller should expect keep their message; a lost database connection is UNAVAILABLE (the caller
+ * answers 503, as this service's own HTTP edge would); anything else is logged and answered "internal error".
+ */
 function statusOf(error: unknown, logger: Logger): { code: grpc.status; details: string } {
   if (error instanceof DomainError && error.status < 500) return { code: error.grpcCode, details: error.message };
   logger.error({ err: error }, "gRPC handler failed");
+  if (isTransientDatabaseFailure(error)) return { code: grpc.status.UNAVAILABLE, details: "database unavailable" };
   return { code: error instanceof DomainError ? error.grpcCode : grpc.status.INTERNAL, details: "internal error" };
 }

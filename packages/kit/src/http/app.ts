@@ -130,16 +130,22 @@ export function createHttpApp(options: HttpAppOptions): ExpressApp {
   return app;
 }
 
-/** `/healthz` (the process runs), `/readyz` (its dependencies answer) and `/metrics`, outside `/api/v2`. */
+/**
+ * `/healthz` (the process runs), `/readyz` (it can take traffic; the dependencies it copes without are listed) and
+ * `/metrics` (with `dependency_up` asked afresh), outside `/api/v2`.
+ */
 export function mountOperationalRoutes(app: ExpressApp, readiness: Readiness, metrics: Metrics): void {
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
   });
   app.get("/readyz", async (_req, res) => {
     const report = await readiness.report();
-    res.status(report.ready ? 200 : 503).json({ status: report.ready ? "ready" : "not_ready", checks: report.checks });
+    res
+      .status(report.ready ? 200 : 503)
+      .json({ status: report.ready ? "ready" : "not_ready", checks: report.checks, dependencies: report.dependencies });
   });
   app.get("/metrics", async (_req, res) => {
+    await readiness.dependencyReport();
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
 }
@@ -229,5 +235,3 @@ export function problemErrorHandler(logger: Logger): ErrorRequestHandler {
     sendProblem(res, translated, requestId);
   };
 }
-
-/** Postgres codes of a connection that went away: admin shutdown, crash, cannot connect, connection failure. */

@@ -1,10 +1,38 @@
-/** Readiness: every registered dependency answers, and the process is not shutting down. */
+import type { Metrics } from "../metrics.js";
+
+type Check = () => Promise<unknown>;
+
+export interface ReadinessReport {
+  /** Whether this process can take traffic: every check passes and it is not shutting down. */
+  ready: boolean;
+  /** The checks that decide readiness: "ok", or why not. */
+  checks: Record<string, string>;
+  /** Dependencies the process copes without (reported, never deciding readiness): "ok", or why not. */
+  dependencies: Record<string, string>;
+}
+
+/**
+ * Readiness means "this process can take traffic". What it cannot serve a request without is a check (`add`);
+ * a dependency it copes without for a while (NATS behind the outbox, auth's JWKS behind the cached keys) is
+ * watched (`watch`): reported by /readyz and as `dependency_up`, so that metrics and alerts see the outage,
+ * while the process stays in its Service. Taking every replica out for a shared dependency's outage would only
+ * turn degraded answers into no answers at all.
+ */
 export class Readiness {
-  private readonly checks = new Map<string, () => Promise<unknown>>();
+  private readonly checks = new Map<string, Check>();
+  private readonly dependencies = new Map<string, Check>();
   private draining = false;
 
-  add(name: string, check: () => Promise<unknown>): void {
+  constructor(private readonly metrics?: Pick<Metrics, "dependencyUp">) {}
+
+  /** A check the process cannot take traffic without. */
+  add(name: string, check: Check): void {
     this.checks.set(name, check);
+  }
+
+  /** A dependency the process copes without: reported and measured, never deciding readiness. */
+  watch(name: string, check: Check): void {
+    this.dependencies.set(name, check);
   }
 
   drain(): void {
@@ -15,27 +43,40 @@ export class Readiness {
     return this.draining;
   }
 
-  async report(timeoutMs = 2_000): Promise<{ ready: boolean; checks: Record<string, string> }> {
-    const checks: Record<string, string> = {};
-    if (this.draining) return { ready: false, checks: { process: "shutting down" } };
-    await Promise.all(
-      [...this.checks].map(async ([name, check]) => {
-        let timer: NodeJS.Timeout | undefined;
-        try {
-          await Promise.race([
-            check(),
-            new Promise((_, reject) => {
-              timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-            }),
-          ]);
-          checks[name] = "ok";
-        } catch (error) {
-          checks[name] = error instanceof Error ? error.message : String(error);
-        } finally {
-          clearTimeout(timer);
-        }
-      }),
-    );
-    return { ready: Object.values(checks).every((value) => value === "ok"), checks };
+  async report(timeoutMs = 2_000): Promise<ReadinessReport> {
+    const dependencies = this.dependencyReport(timeoutMs);
+    if (this.draining) return { ready: false, checks: { process: "shutting down" }, dependencies: await dependencies };
+    const checks = await runChecks(this.checks, timeoutMs);
+    return { ready: Object.values(checks).every((value) => value === "ok"), checks, dependencies: await dependencies };
   }
+
+  /** Asks the watched dependencies and records each answer in `dependency_up` (1 answered, 0 did not). */
+  async dependencyReport(timeoutMs = 2_000): Promise<Record<string, string>> {
+    const report = await runChecks(this.dependencies, timeoutMs);
+    for (const [name, outcome] of Object.entries(report)) this.metrics?.dependencyUp.set({ dependency: name }, outcome === "ok" ? 1 : 0);
+    return report;
+  }
+}
+
+async function runChecks(checks: Map<string, Check>, timeoutMs: number): Promise<Record<string, string>> {
+  const report: Record<string, string> = {};
+  await Promise.all(
+    [...checks].map(async ([name, check]) => {
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        await Promise.race([
+          check(),
+          new Promise((_, reject) => {
+            timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+          }),
+        ]);
+        report[name] = "ok";
+      } catch (error) {
+        report[name] = error instanceof Error ? error.message : String(error);
+      } finally {
+        clearTimeout(timer);
+      }
+    }),
+  );
+  return report;
 }

@@ -4,14 +4,22 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { SERVICE_NAMES, SERVICE_PORTS, type ServiceName } from "@docex/kit";
 import { dropDatabase, testDatabaseServerUrl, testGrpcTlsDir } from "@docex/testkit";
-import { serviceEnvironment, sharedStackEnvironment, stackPort } from "../../../src/stack-environment.js";
+import {
+  replicasOf,
+  type StackLayout,
+  serviceEnvironment,
+  sharedStackEnvironment,
+  stackPort,
+  stackPorts,
+} from "../../../src/stack-environment.js";
 import { freePortOffset, offsetsBetween } from "../../support/ports.js";
 import type { Answer } from "../../support/stack.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 const TRACING_REGISTER = import.meta.resolve("@docex/kit/tracing/register");
 
-export type StackProcessName = ServiceName | "gateway";
+/** A process of the stack: the gateway, a service, or a further replica of one (`document-2`). */
+export type StackProcessName = ServiceName | "gateway" | `${ServiceName}-${number}`;
 export const STACK_PROCESS_NAMES: readonly StackProcessName[] = [...SERVICE_NAMES, "gateway"];
 
 interface Member {
@@ -30,6 +38,8 @@ export interface FaultStackOptions {
   /** Settings for every process, on top of those `npm start` sets (e.g. the webhook service's retry schedule). */
   env?: Record<string, string>;
   readyTimeoutMs?: number;
+  /** Processes per service (as STACK_REPLICAS for `npm start`); the second of document is `document-2`. */
+  replicas?: StackLayout["replicas"];
 }
 
 const LOG_LINES_KEPT = 200;
@@ -59,9 +69,9 @@ export class FaultStack {
   static async start(options: FaultStackOptions): Promise<FaultStack> {
     const namespace = `docex_fault_${randomBytes(3).toString("hex")}`;
     const owner = { email: `owner-${namespace}@example.test`, password: "correct horse battery staple" };
-    const offset = await freePortOffset(FAULT_STACK_OFFSETS);
-    const layout = { portOffset: offset, namespace };
-    const portOf = (name: StackProcessName, kind: "http" | "grpc") => stackPort(name, kind, layout);
+    const offset = await freePortOffset(FAULT_STACK_OFFSETS, stackPorts({ portOffset: 0, replicas: options.replicas }));
+    const layout: StackLayout = { portOffset: offset, namespace, replicas: options.replicas };
+    const portOf = (name: ServiceName | "gateway", kind: "http" | "grpc", index = 0) => stackPort(name, kind, layout, index);
     const shared: NodeJS.ProcessEnv = {
       ...process.env,
       AUTH_KEY_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
@@ -81,7 +91,10 @@ export class FaultStack {
     const stack = new FaultStack(namespace, offset, owner, shared);
     try {
       for (const name of SERVICE_NAMES) {
-        stack.launch(name, `services/${name}/dist/main.js`, portOf(name, "http"), serviceEnvironment(name, layout));
+        for (let index = 0; index < replicasOf(name, layout); index++) {
+          const member: StackProcessName = index === 0 ? name : `${name}-${index + 1}`;
+          stack.launch(member, `services/${name}/dist/main.js`, portOf(name, "http", index), serviceEnvironment(name, layout, index));
+        }
       }
       stack.launch("gateway", "gateway/dist/main.js", portOf("gateway", "http"), { GATEWAY_PORT: String(portOf("gateway", "http")) });
       await stack.waitUntilReady(options.readyTimeoutMs ?? 150_000);
@@ -94,6 +107,11 @@ export class FaultStack {
 
   get gateway(): string {
     return `http://127.0.0.1:${SERVICE_PORTS.gateway.http + this.portOffset}`;
+  }
+
+  /** Every process of the stack, replicas included. */
+  get processNames(): StackProcessName[] {
+    return [...this.members.keys()];
   }
 
   /** The databases of this stack, `<namespace>_<service>`. */
@@ -151,7 +169,7 @@ export class FaultStack {
   /** Each process's `/readyz`: true when it answered 200. */
   async readiness(): Promise<Record<StackProcessName, boolean>> {
     const answers = await Promise.all(
-      STACK_PROCESS_NAMES.map(async (name) => {
+      this.processNames.map(async (name) => {
         try {
           // Longer than the kit's own 2 s limit per check, so that a slow check answers 503 rather than nothing.
           const response = await fetch(`${this.processUrl(name)}/readyz`, { signal: AbortSignal.timeout(3_000) });
@@ -169,14 +187,16 @@ export class FaultStack {
   async unreadyDetail(): Promise<string> {
     const ready = await this.readiness();
     const details = await Promise.all(
-      STACK_PROCESS_NAMES.filter((name) => !ready[name]).map(async (name) => {
-        try {
-          const response = await fetch(`${this.processUrl(name)}/readyz`, { signal: AbortSignal.timeout(5_000) });
-          return `${name}: ${response.status} ${await response.text()}`;
-        } catch (error) {
-          return `${name}: ${String(error)}`;
-        }
-      }),
+      this.processNames
+        .filter((name) => !ready[name])
+        .map(async (name) => {
+          try {
+            const response = await fetch(`${this.processUrl(name)}/readyz`, { signal: AbortSignal.timeout(5_000) });
+            return `${name}: ${response.status} ${await response.text()}`;
+          } catch (error) {
+            return `${name}: ${String(error)}`;
+          }
+        }),
     );
     return details.join("; ");
   }
@@ -186,7 +206,7 @@ export class FaultStack {
     const started = Date.now();
     for (;;) {
       const ready = await this.readiness();
-      const pending = STACK_PROCESS_NAMES.filter((name) => !ready[name]);
+      const pending = this.processNames.filter((name) => !ready[name]);
       if (pending.length === 0) return Date.now() - started;
       const dead = pending.filter((name) => !isAlive(this.members.get(name)!.child));
       if (dead.length > 0 || Date.now() - started > timeoutMs) {
@@ -215,7 +235,7 @@ export class FaultStack {
 
   /** Stops every process (SIGTERM, then SIGKILL) and drops the stack's databases. */
   async dispose(): Promise<void> {
-    await Promise.all(STACK_PROCESS_NAMES.filter((name) => this.members.has(name)).map((name) => this.kill(name, "SIGTERM", 10_000)));
+    await Promise.all(this.processNames.map((name) => this.kill(name, "SIGTERM", 10_000)));
     await Promise.all(this.databases.map((name) => dropDatabase(name).catch(() => undefined)));
   }
 

@@ -31,6 +31,9 @@ export class StatusBurst {
   made = 0;
   /** Requests that did not answer as asked, by what they answered, each settled by reading the document. */
   readonly failures = new Map<string, number>();
+  /** Answers 500 (reads included): a fault the services should have named (503 and the like), with a few bodies. */
+  internalErrors = 0;
+  readonly internalErrorExamples: string[] = [];
   startedAt = 0;
   endedAt = 0;
   private readonly deadline: number;
@@ -121,6 +124,7 @@ export class StatusBurst {
     for (let attempt = 0; ; attempt++) {
       const answer = await attempted(() => this.options.call("GET", `/documents/${documentId}`));
       if (answer?.status === 200) return answer.body.data.status as string;
+      this.failed(answer, "read");
       if (Date.now() > deadline)
         throw new Error(`${documentId} could not be read for ${READ_TIMEOUT_MS} ms: ${answer?.status ?? "no answer"}`);
       await sleep(backoff(attempt));
@@ -134,6 +138,10 @@ export class StatusBurst {
 
   private failed(answer: Answer | undefined, what: string): void {
     const reason = `${what}: ${answer ? `${answer.status}${answer.body?.code ? ` ${answer.body.code}` : ""}` : "no answer"}`;
+    if (answer?.status === 500) {
+      this.internalErrors++;
+      if (this.internalErrorExamples.length < 5) this.internalErrorExamples.push(`${what}: ${JSON.stringify(answer.body)}`);
+    }
     this.failures.set(reason, (this.failures.get(reason) ?? 0) + 1);
   }
 

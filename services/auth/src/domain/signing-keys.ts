@@ -1,4 +1,5 @@
 import { createHash, createPrivateKey, generateKeyPairSync, type JsonWebKey, type KeyObject } from "node:crypto";
+import { SealedWithAnotherKeyError } from "@docex/kit";
 import type { SigningKeyStore } from "../store/signing-key-store.js";
 import { addSeconds, type Clock } from "./clock.js";
 import type { SealingKey } from "./secrets.js";
@@ -146,7 +147,8 @@ export class SigningKeys {
     try {
       return this.sealing.open(key.sealedPrivateKey, sealingContext(key.kid));
     } catch {
-      throw new Error(
+      throw new SealedWithAnotherKeyError(
+        "AUTH_KEY_ENCRYPTION_KEY",
         `AUTH_KEY_ENCRYPTION_KEY does not open the stored signing key ${key.kid}: it is not the key the signing keys were sealed with.`,
       );
     }

@@ -37,6 +37,8 @@ export class DeliveryMetrics {
       failed: this.outcomes.labels({ outcome: "failed" }),
       deferred: this.outcomes.labels({ outcome: "deferred" }),
     };
+    // Every outcome is a series from the start, so that an alert sees the first failed delivery of a pod as an increase.
+    for (const series of Object.values(this.outcome)) series.inc(0);
     this.attemptSeconds = {
       success: this.attemptDuration.labels({ result: "success" }),
       failure: this.attemptDuration.labels({ result: "failure" }),

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { NotFoundError, type OutboxEvents } from "@docex/kit";
+import { NotFoundError, type OutboxEvents, SealedWithAnotherKeyError } from "@docex/kit";
 import type { SealedKeyRef, SealedSigningKey, WebhookStore } from "../store/webhook-store.js";
 import type { AccessControl, Actor } from "./access.js";
 import { signingKeyChanged } from "./configuration-events.js";
@@ -17,9 +17,10 @@ export interface SigningKey {
 }
 
 /** Why a stored key does not open: said plainly, because the fix is configuration, not code. */
-export class SigningKeyUnreadableError extends Error {
+export class SigningKeyUnreadableError extends SealedWithAnotherKeyError {
   constructor(organizationId: string) {
     super(
+      "WEBHOOK_KEY_ENCRYPTION_KEY",
       `WEBHOOK_KEY_ENCRYPTION_KEY does not open the signing key of organization ${organizationId}: it is not the key the signing keys were sealed with.`,
     );
     this.name = "SigningKeyUnreadableError";

@@ -1,0 +1,214 @@
+// Keeps NATS in deploy/k8s and deploy/monitoring true to what docex needs of it (#20): streams that fit the
+// servers' storage, a payload limit set on purpose, a startup that waits for the full /healthz, lame-duck
+// shutdown, a token for every client, TLS in production, and metrics with alerts. The overlays are rendered
+// as in kubernetes.test.ts.
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parser as promql } from "@prometheus-io/lezer-promql";
+import { expect } from "chai";
+import { renderKustomization } from "./support/kustomize.js";
+import {
+  type Container,
+  find,
+  findConfigMap,
+  type K8sObject,
+  type LabelSelector,
+  ofKind,
+  selects,
+  type Workload,
+} from "./support/manifests.js";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const RENDERS = { dev: "deploy/k8s/overlays/dev", production: "deploy/k8s/overlays/production" } as const;
+type RenderName = keyof typeof RENDERS;
+
+/** The metrics of prometheus-nats-exporter (-varz -healthz -jsz=all) that alerts may use, and Prometheus' own `up`. */
+const EXPORTER_METRICS = new Set([
+  "up",
+  "gnatsd_healthz_status",
+  "jetstream_server_total_streams",
+  "jetstream_server_total_consumers",
+  "jetstream_server_total_messages",
+  "jetstream_server_total_message_bytes",
+  "jetstream_server_max_memory",
+  "jetstream_server_max_storage",
+  "jetstream_stream_total_messages",
+  "jetstream_stream_total_bytes",
+  "jetstream_stream_consumer_count",
+  "jetstream_consumer_num_pending",
+  "jetstream_consumer_num_ack_pending",
+  "jetstream_consumer_num_redelivered",
+]);
+
+/** A nats.conf size ("8GB": nats-server reads GB, MB, KB as powers of 1024) or a Kubernetes quantity ("10Gi"), in bytes. */
+function bytes(size: string | undefined): number {
+  const match = size?.trim().match(/^(\d+)\s*(KB|MB|GB|TB|Ki|Mi|Gi|Ti)?$/i);
+  if (!match) return Number.NaN;
+  const power = { k: 1, m: 2, g: 3, t: 4 }[(match[2] ?? " ")[0]?.toLowerCase() as "k"] ?? 0;
+  return Number(match[1]) * 1024 ** power;
+}
+
+/** `key: value` of nats.conf, at any depth (the keys used here are unique in it). */
+function confValue(conf: string, key: string): string | undefined {
+  return conf.match(new RegExp(`^\\s*${key}\\s*[:=]\\s*(.+?)\\s*$`, "m"))?.[1];
+}
+
+const seconds = (duration: string | undefined) => Number(duration?.match(/^(\d+)s$/)?.[1] ?? Number.NaN);
+
+describe("NATS on Kubernetes (deploy/k8s/infra/nats, its overlays and deploy/monitoring/nats.yaml)", () => {
+  const renders = {} as Record<RenderName, K8sObject[]>;
+  let monitoring: K8sObject[] = [];
+
+  before(() => {
+    for (const [name, dir] of Object.entries(RENDERS)) renders[name as RenderName] = renderKustomization(path.join(root, dir));
+    monitoring = renderKustomization(path.join(root, "deploy/monitoring"));
+  });
+
+  const natsOf = (name: RenderName) => {
+    const statefulSet = find<Workload>(renders[name], "StatefulSet", "nats");
+    const server = statefulSet?.spec.template.spec.containers.find((container) => container.name === "nats");
+    const conf = findConfigMap(renders[name], "nats-config")?.data?.["nats.conf"];
+    if (!statefulSet || !server || !conf) throw new Error(`${name}: no NATS StatefulSet with a container nats and nats.conf`);
+    return { statefulSet, server, conf };
+  };
+  const docexConfig = (name: RenderName) => findConfigMap(renders[name], "docex-config")?.data ?? {};
+  const services = (name: RenderName) =>
+    ofKind<Workload>(renders[name], "Deployment").filter(
+      (deployment) => deployment.spec.template.metadata?.labels?.["app.kubernetes.io/component"] === "service",
+    );
+  const mainContainer = (deployment: Workload): Container => {
+    const container = deployment.spec.template.spec.containers.find((candidate) => candidate.name === deployment.metadata.name);
+    if (!container) throw new Error(`${deployment.metadata.name} has no container of its name`);
+    return container;
+  };
+
+  for (const name of Object.keys(RENDERS) as RenderName[]) {
+    it(`${name}: max_payload is set, and max_file_store lies within the volume and holds DOCEX and DOCEX_DLQ at their size limits`, () => {
+      const { statefulSet, conf } = natsOf(name);
+      expect(bytes(confValue(conf, "max_payload")), "max_payload").to.be.within(64 * 1024, 8 * 1024 * 1024);
+      const fileStore = bytes(confValue(conf, "max_file_store"));
+      const volume = bytes(
+        statefulSet.spec.volumeClaimTemplates?.find((claim) => claim.metadata.name === "data")?.spec.resources.requests.storage,
+      );
+      expect(fileStore, "max_file_store (its indexes and snapshots need room beside it)").to.be.at.most(0.9 * volume);
+      const config = docexConfig(name);
+      const streams = Number(config.NATS_STREAM_MAX_BYTES) + Number(config.NATS_DLQ_MAX_BYTES);
+      expect(streams, "NATS_STREAM_MAX_BYTES + NATS_DLQ_MAX_BYTES").to.be.at.most(fileStore);
+      expect(Number(config.NATS_STREAM_MAX_AGE_HOURS), "NATS_STREAM_MAX_AGE_HOURS").to.be.greaterThan(0);
+      expect(Number(config.NATS_DLQ_MAX_AGE_HOURS), "NATS_DLQ_MAX_AGE_HOURS").to.be.at.least(Number(config.NATS_STREAM_MAX_AGE_HOURS));
+    });
+
+    it(`${name}: a server starts up on the full /healthz, and on preStop goes lame duck (through the pid file nats.conf writes) within its grace period`, () => {
+      const { statefulSet, server, conf } = natsOf(name);
+      expect(server.startupProbe?.httpGet?.path, "startup probe").to.equal("/healthz");
+      const pidFile = confValue(conf, "pid_file") ?? "";
+      expect(server.lifecycle?.preStop?.exec?.command.join(" "), "preStop").to.match(
+        new RegExp(`^nats-server (--signal|-sl)[ =]ldm=${pidFile}$`),
+      );
+      const pidMount = server.volumeMounts?.find((mount) => mount.mountPath === path.dirname(pidFile));
+      const volume = statefulSet.spec.template.spec.volumes?.find((candidate) => candidate.name === pidMount?.name);
+      expect(volume?.emptyDir, "a writable directory for the pid file (the root filesystem is read-only)").to.not.equal(undefined);
+      const lameDuck = seconds(confValue(conf, "lame_duck_grace_period")) + seconds(confValue(conf, "lame_duck_duration"));
+      expect(statefulSet.spec.template.spec.terminationGracePeriodSeconds, "grace period").to.be.at.least(lameDuck + 10);
+    });
+
+    it(`${name}: NATS asks for the token of Secret nats-secrets, and every service presents NATS_TOKEN from its own Secret`, () => {
+      const { server, conf } = natsOf(name);
+      expect(conf).to.match(/authorization\s*\{\s*token:\s*\$NATS_TOKEN\s*\}/);
+      expect(server.env?.find((variable) => variable.name === "NATS_TOKEN")?.valueFrom?.secretKeyRef).to.deep.equal({
+        name: "nats-secrets",
+        key: "NATS_TOKEN",
+      });
+      const deployments = services(name);
+      expect(deployments.length).to.be.greaterThan(5);
+      for (const deployment of deployments) {
+        const token = mainContainer(deployment).env?.find((variable) => variable.name === "NATS_TOKEN");
+        expect(token?.valueFrom?.secretKeyRef, deployment.metadata.name).to.deep.equal({
+          name: `${deployment.metadata.name}-secrets`,
+          key: "NATS_TOKEN",
+        });
+      }
+    });
+
+    it(`${name}: an exporter beside each server serves its metrics, which the PodMonitor scrapes and the NetworkPolicy lets Prometheus reach`, () => {
+      const { statefulSet } = natsOf(name);
+      const exporter = statefulSet.spec.template.spec.containers.find((container) => container.name === "metrics");
+      const monitorPort = natsOf(name).server.ports?.find((port) => port.name === "monitor")?.containerPort;
+      expect(exporter?.args, "exporter arguments").to.include.members(["-healthz", "-jsz=all", `http://localhost:${monitorPort}`]);
+      const metricsPort = exporter?.ports?.find((port) => port.name === "metrics")?.containerPort;
+      expect(metricsPort).to.be.a("number");
+      const podMonitor = find<K8sObject & { spec: { selector: LabelSelector; podMetricsEndpoints: { port: string }[] } }>(
+        monitoring,
+        "PodMonitor",
+        "nats",
+      );
+      expect(selects(podMonitor?.spec.selector, statefulSet.spec.template.metadata?.labels), "PodMonitor selects the servers").to.equal(
+        true,
+      );
+      expect(podMonitor?.spec.podMetricsEndpoints.map((endpoint) => endpoint.port)).to.deep.equal(["metrics"]);
+      const policy = find<
+        K8sObject & {
+          spec: {
+            podSelector: LabelSelector;
+            ingress: { from: { namespaceSelector?: LabelSelector }[]; ports: { port: number }[] }[];
+          };
+        }
+      >(renders[name], "NetworkPolicy", "nats");
+      expect(selects(policy?.spec.podSelector, statefulSet.spec.template.metadata?.labels)).to.equal(true);
+      const fromMonitoring = policy?.spec.ingress.find((rule) =>
+        rule.from.some((peer) => peer.namespaceSelector?.matchLabels?.["kubernetes.io/metadata.name"] === "monitoring"),
+      );
+      expect(
+        fromMonitoring?.ports.map((port) => port.port),
+        "Prometheus may reach the exporter, and only it",
+      ).to.deep.equal([metricsPort]);
+    });
+  }
+
+  it("dev: NATS without TLS, and no service asks for it", () => {
+    expect(natsOf("dev").conf).to.not.match(/^\s*tls\s*\{/m);
+    expect(docexConfig("dev").NATS_TLS_CA_FILE).to.equal(undefined);
+  });
+
+  it("production: NATS serves TLS with a certificate of the internal CA for the host of NATS_URL, and every service verifies it with that CA", () => {
+    const { statefulSet, server, conf } = natsOf("production");
+    const certFile = confValue(conf, "cert_file") ?? "";
+    const mount = server.volumeMounts?.find((candidate) => certFile.startsWith(`${candidate.mountPath}/`));
+    const secretName = statefulSet.spec.template.spec.volumes?.find((volume) => volume.name === mount?.name)?.secret?.secretName;
+    const certificate = ofKind<K8sObject & { spec: { secretName: string; dnsNames: string[]; issuerRef: { name: string } } }>(
+      renders.production,
+      "Certificate",
+    ).find((candidate) => candidate.spec.secretName === secretName);
+    expect(certificate, `a cert-manager Certificate for Secret ${secretName}`).to.not.equal(undefined);
+    const config = docexConfig("production");
+    expect(certificate?.spec.dnsNames).to.include(new URL(config.NATS_URL ?? "").hostname);
+    // The CA of the services' gRPC identities, whose ca.crt each service has mounted in GRPC_TLS_DIR.
+    expect(certificate?.spec.issuerRef.name).to.equal("docex-grpc-ca");
+    expect(config.NATS_TLS_CA_FILE).to.equal(`${config.GRPC_TLS_DIR}/ca.crt`);
+    for (const deployment of services("production")) {
+      const mounted = mainContainer(deployment).volumeMounts?.some((candidate) => candidate.mountPath === config.GRPC_TLS_DIR);
+      expect(mounted, `${deployment.metadata.name} mounts ${config.GRPC_TLS_DIR}`).to.equal(true);
+    }
+  });
+
+  it("NATS's alerts parse as PromQL, use only the exporter's metrics and cover storage, consumer pending and stream leaders", () => {
+    const rules = ofKind<K8sObject & { spec: { groups: { rules: { alert: string; expr: string }[] }[] } }>(monitoring, "PrometheusRule")
+      .filter((rule) => rule.metadata.name === "docex-nats")
+      .flatMap((rule) => rule.spec.groups.flatMap((group) => group.rules));
+    const problems: string[] = [];
+    for (const { alert, expr } of rules) {
+      promql.parse(expr).iterate({
+        enter(node) {
+          if (node.type.isError) problems.push(`${alert}: syntax error at ${node.from}`);
+          const metric = expr.slice(node.from, node.to);
+          if (node.name === "Identifier" && node.node.parent?.name === "VectorSelector" && !EXPORTER_METRICS.has(metric))
+            problems.push(`${alert}: ${metric} is not a metric of prometheus-nats-exporter`);
+        },
+      });
+    }
+    expect(problems, problems.join("\n")).to.deep.equal([]);
+    const exprs = rules.map((rule) => rule.expr).join("\n");
+    for (const metric of ["jetstream_server_max_storage", "jetstream_consumer_num_pending", 'stream_leader=""', "gnatsd_healthz_status"])
+      expect(exprs, metric).to.include(metric);
+  });
+});

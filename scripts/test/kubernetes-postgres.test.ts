@@ -1,0 +1,335 @@
+// Postgres on CloudNativePG (deploy/k8s/infra/postgres-cnpg), the production option in the cluster.
+import path from "node:path";
+import { expect } from "chai";
+import {
+  environmentOf,
+  type KubernetesFacts,
+  k8sDir,
+  loadDeployment,
+  type ProcessFacts,
+  RENDER_NAMES,
+  type RenderName,
+  schemaProblems,
+} from "./support/kubernetes.js";
+import { kubectlKustomize, renderKustomization } from "./support/kustomize.js";
+import {
+  find,
+  idOf,
+  isObject,
+  type K8sObject,
+  type LabelSelector,
+  ofKind,
+  podRange,
+  quantity,
+  selects,
+  sortKeys,
+  surgeOf,
+  type TopologySpread,
+  type Workload,
+} from "./support/manifests.js";
+import { type Endpoint, mayConnect, type NetworkPolicy } from "./support/network-policy.js";
+
+describe("Kubernetes manifests: Postgres", function () {
+  this.timeout(60_000);
+
+  let renders = {} as KubernetesFacts["renders"];
+  let processes: ProcessFacts[] = [];
+
+  before(async () => {
+    ({ renders, processes } = await loadDeployment());
+  });
+
+  describe("Postgres on CloudNativePG (infra/postgres-cnpg)", () => {
+    const cnpgDir = path.join(k8sDir, "infra/postgres-cnpg");
+    const CNPG_API = "postgresql.cnpg.io/v1";
+    /** CloudNativePG's and its Barman Cloud plugin's kinds, which have no schema here. */
+    const ofKubernetes = (list: K8sObject[]) => list.filter((object) => !/\.cnpg\.io\//.test(object.apiVersion));
+    let objects: K8sObject[] = [];
+    before(() => {
+      objects = renderKustomization(cnpgDir);
+    });
+    type ClusterObject = K8sObject & {
+      spec: {
+        instances: number;
+        storage?: { size?: string };
+        inheritedMetadata?: { labels?: Record<string, string> };
+        managed?: { roles?: { name: string; login?: boolean; passwordSecret?: Record<string, unknown> }[] };
+        affinity?: { enablePodAntiAffinity?: boolean; topologyKey?: string };
+        topologySpreadConstraints?: TopologySpread[];
+        enablePDB?: boolean;
+        imageName?: string;
+        postgresql?: { parameters?: Record<string, string> };
+        plugins?: PluginReference[];
+        bootstrap?: { recovery?: { source: string; recoveryTarget?: { targetTime?: string } } };
+        externalClusters?: { name: string; plugin?: PluginReference }[];
+      };
+    };
+    interface PluginReference {
+      name: string;
+      isWALArchiver?: boolean;
+      parameters?: { barmanObjectName?: string; serverName?: string };
+    }
+    type ObjectStoreObject = K8sObject & {
+      spec: {
+        retentionPolicy?: string;
+        configuration: {
+          destinationPath: string;
+          s3Credentials?: Record<string, { name: string; key: string } | boolean>;
+          azureCredentials?: Record<string, { name: string; key: string } | boolean>;
+          googleCredentials?: Record<string, { name: string; key: string } | boolean>;
+        };
+      };
+    };
+    const BARMAN_CLOUD = "barman-cloud.cloudnative-pg.io";
+    const cluster = () => {
+      const clusters = ofKind<ClusterObject>(objects, "Cluster");
+      expect(clusters.length, "Clusters").to.equal(1);
+      return clusters[0] as ClusterObject;
+    };
+
+    it("renders the same with `kubectl kustomize` (when installed), and its core and prometheus-operator objects validate", async function () {
+      const problems = await schemaProblems(ofKubernetes(objects));
+      expect(problems, problems.join("\n")).to.deep.equal([]);
+      const theirs = kubectlKustomize(cnpgDir);
+      if (!theirs) this.skip();
+      const text = (list: K8sObject[]) => list.map((object) => JSON.stringify(sortKeys(object))).sort();
+      expect(text(objects)).to.deep.equal(text(theirs));
+    });
+
+    it("a Cluster of at least three instances on separate nodes, with persistent storage and pods the services' NetworkPolicy admits", () => {
+      const { apiVersion, metadata, spec } = cluster();
+      expect(apiVersion).to.equal(CNPG_API);
+      expect(metadata.name).to.match(/^[a-z][a-z0-9-]*$/);
+      expect(metadata.labels?.["app.kubernetes.io/part-of"]).to.equal("docex");
+      expect(spec.instances).to.be.at.least(3);
+      expect(quantity(spec.storage?.size), "storage.size").to.be.at.least(10 * 2 ** 30);
+      expect(spec.affinity?.enablePodAntiAffinity).to.equal(true);
+      expect(spec.affinity?.topologyKey).to.equal("kubernetes.io/hostname");
+      const servicesToPostgres = find<NetworkPolicy>(renders.base, "NetworkPolicy", "services-to-postgres");
+      const admitted = servicesToPostgres?.spec.egress?.some((rule) =>
+        rule.to?.some((peer) => peer.podSelector && selects(peer.podSelector, spec.inheritedMetadata?.labels)),
+      );
+      expect(admitted, "services-to-postgres selects the Cluster's pods").to.equal(true);
+    });
+
+    it("spreads its instances over zones (one per zone where there are three) and keeps the operator's PodDisruptionBudgets", () => {
+      const { metadata, spec } = cluster();
+      const instanceLabels = { "cnpg.io/cluster": metadata.name, "cnpg.io/podRole": "instance" };
+      const poolerLabels = { "cnpg.io/cluster": metadata.name, "cnpg.io/podRole": "pooler" };
+      const zoneSpread = (spec.topologySpreadConstraints ?? []).find(
+        (constraint) => constraint.topologyKey === "topology.kubernetes.io/zone",
+      );
+      expect(zoneSpread, "a zone spread").to.not.equal(undefined);
+      expect(zoneSpread?.maxSkew).to.equal(1);
+      expect(zoneSpread?.whenUnsatisfiable, "required, as the quorum of a synchronous standby needs").to.equal("DoNotSchedule");
+      expect(selects(zoneSpread?.labelSelector, instanceLabels), "selects the instances").to.equal(true);
+      expect(selects(zoneSpread?.labelSelector, poolerLabels), "and no pooler").to.equal(false);
+      expect(spec.enablePDB ?? true, "enablePDB").to.equal(true);
+    });
+
+    it("archives its WAL and takes a daily base backup with the Barman Cloud plugin to an object store whose credentials come from a Secret, kept for a retention window", () => {
+      const { metadata, spec } = cluster();
+      const archiver = (spec.plugins ?? []).filter((plugin) => plugin.isWALArchiver);
+      expect(
+        archiver.map((plugin) => plugin.name),
+        "the WAL archiver",
+      ).to.deep.equal([BARMAN_CLOUD]);
+      const store = find<ObjectStoreObject>(objects, "ObjectStore", archiver[0]?.parameters?.barmanObjectName ?? "");
+      expect(store?.apiVersion, "the ObjectStore the archiver names").to.equal("barmancloud.cnpg.io/v1");
+      expect(archiver[0]?.parameters?.serverName ?? metadata.name, "archived under the Cluster's name").to.equal(metadata.name);
+      const { configuration, retentionPolicy } = store?.spec ?? { configuration: { destinationPath: "" } };
+      expect(configuration.destinationPath).to.match(/^(s3|gs|azure|https):\/\/[^/]+/);
+      expect(retentionPolicy, "retentionPolicy").to.match(/^[1-9][0-9]*[dwm]$/);
+      const credentials = configuration.s3Credentials ?? configuration.azureCredentials ?? configuration.googleCredentials ?? {};
+      const references = Object.values(credentials).filter(isObject);
+      expect(references.length, "credentials from a Secret").to.be.greaterThan(0);
+      for (const reference of references) expect(Object.keys(reference).sort(), "a secretKeyRef").to.deep.equal(["key", "name"]);
+      const schedules = ofKind<
+        K8sObject & { spec: { schedule: string; cluster: { name: string }; method: string; pluginConfiguration?: { name: string } } }
+      >(objects, "ScheduledBackup").filter((backup) => backup.spec.cluster.name === metadata.name);
+      expect(schedules.length, "ScheduledBackups of the Cluster").to.equal(1);
+      const [seconds, minutes, hours, ...rest] = schedules[0]?.spec.schedule.split(" ") ?? [];
+      expect([seconds, minutes, rest], "daily: six fields, seconds first").to.deep.equal(["0", "0", ["*", "*", "*"]]);
+      expect(Number(hours)).to.be.within(0, 23);
+      expect(schedules[0]?.spec.method).to.equal("plugin");
+      expect(schedules[0]?.spec.pluginConfiguration?.name).to.equal(BARMAN_CLOUD);
+    });
+
+    it("the restore drill (drill/) recovers another Cluster from the same backups to a point in time, archives nothing, and reaches only the operator, the object store and the API", async () => {
+      const drillDir = path.join(cnpgDir, "drill");
+      const drill = renderKustomization(drillDir);
+      const theirs = kubectlKustomize(drillDir);
+      if (theirs)
+        expect(drill.map((object) => JSON.stringify(sortKeys(object))).sort()).to.deep.equal(
+          theirs.map((object) => JSON.stringify(sortKeys(object))).sort(),
+        );
+      expect(await schemaProblems(ofKubernetes(drill))).to.deep.equal([]);
+      const main = cluster();
+      const restored = ofKind<ClusterObject>(drill, "Cluster");
+      expect(restored.length).to.equal(1);
+      const { metadata, spec } = restored[0] as ClusterObject;
+      expect(metadata.name, "a Cluster of its own name").to.not.equal(main.metadata.name);
+      expect(spec.imageName, "the same Postgres").to.equal(main.spec.imageName);
+      expect(quantity(spec.storage?.size), "room for the data").to.be.at.least(quantity(main.spec.storage?.size));
+      expect(spec.plugins ?? [], "archives nothing: it cannot write into the backups it reads").to.deep.equal([]);
+      const recovery = spec.bootstrap?.recovery;
+      const source = spec.externalClusters?.find((external) => external.name === recovery?.source);
+      const archiver = main.spec.plugins?.find((plugin) => plugin.isWALArchiver);
+      expect(source?.plugin?.name).to.equal(BARMAN_CLOUD);
+      expect(source?.plugin?.parameters, "the store and server name docex-postgres archives to").to.deep.equal({
+        barmanObjectName: archiver?.parameters?.barmanObjectName,
+        serverName: archiver?.parameters?.serverName ?? main.metadata.name,
+      });
+      expect(Date.parse(recovery?.recoveryTarget?.targetTime?.replace(" ", "T").replace(/([+-]\d\d)$/, "$1:00") ?? ""), "a point in time")
+        .to.not.be.NaN;
+      const instance: Endpoint = { label: "the drill", namespace: "docex", labels: { "cnpg.io/cluster": metadata.name }, ip: "10.244.6.1" };
+      const service: Endpoint = {
+        label: "a service",
+        namespace: "docex",
+        labels: { "app.kubernetes.io/component": "service" },
+        ip: "10.244.6.2",
+      };
+      const operator: Endpoint = { label: "the operator", namespace: "cnpg-system", labels: {}, ip: "10.244.6.3" };
+      const objectStore: Endpoint = { label: "the object store", ip: "203.0.113.20" };
+      const policies = [...ofKind<NetworkPolicy>(drill, "NetworkPolicy"), ...ofKind<NetworkPolicy>(renders.production, "NetworkPolicy")];
+      const cases: [Endpoint, Endpoint, number, boolean][] = [
+        [operator, instance, 8000, true],
+        [instance, objectStore, 443, true],
+        [service, instance, 5432, false],
+        [instance, service, 5432, false],
+      ];
+      const wrong = cases
+        .filter(([from, to, port, allowed]) => mayConnect(policies, from, to, port) !== allowed)
+        .map(([from, to, port, allowed]) => `${from.label} → ${to.label}:${port} should be ${allowed ? "allowed" : "denied"}`);
+      expect(wrong, wrong.join("\n")).to.deep.equal([]);
+    });
+
+    it("a role and a database docex_<service> for every service with a database, owned by that role, with passwords only referenced", () => {
+      const { metadata, spec } = cluster();
+      const services = processes.filter((process) => process.settings.has("DATABASE_URL")).map((process) => process.name);
+      const roles = spec.managed?.roles ?? [];
+      expect(roles.map((role) => role.name).sort()).to.deep.equal(services.map((service) => `docex_${service}`).sort());
+      for (const role of roles) {
+        expect(role.login, role.name).to.equal(true);
+        expect(Object.keys(role.passwordSecret ?? {}), `${role.name} passwordSecret`).to.deep.equal(["name"]);
+      }
+      const databases = ofKind<K8sObject & { spec: { name: string; owner: string; cluster: { name: string } } }>(objects, "Database");
+      for (const service of services) {
+        const defaultName = processes.find((process) => process.name === service)?.defaults.DATABASE_NAME;
+        const database = databases.find((candidate) => candidate.spec.name === defaultName);
+        expect(database?.apiVersion, `Database ${defaultName}`).to.equal(CNPG_API);
+        expect(database?.spec.owner, `owner of ${defaultName}`).to.equal(`docex_${service}`);
+        expect(database?.spec.cluster.name).to.equal(metadata.name);
+      }
+    });
+
+    it("holds no secret: no Secret objects, no password or credentials in any field, no URL with a password", () => {
+      expect(ofKind(objects, "Secret")).to.deep.equal([]);
+      const problems: string[] = [];
+      const walk = (value: unknown, at: string) => {
+        if (Array.isArray(value)) {
+          for (const [index, item] of value.entries()) walk(item, `${at}[${index}]`);
+        } else if (isObject(value))
+          for (const [key, child] of Object.entries(value)) {
+            if (/password$|^(data|stringData)$|credentials?$/i.test(key) && !isObject(child)) problems.push(`${at}.${key}`);
+            walk(child, `${at}.${key}`);
+          }
+        else if (typeof value === "string" && /:\/\/[^/\s:@]+:[^@\s]+@/.test(value)) problems.push(`${at}: a URL with a password`);
+      };
+      for (const object of objects) walk(object, idOf(object));
+      expect(problems, problems.join("\n")).to.deep.equal([]);
+    });
+
+    it("Prometheus scrapes every instance's exporter, and the NetworkPolicy admits it, the operator and the services", () => {
+      const { metadata } = cluster();
+      const monitors = ofKind<K8sObject & { spec: { selector: LabelSelector; podMetricsEndpoints: { port: string }[] } }>(
+        objects,
+        "PodMonitor",
+      );
+      const podLabels = { "cnpg.io/cluster": metadata.name, "app.kubernetes.io/component": "postgres" };
+      expect(
+        monitors.some(
+          (monitor) =>
+            selects(monitor.spec.selector, podLabels) && monitor.spec.podMetricsEndpoints.some((endpoint) => endpoint.port === "metrics"),
+        ),
+        "a PodMonitor of the Cluster's pods",
+      ).to.equal(true);
+      const policies = ofKind<NetworkPolicy>(objects, "NetworkPolicy").map((policy) => ({
+        ...policy,
+        metadata: { ...policy.metadata, namespace: "docex" },
+      }));
+      const instance: Endpoint = { label: "a Postgres instance", namespace: "docex", labels: podLabels, ip: "10.244.5.1" };
+      const other: Endpoint = { ...instance, label: "another instance", ip: "10.244.5.2" };
+      const service: Endpoint = {
+        label: "a service",
+        namespace: "docex",
+        labels: { "app.kubernetes.io/component": "service" },
+        ip: "10.244.5.3",
+      };
+      const gateway: Endpoint = {
+        label: "the gateway",
+        namespace: "docex",
+        labels: { "app.kubernetes.io/component": "gateway" },
+        ip: "10.244.5.4",
+      };
+      const operator: Endpoint = { label: "the operator", namespace: "cnpg-system", labels: {}, ip: "10.244.5.5" };
+      const prometheus: Endpoint = { label: "prometheus", namespace: "monitoring", labels: {}, ip: "10.244.5.6" };
+      const apiServer: Endpoint = { label: "the Kubernetes API", ip: "10.0.0.1" };
+      const cases: [Endpoint, Endpoint, number, boolean][] = [
+        [service, instance, 5432, true],
+        [gateway, instance, 5432, false],
+        [other, instance, 5432, true],
+        [operator, instance, 8000, true],
+        [prometheus, instance, 9187, true],
+        [prometheus, instance, 5432, false],
+        [instance, apiServer, 443, true],
+        [instance, other, 5432, true],
+        [instance, service, 8080, false],
+      ];
+      const wrong = cases
+        .filter(([from, to, port, allowed]) => mayConnect(policies, from, to, port) !== allowed)
+        .map(([from, to, port, allowed]) => `${from.label} → ${to.label}:${port} should be ${allowed ? "allowed" : "denied"}`);
+      expect(wrong, wrong.join("\n")).to.deep.equal([]);
+    });
+  });
+
+  describe("connections", () => {
+    /** What a migrating pod opens besides its pool (kit's ensureDatabase and runMigrations: the check, the lock, the migrator's 3). */
+    const MIGRATION_CONNECTIONS = 5;
+    /** Left to others than docex's pools: superuser_reserved_connections (3), CloudNativePG's instance manager and exporter, an operator's psql. */
+    const RESERVED_CONNECTIONS = 20;
+
+    /** max_connections of the Postgres a render's services use: dev's StatefulSet, or else the CloudNativePG Cluster. */
+    const maxConnectionsFor = (name: RenderName): number => {
+      if (name === "dev") {
+        const postgres = find<Workload>(renders.dev, "StatefulSet", "postgres")?.spec.template.spec.containers[0];
+        const args = postgres?.args ?? [];
+        const setting = args.find((arg, index) => args[index - 1] === "-c" && arg.startsWith("max_connections="));
+        return Number(setting?.split("=")[1] ?? 100);
+      }
+      const cluster = ofKind<K8sObject & { spec: { postgresql?: { parameters?: Record<string, string> } } }>(
+        renderKustomization(path.join(k8sDir, "infra/postgres-cnpg")),
+        "Cluster",
+      )[0];
+      return Number(cluster?.spec.postgresql?.parameters?.max_connections ?? 100);
+    };
+
+    for (const name of RENDER_NAMES) {
+      it(`${name}: in a rollout with every autoscaler at its maximum, each service's pools (replicas + surge) and its migrating pods fit Postgres's max_connections`, () => {
+        const maxConnections = maxConnectionsFor(name);
+        let demand = RESERVED_CONNECTIONS;
+        const parts = [`${RESERVED_CONNECTIONS} reserved`];
+        for (const process of processes.filter((candidate) => candidate.settings.has("DATABASE_URL"))) {
+          const { deployment, effective } = environmentOf(renders[name], process.name);
+          const pool = Number(process.schema.safeParse(effective).data?.DATABASE_POOL_MAX);
+          const { max } = podRange(renders[name], deployment);
+          const surge = surgeOf(deployment, max);
+          const connections = (max + surge) * pool + surge * MIGRATION_CONNECTIONS;
+          demand += connections;
+          parts.push(`${process.name} (${max} + ${surge}) × ${pool} + ${surge} × ${MIGRATION_CONNECTIONS} = ${connections}`);
+        }
+        expect(demand, `max_connections ${maxConnections} < ${demand}: ${parts.join("; ")}`).to.be.at.most(maxConnections);
+      });
+    }
+  });
+});

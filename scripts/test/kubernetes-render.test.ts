@@ -1,0 +1,123 @@
+// The base, both overlays and monitoring render (with the test's renderer and `kubectl kustomize`,
+// which must agree), every object validates against the Kubernetes schemas, and no Secret ships.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { expect } from "chai";
+import { parse } from "yaml";
+import {
+  type KubernetesFacts,
+  k8sDir,
+  loadDeployment,
+  monitoringDir,
+  RENDERS,
+  type RenderName,
+  root,
+  schemaProblems,
+} from "./support/kubernetes.js";
+import { kubectlKustomize } from "./support/kustomize.js";
+import {
+  containersOf,
+  find,
+  findConfigMap,
+  idOf,
+  isWorkload,
+  type K8sObject,
+  ofKind,
+  readManifests,
+  sortKeys,
+} from "./support/manifests.js";
+
+describe("Kubernetes manifests: rendering", function () {
+  this.timeout(60_000);
+
+  let renders = {} as KubernetesFacts["renders"];
+  let monitoring: K8sObject[] = [];
+
+  before(async () => {
+    ({ renders, monitoring } = await loadDeployment());
+  });
+
+  describe("rendering", () => {
+    it("the test's renderer and `kubectl kustomize` (when installed) produce the same objects for the base, each overlay and monitoring", function () {
+      const dirs = [...Object.values(RENDERS).map((dir) => path.join(k8sDir, dir)), monitoringDir];
+      const theirs = dirs.map((dir) => kubectlKustomize(dir));
+      if (theirs.some((rendered) => rendered === undefined)) this.skip();
+      const ours = [...Object.keys(RENDERS).map((name) => renders[name as RenderName]), monitoring];
+      dirs.forEach((dir, index) => {
+        const byId = (objects: K8sObject[]) => Object.fromEntries(objects.map((object) => [idOf(object), object]));
+        const mine = byId(ours[index] ?? []);
+        const kustomize = byId(theirs[index] ?? []);
+        const differing = [...new Set([...Object.keys(mine), ...Object.keys(kustomize)])].filter(
+          (id) => JSON.stringify(sortKeys(mine[id])) !== JSON.stringify(sortKeys(kustomize[id])),
+        );
+        expect(
+          differing,
+          `${path.relative(root, dir)}: ${differing.map((id) => `${id}\n  ours:      ${JSON.stringify(sortKeys(mine[id]))}\n  kustomize: ${JSON.stringify(sortKeys(kustomize[id]))}`).join("\n")}`,
+        ).to.deep.equal([]);
+      });
+    });
+
+    for (const name of Object.keys(RENDERS) as RenderName[]) {
+      it(`${name}: every object validates against its Kubernetes schema and uses only known field names`, async () => {
+        expect(renders[name].length).to.be.greaterThan(20);
+        const problems = await schemaProblems(renders[name]);
+        expect(problems, problems.join("\n")).to.deep.equal([]);
+      });
+    }
+
+    it("monitoring: the ServiceMonitor, PrometheusRule and dashboard ConfigMap validate against their schemas", async () => {
+      expect(monitoring.map((object) => object.kind).sort()).to.deep.equal([
+        "ConfigMap",
+        "PodMonitor",
+        "PrometheusRule",
+        "PrometheusRule",
+        "ServiceMonitor",
+      ]);
+      const problems = await schemaProblems(monitoring);
+      expect(problems, problems.join("\n")).to.deep.equal([]);
+    });
+
+    it("no overlay ships a Secret: secrets are created in the cluster, never given values here", () => {
+      for (const objects of [...Object.values(renders), monitoring]) expect(ofKind(objects, "Secret")).to.deep.equal([]);
+    });
+  });
+
+  describe("production values", () => {
+    it("production: this installation's host comes from one place, overlays/production/site.yaml: the Ingress's rule and certificate, AUTH_APP_URL and MAIL_FROM name it, and nothing names example.com", () => {
+      const [site] = readManifests(path.join(k8sDir, "overlays/production/site.yaml"));
+      const host = site?.data?.host ?? "";
+      expect(host, "site.yaml's host").to.match(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/);
+      const ingress = find<K8sObject & { spec: { rules: { host?: string }[]; tls?: { hosts?: string[] }[] } }>(
+        renders.production,
+        "Ingress",
+        "gateway",
+      );
+      expect(ingress?.spec.rules.map((rule) => rule.host)).to.deep.equal([host]);
+      expect(ingress?.spec.tls?.flatMap((tls) => tls.hosts ?? [])).to.deep.equal([host]);
+      const auth = findConfigMap(renders.production, "auth-config")?.data ?? {};
+      expect(new URL(auth.AUTH_APP_URL ?? "").host, "AUTH_APP_URL").to.equal(host);
+      expect(auth.MAIL_FROM?.split("@")[1], "MAIL_FROM").to.equal(host);
+      expect(find(renders.production, "ConfigMap", "docex-site"), "site.yaml stays with kustomize").to.equal(undefined);
+      const text = JSON.stringify(renders.production);
+      expect(text.match(/[\w.-]*\bexample\.(com|org|net)\b/g) ?? [], "example domains in the production render").to.deep.equal([]);
+    });
+
+    it("production: every image, docex's and NATS's, is set in the overlay's images: from a registry, at a fixed version (no local, latest or floating minor tag)", () => {
+      const kustomization = parse(readFileSync(path.join(k8sDir, "overlays/production/kustomization.yaml"), "utf8")) as {
+        images?: { name: string; newName?: string; newTag?: string; digest?: string }[];
+      };
+      const named = new Set((kustomization.images ?? []).map((image) => image.newName ?? image.name));
+      const problems: string[] = [];
+      for (const workload of renders.production.filter(isWorkload)) {
+        for (const container of containersOf(workload.spec.template.spec)) {
+          const [, name = "", tag, digest] = container.image.match(/^([^@]+?)(?::([^:/@]+))?(?:@(sha256:[0-9a-f]{64}))?$/) ?? [];
+          const at = `${workload.metadata.name} container ${container.name}: ${container.image}`;
+          if (!named.has(name)) problems.push(`${at} is not set in images:`);
+          if (!digest && !/^v?\d+\.\d+\.\d+([-.][\w.-]+)?$/.test(tag ?? "")) problems.push(`${at} has no fixed version`);
+          if (name.startsWith("docex/")) problems.push(`${at} is a local image`);
+        }
+      }
+      expect(problems, problems.join("\n")).to.deep.equal([]);
+    });
+  });
+});
