@@ -94,7 +94,10 @@ describe("Kubernetes: tracing (docex-config, the register, the NetworkPolicy and
       const pod = deployment.spec.template.spec as { containers: Container[]; initContainers?: Container[] };
       for (const container of [...(pod.initContainers ?? []), ...pod.containers]) {
         const command = container.command;
-        if (command && (command[0] !== "node" || command[1] !== "--import" || command[2] !== TRACING_REGISTER))
+        // Node's own flags (register's heap size) may stand first; the register comes before the main module.
+        const flags = command?.slice(1).filter((arg) => arg.startsWith("--max-old-space-size")) ?? [];
+        const rest = command?.filter((arg) => !flags.includes(arg));
+        if (rest && (rest[0] !== "node" || rest[1] !== "--import" || rest[2] !== TRACING_REGISTER))
           problems.push(`${deployment.metadata.name}/${container.name}: ${JSON.stringify(command)}`);
       }
       // Containers without a command run the image's CMD: its stage must load the register.

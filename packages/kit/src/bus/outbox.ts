@@ -204,9 +204,7 @@ export class Outbox {
       // the relay does not add a WAL flush per batch to the ones the requests wait for.
       await sequelize.query("SET LOCAL synchronous_commit = off", { transaction });
       // One connection keeps publishes in order even while several are in flight.
-      const results = await Promise.allSettled(
-        rows.map((row) => this.publish(row)),
-      );
+      const results = await Promise.allSettled(rows.map((row) => this.publish(row)));
       const published = rows.filter((_, index) => results[index]?.status === "fulfilled");
       const refused = rows.flatMap((row, index) => {
         const result = results[index];
