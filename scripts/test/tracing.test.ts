@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { eventually, OtlpReceiver, type ReceivedSpan, RecordingReceiver, SPAN_KIND } from "@docex/testkit";
+import { eventually, OtlpReceiver, type ReceivedSpan, type RecordedRequest, RecordingReceiver, SPAN_KIND } from "@docex/testkit";
 import { expect } from "chai";
 import { type Answer, Stack } from "./support/stack.js";
 
@@ -9,7 +9,8 @@ const traceIdOf = (traceparent: unknown) => String(traceparent ?? "").split("-")
  * Issue 21 end to end: the whole stack (npm start) exporting to a local OTLP receiver, driven through the gateway
  * by a client that traces its own work. A user's edit and the status move after it are one client operation, so
  * one trace: the gateway, document, webhook (Validate and the validator's call), the events the edit and the move
- * wrote (outbox, JetStream, consumers) and the delivery to the queue's webhook, parented span by span, and the
+ * wrote (outbox, JetStream, consumers) and the delivery to the queue's webhook (a failed attempt and its retry),
+ * parented span by span, and the
  * validator and the webhook receiver are called with a traceparent of that trace.
  */
 describe("one trace per request across every service (OpenTelemetry, OTLP to a local receiver)", function () {
@@ -33,7 +34,10 @@ describe("one trace per request across every service (OpenTelemetry, OTLP to a l
     validator = await RecordingReceiver.start();
     receiver = await RecordingReceiver.start();
     // Spans are sent every 200 ms instead of every 5 s, so that the test need not wait for them.
-    stack = await Stack.start({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: "200" } });
+    // A failed delivery is retried after half a second, so that the test sees a retry's span.
+    stack = await Stack.start({
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: "200", WEBHOOK_RETRY_SCHEDULE: "0.5,0.5" },
+    });
     token = (await stack.login(stack.owner.email, stack.owner.password)).access_token;
     const organizationId = dataOf(await call("POST", "/organizations", { token, body: { name: `Tracing ${stack.namespace}` } }), 201).id;
     const workspace = await eventually(async () => {
@@ -85,7 +89,7 @@ describe("one trace per request across every service (OpenTelemetry, OTLP to a l
     }
   });
 
-  it("continues the client's trace through the gateway, document, webhook, the outbox and JetStream to the validator and the webhook receiver", async () => {
+  it("continues the client's trace through the gateway, document, webhook, the outbox and JetStream to the validator and the webhook receiver, retries included", async () => {
     const traceId = randomBytes(16).toString("hex");
     const editSpan = randomBytes(8).toString("hex");
     const moveSpan = randomBytes(8).toString("hex");
@@ -97,6 +101,16 @@ describe("one trace per request across every service (OpenTelemetry, OTLP to a l
       headers: { traceparent: `00-${traceId}-${editSpan}-01` },
     });
     dataOf(edited, 200);
+    // The receiver fails the move's first delivery: its retry, from the sender's poll, belongs to the same trace.
+    const ofTheMove = (request: RecordedRequest) =>
+      (request.body as { status?: string })?.status === "postponed" &&
+      (request.body as { document_id?: string }).document_id === documentId;
+    let refused = false;
+    receiver.respondWith((request) => {
+      if (refused || !ofTheMove(request)) return { status: 200 };
+      refused = true;
+      return { status: 500, body: { error: "try again" } };
+    });
     const moved = await call("POST", `/documents/${documentId}/status`, {
       token,
       body: { status: "postponed" },
@@ -107,16 +121,12 @@ describe("one trace per request across every service (OpenTelemetry, OTLP to a l
     const validation = validator.requests.slice(validationsBefore);
     expect(validation, "the validator was called once for the edit").to.have.length(1);
     expect(traceIdOf(validation[0]!.headers.traceparent), "the validator's traceparent").to.equal(traceId);
-    const delivery = await eventually(
-      () =>
-        receiver.requests.find(
-          (request) =>
-            (request.body as { status?: string })?.status === "postponed" &&
-            (request.body as { document_id?: string }).document_id === documentId,
-        ),
-      20_000,
-    );
-    expect(traceIdOf(delivery.headers.traceparent), "the webhook receiver's traceparent").to.equal(traceId);
+    const deliveries = await eventually(() => {
+      const found = receiver.requests.filter(ofTheMove);
+      return found.length >= 2 ? found : undefined;
+    }, 20_000);
+    for (const delivery of deliveries)
+      expect(traceIdOf(delivery.headers.traceparent), "the webhook receiver's traceparent").to.equal(traceId);
 
     // Each process sends its spans on its own schedule: the trace is complete once the spans the test looks for
     // are there and no span's parent is missing. After the wait the assertions below say what is missing, if anything.
@@ -124,9 +134,10 @@ describe("one trace per request across every service (OpenTelemetry, OTLP to a l
     const complete = (trace: ReceivedSpan[]) => {
       const ids = new Set(trace.map((span) => span.spanId));
       return (
-        ["deliver document_status_changed", "process docex.document.annotations_changed", "process docex.document.status_changed"].every(
-          (name) => trace.some((span) => span.name === name),
+        ["process docex.document.annotations_changed", "process docex.document.status_changed"].every((name) =>
+          trace.some((span) => span.name === name),
         ) &&
+        trace.filter((span) => span.name === "deliver document_status_changed").length >= 2 &&
         clientSpans.every((parent) => trace.some((span) => span.service === "gateway" && span.parentSpanId === parent)) &&
         trace.every((span) => ids.has(span.parentSpanId) || clientSpans.includes(span.parentSpanId))
       );
@@ -218,21 +229,33 @@ describe("one trace per request across every service (OpenTelemetry, OTLP to a l
       (s) => s.service === "webhook" && s.name === "process docex.document.status_changed" && s.parentSpanId === movePublish.spanId,
     );
     expect(consumed.kind).to.equal(SPAN_KIND.consumer);
-    const deliver = one(
-      "the delivery",
-      (s) => s.service === "webhook" && s.name === "deliver document_status_changed" && under(s, consumed),
-    );
-    expect(deliver.attributes).to.include({
-      "docex.delivery.attempt": 1,
-      "docex.delivery.outcome": "succeeded",
-      "http.response.status_code": 200,
-    });
-    expect(deliver.attributes["server.address"]).to.equal("127.0.0.1");
-    const deliveryRequest = one(
-      "the request to the receiver",
-      (s) => s.kind === SPAN_KIND.client && s.parentSpanId === deliver.spanId && String(s.attributes["url.full"]).startsWith(receiver.url),
-    );
-    expect(String(delivery.headers.traceparent).split("-")[2], "the receiver's parent span").to.equal(deliveryRequest.spanId);
+    // Each attempt is a span under the consumption, the retry too (the sender found it due a moment later, with the
+    // trace context stored with the delivery), and the request of each carries its own span as the parent.
+    const attempts = spans
+      .filter((s) => s.service === "webhook" && s.name === "deliver document_status_changed")
+      .sort((a, b) => Number(a.attributes["docex.delivery.attempt"]) - Number(b.attributes["docex.delivery.attempt"]));
+    expect(
+      attempts.map((attempt) => [
+        attempt.attributes["docex.delivery.attempt"],
+        attempt.attributes["docex.delivery.outcome"],
+        attempt.attributes["http.response.status_code"],
+        attempt.parentSpanId === consumed.spanId,
+        attempt.attributes["server.address"],
+      ]),
+    ).to.deep.equal([
+      [1, "retry", 500, true, "127.0.0.1"],
+      [2, "succeeded", 200, true, "127.0.0.1"],
+    ]);
+    for (const [index, attempt] of attempts.entries()) {
+      const request = one(
+        `the request of attempt ${index + 1}`,
+        (s) =>
+          s.kind === SPAN_KIND.client && s.parentSpanId === attempt.spanId && String(s.attributes["url.full"]).startsWith(receiver.url),
+      );
+      expect(String(deliveries[index]!.headers.traceparent).split("-")[2], `the parent span of attempt ${index + 1}'s request`).to.equal(
+        request.spanId,
+      );
+    }
 
     expect(new Set(spans.map((span) => span.service))).to.include.members(["gateway", "document", "webhook", "audit"]);
   });
