@@ -10,8 +10,7 @@ const traceIdOf = (traceparent: unknown) => String(traceparent ?? "").split("-")
  * by a client that traces its own work. A user's edit and the status move after it are one client operation, so
  * one trace: the gateway, document, webhook (Validate and the validator's call), the events the edit and the move
  * wrote (outbox, JetStream, consumers) and the delivery to the queue's webhook (a failed attempt and its retry),
- * parented span by span, and the
- * validator and the webhook receiver are called with a traceparent of that trace.
+ * parented span by span, and the validator and the webhook receiver are called with a traceparent of that trace.
  */
 describe("one trace per request across every service (OpenTelemetry, OTLP to a local receiver)", function () {
   this.timeout(120_000);
