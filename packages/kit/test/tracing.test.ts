@@ -22,6 +22,7 @@ import { baseUrlOf, dropDatabase, eventually, natsUrl, serverUrl, silentLogger, 
 
 const run = promisify(execFile);
 const fixture = fileURLToPath(new URL("./fixtures/traced-process.mjs", import.meta.url));
+const workerFixture = fileURLToPath(new URL("./fixtures/traced-worker.mjs", import.meta.url));
 const kitDir = fileURLToPath(new URL("..", import.meta.url));
 
 describe("tracing settings: only the standard OTEL_* variables", () => {
@@ -134,6 +135,18 @@ describe("the tracing register in a process (node --import @docex/kit/tracing/re
     expect(report.innerTraceparent).to.equal(null);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(collector.exports).to.deep.equal([]);
+  });
+
+  it("starts the SDK in the main thread only: worker threads (which inherit --import) register nothing", async () => {
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("OTEL_")));
+    const { stdout } = await run(process.execPath, ["--import", "@docex/kit/tracing/register", workerFixture], {
+      cwd: kitDir,
+      env: { ...clean, OTEL_EXPORTER_OTLP_ENDPOINT: baseUrlOf(collector.server) },
+      timeout: 30_000,
+    });
+    const report = JSON.parse(stdout.trim().split("\n").at(-1)!) as { inWorker: string[]; inMain: string[] };
+    expect(report.inMain).to.include.members(["trace", "context", "propagation"]);
+    expect(report.inWorker).to.deep.equal([]);
   });
 
   it("with an endpoint continues the client's trace, hands it on to outgoing requests, names it in log lines and exports as http/json", async () => {

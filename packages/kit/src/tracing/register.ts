@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { register as registerHooks } from "node:module";
 import path from "node:path";
+import { isMainThread } from "node:worker_threads";
 import { tracingSettingsFrom } from "./settings.js";
 
 /** The service a process runs: the name of the package of its main script, without the scope (`@docex/document` → `document`). */
@@ -22,7 +23,9 @@ function serviceNameOfMain(): string {
   return "docex";
 }
 
-const settings = tracingSettingsFrom(process.env, serviceNameOfMain());
+// Worker threads (extraction's readers) inherit the process's --import: they carry no request of their own, and a
+// second SDK in each would only export nothing at a cost.
+const settings = isMainThread ? tracingSettingsFrom(process.env, serviceNameOfMain()) : undefined;
 if (settings) {
   const { INSTRUMENTED_MODULES, startTracing } = await import("./sdk.js");
   const hooks = await import("import-in-the-middle/register-hooks.mjs");
