@@ -19,6 +19,15 @@ const defaultRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "
 const infrastructure = ["postgres", "nats"];
 /** One-shot jobs that run to completion before the services start: the gRPC identities (mutual TLS). */
 const jobs = ["grpc-identity"];
+/** What receives the traces (OTLP) and shows them; nothing waits for it. */
+const observability = ["jaeger"];
+/** Published ports allowed besides the gateway's 8080: Jaeger's UI, on the machine only. */
+const JAEGER_UI_PORT = 16686;
+/** Compose's interpolation: Jaeger's OTLP/HTTP endpoint unless the shell or .env names another. */
+// biome-ignore lint/suspicious/noTemplateCurlyInString: compose's own interpolation syntax, not a template
+const JAEGER_ENDPOINT = "${OTEL_EXPORTER_OTLP_ENDPOINT:-http://jaeger:4318}";
+/** Every process starts with the kit's tracing register loaded first (it does nothing unless OTEL_* turns tracing on). */
+const TRACING_REGISTER = "@docex/kit/tracing/register";
 const secrets = { AUTH_KEY_ENCRYPTION_KEY: "auth", WEBHOOK_KEY_ENCRYPTION_KEY: "webhook" };
 
 /** The processes docex runs: the gateway and every workspace folder under services/. */
@@ -176,9 +185,9 @@ export async function checkCompose({ root = defaultRoot } = {}) {
   const dirOf = (name) => (name === "gateway" ? "gateway" : `services/${name}`);
   const upper = (name) => name.toUpperCase();
 
-  const expectedNames = [...infrastructure, ...jobs, ...processes].sort();
+  const expectedNames = [...infrastructure, ...jobs, ...observability, ...processes].sort();
   const actualNames = Object.keys(services).sort();
-  check("compose has exactly postgres, nats, the grpc-identity job, the gateway and every service in services/", [
+  check("compose has exactly postgres, nats, the grpc-identity job, jaeger, the gateway and every service in services/", [
     ...expectedNames.filter((name) => !actualNames.includes(name)).map((name) => `missing ${name}`),
     ...actualNames.filter((name) => !expectedNames.includes(name)).map((name) => `unexpected ${name}`),
   ]);
@@ -196,11 +205,17 @@ export async function checkCompose({ root = defaultRoot } = {}) {
   }
 
   check(
-    "only the gateway publishes ports, and only 8080",
+    "only the gateway publishes ports, and only 8080 (and Jaeger its UI, on 127.0.0.1 only)",
     Object.entries(services).flatMap(([name, service]) => {
       const ports = publishedPortsOf(service);
       if (name === "gateway")
         return ports.length === 1 && ports[0] === 8080 ? [] : [`gateway publishes ${JSON.stringify(service.ports ?? [])}`];
+      if (name === "jaeger")
+        return ports.length === 1 &&
+          ports[0] === JAEGER_UI_PORT &&
+          (service.ports ?? []).every((port) => String(port.host_ip ?? port).startsWith("127.0.0.1"))
+          ? []
+          : [`jaeger publishes ${JSON.stringify(service.ports ?? [])}`];
       return [
         ports.length > 0 && `${name} publishes ${JSON.stringify(service.ports)}`,
         service.network_mode === "host" && `${name} uses the host network`,
@@ -279,8 +294,8 @@ export async function checkCompose({ root = defaultRoot } = {}) {
     const packageName = existsSync(manifest) ? JSON.parse(readFileSync(manifest, "utf8")).name : undefined;
     const portVar = name === "gateway" ? "GATEWAY_PORT" : "PORT";
     const expose = name === "gateway" ? [stage.env.GATEWAY_PORT] : [stage.env.PORT, stage.env.GRPC_PORT];
-    check(`deploy/Dockerfile stage svc-${name} runs ${main} and exposes its ports`, [
-      JSON.stringify(stage.cmd) !== JSON.stringify(["node", main]) && `CMD is ${JSON.stringify(stage.cmd)}`,
+    check(`deploy/Dockerfile stage svc-${name} runs ${main} (after the tracing register) and exposes its ports`, [
+      JSON.stringify(stage.cmd) !== JSON.stringify(["node", "--import", TRACING_REGISTER, main]) && `CMD is ${JSON.stringify(stage.cmd)}`,
       packageName !== `@docex/${name}` && `${dirOf(name)}/package.json is named ${packageName}, the build filters on @docex/${name}`,
       !stage.env[portVar] && `no ENV ${portVar}`,
       name !== "gateway" && !stage.env.GRPC_PORT && "no ENV GRPC_PORT",
@@ -340,6 +355,21 @@ export async function checkCompose({ root = defaultRoot } = {}) {
           : `${owner} ${variable} is ${JSON.stringify(value)}, not \${${variable}:?message}`;
       }),
     ),
+  );
+
+  check(
+    "every process sends its traces to jaeger over OTLP/HTTP unless the shell says otherwise, and nothing waits for jaeger",
+    processes
+      .filter((name) => services[name])
+      .flatMap((name) => {
+        const env = environmentOf(services[name]);
+        return [
+          env.OTEL_EXPORTER_OTLP_ENDPOINT !== JAEGER_ENDPOINT && `${name} OTEL_EXPORTER_OTLP_ENDPOINT=${env.OTEL_EXPORTER_OTLP_ENDPOINT}`,
+          !String(env.OTEL_EXPORTER_OTLP_PROTOCOL ?? "").includes("http/protobuf") &&
+            `${name} OTEL_EXPORTER_OTLP_PROTOCOL=${env.OTEL_EXPORTER_OTLP_PROTOCOL}`,
+          dependenciesOf(services[name]).jaeger !== undefined && `${name} waits for jaeger`,
+        ];
+      }),
   );
 
   const worstStopSeconds = worstStopOf(root);

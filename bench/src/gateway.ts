@@ -11,6 +11,8 @@
  * (`node dist/profile-summary.js <dir>`).
  * BENCH_GATEWAY_BASELINE=<gateway/ of another worktree, built>: that gateway runs too, as a third target of the same
  * rounds, so that a before/after is measured side by side (the machine's load moves between runs).
+ * BENCH_GATEWAY_TRACING=1: a gateway with tracing on (OTLP to a sink in this process) runs too, beside the one with
+ * tracing off. Both gateways start as the image starts them, with the kit's tracing register.
  */
 import { type ChildProcess, fork } from "node:child_process";
 import type { Server } from "node:http";
@@ -33,6 +35,7 @@ import {
 } from "@docex/kit";
 import { TestIssuer } from "@docex/testkit";
 import { Pool } from "undici";
+import { OtlpSink } from "./otlp-sink.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
@@ -41,8 +44,10 @@ const LATENCY_SECONDS = 1.5;
 const PATH = "/api/v2/queues/acme-invoices";
 const CPU_PROFILE_DIR = process.env.BENCH_GATEWAY_CPU_PROF;
 const BASELINE = process.env.BENCH_GATEWAY_BASELINE;
+const TRACING = process.env.BENCH_GATEWAY_TRACING === "1";
+const TRACING_REGISTER = "@docex/kit/tracing/register";
 
-type Target = "direct" | "gateway" | "baseline";
+type Target = "direct" | "gateway" | "baseline" | "traced";
 
 interface Sample {
   requestsPerSecond: number;
@@ -59,7 +64,7 @@ interface TargetResult {
   gatewayCpu: number;
 }
 
-type Round = Record<"direct" | "gateway", TargetResult> & { baseline?: TargetResult };
+type Round = Record<"direct" | "gateway", TargetResult> & { baseline?: TargetResult; traced?: TargetResult };
 
 function verifierFromEnv(): TokenVerifier {
   return new TokenVerifier({ jwksUri: process.env.JWKS_URL!, issuer: process.env.JWT_ISSUER!, audience: process.env.JWT_AUDIENCE! });
@@ -133,16 +138,13 @@ const cpuPerRequest = (before: Usage, after: Usage) => (after.cpuMicros - before
 
 function startChild(role: "upstream" | "gateway", env: Record<string, string>): Promise<ChildHandle> {
   const profiled = role === "gateway" && CPU_PROFILE_DIR;
+  // The gateway starts as its image does: the tracing register first, which does nothing without OTEL_EXPORTER_OTLP_ENDPOINT.
+  const execArgv = role === "gateway" ? ["--import", TRACING_REGISTER, ...process.execArgv] : process.execArgv;
   const child = fork(fileURLToPath(import.meta.url), [role], {
     env: { ...process.env, ...env },
     execArgv: profiled
-      ? [
-          ...process.execArgv,
-          "--cpu-prof",
-          `--cpu-prof-dir=${path.resolve(CPU_PROFILE_DIR)}`,
-          `--cpu-prof-name=gateway-${Date.now()}.cpuprofile`,
-        ]
-      : process.execArgv,
+      ? [...execArgv, "--cpu-prof", `--cpu-prof-dir=${path.resolve(CPU_PROFILE_DIR)}`, `--cpu-prof-name=gateway-${Date.now()}.cpuprofile`]
+      : execArgv,
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   return new Promise((resolve, reject) => {
@@ -182,6 +184,7 @@ const median = (values: number[]) => {
 
 async function runBenchmark(): Promise<void> {
   const issuer = await TestIssuer.start();
+  const sink = TRACING ? await OtlpSink.start() : undefined;
   const children: ChildProcess[] = [];
   const pools: Pool[] = [];
   try {
@@ -189,14 +192,18 @@ async function runBenchmark(): Promise<void> {
     const upstream = await startChild("upstream", jwtEnv);
     children.push(upstream.child);
     const gateways: Partial<Record<Target, ChildHandle>> = {};
-    gateways.gateway = await startChild("gateway", { ...jwtEnv, UPSTREAM_URL: upstream.url });
+    // Tracing off as a process without OTEL_EXPORTER_OTLP_ENDPOINT has it, whatever this shell says.
+    const tracingOff = { OTEL_EXPORTER_OTLP_ENDPOINT: "", OTEL_SDK_DISABLED: "" };
+    gateways.gateway = await startChild("gateway", { ...jwtEnv, ...tracingOff, UPSTREAM_URL: upstream.url });
+    if (sink)
+      gateways.traced = await startChild("gateway", { ...jwtEnv, UPSTREAM_URL: upstream.url, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url });
     if (BASELINE) {
       const module = pathToFileURL(path.resolve(BASELINE, "dist/index.js")).href;
-      gateways.baseline = await startChild("gateway", { ...jwtEnv, UPSTREAM_URL: upstream.url, GATEWAY_MODULE: module });
+      gateways.baseline = await startChild("gateway", { ...jwtEnv, ...tracingOff, UPSTREAM_URL: upstream.url, GATEWAY_MODULE: module });
     }
     children.push(...Object.values(gateways).map((handle) => handle.child));
     const token = issuer.mint({ sub: "6a8f3c1e-2b4d-4e5f-8a9b-0c1d2e3f4a5b" });
-    const names: Target[] = BASELINE ? ["direct", "gateway", "baseline"] : ["direct", "gateway"];
+    const names: Target[] = ["direct", "gateway", ...(sink ? (["traced"] as const) : []), ...(BASELINE ? (["baseline"] as const) : [])];
     const urlOf = (name: Target) => (name === "direct" ? upstream.url : gateways[name]!.url);
     const loadPools = Object.fromEntries(names.map((name) => [name, new Pool(urlOf(name), { connections: CONNECTIONS })]));
     const singlePools = Object.fromEntries(names.map((name) => [name, new Pool(urlOf(name), { connections: 1 })]));
@@ -223,16 +230,22 @@ async function runBenchmark(): Promise<void> {
         `round ${round + 1}/${ROUNDS}: ${names.map((name) => `${name} ${result[name]!.load.requestsPerSecond.toFixed(0)} req/s`).join(", ")}\n`,
       );
     }
-    printReport(rounds);
+    printReport(rounds, sink);
   } finally {
     await Promise.all(pools.map((pool) => pool.close()));
     for (const child of children) child.kill("SIGTERM");
     await issuer.stop();
+    await sink?.stop();
   }
 }
 
-function printReport(rounds: Round[]): void {
-  const names: Target[] = rounds[0]?.baseline ? ["direct", "gateway", "baseline"] : ["direct", "gateway"];
+function printReport(rounds: Round[], sink: OtlpSink | undefined): void {
+  const names: Target[] = [
+    "direct",
+    "gateway",
+    ...(rounds[0]?.traced ? (["traced"] as const) : []),
+    ...(rounds[0]?.baseline ? (["baseline"] as const) : []),
+  ];
   const results = (name: Target) => rounds.map((round) => round[name]!);
   const stat = (name: Target, kind: "load" | "single", field: keyof Sample) => median(results(name).map((result) => result[kind][field]));
   const serviceCpu = median(results("direct").map((result) => result.serviceCpu));
@@ -264,6 +277,13 @@ function printReport(rounds: Round[]): void {
     lines.push(
       `- baseline (${BASELINE}): throughput ${ratio("baseline").toFixed(2)}× of direct, added p50 ${addedLoad("baseline").toFixed(2)} ms under load and ${addedSingle("baseline").toFixed(3)} ms with one connection, ${gatewayCpu("baseline").toFixed(0)} µs of CPU per request`,
       `- gateway CPU per request / baseline's, median of the rounds' ratios: **${cpuRatio.toFixed(3)}**`,
+    );
+  }
+  if (sink) {
+    const cpuRatio = median(rounds.map((round) => round.traced!.gatewayCpu / round.gateway.gatewayCpu));
+    lines.push(
+      `- tracing on (\`traced\`: every request a trace, OTLP/protobuf to a local sink): throughput ${ratio("traced").toFixed(2)}× of direct, added p50 ${addedLoad("traced").toFixed(2)} ms under load and ${addedSingle("traced").toFixed(3)} ms with one connection, ${gatewayCpu("traced").toFixed(0)} µs of CPU per request`,
+      `- gateway CPU per request, tracing on / off, median of the rounds' ratios: **${cpuRatio.toFixed(3)}**; the sink received ${sink.requests} exports, ${(sink.bytes / 1024 / 1024).toFixed(1)} MiB`,
     );
   }
   lines.push(`- non-200 answers: ${errors}`);

@@ -14,6 +14,8 @@
  *
  * BENCH_STACK_CPU_PROF=<dir>: every process runs with --cpu-prof; its profile is <dir>/<process>.cpuprofile at the end
  * (summarise them with dist/profile-summary.js).
+ * BENCH_STACK_TRACING=1: every process exports its traces (OTLP/protobuf, every request traced) to a sink in this
+ * process; unset, tracing is off (no OTEL_EXPORTER_OTLP_ENDPOINT), as the stack runs by default.
  * BENCH_STACK_RATES (requests/s offered, "20,40,60,80,100,125,150,200,250,300,400"), BENCH_STACK_STEP_SECONDS (12),
  * BENCH_STACK_SECONDS (210: the whole run, start-up and the idle 30 s included, stops by itself within about this).
  */
@@ -31,6 +33,7 @@ import { dropDatabase, testDatabaseServerUrl, testNatsUrl } from "@docex/testkit
 import { jetstreamManager } from "@nats-io/jetstream";
 import pg from "pg";
 import { Pool } from "undici";
+import { OtlpSink } from "./otlp-sink.js";
 
 const RATES = (process.env.BENCH_STACK_RATES ?? "20,40,60,80,100,125,150,200,250,300,400").split(",").map(Number);
 const STEP_SECONDS = Number(process.env.BENCH_STACK_STEP_SECONDS ?? 12);
@@ -38,6 +41,7 @@ const TOTAL_SECONDS = Number(process.env.BENCH_STACK_SECONDS ?? 210);
 const WARM_UP_SECONDS = 4;
 /** With a directory: every process of the stack runs with --cpu-prof there; profiles are renamed after their process. */
 const CPU_PROFILE_DIR = process.env.BENCH_STACK_CPU_PROF;
+const TRACING = process.env.BENCH_STACK_TRACING === "1";
 /** RSS is read this long after the stack started, before any request. */
 const IDLE_SECONDS = 30;
 const EDIT_P99_LIMIT_MS = 200;
@@ -94,7 +98,7 @@ async function freePortOffset(): Promise<number> {
   throw new Error("no free STACK_PORT_OFFSET found");
 }
 
-async function startStack(): Promise<RunningStack> {
+async function startStack(traces: OtlpSink | undefined): Promise<RunningStack> {
   const namespace = `docex_bench_${randomBytes(3).toString("hex")}`;
   const offset = await freePortOffset();
   const owner = { email: `owner-${namespace}@example.test`, password: "benchmark owner password" };
@@ -107,6 +111,7 @@ async function startStack(): Promise<RunningStack> {
       BOOTSTRAP_OWNER_EMAIL: owner.email,
       BOOTSTRAP_OWNER_PASSWORD: owner.password,
       GATEWAY_RATE_LIMIT_PER_MINUTE: "0",
+      OTEL_EXPORTER_OTLP_ENDPOINT: traces?.url ?? "",
       ...(CPU_PROFILE_DIR
         ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --cpu-prof --cpu-prof-dir=${path.resolve(CPU_PROFILE_DIR)}`.trim() }
         : {}),
@@ -587,6 +592,7 @@ function printReport(
   statusChanges: number,
   load: { start: number; end: number },
   idle: Map<string, number>,
+  traces: OtlpSink | undefined,
 ): void {
   const best = [...steps].reverse().find((step) => step.passed);
   const ms = (value: number) => (Number.isNaN(value) ? "–" : value.toFixed(1));
@@ -595,7 +601,7 @@ function printReport(
     .map(([kind, share]) => `${Math.round(share * 100)} % ${LABEL[kind]}`)
     .join(", ");
   const lines = [
-    "## stack",
+    traces ? "## stack (tracing on)" : "## stack",
     "",
     "The whole stack as `npm start` runs it (every service and the gateway a child process of scripts/dist/start.js) on this machine's",
     `Postgres and NATS, in a namespace of its own; load from undici in the benchmark process through the gateway, open loop (latency counts`,
@@ -614,6 +620,9 @@ function printReport(
       ? `- highest offered rate with edits' p99 under ${EDIT_P99_LIMIT_MS} ms and no errors: **${best.offered} req/s** (edits p99 ${ms(best.kinds.edit.p99)} ms; ${best.kinds.edit.ok} edits, ${best.kinds.status.ok} status changes in ${STEP_SECONDS} s)`
       : `- no step kept edits' p99 under ${EDIT_P99_LIMIT_MS} ms without errors`,
     `- CPU ms / request: the CPU time of every process of the stack and of its Postgres backends (from /proc) during the step, divided by the requests completed in it`,
+    traces
+      ? `- tracing: on, every request traced, OTLP/protobuf to a local sink (${traces.requests} exports, ${(traces.bytes / 1024 / 1024).toFixed(1)} MiB)`
+      : "- tracing: off (no OTEL_EXPORTER_OTLP_ENDPOINT; every process started with the tracing register, as always)",
     `- validation on PATCH: ${workload.validation}`,
     `- register reads: ${workload.register}`,
     `- webhook on the queue (signed): ${receivers.deliveries()} deliveries received for ${statusChanges} status changes made (uploads' extractions and warm-up included); bad signatures ${receivers.badSignatures()}; validator calls ${receivers.validations()}`,
@@ -652,7 +661,8 @@ async function main(): Promise<void> {
   const receivers = await startReceivers();
   say("starting the stack");
   const startedAt = performance.now();
-  const stack = await startStack();
+  const traces = TRACING ? await OtlpSink.start() : undefined;
+  const stack = await startStack(traces);
   // Whatever happens below, the stack does not outlive the time the benchmark promised.
   const watchdog = setTimeout(
     () => {
@@ -701,13 +711,14 @@ async function main(): Promise<void> {
     // Deliveries of the last step's changes are still on their way; give them a moment.
     for (let waited = 0; waited < 10_000 && receivers.deliveries() < statusChanges; waited += 250) await sleep(250);
     load.end = loadavg()[0]!;
-    printReport(steps, workload, receivers, statusChanges, load, idle);
+    printReport(steps, workload, receivers, statusChanges, load, idle, traces);
   } finally {
     clearTimeout(watchdog);
     await pool.close();
     await postgres.end().catch(() => undefined);
     await stopStack(stack);
     await receivers.stop();
+    await traces?.stop();
     if (CPU_PROFILE_DIR && pids) nameProfiles(CPU_PROFILE_DIR, pids);
   }
 }

@@ -1,5 +1,6 @@
 import {
   type AccessTokenVerifier,
+  activeTraceIds,
   type Logger,
   MethodNotAllowedError,
   type Metrics,
@@ -105,11 +106,12 @@ function beginRequest(logger: Logger, metrics: Metrics): RequestHandler {
       if (name.startsWith("x-user-")) delete req.headers[name];
     }
     const started = process.hrtime.bigint();
+    const trace = activeTraceIds();
     res.on("finish", () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route = localsOf(res).routeTemplate ?? (req.route?.path ? String(req.route.path) : "unmatched");
       const status = res.statusCode;
-      metrics.httpDuration.observe({ route, method: req.method, status_code: String(status) }, seconds);
+      metrics.observeHttpRequest({ route, method: req.method, status_code: String(status) }, seconds, trace);
       const level = status >= 500 ? "error" : status >= 400 ? "info" : "debug";
       if (logger.isLevelEnabled(level)) {
         logger[level](

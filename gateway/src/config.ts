@@ -1,4 +1,4 @@
-import { port, SERVICE_NAMES, SERVICE_PORTS, type ServiceName } from "@docex/kit";
+import { port, SERVICE_NAMES, SERVICE_PORTS, type ServiceName, tracingConfigFields } from "@docex/kit";
 import { z } from "zod";
 
 const serviceUrl = (name: ServiceName) => z.url().default(`http://127.0.0.1:${SERVICE_PORTS[name].http}`);
@@ -8,6 +8,7 @@ export const gatewayConfigSchema = z
     HOST: z.string().default("127.0.0.1"),
     GATEWAY_PORT: port.default(SERVICE_PORTS.gateway.http),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    ...tracingConfigFields,
     AUTH_URL: serviceUrl("auth"),
     MEMBERSHIP_URL: serviceUrl("membership"),
     DOCUMENT_URL: serviceUrl("document"),

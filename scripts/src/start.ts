@@ -15,6 +15,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const dataDir = path.join(root, ".data");
 const portOffset = Number(process.env.STACK_PORT_OFFSET ?? 0);
 const readyTimeoutMs = Number(process.env.STACK_READY_TIMEOUT_MS ?? 90_000);
+/** Loaded before each process's main module: OpenTelemetry tracing when the OTEL_* variables turn it on. */
+const TRACING_REGISTER = import.meta.resolve("@docex/kit/tracing/register");
 const say = (message: string) => process.stdout.write(`[stack] ${message}\n`);
 /**
  * A stack of its own on shared Postgres and NATS: databases `<namespace>_<service>` and the
@@ -54,7 +56,8 @@ interface Process {
 }
 
 function startProcess(name: string, entry: string, env: NodeJS.ProcessEnv, httpPort: number): Process {
-  const child = spawn(process.execPath, [path.join(root, entry)], { env, stdio: ["ignore", "pipe", "pipe"] });
+  // The tracing register goes first, so that it can hook the modules it instruments (it does nothing unless OTEL_* asks).
+  const child = spawn(process.execPath, ["--import", TRACING_REGISTER, path.join(root, entry)], { env, stdio: ["ignore", "pipe", "pipe"] });
   const label = `[${name}]`.padEnd(13);
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream! }).on("line", (line) => process.stdout.write(`${label}${line}\n`));

@@ -1,4 +1,4 @@
-import type { CallContext, EventBus, Logger } from "@docex/kit";
+import { type CallContext, type EventBus, type Logger, traceEvent } from "@docex/kit";
 
 /*
  * The membership service decides roles and permissions; every other service asks it over gRPC and keeps
@@ -131,15 +131,21 @@ export class PermissionCache {
     query: { user_id: string; organization_id: string },
     fetch: () => Promise<CheckPermissionAnswer | RolesAnswer>,
   ): Promise<CheckPermissionAnswer | RolesAnswer> {
+    const kind = key.slice(0, key.indexOf("\u0000"));
     const cached = this.entries.get(key);
     if (cached && cached.expiresAt > this.now()) {
       this.entries.delete(key);
       this.entries.set(key, cached);
+      traceEvent("permission cache hit", { "docex.permission_cache.kind": kind });
       return cached.value;
     }
     if (cached) this.entries.delete(key);
     const pending = this.inFlight.get(key);
-    if (pending) return pending;
+    if (pending) {
+      traceEvent("permission cache miss", { "docex.permission_cache.kind": kind, "docex.permission_cache.shared_call": true });
+      return pending;
+    }
+    traceEvent("permission cache miss", { "docex.permission_cache.kind": kind, "docex.permission_cache.expired": cached !== undefined });
 
     const generation = this.generation;
     const call = fetch().then(

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { TRACE_PROTOCOLS } from "./tracing/settings.js";
 
 /** Default ports of each process when it runs on one machine (`npm start`). */
 export const SERVICE_PORTS = {
@@ -22,6 +23,28 @@ export const booleanFlag = z.union([
   z.boolean(),
   z.enum(["true", "false", "1", "0"]).transform((value) => value === "true" || value === "1"),
 ]);
+
+/** OpenTelemetry's rule for its variables: one set to the empty string is as good as unset. */
+function unsetWhenEmpty<T extends z.ZodType>(schema: T) {
+  return z.preprocess((value) => (value === "" ? undefined : value), schema.optional());
+}
+
+/**
+ * The standard OpenTelemetry variables, as the kit's tracing register reads them (tracing/register.ts, before any
+ * module of the service loads): listed in every process's schema too, so that the schema names every setting the
+ * process reads and a wrong value is refused at start with the variable's name. Tracing is off without an endpoint.
+ */
+export const tracingConfigFields = {
+  OTEL_EXPORTER_OTLP_ENDPOINT: unsetWhenEmpty(z.url()),
+  OTEL_EXPORTER_OTLP_PROTOCOL: unsetWhenEmpty(z.enum(TRACE_PROTOCOLS)),
+  /** Defaults to the process's own name (document, gateway, ...). */
+  OTEL_SERVICE_NAME: unsetWhenEmpty(z.string()),
+  /** The SDK's sampler; parentbased_always_on by default. `*traceidratio` samplers read OTEL_TRACES_SAMPLER_ARG. */
+  OTEL_TRACES_SAMPLER: unsetWhenEmpty(
+    z.enum(["always_on", "always_off", "traceidratio", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio"]),
+  ),
+  OTEL_SDK_DISABLED: unsetWhenEmpty(booleanFlag),
+};
 
 /** Settings every service reads; a service extends this with its own. */
 export function serviceConfigSchema(service: ServiceName) {
@@ -87,6 +110,7 @@ export function serviceConfigSchema(service: ServiceName) {
     GRPC_TLS_DIR: z.string().min(1).optional(),
     /** `true`: plaintext gRPC that identifies no caller (development only; logs a warning). */
     GRPC_INSECURE: booleanFlag.default(false),
+    ...tracingConfigFields,
   });
 }
 

@@ -24,5 +24,8 @@ export * from "./ids.js";
 export * from "./logger.js";
 export * from "./metrics.js";
 export * from "./runtime.js";
+export * from "./tracing/lifecycle.js";
+export * from "./tracing/settings.js";
+export * from "./tracing/spans.js";
 export * from "./transient-failures.js";
 export * from "./validation.js";

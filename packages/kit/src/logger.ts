@@ -1,4 +1,5 @@
 import { type Logger, pino } from "pino";
+import { activeTraceIds } from "./tracing/spans.js";
 
 export type { Logger };
 
@@ -106,6 +107,8 @@ export function createLogger(service: string, level = "info", destination?: pino
     {
       level,
       base: { service },
+      // The trace and span of the work the line is about, so that a log line leads to its trace.
+      mixin: activeTraceIds,
       serializers: { err: serializeError },
       messageKey: "msg",
       timestamp: pino.stdTimeFunctions.isoTime,

@@ -1,4 +1,8 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, type OpenMetricsContentType, Registry } from "prom-client";
+import { tracingEnabled } from "./tracing/lifecycle.js";
+
+/** The labels of an exemplar: the trace and span of one observed request. */
+export type TraceExemplar = { trace_id?: string; span_id?: string };
 
 /** What a JetStream stream holds against its limit; `maxBytes` is -1 without one. */
 export interface StreamSize {
@@ -9,7 +13,13 @@ export interface StreamSize {
 
 /** One registry per process (or per in-process test instance), with the metrics the kit records. */
 export class Metrics {
-  readonly registry = new Registry();
+  readonly registry: Registry;
+  /**
+   * Whether the HTTP duration histogram keeps a trace per bucket (an exemplar): when the process exports traces.
+   * Exemplars exist only in the OpenMetrics format, so the registry is served as OpenMetrics then, and as
+   * Prometheus' text format otherwise (unchanged when tracing is off).
+   */
+  readonly exemplars: boolean;
   readonly httpDuration: Histogram<"route" | "method" | "status_code">;
   readonly grpcServerDuration: Histogram<"grpc_service" | "method" | "code">;
   readonly grpcClientDuration: Histogram<"target" | "method" | "code">;
@@ -22,7 +32,12 @@ export class Metrics {
   private streamSizes: (() => Promise<StreamSize[]>) | undefined;
   private lastRead: { at: number; sizes: Promise<StreamSize[]> } | undefined;
 
-  constructor(service: string, options: { defaultMetrics?: boolean } = {}) {
+  constructor(service: string, options: { defaultMetrics?: boolean; exemplars?: boolean } = {}) {
+    this.exemplars = options.exemplars ?? tracingEnabled();
+    this.registry = new Registry();
+    // Typed as Prometheus' registry all the same: every metric of every service registers here, and prom-client's
+    // types accept a registry of one format or the other, not of either.
+    if (this.exemplars) (this.registry as unknown as Registry<OpenMetricsContentType>).setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
     this.registry.setDefaultLabels({ service });
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
     const registers = [this.registry];
@@ -32,6 +47,7 @@ export class Metrics {
       labelNames: ["route", "method", "status_code"],
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 1, 2.5, 5, 10],
       registers,
+      enableExemplars: this.exemplars,
     });
     this.grpcServerDuration = new Histogram({
       name: "grpc_server_handling_seconds",
@@ -118,5 +134,12 @@ export class Metrics {
       this.lastRead = { at: Date.now(), sizes: Promise.race([read().catch(() => []), timeout]) };
     }
     return this.lastRead.sizes;
+  }
+
+  /** One HTTP request's duration, with its trace as the exemplar of its bucket when there is one. */
+  observeHttpRequest(labels: { route: string; method: string; status_code: string }, seconds: number, trace: TraceExemplar): void {
+    if (this.exemplars)
+      this.httpDuration.observe({ labels, value: seconds, exemplarLabels: trace.trace_id ? (trace as Record<string, string>) : {} });
+    else this.httpDuration.observe(labels, seconds);
   }
 }

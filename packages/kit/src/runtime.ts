@@ -20,6 +20,7 @@ import { createHttpApp, type HttpAppOptions } from "./http/app.js";
 import { Readiness } from "./http/readiness.js";
 import { createLogger, type Logger } from "./logger.js";
 import { Metrics } from "./metrics.js";
+import { stopTracing } from "./tracing/lifecycle.js";
 
 export type BaseServiceConfig = z.infer<ReturnType<typeof serviceConfigSchema>>;
 
@@ -447,13 +448,16 @@ export async function runUntilSignalled(start: () => Promise<{ stop(): Promise<v
     if (signalled) process.exit(1);
     signalled = true;
     logger.info({ signal }, "shutting down");
-    running.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ err: error }, "shutdown failed");
-        process.exit(1);
-      },
-    );
+    running
+      .stop()
+      .then(stopTracing)
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ err: error }, "shutdown failed");
+          process.exit(1);
+        },
+      );
   };
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);

@@ -117,7 +117,7 @@ describe("migrate-only and migrate-on-start", () => {
       (error: Error) => error,
     );
     expect(failure?.message).to.match(
-      /0000-kit-outbox-and-processed-events, 0000-kit-outbox-publish-attempts, 0001-notes\): run the service with MIGRATE_ONLY=true first/,
+      /0000-kit-outbox-and-processed-events, 0000-kit-outbox-publish-attempts, 0001-kit-outbox-trace-context, 0001-notes\): run the service with MIGRATE_ONLY=true first/,
     );
     const sequelize = await connectDatabase({ serverUrl, database, logger: silentLogger });
     try {
@@ -137,6 +137,7 @@ describe("migrate-only and migrate-on-start", () => {
     expect(await migrateServiceDatabase(config, { migrations, logger: silentLogger })).to.deep.equal([
       "0000-kit-outbox-and-processed-events",
       "0000-kit-outbox-publish-attempts",
+      "0001-kit-outbox-trace-context",
       "0001-notes",
     ]);
     expect(await migrateServiceDatabase(config, { migrations, logger: silentLogger })).to.deep.equal([]);

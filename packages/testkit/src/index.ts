@@ -3,6 +3,7 @@ export * from "./grpc-identity.js";
 export * from "./infra.js";
 export * from "./issuer.js";
 export * from "./membership-and-document.js";
+export * from "./otlp-receiver.js";
 export * from "./ports.js";
 export * from "./probe.js";
 export * from "./raw-http.js";

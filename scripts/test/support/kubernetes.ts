@@ -43,6 +43,8 @@ export const LEFT_TO_THE_CODE: Record<string, string> = {
   NATS_TLS_CA_FILE: "unset: plain NATS in base and dev; overlays/production sets it, as NATS there requires TLS",
   GRPC_INSECURE: "false: gRPC is mutual TLS with each service's cert-manager certificate (checked below); never set in a cluster",
   MIGRATE_ONLY: "false: the service serves; only its init container `migrate` sets true (checked below)",
+  OTEL_SERVICE_NAME: "the process's own name (gateway, document, ...): its spans are named after it",
+  OTEL_SDK_DISABLED: "false: tracing is on while OTEL_EXPORTER_OTLP_ENDPOINT (docex-config) is set",
   SHUTDOWN_TIMEOUT_MS: "20 s: terminationGracePeriodSeconds is derived from it (checked below)",
   GATEWAY_MAX_HEADER_BYTES: "Node's 16 KiB: access tokens are under 1 KiB and the gateway refuses tokens over 8 KiB",
   GATEWAY_UPSTREAM_TIMEOUT_MS: "30 s: the Ingress's proxy timeouts (35 s) are set just above it",

@@ -44,7 +44,8 @@ export class Stack {
     this.exited = new Promise((resolve) => process.once("exit", (code) => resolve(code)));
   }
 
-  static async start(): Promise<Stack> {
+  /** `env` adds to the stack's environment (the tracing suite points OTEL_EXPORTER_OTLP_ENDPOINT at its receiver). */
+  static async start(options: { env?: Record<string, string> } = {}): Promise<Stack> {
     const namespace = `docex_e2e_${randomBytes(3).toString("hex")}`;
     const portOffset = process.env.STACK_TEST_PORT_OFFSET
       ? Number(process.env.STACK_TEST_PORT_OFFSET)
@@ -62,6 +63,7 @@ export class Stack {
         BOOTSTRAP_OWNER_PASSWORD: owner.password,
         // The sweeps send thousands of requests from one address.
         GATEWAY_RATE_LIMIT_PER_MINUTE: "0",
+        ...options.env,
       },
       stdio: ["ignore", "pipe", "pipe"],
       // Its own process group, so that the services can be killed with it if it will not stop.

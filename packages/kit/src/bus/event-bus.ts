@@ -12,8 +12,10 @@ import {
   type StreamConfig,
 } from "@nats-io/jetstream";
 import { connect, type NatsConnection, headers as natsHeaders } from "@nats-io/transport-node";
+import { type Span, SpanStatusCode, trace } from "@opentelemetry/api";
 import { errorSummaryOf, type Logger } from "../logger.js";
 import type { Metrics, StreamSize } from "../metrics.js";
+import { contextOfCarrier, currentTraceCarrier, inSpan, SpanKind, startSpan, type TraceCarrier, withSpan } from "../tracing/spans.js";
 import { isTransientFailure } from "../transient-failures.js";
 
 export const STREAM = "DOCEX";
@@ -28,6 +30,8 @@ export interface PublishOptions {
   /** JetStream drops a second message with the same id inside the duplicate window. */
   msgId: string;
   requestId?: string;
+  /** The W3C trace context the message carries to its consumers (the producer span of the outbox relay). */
+  traceContext?: TraceCarrier;
 }
 
 export interface DeliveredMessage {
@@ -35,6 +39,8 @@ export interface DeliveredMessage {
   msgId: string | undefined;
   requestId: string | undefined;
   deliveryCount: number;
+  /** The trace context of the handling of this message (its consumer span), to store with work it leaves for later. */
+  traceContext?: TraceCarrier;
 }
 
 export type EventHandler = (payload: unknown, message: DeliveredMessage) => Promise<void>;
@@ -303,6 +309,7 @@ export class EventBus {
   async publish(subject: string, payload: unknown, options: PublishOptions): Promise<void> {
     const headers = natsHeaders();
     if (options.requestId) headers.set("x-request-id", options.requestId);
+    for (const [name, value] of Object.entries(options.traceContext ?? {})) headers.set(name, value);
     await this.js.publish(this.wireSubject(subject), JSON.stringify(payload), { msgID: options.msgId, headers });
   }
 
@@ -355,14 +362,20 @@ export class EventBus {
       rules,
       { maxAckPending, maxMessages: Math.min(maxAckPending, 256) },
       async (message) => {
-        const delivered = this.delivered(message);
-        try {
-          await options.handler(message.json(), delivered);
-          message.ack();
-          this.count(options.durable, "ok");
-        } catch (error) {
-          await this.failed(message, error, rules);
-        }
+        const span = this.consumerSpan(message, options.durable);
+        const delivered = { ...this.delivered(message), traceContext: carrierOf(span) };
+        await withSpan(span, async () => {
+          try {
+            await options.handler(message.json(), delivered);
+            message.ack();
+            this.count(options.durable, "ok");
+          } catch (error) {
+            markFailed(span, error);
+            await this.failed(message, error, rules);
+          } finally {
+            span.end();
+          }
+        });
       },
     );
     this.consumers.push(subscription);
@@ -378,26 +391,13 @@ export class EventBus {
     let working: Promise<void> | undefined;
     let stopped = false;
     const handle = async (batch: JsMsg[]) => {
+      // A consumer span per event, a child of the span that published it; the batch's work runs in the event's span,
+      // or, for several events, in a span linked to each of theirs.
+      const spans = batch.map((message) => this.consumerSpan(message, options.durable));
       try {
-        await options.handler(batch.map((message) => this.batched(message)));
-        for (const message of batch) message.ack();
-        this.count(options.durable, "ok", batch.length);
-        return;
-      } catch (error) {
-        if (batch.length === 1) return this.failed(batch[0]!, error, rules);
-        this.logger.warn(
-          { err: error, durable: options.durable, events: batch.length },
-          "event batch failed; retrying its events one by one",
-        );
-      }
-      for (const message of batch) {
-        try {
-          await options.handler([this.batched(message)]);
-          message.ack();
-          this.count(options.durable, "ok");
-        } catch (error) {
-          await this.failed(message, error, rules);
-        }
+        await this.handleBatch(batch, spans, options, rules);
+      } finally {
+        for (const span of spans) span.end();
       }
     };
     const work = () => {
@@ -498,14 +498,78 @@ export class EventBus {
     };
   }
 
-  private batched(message: JsMsg): BatchedEvent {
+  /** A batch in its spans (see `subscribeBatches`): acked once the handler took all of it, else handled event by event. */
+  private async handleBatch(batch: JsMsg[], spans: Span[], options: BatchSubscriptionOptions, rules: RedeliveryRules): Promise<void> {
+    const events = batch.map((message, index) => this.batched(message, spans[index]!));
+    const inBatchSpan = (work: () => Promise<void>) =>
+      spans.length === 1
+        ? withSpan(spans[0]!, work)
+        : inSpan(
+            `process ${this.canonicalSubject(batch[0]!.subject)} batch`,
+            {
+              kind: SpanKind.CONSUMER,
+              links: spans.map((span) => ({ context: span.spanContext() })),
+              attributes: { "messaging.batch.message_count": batch.length },
+            },
+            work,
+          );
+    try {
+      await inBatchSpan(() => options.handler(events));
+      for (const message of batch) message.ack();
+      this.count(options.durable, "ok", batch.length);
+      return;
+    } catch (error) {
+      if (batch.length === 1) {
+        markFailed(spans[0]!, error);
+        return this.failed(batch[0]!, error, rules);
+      }
+      this.logger.warn(
+        { err: error, durable: options.durable, events: batch.length },
+        "event batch failed; retrying its events one by one",
+      );
+    }
+    for (const [index, message] of batch.entries()) {
+      const span = spans[index]!;
+      await withSpan(span, async () => {
+        try {
+          await options.handler([events[index]!]);
+          message.ack();
+          this.count(options.durable, "ok");
+        } catch (error) {
+          markFailed(span, error);
+          await this.failed(message, error, rules);
+        }
+      });
+    }
+  }
+
+  private batched(message: JsMsg, span: Span): BatchedEvent {
     let payload: unknown;
     try {
       payload = message.json();
     } catch {
       payload = undefined;
     }
-    return { ...this.delivered(message), payload };
+    return { ...this.delivered(message), payload, traceContext: carrierOf(span) };
+  }
+
+  /** The span of one delivery of `message` to `durable`: a child of the trace context the message carries, if any. */
+  private consumerSpan(message: JsMsg, durable: string): Span {
+    const traceparent = message.headers?.get("traceparent");
+    const tracestate = message.headers?.get("tracestate");
+    const subject = this.canonicalSubject(message.subject);
+    return startSpan(`process ${subject}`, {
+      kind: SpanKind.CONSUMER,
+      parent: contextOfCarrier(traceparent ? { traceparent, ...(tracestate ? { tracestate } : {}) } : undefined),
+      attributes: {
+        "messaging.system": "nats",
+        "messaging.operation.type": "process",
+        "messaging.destination.name": subject,
+        "messaging.consumer.group.name": durable,
+        "messaging.message.id": message.headers?.get("Nats-Msg-Id") || "",
+        "messaging.message.delivery_count": message.info.deliveryCount,
+      },
+    });
   }
 
   /** A failed delivery: redelivered after a delay, or dead-lettered once past its limit (poison or transient). */
@@ -634,6 +698,16 @@ function redeliveryRules(options: Omit<SubscriptionOptions, "handler">): Redeliv
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The trace context of `span`, to hand on (undefined when tracing is off). */
+function carrierOf(span: Span): TraceCarrier | undefined {
+  return currentTraceCarrier(trace.setSpan(contextOfCarrier(undefined), span));
+}
+
+function markFailed(span: Span, error: unknown): void {
+  span.recordException(error as Error);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
 }
 
 type LimitSettings = Pick<StreamConfig, "max_age" | "max_bytes" | "discard" | "duplicate_window">;

@@ -1,8 +1,10 @@
 import { JetStreamApiError } from "@nats-io/jetstream";
+import { ROOT_CONTEXT, SpanStatusCode, trace } from "@opentelemetry/api";
 import { QueryTypes, type Sequelize, type Transaction } from "sequelize";
 import { type Migration, sqlMigration } from "../db/database.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
+import { contextOfCarrier, currentTraceCarrier, SpanKind, startSpan, type TraceCarrier } from "../tracing/spans.js";
 import type { EventBus } from "./event-bus.js";
 
 export interface OutboxEvent {
@@ -11,6 +13,8 @@ export interface OutboxEvent {
   subject: string;
   payload: unknown;
   requestId?: string | undefined;
+  /** The trace the event belongs to; the active one when `add` is called, unless given. */
+  traceContext?: TraceCarrier | undefined;
 }
 
 /** Tables the kit needs in every service database: the outbox and the consumers' memory of handled events. */
@@ -46,6 +50,9 @@ export const kitMigrations: Migration[] = [
           ADD COLUMN IF NOT EXISTS next_attempt_at timestamptz;
       `,
   ),
+  // The trace context of the request that wrote the event (W3C traceparent and tracestate), so that the relay's
+  // publish, and the consumers after it, join that request's trace.
+  sqlMigration("0001-kit-outbox-trace-context", "ALTER TABLE outbox ADD COLUMN IF NOT EXISTS trace_context jsonb"),
 ];
 
 /** JetStream's "message size exceeds maximum allowed" (the stream's max_msg_size): this event will never fit. */
@@ -58,6 +65,7 @@ interface OutboxRow {
   payload: unknown;
   request_id: string | null;
   attempts: number;
+  trace_context: TraceCarrier | null;
 }
 
 export interface OutboxRelayOptions {
@@ -107,12 +115,20 @@ export class Outbox {
   async add(transaction: Transaction, ...events: OutboxEvent[]): Promise<void> {
     if (events.length === 0) return;
     const values: unknown[] = [];
+    const activeTrace = currentTraceCarrier();
     const rows = events.map((event, index) => {
-      values.push(event.id, event.subject, JSON.stringify(event.payload), event.requestId ?? null);
-      const base = index * 4;
-      return `($${base + 1}, $${base + 2}, $${base + 3}::jsonb, $${base + 4})`;
+      const traceContext = event.traceContext ?? activeTrace;
+      values.push(
+        event.id,
+        event.subject,
+        JSON.stringify(event.payload),
+        event.requestId ?? null,
+        traceContext ? JSON.stringify(traceContext) : null,
+      );
+      const base = index * 5;
+      return `($${base + 1}, $${base + 2}, $${base + 3}::jsonb, $${base + 4}, $${base + 5}::jsonb)`;
     });
-    await this.options.sequelize.query(`INSERT INTO outbox (id, subject, payload, request_id) VALUES ${rows.join(", ")}`, {
+    await this.options.sequelize.query(`INSERT INTO outbox (id, subject, payload, request_id, trace_context) VALUES ${rows.join(", ")}`, {
       bind: values,
       transaction,
     });
@@ -174,10 +190,10 @@ export class Outbox {
 
   /** Publishes one batch of committed rows; returns how many it dealt with (published, or set aside for later). */
   async relayBatch(): Promise<number> {
-    const { sequelize, bus, metrics } = this.options;
+    const { sequelize, metrics } = this.options;
     return sequelize.transaction(async (transaction) => {
       const rows = await sequelize.query<OutboxRow>(
-        `SELECT seq, id, subject, payload, request_id, attempts FROM outbox
+        `SELECT seq, id, subject, payload, request_id, attempts, trace_context FROM outbox
          WHERE published_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= now())
          ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
         { bind: [this.batchSize], type: QueryTypes.SELECT, transaction },
@@ -188,9 +204,7 @@ export class Outbox {
       // the relay does not add a WAL flush per batch to the ones the requests wait for.
       await sequelize.query("SET LOCAL synchronous_commit = off", { transaction });
       // One connection keeps publishes in order even while several are in flight.
-      const results = await Promise.allSettled(
-        rows.map((row) => bus.publish(row.subject, row.payload, { msgId: row.id, requestId: row.request_id ?? undefined })),
-      );
+      const results = await Promise.allSettled(rows.map((row) => this.publish(row)));
       const published = rows.filter((_, index) => results[index]?.status === "fulfilled");
       const refused = rows.flatMap((row, index) => {
         const result = results[index];
@@ -209,6 +223,36 @@ export class Outbox {
       for (const { row, error } of setAside) await this.setAside(row, error, transaction);
       return published.length + setAside.length;
     });
+  }
+
+  /**
+   * Publishes one row. An event written in a trace is published in a producer span of that trace, whose context
+   * the message carries on to the consumers; one written outside a trace is published without a span.
+   */
+  private async publish(row: OutboxRow): Promise<void> {
+    const options = { msgId: row.id, requestId: row.request_id ?? undefined };
+    if (!row.trace_context) return this.options.bus.publish(row.subject, row.payload, options);
+    const span = startSpan(`publish ${row.subject}`, {
+      kind: SpanKind.PRODUCER,
+      parent: contextOfCarrier(row.trace_context),
+      attributes: {
+        "messaging.system": "nats",
+        "messaging.operation.type": "send",
+        "messaging.destination.name": row.subject,
+        "messaging.message.id": row.id,
+      },
+    });
+    try {
+      await this.options.bus.publish(row.subject, row.payload, {
+        ...options,
+        traceContext: currentTraceCarrier(trace.setSpan(ROOT_CONTEXT, span)),
+      });
+    } catch (error) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+      throw error;
+    } finally {
+      span.end();
+    }
   }
 
   /** An event NATS refused while others went through: tried again after a delay that grows with its attempts. */

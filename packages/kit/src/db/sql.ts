@@ -1,4 +1,5 @@
 import { QueryTypes, type Sequelize, type Transaction } from "sequelize";
+import { inChildSpan } from "../tracing/spans.js";
 
 /** A database transaction as the domain sees it: something to pass back to the store, nothing more. */
 export type Tx = Transaction;
@@ -26,11 +27,24 @@ export class Sql {
    * few hundred milliseconds may lose this transaction (never a part of it, and never one committed before).
    */
   transaction<T>(work: (tx: Tx) => Promise<T>, options: { asyncCommit?: boolean } = {}): Promise<T> {
-    if (!options.asyncCommit) return this.sequelize.transaction(work);
-    return this.sequelize.transaction(async (tx) => {
-      await this.run("SET LOCAL synchronous_commit TO off", [], tx);
-      return work(tx);
-    });
+    // In a trace, the transaction is a span of its own: its statements, and the wait for a connection and the commit.
+    return inChildSpan(
+      "db.transaction",
+      {
+        attributes: {
+          "db.system.name": "postgresql",
+          "db.namespace": this.sequelize.config.database,
+          "docex.async_commit": Boolean(options.asyncCommit),
+        },
+      },
+      () => {
+        if (!options.asyncCommit) return this.sequelize.transaction(work);
+        return this.sequelize.transaction(async (tx) => {
+          await this.run("SET LOCAL synchronous_commit TO off", [], tx);
+          return work(tx);
+        });
+      },
+    );
   }
 }
 

@@ -4,6 +4,7 @@ import { type AccessTokenVerifier, authenticate, type Caller } from "../auth/tok
 import { DomainError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError, UpstreamError, ValidationError } from "../errors.js";
 import { type Logger, serializeError } from "../logger.js";
 import type { Metrics } from "../metrics.js";
+import { activeTraceIds } from "../tracing/spans.js";
 import { isTransientDatabaseFailure } from "../transient-failures.js";
 import type { ApiDescription } from "./operations.js";
 import { sendProblem } from "./problem.js";
@@ -71,10 +72,12 @@ export function createHttpApp(options: HttpAppOptions): ExpressApp {
     req.receivedAt = Date.now();
     req.requestId = requestIdFrom(req.headers["x-request-id"]);
     res.setHeader("x-request-id", req.requestId);
-    const stopTimer = metrics.httpDuration.startTimer();
+    const started = process.hrtime.bigint();
+    const trace = activeTraceIds();
     res.on("finish", () => {
       const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : "unmatched";
-      stopTimer({ route, method: req.method, status_code: String(res.statusCode) });
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      metrics.observeHttpRequest({ route, method: req.method, status_code: String(res.statusCode) }, seconds, trace);
     });
     next();
   });

@@ -16,6 +16,7 @@ import { freePortOffset, offsetsBetween } from "../../support/ports.js";
 import type { Answer } from "../../support/stack.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
+const TRACING_REGISTER = import.meta.resolve("@docex/kit/tracing/register");
 
 /** A process of the stack: the gateway, a service, or a further replica of one (`document-2`). */
 export type StackProcessName = ServiceName | "gateway" | `${ServiceName}-${number}`;
@@ -240,7 +241,11 @@ export class FaultStack {
 
   private launch(name: StackProcessName, entry: string, httpPort: number, env: NodeJS.ProcessEnv): void {
     const fullEnv = { ...this.sharedEnv, ...env };
-    const child = spawn(process.execPath, [path.join(root, entry)], { env: fullEnv, stdio: ["ignore", "pipe", "pipe"] });
+    // As `npm start` runs them: the tracing register first (it does nothing unless OTEL_* turns tracing on).
+    const child = spawn(process.execPath, ["--import", TRACING_REGISTER, path.join(root, entry)], {
+      env: fullEnv,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const member: Member = { name, entry, env, httpPort, child, expectingExit: false, log: this.members.get(name)?.log ?? [] };
     let partial = "";
     for (const stream of [child.stdout, child.stderr]) {

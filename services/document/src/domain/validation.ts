@@ -1,4 +1,5 @@
 import type { FieldDefinition } from "@docex/annotations";
+import { inSpan, type Span } from "@docex/kit";
 import type { CellReplacement } from "./annotations.js";
 import type { ServiceChange } from "./document-changes.js";
 import type { Annotation, DocumentMessage, RegisterOption, StoredDocument } from "./records.js";
@@ -97,6 +98,15 @@ export class EditValidation implements DocumentValidator {
 
   async validateEdit(edit: SavedEdit): Promise<ValidationChange | undefined> {
     const remainingMs = edit.receivedAt + this.budgetMs - ANSWER_RESERVE_MS - this.now();
+    // The span says where the budget went: what the edit's own work left of it, and what the validator made of that.
+    return inSpan(
+      "document_validation",
+      { attributes: { "docex.validation.budget_ms": this.budgetMs, "docex.validation.remaining_ms": Math.floor(remainingMs) } },
+      (span) => this.validateWithin(edit, remainingMs, span),
+    );
+  }
+
+  private async validateWithin(edit: SavedEdit, remainingMs: number, span: Span): Promise<ValidationChange | undefined> {
     const result = await this.external.validate({
       type: "document_validation",
       document: edit.document,
@@ -105,6 +115,10 @@ export class EditValidation implements DocumentValidator {
       timeoutMs: this.budgetMs,
       deadlineMs: Math.min(this.budgetMs, Math.floor(remainingMs)),
       requestId: edit.requestId,
+    });
+    span.setAttributes({
+      "docex.validation.outcome": result.outcome,
+      ...(result.outcome === "unavailable" || result.outcome === "rejected" ? { "docex.validation.reason": result.reason } : {}),
     });
     return validationChange(edit.annotationSchema, edit.document, result, {
       unavailable: (reason) => `External validation was unavailable (${reason}); the edit was saved without it.`,

@@ -1,5 +1,5 @@
 import { type DocexEvent, eventSubject } from "@docex/events";
-import { claimEvent, isUuid, type Outbox } from "@docex/kit";
+import { claimEvent, isUuid, type Outbox, Sql } from "@docex/kit";
 import { QueryTypes, type Sequelize, type Transaction } from "sequelize";
 import type { Grant, MembershipStatus, Role } from "../domain/roles.js";
 
@@ -88,7 +88,7 @@ export class MembershipStore {
   ) {}
 
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.sequelize.transaction(work);
+    return new Sql(this.sequelize).transaction(work);
   }
 
   /**

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Logger } from "@docex/kit";
+import { contextOfCarrier, inSpan, type Logger, type Span } from "@docex/kit";
 import { DISABLED_WEBHOOK_ERROR } from "../domain/receiver-health.js";
 import type { RetryPolicy } from "../domain/retry-policy.js";
 import { parseRetryAfter } from "../domain/retry-policy.js";
@@ -9,6 +9,7 @@ import { SIGNING_KEY_MISSING_REASON } from "../domain/signing-requirement.js";
 import type { ClaimedDelivery, DeliveryOutcome, DeliveryStore } from "../store/delivery-store.js";
 import type { DeliveryMetrics } from "./delivery-metrics.js";
 import { EndpointBreakers } from "./endpoint-breakers.js";
+import { parsedTarget } from "./parsed-targets.js";
 import { type ReceiverTransport, USER_AGENT, verdictOf } from "./receiver-transport.js";
 
 export interface DeliverySenderOptions {
@@ -177,7 +178,28 @@ export class DeliverySender {
     return { current, previous };
   }
 
-  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+  /**
+   * One attempt, as a span of the trace of the event's handling (stored with the delivery), so that a retry an hour
+   * later still shows which request caused it. The request to the receiver is its child and carries its traceparent.
+   */
+  private attempt(delivery: ClaimedDelivery): Promise<void> {
+    return inSpan(
+      `deliver ${delivery.type}`,
+      {
+        ...(delivery.traceContext ? { parent: contextOfCarrier(delivery.traceContext) } : {}),
+        attributes: {
+          "docex.delivery.id": delivery.id,
+          "docex.webhook.id": delivery.webhookId,
+          "docex.delivery.attempt": delivery.attempt,
+          "docex.delivery.manual": delivery.manual,
+          "server.address": parsedTarget(delivery.url).host,
+        },
+      },
+      (span) => this.attemptInSpan(delivery, span),
+    );
+  }
+
+  private async attemptInSpan(delivery: ClaimedDelivery, span: Span): Promise<void> {
     const { transport, breakers, metrics } = this.options;
     if (delivery.webhookStatus === "disabled") {
       // Disabled after this delivery was claimed or created: nothing is sent.
@@ -214,11 +236,17 @@ export class DeliverySender {
       (result) => verdictOf(result),
     );
     if (run.kind === "open") {
+      span.setAttributes({ "docex.breaker.state": "open", "docex.delivery.outcome": "deferred" });
       this.defer(delivery, run.retryAt);
       return;
     }
     const result = run.result;
     const succeeded = !verdictOf(result).failed;
+    span.setAttributes({
+      "docex.delivery.outcome": succeeded ? "succeeded" : delivery.attempt < delivery.maxAttempts ? "retry" : "failed",
+      ...(result.statusCode === null ? {} : { "http.response.status_code": result.statusCode }),
+      ...(result.error ? { "error.type": result.error } : {}),
+    });
     metrics.attemptSeconds[succeeded ? "success" : "failure"].observe(result.durationMs / 1000);
     if (delivery.attempt === 1) metrics.eventToAnswer.observe(Math.max(0, Date.now() - delivery.eventOccurredAtMs) / 1000);
     const error = succeeded ? null : (result.error ?? `receiver answered HTTP ${result.statusCode}`);

@@ -1,4 +1,5 @@
 import type { DocexEvent, DocumentStatusChangedPayload, QueueCreatedPayload } from "@docex/events";
+import type { TraceCarrier } from "@docex/kit";
 
 /** Webhook types whose events this service delivers; the validation types are called synchronously instead (issue 7). */
 export const EVENT_WEBHOOK_TYPES = ["document_status_changed", "queue_created"] as const;
@@ -12,6 +13,8 @@ export interface Fanout {
   body: string;
   occurredAt: Date;
   targets: { organizationId: string | null; workspaceId: string | null; queueId: string | null; documentId: string | null };
+  /** The trace of the event's handling, stored with its deliveries so that their attempts join it. */
+  traceContext?: TraceCarrier;
 }
 
 /**

@@ -30,7 +30,7 @@ export function deliveryFanOutSubscriptions(deps: FanOutDeps): BatchSubscription
       const fanouts: Fanout[] = [];
       for (const received of events) {
         try {
-          fanouts.push(fanoutOf(parseEvent(received.payload, type) as DocexEvent<T>));
+          fanouts.push({ ...fanoutOf(parseEvent(received.payload, type) as DocexEvent<T>), traceContext: received.traceContext });
         } catch (error) {
           // It will not become valid by retrying; say so loudly and move on.
           if (!(error instanceof EventValidationError)) throw error;

@@ -1,4 +1,4 @@
-import type { Sql } from "@docex/kit";
+import type { Sql, TraceCarrier } from "@docex/kit";
 import type { Fanout } from "../domain/delivery-payloads.js";
 import { DISABLED_WEBHOOK_ERROR } from "../domain/receiver-health.js";
 import type {
@@ -37,6 +37,8 @@ export interface ClaimedDelivery {
   /** Milliseconds since the epoch (numbers: cheaper to read than timestamps on the hot path). */
   createdAtMs: number;
   eventOccurredAtMs: number;
+  /** The trace of the event's handling (W3C trace context); null for a delivery made outside a trace. */
+  traceContext: TraceCarrier | null;
 }
 
 export interface AttemptStats {
@@ -72,7 +74,8 @@ const claimedSelect = (
     CASE WHEN k.previous_valid_until > now() THEN k.previous_sealed_key END AS "previousSealedKey",
     CASE WHEN k.previous_valid_until > now() THEN k.previous_kek_fingerprint END AS "previousKekFingerprint",
     w.status AS "webhookStatus", c.attempts + 1 AS attempt, c.max_attempts AS "maxAttempts", c.manual_retry AS manual,
-    (extract(epoch FROM c.created_at) * 1000)::float8 AS "createdAtMs", (extract(epoch FROM c.event_occurred_at) * 1000)::float8 AS "eventOccurredAtMs"
+    (extract(epoch FROM c.created_at) * 1000)::float8 AS "createdAtMs", (extract(epoch FROM c.event_occurred_at) * 1000)::float8 AS "eventOccurredAtMs",
+    c.trace_context AS "traceContext"
   FROM ${rows} c
   JOIN webhooks w ON w.id = c.webhook_id
   LEFT JOIN signing_keys k ON k.organization_id = w.organization_id
@@ -80,19 +83,21 @@ const claimedSelect = (
 
 /** The CTE `inserted` of the fan-out: the deliveries of a batch of events ($1–$8), leased to $10 for $11 ms when $10 is given. */
 const fanOutInsert = `WITH events AS (
-    SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::uuid[], $6::uuid[], $7::uuid[], $8::uuid[])
-      AS e(event_id, type, body, occurred_at, document_id, queue_id, workspace_id, organization_id)
+    SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::uuid[], $6::uuid[], $7::uuid[], $8::uuid[], $12::text[])
+      AS e(event_id, type, body, occurred_at, document_id, queue_id, workspace_id, organization_id, trace_context)
   ), inserted AS (
-    INSERT INTO deliveries (webhook_id, event_id, type, body, max_attempts, next_attempt_at, lease_token, event_occurred_at)
+    INSERT INTO deliveries (webhook_id, event_id, type, body, max_attempts, next_attempt_at, lease_token, event_occurred_at, trace_context)
     SELECT w.id, e.event_id, e.type, e.body, $9,
-      CASE WHEN $10::uuid IS NULL THEN now() ELSE now() + make_interval(secs => $11::double precision / 1000) END, $10::uuid, e.occurred_at
+      CASE WHEN $10::uuid IS NULL THEN now() ELSE now() + make_interval(secs => $11::double precision / 1000) END, $10::uuid, e.occurred_at,
+      e.trace_context::jsonb
     FROM events e
     JOIN webhooks w ON w.type = e.type AND w.status = 'active'
       AND w.entity_id IN (e.document_id, e.queue_id, e.workspace_id, e.organization_id)
       AND ((w.entity_type = 'document' AND w.entity_id = e.document_id) OR (w.entity_type = 'queue' AND w.entity_id = e.queue_id)
         OR (w.entity_type = 'workspace' AND w.entity_id = e.workspace_id) OR (w.entity_type = 'organization' AND w.entity_id = e.organization_id))
     ON CONFLICT (event_id, webhook_id) DO NOTHING
-    RETURNING id, lease_token, webhook_id, type, body, attempts, max_attempts, manual_retry, created_at, event_occurred_at, next_attempt_at
+    RETURNING id, lease_token, webhook_id, type, body, attempts, max_attempts, manual_retry, created_at, event_occurred_at, next_attempt_at,
+      trace_context
   )`;
 
 function fanOutBind(fanouts: Fanout[], maxAttempts: number, lease: { token: string; ms: number } | undefined): unknown[] {
@@ -110,6 +115,7 @@ function fanOutBind(fanouts: Fanout[], maxAttempts: number, lease: { token: stri
     maxAttempts,
     lease?.token ?? null,
     lease?.ms ?? 0,
+    column((f) => (f.traceContext ? JSON.stringify(f.traceContext) : null)),
   ];
 }
 
@@ -154,7 +160,7 @@ export class DeliveryStore {
            updated_at = now()
          FROM due WHERE d.id = due.id
          RETURNING d.id, d.lease_token, d.webhook_id, d.type, d.body, d.attempts, d.max_attempts, d.manual_retry, d.created_at,
-           d.event_occurred_at, d.next_attempt_at
+           d.event_occurred_at, d.next_attempt_at, d.trace_context
        )
        ${claimedSelect("claimed")}`,
       [limit, leaseToken, leaseMs],

@@ -117,4 +117,7 @@ export const migrations: Migration[] = [
           ADD COLUMN failure_policy text NOT NULL DEFAULT 'allow' CHECK (failure_policy IN ('allow', 'block'));
       `,
   ),
+  // The trace context of the event's handling, so that every attempt of a delivery, retries included, joins the
+  // trace of the request that caused the event.
+  sqlMigration("0003-delivery-trace-context", "ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS trace_context jsonb"),
 ];

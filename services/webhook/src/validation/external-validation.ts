@@ -2,9 +2,10 @@ import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { Annotation } from "@docex/annotations";
 import type { ValidationRequestPayload } from "@docex/events";
-import type { Logger, Metrics } from "@docex/kit";
+import { inSpan, type Logger, type Metrics, type Span } from "@docex/kit";
 import { Histogram } from "prom-client";
 import type { EndpointBreakers } from "../delivery/endpoint-breakers.js";
+import { parsedTarget } from "../delivery/parsed-targets.js";
 import { type PostResult, type ReceiverTransport, USER_AGENT, verdictOf } from "../delivery/receiver-transport.js";
 import type { FailurePolicy, ValidationType } from "../domain/records.js";
 import { hasValidSignature, requestSignatureHeaders, type SigningKeySet } from "../domain/signature.js";
@@ -68,8 +69,20 @@ export class ExternalValidation {
   }
 
   async validate(call: ValidationCall): Promise<ValidationOutcome> {
+    return inSpan(
+      `validate ${call.type}`,
+      { attributes: { "docex.validation.type": call.type, "docex.document.id": call.documentId } },
+      (span) => this.validateInSpan(call, span),
+    );
+  }
+
+  private async validateInSpan(call: ValidationCall, span: Span): Promise<ValidationOutcome> {
     const started = performance.now();
-    const outcome = await this.callValidator(call, started);
+    const outcome = await this.callValidator(call, started, span);
+    span.setAttributes({
+      "docex.validation.outcome": outcome.outcome,
+      ...(outcome.outcome === "unavailable" || outcome.outcome === "rejected" ? { "docex.validation.reason": outcome.reason } : {}),
+    });
     this.duration.observe({ type: call.type, outcome: outcome.outcome }, (performance.now() - started) / 1000);
     if (outcome.outcome === "unavailable" || outcome.outcome === "rejected") {
       this.deps.logger.info(
@@ -87,7 +100,7 @@ export class ExternalValidation {
     return outcome;
   }
 
-  private async callValidator(call: ValidationCall, started: number): Promise<ValidationOutcome> {
+  private async callValidator(call: ValidationCall, started: number, span: Span): Promise<ValidationOutcome> {
     const target = await this.deps.targets.find(call.type, call);
     if (!target) return { outcome: "no_validator" };
     const { signingKeys, failurePolicy } = target;
@@ -119,8 +132,15 @@ export class ExternalValidation {
     // The caller's deadline bounds the receiver too: the answer has to travel back before it passes.
     const untilDeadline = call.deadlineAt === undefined ? Number.POSITIVE_INFINITY : call.deadlineAt - ANSWER_MARGIN_MS - Date.now();
     const timeoutMs = Math.max(1, Math.floor(Math.min(budget - (performance.now() - started), untilDeadline)));
+    const breakers = this.deps.breakers[call.type];
+    span.setAttributes({
+      "server.address": parsedTarget(target.url).host,
+      "docex.validation.timeout_ms": timeoutMs,
+      "docex.validation.budget_ms": budget,
+      "docex.breaker.state": breakers.stateOf(target.breakerKey),
+    });
     const sentAt = performance.now();
-    const run = await this.deps.breakers[call.type].run(
+    const run = await breakers.run(
       target.breakerKey,
       (breakerSignal) =>
         this.deps.transport.post(target.url, body, headers, {
@@ -132,6 +152,7 @@ export class ExternalValidation {
       (result) => (result.cutShort && !result.truncated ? { failed: true, counts: true } : verdictOf(result)),
     );
     const durationMs = Math.round(performance.now() - sentAt);
+    if (run.kind === "sent" && run.result.statusCode !== null) span.setAttribute("http.response.status_code", run.result.statusCode);
     if (run.kind === "open") {
       return {
         outcome: "unavailable",
