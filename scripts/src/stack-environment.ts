@@ -1,4 +1,4 @@
-import { SERVICE_NAMES, SERVICE_PORTS, type ServiceName } from "@docex/kit";
+import { DOCEX_NODE_OPTIONS, SERVICE_NAMES, SERVICE_PORTS, type ServiceName } from "@docex/kit";
 
 /** Where a stack listens and what it owns: ports at `portOffset`; in a namespace, databases and a stream of its own. */
 export interface StackLayout {
@@ -67,6 +67,7 @@ function grpcTarget(name: ServiceName, layout: StackLayout): string {
  */
 export function sharedStackEnvironment(layout: StackLayout): Record<string, string> {
   const env: Record<string, string> = {
+    NODE_OPTIONS: [DOCEX_NODE_OPTIONS, process.env.NODE_OPTIONS].filter(Boolean).join(" "),
     AUTH_JWKS_URL: `http://127.0.0.1:${stackPort("auth", "http", layout)}/api/v2/auth/.well-known/jwks.json`,
   };
   for (const name of SERVICE_NAMES) {

@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { createHttpApp, createLogger, GrpcServer, listen, Metrics, Readiness, SERVICE_PORTS } from "@docex/kit";
+import { createHttpApp, createLogger, DOCEX_NODE_OPTIONS, GrpcServer, listen, Metrics, Readiness, SERVICE_PORTS } from "@docex/kit";
 import { testGrpcIdentity } from "@docex/testkit";
 import * as grpc from "@grpc/grpc-js";
 import { expect } from "chai";
@@ -362,6 +362,21 @@ describe("Kubernetes manifests: workloads", function () {
 
   describe("images", () => {
     const dockerfile = () => readFileSync(path.join(root, "deploy/Dockerfile"), "utf8");
+
+    it("deploy/Dockerfile's runtime runs every process with the kit's DOCEX_NODE_OPTIONS, and no manifest replaces them", () => {
+      const runtime = dockerfile()
+        .split(/^FROM /m)
+        .find((stage) => stage.startsWith("${NODE_IMAGE} AS runtime\n"));
+      expect(runtime?.match(/NODE_OPTIONS=(\S+)/)?.[1]).to.equal(DOCEX_NODE_OPTIONS);
+      const replaced = Object.entries(renders).flatMap(([name, objects]) =>
+        objects.filter(isWorkload).flatMap((workload) =>
+          containersOf(workload.spec.template.spec)
+            .filter((container) => container.env?.some((variable) => variable.name === "NODE_OPTIONS"))
+            .map((container) => `${name}: ${workload.metadata.name}/${container.name}`),
+        ),
+      );
+      expect(replaced).to.deep.equal([]);
+    });
 
     it("deploy/Dockerfile has no `# syntax=` line: BuildKit's own frontend reads it, none is pulled from a registry", () => {
       const directives = dockerfile()
