@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { TLSSocket } from "node:tls";
@@ -201,5 +201,59 @@ describe("gRPC service identity (mutual TLS and per-method callers)", () => {
   it("ensureGrpcIdentityDirectory keeps what exists and adds the certificates of new services", async () => {
     expect(await ensureGrpcIdentityDirectory(ours, ["document", "learning"])).to.deep.equal([]);
     expect(await ensureGrpcIdentityDirectory(ours, ["document", "extraction"])).to.deep.equal(["extraction.key", "extraction.crt"]);
+  });
+});
+
+describe("gRPC identity renewed in its directory (cert-manager renewing the mounted Secret)", () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "docex-kit-renewal-"));
+  const live = path.join(dir, "live");
+  const renewed = path.join(dir, "renewed");
+  const FILES = ["ca.crt", "document.crt", "document.key", "learning.crt", "learning.key"];
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("servers and clients take renewed certificates, even of a new CA, for new connections without a restart", async () => {
+    await ensureGrpcIdentityDirectory(live, ["document", "learning"]);
+    await ensureGrpcIdentityDirectory(renewed, ["document", "learning"]); // another CA: nothing of the first one passes
+    const before = (file: string) => readFileSync(path.join(live, file));
+    const previous = GrpcIdentity.fromPem("learning", { ca: before("ca.crt"), cert: before("learning.crt"), key: before("learning.key") });
+    const server = new GrpcServer(silentLogger, { identity: GrpcIdentity.fromDirectory("document", live, { refreshMs: 100 }) });
+    server.addService(
+      echoService,
+      "docex.test.v1.Echo",
+      { Echo: async (_request: unknown, ctx) => ({ caller: ctx.caller }), Open: async () => ({}) },
+      {
+        Echo: ["learning"],
+        Open: [],
+      },
+    );
+    const address = `127.0.0.1:${await server.listen("127.0.0.1", 0)}`;
+    const learning = GrpcIdentity.fromDirectory("learning", live, { refreshMs: 100 });
+    const call = async (identity: GrpcIdentity) => {
+      const client = new GrpcClient(EchoClient, address, { identity, serverName: "document" });
+      try {
+        return await client.unary("Echo", {});
+      } finally {
+        client.close();
+      }
+    };
+    try {
+      expect(await call(learning)).to.deep.equal({ caller: "learning" });
+
+      for (const file of FILES) copyFileSync(path.join(renewed, file), path.join(live, file));
+      await sleep(600);
+
+      // The same identity objects, now on the new CA at both ends: only a reread of the files lets this pass.
+      expect(await call(learning)).to.deep.equal({ caller: "learning" });
+      // And the server no longer trusts the old CA.
+      const refused = await call(previous).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused).to.be.instanceOf(UpstreamError);
+    } finally {
+      await server.shutdown(1_000);
+    }
   });
 });
