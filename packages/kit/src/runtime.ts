@@ -138,13 +138,13 @@ export class Infrastructure {
         this.readiness.drain();
         const timeout = config.SHUTDOWN_TIMEOUT_MS;
         const stopBy = Date.now() + timeout + CLOSE_TIMEOUT_MS;
-        // At once: no new requests, calls or background work; what is under way finishes (HTTP, gRPC and the
-        // service's own work drain side by side, so the slowest alone sets the time).
+        // At once: no new requests, calls, events or background work; what is under way finishes (HTTP, gRPC, the
+        // event consumers and the service's own work drain side by side, so the slowest alone sets the time).
         await Promise.all([
           closeHttp(server, timeout),
           grpc?.shutdown(timeout),
-          finishWithin(options.onDrain?.(), timeout, () =>
-            logger.warn({ timeout_ms: timeout }, "background work still running at shutdown"),
+          finishWithin(Promise.all([options.onDrain?.(), this.bus.stopConsuming()]), timeout, () =>
+            logger.warn({ timeout_ms: timeout }, "background work or event handling still running at shutdown"),
           ),
         ]);
         // Closing the clients, the outbox, NATS and Postgres has what is left of SHUTDOWN_TIMEOUT_MS +

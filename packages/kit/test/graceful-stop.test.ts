@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { connect, type Socket } from "node:net";
@@ -144,6 +145,77 @@ describe("a service's stop (Infrastructure.serve) at SIGTERM (issue 20, item 4)"
     expect(drainStartedAt, "onDrain ran").to.be.above(0);
     expect(drainStartedAt, "onDrain started before the request in flight was answered").to.be.below(answeredAt);
     expect(stoppedIn, "the stop is bounded").to.be.below(shutdownMs + CLOSE_TIMEOUT_MS + 1_000);
+  });
+});
+
+describe("a service's event consumers at SIGTERM (issue 20, item 4)", () => {
+  const database = uniqueName("consumer_stop");
+  const stream = database.toUpperCase();
+  let infra: Infrastructure;
+
+  before(async () => {
+    const config = serviceConfigSchema("register").parse({
+      DATABASE_URL: serverUrl,
+      DATABASE_NAME: database,
+      NATS_URL: natsUrl,
+      NATS_STREAM: stream,
+      NATS_SUBJECT_PREFIX: database,
+      LOG_LEVEL: "silent",
+      GRPC_INSECURE: "true",
+      PORT: "0",
+      SHUTDOWN_TIMEOUT_MS: "5000",
+    });
+    infra = await connectInfrastructure("register", config, { migrations: [], logger: silentLogger });
+  });
+
+  after(async () => {
+    await infra.bus.close().catch(() => undefined);
+    await infra.sequelize.close().catch(() => undefined);
+    const connection = await connectNats({ servers: natsUrl });
+    const jsm = await jetstreamManager(connection);
+    for (const name of [stream, `${stream}_DLQ`]) await jsm.streams.delete(name).catch(() => undefined);
+    await connection.close();
+    await dropDatabase(database);
+  });
+
+  it("stop taking events at once, and finish the one in hand before the service's clients close", async function () {
+    this.timeout(20_000);
+    const subject = "docex.drain_test.happened";
+    const handled: Array<{ n: number; endedAt: number }> = [];
+    let begun: () => void = () => undefined;
+    const firstBegun = new Promise<void>((resolve) => {
+      begun = resolve;
+    });
+    let clientsClosedAt = 0;
+    const running = await infra.serve({
+      app: express(),
+      subscriptions: [
+        {
+          durable: "drain_test",
+          subject,
+          handler: async (payload) => {
+            begun();
+            await new Promise((resolve) => setTimeout(resolve, 400));
+            handled.push({ n: (payload as { n: number }).n, endedAt: Date.now() });
+          },
+        },
+      ],
+      onStop: async () => {
+        clientsClosedAt = Date.now();
+      },
+    });
+    await infra.bus.publish(subject, { n: 1 }, { msgId: randomUUID() });
+    await firstBegun;
+    const stopping = running.stop();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Published while the service drains (its connection stays open until its clients are closed).
+    await infra.bus.publish(subject, { n: 2 }, { msgId: randomUUID() });
+    await stopping;
+    expect(
+      handled.map((event) => event.n),
+      "the event in hand is finished, the one after SIGTERM is not taken",
+    ).to.deep.equal([1]);
+    expect(handled[0]!.endedAt, "the event in hand ended before the service's clients closed").to.be.at.most(clientsClosedAt);
   });
 });
 

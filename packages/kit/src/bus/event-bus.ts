@@ -680,8 +680,18 @@ export class EventBus {
     await this.connection.flush();
   }
 
-  async close(): Promise<void> {
+  /**
+   * Stops every durable consumer: no new event is taken, and the ones in hand are handled to the end (acked or
+   * redelivered). A service's stop calls it at SIGTERM, beside the HTTP and gRPC drain, so that no event is
+   * started after it and none is cut off by the clients closing behind it. Events pulled but not begun go back
+   * to the stream after their ack wait, to another instance.
+   */
+  async stopConsuming(): Promise<void> {
     await Promise.all(this.consumers.map((consumer) => consumer.stop()));
+  }
+
+  async close(): Promise<void> {
+    await this.stopConsuming();
     if (!this.connection.isClosed()) await this.connection.drain();
   }
 }
