@@ -84,38 +84,49 @@ describe("closeHttp at SIGTERM (issue 20, item 4)", () => {
   });
 });
 
-describe("a service's stop (Infrastructure.serve) at SIGTERM (issue 20, item 4)", () => {
-  const database = uniqueName("graceful_stop");
+/**
+ * The infrastructure of a service of its own (a fresh database and stream), for a test that stops it; `remove`
+ * closes what a stop left open and deletes the database and streams.
+ */
+async function stoppableInfrastructure(name: string, shutdownMs: number) {
+  const database = uniqueName(name);
   const stream = database.toUpperCase();
-  const shutdownMs = 300;
-  let infra: Infrastructure;
-
-  before(async () => {
-    const config = serviceConfigSchema("register").parse({
-      DATABASE_URL: serverUrl,
-      DATABASE_NAME: database,
-      NATS_URL: natsUrl,
-      NATS_STREAM: stream,
-      NATS_SUBJECT_PREFIX: database,
-      LOG_LEVEL: "silent",
-      GRPC_INSECURE: "true",
-      PORT: "0",
-      SHUTDOWN_TIMEOUT_MS: String(shutdownMs),
-    });
-    infra = await connectInfrastructure("register", config, { migrations: [], logger: silentLogger });
+  const config = serviceConfigSchema("register").parse({
+    DATABASE_URL: serverUrl,
+    DATABASE_NAME: database,
+    NATS_URL: natsUrl,
+    NATS_STREAM: stream,
+    NATS_SUBJECT_PREFIX: database,
+    LOG_LEVEL: "silent",
+    GRPC_INSECURE: "true",
+    PORT: "0",
+    SHUTDOWN_TIMEOUT_MS: String(shutdownMs),
   });
-
-  after(async () => {
-    // What the hung close left open.
+  const infra = await connectInfrastructure("register", config, { migrations: [], logger: silentLogger });
+  const remove = async () => {
     await infra.outbox.stop().catch(() => undefined);
     await infra.bus.close().catch(() => undefined);
     await infra.sequelize.close().catch(() => undefined);
     const connection = await connectNats({ servers: natsUrl });
     const jsm = await jetstreamManager(connection);
-    for (const name of [stream, `${stream}_DLQ`]) await jsm.streams.delete(name).catch(() => undefined);
+    for (const streamName of [stream, `${stream}_DLQ`]) await jsm.streams.delete(streamName).catch(() => undefined);
     await connection.close();
     await dropDatabase(database);
+  };
+  return { infra, remove };
+}
+
+describe("a service's stop (Infrastructure.serve) at SIGTERM (issue 20, item 4)", () => {
+  const shutdownMs = 300;
+  let infra: Infrastructure;
+  let remove: () => Promise<void>;
+
+  before(async () => {
+    ({ infra, remove } = await stoppableInfrastructure("graceful_stop", shutdownMs));
   });
+
+  // Also what the hung close left open.
+  after(() => remove());
 
   it("stops background work (onDrain) at once, beside the HTTP drain, and ends within SHUTDOWN_TIMEOUT_MS + CLOSE_TIMEOUT_MS when closing hangs", async function () {
     this.timeout(20_000);
@@ -149,34 +160,14 @@ describe("a service's stop (Infrastructure.serve) at SIGTERM (issue 20, item 4)"
 });
 
 describe("a service's event consumers at SIGTERM (issue 20, item 4)", () => {
-  const database = uniqueName("consumer_stop");
-  const stream = database.toUpperCase();
   let infra: Infrastructure;
+  let remove: () => Promise<void>;
 
   before(async () => {
-    const config = serviceConfigSchema("register").parse({
-      DATABASE_URL: serverUrl,
-      DATABASE_NAME: database,
-      NATS_URL: natsUrl,
-      NATS_STREAM: stream,
-      NATS_SUBJECT_PREFIX: database,
-      LOG_LEVEL: "silent",
-      GRPC_INSECURE: "true",
-      PORT: "0",
-      SHUTDOWN_TIMEOUT_MS: "5000",
-    });
-    infra = await connectInfrastructure("register", config, { migrations: [], logger: silentLogger });
+    ({ infra, remove } = await stoppableInfrastructure("consumer_stop", 5_000));
   });
 
-  after(async () => {
-    await infra.bus.close().catch(() => undefined);
-    await infra.sequelize.close().catch(() => undefined);
-    const connection = await connectNats({ servers: natsUrl });
-    const jsm = await jetstreamManager(connection);
-    for (const name of [stream, `${stream}_DLQ`]) await jsm.streams.delete(name).catch(() => undefined);
-    await connection.close();
-    await dropDatabase(database);
-  });
+  after(() => remove());
 
   it("stop taking events at once, and finish the one in hand before the service's clients close", async function () {
     this.timeout(20_000);
