@@ -202,6 +202,7 @@ async function startDoubles(
       yield await notServed();
     },
     RecordExtraction: notServed,
+    ExpectValidator: notServed,
   };
   membershipServer.addService(membershipService.definition, membershipService.serviceName, membership, ANY_SERVICE);
   documentServer.addService(documentService.definition, documentService.serviceName, documents, ANY_SERVICE);

@@ -165,6 +165,7 @@ async function startDoubles(
       yield await unused();
     },
     RecordExtraction: unused,
+    ExpectValidator: unused,
   };
   document.addService(documentService.definition, documentService.serviceName, documentHandlers, ANY_SERVICE);
   const membership = new GrpcServer(logger, { identity: testGrpcIdentity("membership") });

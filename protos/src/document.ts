@@ -5,6 +5,7 @@ import { type Callers, createPromiseClient, type Handlers, loadService, type Pro
 
 export type { ApplyDocumentChangesResponse } from "./generated/docex/document/v1/ApplyDocumentChangesResponse.js";
 export type { DocumentRecord } from "./generated/docex/document/v1/DocumentRecord.js";
+export type { ExpectValidatorRequest } from "./generated/docex/document/v1/ExpectValidatorRequest.js";
 export type { FileChunk } from "./generated/docex/document/v1/FileChunk.js";
 export type { GetDocumentRequest } from "./generated/docex/document/v1/GetDocumentRequest.js";
 export type { GetDocumentResponse } from "./generated/docex/document/v1/GetDocumentResponse.js";

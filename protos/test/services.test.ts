@@ -40,11 +40,11 @@ const expectedServices: [ServiceDescriptor<grpc.ServiceDefinition>, string, stri
   [
     documentService,
     "docex.document.v1.Document",
-    ["ApplyDocumentChanges", "GetDocument", "GetQueue", "ReadDocumentFile", "RecordExtraction", "ResolveEntity"],
+    ["ApplyDocumentChanges", "ExpectValidator", "GetDocument", "GetQueue", "ReadDocumentFile", "RecordExtraction", "ResolveEntity"],
   ],
   [automationService, "docex.automation.v1.Automation", ["GetQueueAutomation"]],
   [registerService, "docex.register.v1.Register", ["LookupItems"]],
-  [webhookService, "docex.webhook.v1.Webhook", ["Validate"]],
+  [webhookService, "docex.webhook.v1.Webhook", ["ListValidators", "Validate"]],
 ];
 
 describe("protos", () => {

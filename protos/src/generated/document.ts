@@ -5,6 +5,8 @@ import type { ApplyDocumentChangesRequestInput as _docex_document_v1_ApplyDocume
 import type { ApplyDocumentChangesResponseInput as _docex_document_v1_ApplyDocumentChangesResponseInput, ApplyDocumentChangesResponse as _docex_document_v1_ApplyDocumentChangesResponse } from './docex/document/v1/ApplyDocumentChangesResponse.js';
 import type { DocumentClient as _docex_document_v1_DocumentClient, DocumentDefinition as _docex_document_v1_DocumentDefinition } from './docex/document/v1/Document.js';
 import type { DocumentRecordInput as _docex_document_v1_DocumentRecordInput, DocumentRecord as _docex_document_v1_DocumentRecord } from './docex/document/v1/DocumentRecord.js';
+import type { ExpectValidatorRequestInput as _docex_document_v1_ExpectValidatorRequestInput, ExpectValidatorRequest as _docex_document_v1_ExpectValidatorRequest } from './docex/document/v1/ExpectValidatorRequest.js';
+import type { ExpectValidatorResponseInput as _docex_document_v1_ExpectValidatorResponseInput, ExpectValidatorResponse as _docex_document_v1_ExpectValidatorResponse } from './docex/document/v1/ExpectValidatorResponse.js';
 import type { FileChunkInput as _docex_document_v1_FileChunkInput, FileChunk as _docex_document_v1_FileChunk } from './docex/document/v1/FileChunk.js';
 import type { GetDocumentRequestInput as _docex_document_v1_GetDocumentRequestInput, GetDocumentRequest as _docex_document_v1_GetDocumentRequest } from './docex/document/v1/GetDocumentRequest.js';
 import type { GetDocumentResponseInput as _docex_document_v1_GetDocumentResponseInput, GetDocumentResponse as _docex_document_v1_GetDocumentResponse } from './docex/document/v1/GetDocumentResponse.js';
@@ -32,6 +34,8 @@ export interface ProtoGrpcType {
          */
         Document: SubtypeConstructor<typeof grpc.Client, _docex_document_v1_DocumentClient> & { service: _docex_document_v1_DocumentDefinition }
         DocumentRecord: MessageTypeDefinition<_docex_document_v1_DocumentRecordInput, _docex_document_v1_DocumentRecord>
+        ExpectValidatorRequest: MessageTypeDefinition<_docex_document_v1_ExpectValidatorRequestInput, _docex_document_v1_ExpectValidatorRequest>
+        ExpectValidatorResponse: MessageTypeDefinition<_docex_document_v1_ExpectValidatorResponseInput, _docex_document_v1_ExpectValidatorResponse>
         FileChunk: MessageTypeDefinition<_docex_document_v1_FileChunkInput, _docex_document_v1_FileChunk>
         GetDocumentRequest: MessageTypeDefinition<_docex_document_v1_GetDocumentRequestInput, _docex_document_v1_GetDocumentRequest>
         GetDocumentResponse: MessageTypeDefinition<_docex_document_v1_GetDocumentResponseInput, _docex_document_v1_GetDocumentResponse>

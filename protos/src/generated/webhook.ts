@@ -1,8 +1,11 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { MessageTypeDefinition } from '@grpc/proto-loader';
 
+import type { ListValidatorsRequestInput as _docex_webhook_v1_ListValidatorsRequestInput, ListValidatorsRequest as _docex_webhook_v1_ListValidatorsRequest } from './docex/webhook/v1/ListValidatorsRequest.js';
+import type { ListValidatorsResponseInput as _docex_webhook_v1_ListValidatorsResponseInput, ListValidatorsResponse as _docex_webhook_v1_ListValidatorsResponse } from './docex/webhook/v1/ListValidatorsResponse.js';
 import type { ValidateRequestInput as _docex_webhook_v1_ValidateRequestInput, ValidateRequest as _docex_webhook_v1_ValidateRequest } from './docex/webhook/v1/ValidateRequest.js';
 import type { ValidateResponseInput as _docex_webhook_v1_ValidateResponseInput, ValidateResponse as _docex_webhook_v1_ValidateResponse } from './docex/webhook/v1/ValidateResponse.js';
+import type { ValidatorInput as _docex_webhook_v1_ValidatorInput, Validator as _docex_webhook_v1_Validator } from './docex/webhook/v1/Validator.js';
 import type { WebhookClient as _docex_webhook_v1_WebhookClient, WebhookDefinition as _docex_webhook_v1_WebhookDefinition } from './docex/webhook/v1/Webhook.js';
 
 type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
@@ -13,8 +16,11 @@ export interface ProtoGrpcType {
   docex: {
     webhook: {
       v1: {
+        ListValidatorsRequest: MessageTypeDefinition<_docex_webhook_v1_ListValidatorsRequestInput, _docex_webhook_v1_ListValidatorsRequest>
+        ListValidatorsResponse: MessageTypeDefinition<_docex_webhook_v1_ListValidatorsResponseInput, _docex_webhook_v1_ListValidatorsResponse>
         ValidateRequest: MessageTypeDefinition<_docex_webhook_v1_ValidateRequestInput, _docex_webhook_v1_ValidateRequest>
         ValidateResponse: MessageTypeDefinition<_docex_webhook_v1_ValidateResponseInput, _docex_webhook_v1_ValidateResponse>
+        Validator: MessageTypeDefinition<_docex_webhook_v1_ValidatorInput, _docex_webhook_v1_Validator>
         /**
          * Integration: webhooks, signing keys, external validation links and deliveries.
          */

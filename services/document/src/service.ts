@@ -14,9 +14,10 @@ import { EntityResolver } from "./domain/entity-resolution.js";
 import { Hierarchy } from "./domain/hierarchy.js";
 import { INITIAL_VALIDATION_DEFAULTS, InitialValidationRunner, type InitialValidationSettings } from "./domain/initial-validation.js";
 import { type DocumentValidator, EditValidation } from "./domain/validation.js";
+import { ValidatorSeed } from "./domain/validator-seed.js";
 import { automationSwitchProjection } from "./events/automation-switch-projection.js";
 import { organizationProjection } from "./events/organization-projection.js";
-import { validationLinkProjection } from "./events/validation-link-projection.js";
+import { validatorProjection } from "./events/validator-projection.js";
 import { KeptFiles } from "./files/kept-files.js";
 import { PostgresFileStore } from "./files/postgres-file-store.js";
 import { S3FileStore } from "./files/s3-file-store.js";
@@ -27,7 +28,7 @@ import { DocumentStore } from "./store/document-store.js";
 import { HierarchyStore } from "./store/hierarchy-store.js";
 import { migrations } from "./store/migrations.js";
 import { ValidationJobStore } from "./store/validation-job-store.js";
-import { ValidationLinkStore } from "./store/validation-link-store.js";
+import { ValidatorStore } from "./store/validator-store.js";
 
 export { configSchema, type DocumentConfig } from "./config.js";
 export type { DocumentValidator, SavedEdit, ValidationChange } from "./domain/validation.js";
@@ -67,13 +68,14 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
   infra.readiness.add("automation_switches", async () => {
     if (!seed.done) throw new Error("asking automation for the switches of queues that predate the projection");
   });
-  const validationLinks = new ValidationLinkStore(sql);
+  const validators = new ValidatorStore(sql);
   const webhook = webhookValidator(config.WEBHOOK_GRPC_ADDR, {
     identity: infra.grpcIdentity,
     metrics: infra.metrics,
     logger: infra.logger,
-    links: validationLinks,
+    validators,
   });
+  const validatorSeed = new ValidatorSeed(validators, webhook, infra.logger);
   const closeOnFailure = async () => {
     await membership.close();
     automation.close();
@@ -134,6 +136,7 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
         changes,
         extractions: documents,
         files,
+        validators,
       }),
       documentCallers,
     );
@@ -141,14 +144,11 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
     const running = await infra.serve({
       app,
       grpc,
-      subscriptions: [
-        organizationProjection(hierarchyStore),
-        validationLinkProjection(validationLinks),
-        automationSwitchProjection(switches),
-      ],
+      subscriptions: [organizationProjection(hierarchyStore), validatorProjection(validators), automationSwitchProjection(switches)],
       onStop: async () => {
         queueEviction.stop();
         await seed.stop();
+        await validatorSeed.stop();
         await runner?.stop();
         await files.stop();
         await membership.close();
@@ -157,6 +157,7 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
       },
     });
     seed.start();
+    validatorSeed.start();
     runner?.start();
     files.start();
     return running;

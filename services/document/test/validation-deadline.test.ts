@@ -63,7 +63,8 @@ describe("document_validation's deadline: the budget counts from the request's a
         identity: testGrpcIdentity("document"),
         metrics: new Metrics("document-test", { defaultMetrics: false }),
         logger,
-        links: { policyOf: async () => policy },
+        // Not seeded: the projections rule nothing out, so whether to call is the deadline's decision alone.
+        validators: { of: async () => ({ seeded: false, failurePolicy: policy, notedAt: undefined }), forgetNotes: async () => undefined },
       });
     });
 

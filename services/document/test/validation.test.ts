@@ -1,10 +1,23 @@
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import type { RunningService } from "@docex/kit";
-import { dropDatabase, eventually, freePort, RecordingReceiver, TestIssuer, testServiceConfig, UserDirectoryStub } from "@docex/testkit";
+import { createLogger, Metrics, type RunningService, Sql } from "@docex/kit";
+import { createDocumentClient } from "@docex/protos";
+import {
+  dropDatabase,
+  eventually,
+  freePort,
+  RecordingReceiver,
+  TestIssuer,
+  testGrpcIdentity,
+  testServiceConfig,
+  UserDirectoryStub,
+} from "@docex/testkit";
 import { startWebhookService, configSchema as webhookConfigSchema } from "@docex/webhook";
 import { expect } from "chai";
 import { QueryTypes, Sequelize } from "sequelize";
+import { webhookValidator } from "../src/clients/webhook.js";
+import { ValidatorSeed } from "../src/domain/validator-seed.js";
+import { ValidatorStore } from "../src/store/validator-store.js";
 import { documentFixture, Harness, type MembershipBackend, UserApi } from "./support/harness.js";
 import { startRealMembership } from "./support/real-membership.js";
 
@@ -37,6 +50,18 @@ describe("external validation end to end: document, webhook and membership servi
   let owner: UserApi;
   let organizationId: string;
   let workspaceId: string;
+  let documentGrpcPort: number;
+  /** The document service's own database, for what only it shows (its projections of the webhook service's validators). */
+  let documentDatabase: Sequelize;
+  const documentRows = <T extends object>(text: string, bind: unknown[] = []) =>
+    documentDatabase.query<T>(text, { bind, type: QueryTypes.SELECT });
+  /** Edits of documents_validation that the document service did not ask the webhook service about. */
+  const skipped = async () => {
+    const metrics = await (await fetch(`${h.baseUrl}/metrics`)).text();
+    const found = metrics.match(/^document_validation_skipped_total\{[^}]*type="document_validation"[^}]*\} (\d+)$/m);
+    if (!found) throw new Error("document_validation_skipped_total is not on /metrics");
+    return Number(found[1]);
+  };
 
   const webhookCall = async (method: string, path: string, body?: unknown) => {
     const reply = await new UserApi(`http://127.0.0.1:${webhook.httpPort}`, issuer, owner.userId).call(method, path, body);
@@ -84,7 +109,7 @@ describe("external validation end to end: document, webhook and membership servi
     issuer = await TestIssuer.start();
     membership = await startRealMembership(issuer, new UserDirectoryStub());
     // The document service's gRPC port is chosen first: the webhook service asks it to resolve entities.
-    const documentGrpcPort = await freePort();
+    documentGrpcPort = await freePort();
     const webhookConfig = testServiceConfig(
       "webhook",
       {
@@ -108,6 +133,9 @@ describe("external validation end to end: document, webhook and membership servi
       env: { GRPC_PORT: documentGrpcPort, INITIAL_VALIDATION_TIMEOUT_MS: 1_000 },
     });
     owner = h.as(randomUUID());
+    const url = new URL(h.config.DATABASE_URL);
+    url.pathname = `/${h.config.DATABASE_NAME}`;
+    documentDatabase = new Sequelize(url.toString(), { logging: false });
     const created = await new UserApi(membership.url, issuer, owner.userId).post("/organizations", {
       name: `Validators ${randomBytes(3).toString("hex")}`,
     });
@@ -124,6 +152,7 @@ describe("external validation end to end: document, webhook and membership servi
   });
 
   after(async () => {
+    await documentDatabase?.close();
     await h?.stop();
     if (!webhookStopped) await webhook?.stop();
     await dropDatabase(webhookDatabase);
@@ -441,6 +470,139 @@ describe("external validation end to end: document, webhook and membership servi
       return fieldValue(read, "invoice_id") === "INV-RETRIED" ? read : undefined;
     });
     expect(answered.messages).to.deep.equal([]);
+    expect(validator.requests).to.have.lengthOf(2);
+  });
+
+  // Asking only where there is a validator.
+  const seeded = () =>
+    eventually(async () => {
+      const [row] = await documentRows<{ seeded: boolean }>("SELECT seeded_at IS NOT NULL AS seeded FROM validator_projection");
+      return row?.seeded ? true : undefined;
+    }, 10_000);
+  const notesOf = async (entityId: string) =>
+    (await documentRows<{ count: string }>("SELECT count(*) FROM validator_notes WHERE entity_id = $1", [entityId]))[0]!.count;
+
+  it("an edit whose document has no validator is not asked about; a note of ExpectValidator makes it asked until a call long after the note finds none", async () => {
+    await seeded();
+    const plain = await owner.post("/queues", { workspace_id: workspaceId, name: `Plain ${randomBytes(3).toString("hex")}` });
+    const queueId: string = plain.body.data.id;
+    const id = await extractedDocument(queueId);
+    const before = await skipped();
+    expect((await edit(id, [{ key: "invoice_id", value: "p1" }])).body.data.messages).to.deep.equal([]);
+    expect(await skipped()).to.equal(before + 1);
+
+    // What the webhook service does inside the transaction that creates a validator, before it commits.
+    const asWebhook = createDocumentClient(`127.0.0.1:${documentGrpcPort}`, { identity: testGrpcIdentity("webhook"), deadlineMs: 5_000 });
+    try {
+      await asWebhook.expectValidator({ entity_type: "queue", entity_id: queueId, type: "document_validation" });
+    } finally {
+      asWebhook.close();
+    }
+    await edit(id, [{ key: "invoice_id", value: "p2" }]);
+    expect(await skipped(), "asked: the note says a validator may be on its way").to.equal(before + 1);
+    expect(await notesOf(queueId), "a call soon after the note proves nothing: the note stays").to.equal("1");
+
+    await documentRows("UPDATE validator_notes SET noted_at = now() - interval '2 minutes' WHERE entity_id = $1", [queueId]);
+    await edit(id, [{ key: "invoice_id", value: "p3" }]);
+    expect(await skipped()).to.equal(before + 1);
+    expect(await notesOf(queueId), "a call long after the note found no validator: it is forgotten").to.equal("0");
+    await edit(id, [{ key: "invoice_id", value: "p4" }]);
+    expect(await skipped()).to.equal(before + 2);
+  });
+
+  it("a validation webhook of the deprecated API on an organization is asked at once, followed by the projection, and not asked once deleted", async () => {
+    await seeded();
+    const organization = await new UserApi(membership.url, issuer, owner.userId).post("/organizations", {
+      name: `Deprecated ${randomBytes(3).toString("hex")}`,
+    });
+    const otherOrganization: string = organization.body.data.id;
+    const workspace = await eventually(async () => {
+      const reply = await owner.post("/workspaces", { organization_id: otherOrganization, name: "Legacy" });
+      return reply.status === 201 ? reply : undefined;
+    });
+    const queue = await owner.post("/queues", { workspace_id: workspace.body.data.id, name: "Legacy invoices" });
+    const id = await extractedDocument(queue.body.data.id);
+    const validator = await receiver();
+    validator.respondWith(() => ({ body: [{ key: "invoice_id", value: "FROM-ORG" }] }));
+    const created = await webhookCall("POST", "/webhooks", {
+      url: `${validator.url}/org`,
+      entity_type: "organization",
+      entity_id: otherOrganization,
+      type: "document_validation",
+    });
+    const webhookId: string = created.data.id;
+    // Right after the answer: the event may not have reached the document service, the note has.
+    expect(fieldValue((await edit(id, [{ key: "invoice_id", value: "o1" }])).body.data, "invoice_id")).to.equal("FROM-ORG");
+    await eventually(async () => {
+      const rows = await documentRows<{ present: boolean }>("SELECT present FROM validation_webhooks WHERE webhook_id = $1", [webhookId]);
+      return rows[0]?.present === true ? true : undefined;
+    }, 10_000);
+    expect(await notesOf(otherOrganization), "the event settled the note").to.equal("0");
+    expect(fieldValue((await edit(id, [{ key: "invoice_id", value: "o2" }])).body.data, "invoice_id")).to.equal("FROM-ORG");
+    expect(validator.requests).to.have.lengthOf(2);
+
+    await webhookCall("DELETE", `/webhooks/${webhookId}`);
+    await eventually(async () => {
+      const rows = await documentRows<{ present: boolean }>("SELECT present FROM validation_webhooks WHERE webhook_id = $1", [webhookId]);
+      return rows[0]?.present === false ? true : undefined;
+    }, 10_000);
+    const before = await skipped();
+    expect(fieldValue((await edit(id, [{ key: "invoice_id", value: "o3" }])).body.data, "invoice_id")).to.equal("o3");
+    expect(await skipped()).to.equal(before + 1);
+    expect(validator.requests).to.have.lengthOf(2);
+  });
+
+  it("validators that predate the projections are seeded from the webhook service, page by page; until then every edit asks", async () => {
+    await seeded();
+    const { queueId, validator } = await linkedQueue({ failurePolicy: "block" });
+    const id = await extractedDocument(queueId);
+    // As if the link had been made before the document service followed links, on a database not yet seeded.
+    await eventually(async () => {
+      const rows = await documentRows("SELECT 1 FROM validation_links WHERE queue_id = $1", [queueId]);
+      return rows.length === 1 ? true : undefined;
+    }, 10_000);
+    await documentRows("DELETE FROM validation_links WHERE queue_id = $1", [queueId]);
+    await documentRows("DELETE FROM validator_notes WHERE entity_id = $1", [queueId]);
+    await documentRows("UPDATE validator_projection SET seeded_at = NULL");
+    await edit(id, [{ key: "invoice_id", value: "s1" }]);
+    expect(validator.requests, "not seeded: asked").to.have.lengthOf(1);
+
+    const store = new ValidatorStore(new Sql(documentDatabase));
+    const client = webhookValidator(`127.0.0.1:${webhook.grpcPort}`, {
+      identity: testGrpcIdentity("document"),
+      metrics: new Metrics("document-seed-test", { defaultMetrics: false }),
+      logger: createLogger("document-seed-test", "silent"),
+      validators: store,
+    });
+    const seed = new ValidatorSeed(store, client, createLogger("document-seed-test", "silent"), {
+      retryMs: 100,
+      pageSize: 2,
+      marginMs: 60_000,
+    });
+    try {
+      seed.start();
+      await seeded();
+    } finally {
+      await seed.stop();
+      client.close();
+    }
+    const [link] = await documentRows<{ present: boolean; failure_policy: string }>(
+      "SELECT present, failure_policy FROM validation_links WHERE queue_id = $1",
+      [queueId],
+    );
+    expect(link).to.deep.equal({ present: true, failure_policy: "block" });
+    // Every link the webhook service holds is in the projection (more than one page of two).
+    const webhookUrl = new URL(h.config.DATABASE_URL);
+    webhookUrl.pathname = `/${webhookDatabase}`;
+    const webhookDb = new Sequelize(webhookUrl.toString(), { logging: false });
+    const links = await webhookDb
+      .query<{ queue_id: string; type: string }>("SELECT queue_id, type FROM validation_links", { type: QueryTypes.SELECT })
+      .finally(() => webhookDb.close());
+    expect(links.length).to.be.greaterThan(2);
+    const projected = await documentRows<{ queue_id: string; type: string }>("SELECT queue_id, type FROM validation_links WHERE present");
+    const key = (row: { queue_id: string; type: string }) => `${row.queue_id}/${row.type}`;
+    expect(projected.map(key)).to.include.members(links.map(key));
+    await edit(id, [{ key: "invoice_id", value: "s2" }]);
     expect(validator.requests).to.have.lengthOf(2);
   });
 

@@ -34,7 +34,7 @@ export { signBody } from "./domain/signature.js";
 
 export interface WebhookServiceOptions {
   logger?: Logger;
-  /** Replaces the gRPC client of the document service (ResolveEntity, GetDocument). */
+  /** Replaces the gRPC client of the document service (ResolveEntity, GetDocument, ExpectValidator). */
   entities?: EntityDirectory;
   /** Replaces the gRPC client of membership (CheckPermission). */
   permissions?: PermissionSource & { close(): Promise<void> };
@@ -122,12 +122,12 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
       leaseMs: config.WEBHOOK_DELIVERY_LEASE_MS,
       onCreated: (type, count) => metrics.created.inc({ type }, count),
     });
-    const webhooks = new Webhooks(webhookStore, access, targets, events);
+    const webhooks = new Webhooks(webhookStore, access, targets, events, entities);
     const domain = {
       webhooks,
       deliveries: new Deliveries(deliveryStore, webhooks, () => sender.wake()),
       signingKeys,
-      validationLinks: new ValidationLinks(webhookStore, access, targets, events),
+      validationLinks: new ValidationLinks(webhookStore, access, targets, events, entities),
       health: new ReceiverHealth(webhooks, deliveryStore, (webhook) =>
         // Deprecated validation webhooks are called through the validation breakers, keyed by their id.
         isValidationType(webhook.type)
@@ -157,7 +157,12 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
       logger: infra.logger,
     });
     const grpc = infra.grpcServer();
-    grpc.addService(webhookService.definition, webhookService.serviceName, webhookHandlers({ validation }), webhookCallers);
+    grpc.addService(
+      webhookService.definition,
+      webhookService.serviceName,
+      webhookHandlers({ validation, validators: (after, limit) => webhookStore.validatorsAfter(after, limit) }),
+      webhookCallers,
+    );
 
     // The event subscriptions of this service: the kit's batch subscriptions, started once the sender runs.
     const fanOuts = deliveryFanOutSubscriptions({

@@ -73,6 +73,68 @@ describe("external validation links (real membership in-process; document servic
     expect(after.body.data.map((link: { type: string }) => link.type)).to.deep.equal(["initial_document_validation"]);
   });
 
+  it("tells the document service to expect the validator before committing it; when it cannot be told, nothing is saved", async () => {
+    const place = harness.hierarchy(at.organizationId);
+    const seenBeforeCommit: string[] = [];
+    harness.documents.onExpectValidator = async () => {
+      // Another connection: the link (or webhook) being saved is not committed yet while the document service is told.
+      const [row] = await harness.sql<{ links: string; webhooks: string }>(
+        `SELECT (SELECT count(*) FROM validation_links WHERE queue_id = $1) AS links,
+                (SELECT count(*) FROM webhooks WHERE entity_id = $2) AS webhooks`,
+        [place.queueId, place.workspaceId],
+      );
+      seenBeforeCommit.push(`${row!.links} links, ${row!.webhooks} webhooks`);
+    };
+    try {
+      const expected = harness.documents.expectedValidators.length;
+      const link = await harness.call("POST", `/queues/${place.queueId}/external-validation-links`, {
+        as: owner,
+        body: { url, type: "initial_document_validation" },
+      });
+      expect(link.status).to.equal(201);
+      const onWorkspace = await harness.call("POST", "/webhooks", {
+        as: owner,
+        body: { url: `${url}/ws`, entity_type: "workspace", entity_id: place.workspaceId, type: "document_validation" },
+      });
+      expect(onWorkspace.status).to.equal(201);
+      // A delivery webhook has nothing to validate: the document service is not told.
+      const delivery = await harness.call("POST", "/webhooks", {
+        as: owner,
+        body: { url: `${url}/status`, entity_type: "workspace", entity_id: place.workspaceId, type: "document_status_changed" },
+      });
+      expect(delivery.status).to.equal(201);
+      expect(harness.documents.expectedValidators.slice(expected)).to.deep.equal([
+        { entityType: "queue", entityId: place.queueId, type: "initial_document_validation" },
+        { entityType: "workspace", entityId: place.workspaceId, type: "document_validation" },
+      ]);
+      expect(seenBeforeCommit).to.deep.equal(["0 links, 0 webhooks", "1 links, 0 webhooks"]);
+
+      harness.documents.onExpectValidator = async () => {
+        throw new Error("the document service fails");
+      };
+      const other = harness.hierarchy(at.organizationId);
+      const refusedLink = await harness.call("POST", `/queues/${other.queueId}/external-validation-links`, {
+        as: owner,
+        body: { url, type: "document_validation" },
+      });
+      const refusedWebhook = await harness.call("POST", "/webhooks", {
+        as: owner,
+        body: { url: `${url}/org`, entity_type: "workspace", entity_id: other.workspaceId, type: "document_validation" },
+      });
+      for (const refused of [refusedLink, refusedWebhook]) {
+        expect(refused.status, JSON.stringify(refused.body)).to.be.oneOf([502, 503]);
+        expect(refused.headers.get("content-type")).to.match(/^application\/problem\+json/);
+      }
+      const stored = await harness.sql(
+        "SELECT 1 FROM validation_links WHERE queue_id = $1 UNION ALL SELECT 1 FROM webhooks WHERE entity_id = $2",
+        [other.queueId, other.workspaceId],
+      );
+      expect(stored).to.have.lengthOf(0);
+    } finally {
+      harness.documents.onExpectValidator = undefined;
+    }
+  });
+
   it("failure_policy: allow by default, block when asked; left out on update it stays; GET shows it", async () => {
     const place = harness.hierarchy(at.organizationId);
     const path = `/queues/${place.queueId}/external-validation-links`;

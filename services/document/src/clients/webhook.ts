@@ -1,14 +1,24 @@
 import { performance } from "node:perf_hooks";
 import { type GrpcIdentity, type Logger, type Metrics, UpstreamError } from "@docex/kit";
-import { createWebhookClient } from "@docex/protos";
-import { Histogram } from "prom-client";
+import { createWebhookClient, type Validator } from "@docex/protos";
+import { Counter, Histogram } from "prom-client";
 import { z } from "zod";
 import { MESSAGE_SEVERITIES } from "../domain/records.js";
-import type { ExternalValidator, ValidationCall, ValidationLinkPolicies, ValidationResult } from "../domain/validation.js";
+import {
+  certainlyNoValidator,
+  type ExternalValidator,
+  type KnownValidators,
+  NOTE_SETTLES_MS,
+  policyWithoutCall,
+  type ValidationCall,
+  type ValidationResult,
+  type ValidatorKnowledge,
+} from "../domain/validation.js";
+import type { ListedValidator, ValidatorList } from "../domain/validator-seed.js";
 
 /**
  * Less time than this left for validation: the call is not made (no receiver answers that fast across two hops),
- * and the result is what the link projection says of an unavailable validator.
+ * and the result is what the projections say of an unavailable validator.
  */
 export const MIN_VALIDATE_MS = 10;
 
@@ -20,19 +30,20 @@ const answerSchema = z.object({
   options: z.record(z.string(), z.array(z.object({ label: z.string(), value: z.string() }))),
 });
 
-export interface WebhookValidator extends ExternalValidator {
+export interface WebhookValidator extends ExternalValidator, ValidatorList {
   close(): void;
 }
 
 /**
- * The one client of the webhook service's Validate: a deadline a little above the budget, a breaker that
- * answers at once while the webhook service is down, and `document_validation_duration_seconds`. When the call
- * fails, the projection of the validation links says what the webhook service would have: no validator (nothing
- * to say), or "unavailable" with a reason the user may read, under the link's failure policy.
+ * The one client of the webhook service (Validate, ListValidators): a deadline a little above the budget, a breaker
+ * that answers at once while the webhook service is down, and `document_validation_duration_seconds`. The
+ * projections of the webhook service's validators are read first: where they show none for certain, Validate is
+ * not asked (`document_validation_skipped_total`). When the call fails, they say what the webhook service would
+ * have: no validator (nothing to say), or "unavailable" with a reason the user may read, under the failure policy.
  */
 export function webhookValidator(
   address: string,
-  options: { identity: GrpcIdentity; metrics: Metrics; logger: Logger; links: ValidationLinkPolicies },
+  options: { identity: GrpcIdentity; metrics: Metrics; logger: Logger; validators: KnownValidators },
 ): WebhookValidator {
   const client = createWebhookClient(address, {
     identity: options.identity,
@@ -46,11 +57,34 @@ export function webhookValidator(
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.5, 1, 2.5, 5, 10, 15],
     registers: [options.metrics.registry],
   });
+  const skipped = new Counter({
+    name: "document_validation_skipped_total",
+    help: "Validations not asked of the webhook service because the projections show no validator for the document, by type",
+    labelNames: ["type"],
+    registers: [options.metrics.registry],
+  });
+  for (const type of ["document_validation", "initial_document_validation"]) skipped.inc({ type }, 0);
+
+  /** The projections' view of the document's validator; undefined when they cannot be read (then Validate decides). */
+  async function knowledgeOf(call: ValidationCall): Promise<ValidatorKnowledge | undefined> {
+    try {
+      return await options.validators.of(call.type, scopeOf(call));
+    } catch (error) {
+      options.logger.warn({ err: error, document_id: call.document.id }, "validator projection unreadable");
+      return undefined;
+    }
+  }
 
   async function ask(call: ValidationCall): Promise<ValidationResult> {
     const { document } = call;
+    const known = await knowledgeOf(call);
+    if (known && certainlyNoValidator(known)) {
+      skipped.inc({ type: call.type });
+      return { outcome: "no_validator" };
+    }
     const deadlineMs = call.deadlineMs ?? call.timeoutMs;
-    if (deadlineMs < MIN_VALIDATE_MS) return withoutCall(call, "the request's time for validation was spent before it could start");
+    if (deadlineMs < MIN_VALIDATE_MS) return withoutCall(known, "the request's time for validation was spent before it could start");
+    const askedAt = Date.now();
     try {
       const response = await client.validate(
         {
@@ -69,6 +103,7 @@ export function webhookValidator(
       );
       switch (response.outcome) {
         case "no_validator":
+          if (known?.notedAt !== undefined && known.failurePolicy === undefined) await forgetSettledNotes(call, askedAt);
           return { outcome: "no_validator" };
         case "unavailable":
         case "rejected":
@@ -98,24 +133,39 @@ export function webhookValidator(
     } catch (error) {
       options.logger.warn({ err: error, document_id: document.id, type: call.type }, "Validate failed");
       const late = error instanceof UpstreamError && error.status === 504;
-      return withoutCall(call, late ? "the validation service did not answer in time" : "the validation service is unavailable");
+      return withoutCall(known, late ? "the validation service did not answer in time" : "the validation service is unavailable");
     }
   }
 
-  /** What the link projection says when Validate could not be asked: no validator, or unavailable under its policy. */
-  async function withoutCall(call: ValidationCall, reason: string): Promise<ValidationResult> {
-    let failurePolicy: Awaited<ReturnType<ValidationLinkPolicies["policyOf"]>>;
+  /**
+   * Validate found no validator although a note said to expect one: the notes made long enough before the call
+   * (NOTE_SETTLES_MS) belong to changes that never committed, or to validators removed since. Later ones stay.
+   */
+  async function forgetSettledNotes(call: ValidationCall, askedAt: number): Promise<void> {
     try {
-      failurePolicy = await options.links.policyOf(call.document.queueId, call.type);
-    } catch (lookupError) {
-      // Not knowing whether there is a validator, say that validation did not happen.
-      options.logger.warn({ err: lookupError, document_id: call.document.id }, "validation link projection unreadable");
-      return { outcome: "unavailable", reason };
+      await options.validators.forgetNotes(call.type, scopeOf(call), askedAt - NOTE_SETTLES_MS);
+    } catch (error) {
+      options.logger.warn({ err: error, document_id: call.document.id }, "could not forget settled validator notes");
     }
+  }
+
+  /** What the projections say when Validate could not be asked: no validator, or unavailable under its policy. */
+  function withoutCall(known: ValidatorKnowledge | undefined, reason: string): ValidationResult {
+    // Not knowing whether there is a validator, say that validation did not happen.
+    if (!known) return { outcome: "unavailable", reason };
+    const failurePolicy = policyWithoutCall(known);
     return failurePolicy === undefined ? { outcome: "no_validator" } : { outcome: "unavailable", reason, failurePolicy };
   }
 
   return {
+    async listValidators(after, limit) {
+      const page = await client.listValidators({ after, limit });
+      return {
+        validators: page.validators.flatMap((validator) => listedValidator(validator) ?? []),
+        more: page.more,
+        last: page.validators.at(-1)?.key ?? after,
+      };
+    },
     async validate(call) {
       const started = performance.now();
       const result = await ask(call);
@@ -124,6 +174,28 @@ export function webhookValidator(
     },
     close: () => client.close(),
   };
+}
+
+function scopeOf(call: ValidationCall) {
+  const { id: documentId, queueId, workspaceId, organizationId } = call.document;
+  return { documentId, queueId, workspaceId, organizationId };
+}
+
+const ENTITY_TYPES = ["document", "queue", "workspace", "organization"] as const;
+
+/** One validator of ListValidators as the seed records it; undefined for one this client cannot read (an older or newer server). */
+function listedValidator(validator: Validator): ListedValidator | undefined {
+  if (validator.kind === "link") {
+    return {
+      kind: "link",
+      queueId: validator.entity_id,
+      type: validator.type,
+      failurePolicy: validator.failure_policy === "block" ? "block" : "allow",
+    };
+  }
+  const entityType = ENTITY_TYPES.find((known) => known === validator.entity_type);
+  if (validator.kind !== "webhook" || !entityType) return undefined;
+  return { kind: "webhook", webhookId: validator.webhook_id, type: validator.type, entityType, entityId: validator.entity_id };
 }
 
 function safeJson(text: string): unknown {

@@ -20,13 +20,51 @@ export const FAILURE_POLICIES = ["allow", "block"] as const;
 /** A validation link's answer to an unavailable validator: a warning (allow) or an error (block). */
 export type FailurePolicy = (typeof FAILURE_POLICIES)[number];
 
+/** Where a document's validator may sit: the document itself, its queue, workspace or organization. */
+export interface DocumentScope {
+  documentId: string;
+  queueId: string;
+  workspaceId: string;
+  organizationId: string;
+}
+
 /**
- * Which queues have a validator of which type, and its failure policy, as far as the document service has heard
- * (the webhook service's configuration.changed events). Asked only when the webhook service itself cannot be.
+ * What the document service knows of a document's validator of one type, from its projections of the webhook
+ * service's validators (its configuration.changed events, the one-time seed, and ExpectValidator's notes).
  */
-export interface ValidationLinkPolicies {
-  /** Undefined: the queue has no link of this type. */
-  policyOf(queueId: string, type: string): Promise<FailurePolicy | undefined>;
+export interface ValidatorKnowledge {
+  /** False until the validators that predate the projections are in them: until then nothing can be ruled out. */
+  seeded: boolean;
+  /** The failure policy of the link or validation webhook the projections show; undefined when they show none. */
+  failurePolicy: FailurePolicy | undefined;
+  /** When the webhook service last said to expect a validator there (epoch ms); undefined when it did not. */
+  notedAt: number | undefined;
+}
+
+export interface KnownValidators {
+  of(type: string, scope: DocumentScope): Promise<ValidatorKnowledge>;
+  /** Forgets the notes made before `notedBefore` (epoch ms) for the document's entities. */
+  forgetNotes(type: string, scope: DocumentScope, notedBefore: number): Promise<void>;
+}
+
+/**
+ * How long after ExpectValidator's note a Validate call that finds no validator proves the note stale: by then the
+ * webhook service's transaction that made the note has committed (its event carries the validator from then on)
+ * or rolled back. Until then, the note alone makes every edit ask.
+ */
+export const NOTE_SETTLES_MS = 60_000;
+
+/** True when Validate would answer "no validator" for certain, so it need not be asked. */
+export function certainlyNoValidator(known: ValidatorKnowledge): boolean {
+  return known.seeded && known.failurePolicy === undefined && known.notedAt === undefined;
+}
+
+/**
+ * What to make of a validator that could not be asked: the projections' failure policy (a note counts as a
+ * validator under `allow`), or undefined when they show none.
+ */
+export function policyWithoutCall(known: ValidatorKnowledge): FailurePolicy | undefined {
+  return known.failurePolicy ?? (known.notedAt === undefined ? undefined : "allow");
 }
 
 /** What a Validate call came to. Receiver trouble is an outcome with a reason that can be shown to the user. */

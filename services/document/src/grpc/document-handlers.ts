@@ -14,10 +14,18 @@ import type { Documents } from "../domain/documents.js";
 import type { EntityResolver } from "../domain/entity-resolution.js";
 import { isUuid } from "../domain/humanized-id.js";
 import { MESSAGE_SEVERITIES, type Queue, SERVICE_SOURCES, type StoredDocument } from "../domain/records.js";
+import { VALIDATION_TYPES } from "../domain/validation.js";
 import type { KeptFiles } from "../files/kept-files.js";
 import { extractionBody } from "../http/schemas.js";
 import type { DocumentStore } from "../store/document-store.js";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
+import type { ValidatorStore } from "../store/validator-store.js";
+
+const expectValidatorRequest = z.object({
+  entity_type: z.enum(["document", "queue", "workspace", "organization"]),
+  entity_id: z.guid().transform((id) => id.toLowerCase()),
+  type: z.enum(VALIDATION_TYPES),
+});
 
 function queueMessage(queue: Queue): QueueMessage {
   return {
@@ -168,6 +176,8 @@ export const documentCallers: DocumentCallers = {
   // extraction: reads the uploaded file and hands its result back.
   ReadDocumentFile: ["extraction"],
   RecordExtraction: ["extraction"],
+  // webhook: a validation link or validation webhook is about to be committed.
+  ExpectValidator: ["webhook"],
 };
 
 /** docex.document.v1.Document: what other contexts may ask of documents. Callers are services, trusted inside the cluster. */
@@ -178,8 +188,14 @@ export function documentHandlers(deps: {
   changes: DocumentChanges;
   extractions: Pick<Documents, "recordEngineExtraction">;
   files: KeptFiles;
+  validators: Pick<ValidatorStore, "note">;
 }): DocumentHandlers {
   return {
+    async ExpectValidator(request) {
+      const parsed = parseInput(expectValidatorRequest, request, "ExpectValidator request");
+      await deps.validators.note(parsed.entity_type, parsed.entity_id, parsed.type);
+      return {};
+    },
     async ResolveEntity(request) {
       const entity = await deps.resolver.resolve(request.entity_type, request.id_or_humanized, request.organization_id);
       return {

@@ -203,6 +203,13 @@ export class HierarchyStore {
     for (const table of ["validation_links", "automation_switches", "automation_switch_seeds"]) {
       await this.sql.rows(`DELETE FROM ${table} WHERE queue_id = ANY($1::uuid[]) RETURNING 1`, bind, tx);
     }
+    for (const table of ["validation_webhooks", "validator_notes"]) {
+      await this.sql.rows(
+        `DELETE FROM ${table} WHERE (entity_type = 'queue' AND entity_id = ANY($1::uuid[])) OR entity_id = ANY($2::uuid[]) RETURNING 1`,
+        [queueIds, documents.map((document) => document.id)],
+        tx,
+      );
+    }
     await this.sql.rows(`DELETE FROM queues WHERE id = ANY($1::uuid[]) RETURNING 1`, bind, tx);
     for (const id of queueIds) this.queuesById.delete(id);
     tx.afterCommit(() => {

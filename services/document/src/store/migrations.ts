@@ -168,4 +168,39 @@ export const migrations: Migration[] = [
         ALTER TABLE documents ADD COLUMN IF NOT EXISTS approval jsonb;
       `,
   ),
+  sqlMigration(
+    "0008-validator-projection",
+    `
+        -- The validation webhooks of the deprecated API (on a document, queue, workspace or organization), followed
+        -- from the webhook service's configuration.changed events beside validation_links: with both, an edit whose
+        -- document has no validator is not asked about (no Validate call). A removed webhook stays with present = false.
+        CREATE TABLE IF NOT EXISTS validation_webhooks (
+          webhook_id   uuid PRIMARY KEY,
+          type         text NOT NULL,
+          entity_type  text NOT NULL CHECK (entity_type IN ('document', 'queue', 'workspace', 'organization')),
+          entity_id    uuid NOT NULL,
+          present      boolean NOT NULL,
+          changed_at   timestamptz NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS validation_webhooks_entity ON validation_webhooks (entity_id, type) WHERE present;
+
+        -- Validators the webhook service said to expect (ExpectValidator) before committing them, ahead of their
+        -- events: they count as present until a Validate call made long after the note finds none.
+        CREATE TABLE IF NOT EXISTS validator_notes (
+          entity_type  text NOT NULL,
+          entity_id    uuid NOT NULL,
+          type         text NOT NULL,
+          noted_at     timestamptz NOT NULL,
+          PRIMARY KEY (entity_id, type, entity_type)
+        );
+
+        -- Whether every validator that predates these projections is in them: until the webhook service has been
+        -- asked (ListValidators, at start), every edit asks Validate as before.
+        CREATE TABLE IF NOT EXISTS validator_projection (
+          singleton  boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+          seeded_at  timestamptz
+        );
+        INSERT INTO validator_projection (singleton, seeded_at) VALUES (true, NULL) ON CONFLICT DO NOTHING;
+      `,
+  ),
 ];

@@ -54,6 +54,7 @@ export class DocumentServiceDouble {
         yield await unused();
       },
       RecordExtraction: unused,
+      ExpectValidator: unused,
     };
     server.addService(documentService.definition, documentService.serviceName, handlers, ANY_SERVICE);
     const port = await server.listen("127.0.0.1", 0);

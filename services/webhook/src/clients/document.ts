@@ -3,7 +3,7 @@ import { createDocumentClient, type DocumentClient } from "@docex/protos";
 import type { EntityDirectory } from "../domain/entity-directory.js";
 
 /**
- * The document service over gRPC (ResolveEntity, GetDocument): one client per process, a deadline and a
+ * The document service over gRPC (ResolveEntity, GetDocument, ExpectValidator): one client per process, a deadline and a
  * circuit breaker, so that an unreachable document service answers 503 at once instead of holding requests.
  */
 export function documentDirectory(
@@ -33,6 +33,9 @@ export function documentDirectory(
       const answer = await undefinedIfNotFound(client.getDocument({ document_id: documentId }, ctx));
       if (!answer) return undefined;
       return answer.document?.approvers ?? [];
+    },
+    async expectValidator(entityType, entityId, type, ctx) {
+      await client.expectValidator({ entity_type: entityType, entity_id: entityId, type }, ctx);
     },
     close: () => client.close(),
   };

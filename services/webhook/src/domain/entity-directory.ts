@@ -1,4 +1,4 @@
-import type { EntityScope, EntityType } from "./records.js";
+import type { EntityScope, EntityType, ValidationType } from "./records.js";
 
 export interface CallContext {
   requestId?: string;
@@ -10,5 +10,12 @@ export interface EntityDirectory {
   resolve(entityType: EntityType, idOrHumanized: string, ctx?: CallContext): Promise<EntityScope | undefined>;
   /** The user ids assigned to approve a document; undefined when the document is gone. */
   approversOf(documentId: string, ctx?: CallContext): Promise<string[] | undefined>;
+  /**
+   * Tells the document context that a validator of `type` may apply to the entity's documents from now on. Called
+   * inside the transaction that creates it, before the commit: an edit made right after the commit is validated
+   * although the change's event has not reached the document service yet. Throws when it cannot be told, so that
+   * the change is not committed (the document service asks nobody about a validator it has not heard of).
+   */
+  expectValidator(entityType: EntityType, entityId: string, type: ValidationType, ctx?: CallContext): Promise<void>;
   close(): void;
 }

@@ -2,6 +2,7 @@ import { NotFoundError, type OutboxEvents } from "@docex/kit";
 import type { WebhookStore } from "../store/webhook-store.js";
 import type { AccessControl, Actor } from "./access.js";
 import { linkChanged, webhookChanged } from "./configuration-events.js";
+import type { EntityDirectory } from "./entity-directory.js";
 import type { FailurePolicy, SignatureVerification, ValidationLink, ValidationType } from "./records.js";
 import { requireSigningKeyFor } from "./signing-requirement.js";
 import { requireAllowedTarget } from "./target-check.js";
@@ -27,6 +28,7 @@ export class ValidationLinks {
     private readonly access: AccessControl,
     private readonly targets: TargetPolicy,
     private readonly events: OutboxEvents,
+    private readonly entities: EntityDirectory,
   ) {}
 
   private async manageableQueue(actor: Actor, queueRef: string) {
@@ -51,6 +53,8 @@ export class ValidationLinks {
       // The state after the save: left out, signing keeps the existing link's (or moved webhook's) value.
       const signing = input.signatureVerification ?? before?.signatureVerification ?? moved?.signatureVerification;
       await requireSigningKeyFor(this.store, queue.organizationId, signing ?? "disabled", tx);
+      // Before the commit: the queue's next edit asks for validation even before this change's event is consumed.
+      await this.entities.expectValidator("queue", queue.entityId, input.type, actor);
       if (moved) {
         await this.store.deleteWebhook(moved.id, tx);
         await this.events.add(tx, webhookChanged(actor, "deleted", moved, null));

@@ -3,6 +3,7 @@ import { ConflictError, isUniqueViolation, NotFoundError, type OutboxEvents, typ
 import type { WebhookStore } from "../store/webhook-store.js";
 import type { AccessControl, Actor, Scope } from "./access.js";
 import { webhookChanged } from "./configuration-events.js";
+import type { EntityDirectory } from "./entity-directory.js";
 import {
   type EntityType,
   isValidationType,
@@ -58,6 +59,7 @@ export class Webhooks {
     private readonly access: AccessControl,
     private readonly targets: TargetPolicy,
     private readonly events: OutboxEvents,
+    private readonly entities: EntityDirectory,
   ) {}
 
   /** The entity must exist and be visible to the caller (else 404), who must manage its queues (else 403). */
@@ -69,7 +71,11 @@ export class Webhooks {
     await requireAllowedTarget(this.targets, input.url);
     try {
       return await this.store.transaction(async (tx) => {
-        if (isValidationType(input.type)) await this.requireFreeValidationSlot(entity.entityType, entity.entityId, input.type, tx);
+        if (isValidationType(input.type)) {
+          await this.requireFreeValidationSlot(entity.entityType, entity.entityId, input.type, tx);
+          // Before the commit: the entity's next edit asks for validation even before this change's event is consumed.
+          await this.entities.expectValidator(entity.entityType, entity.entityId, input.type, actor);
+        }
         const webhook = await this.store.insertWebhook(
           {
             id: randomUUID(),

@@ -3,6 +3,7 @@ import { fieldErrorsOf, ValidationError } from "@docex/kit";
 import type { WebhookCallers, WebhookHandlers } from "@docex/protos";
 import { z } from "zod";
 import { VALIDATION_TYPES } from "../domain/records.js";
+import type { StoredValidator } from "../store/webhook-store.js";
 import type { ExternalValidation } from "../validation/external-validation.js";
 
 const uuid = z.guid().transform((id) => id.toLowerCase());
@@ -32,6 +33,11 @@ const validateRequest = z.object({
   timeout_ms: z.number().int().min(0),
 });
 
+const listValidatorsRequest = z.object({
+  after: z.string().max(200),
+  limit: z.number().int().min(1).max(1000),
+});
+
 /**
  * The services that may call each method (the service names of their certificates); the gRPC server refuses
  * everyone else (PERMISSION_DENIED). Derived from the clients that call webhook today: a new caller is added here.
@@ -39,11 +45,40 @@ const validateRequest = z.object({
 export const webhookCallers: WebhookCallers = {
   // document: document_validation and initial_document_validation answers.
   Validate: ["document"],
+  // document: the one-time seed of its projection of the validators.
+  ListValidators: ["document"],
 };
 
 /** docex.webhook.v1.Webhook: what other contexts ask of the integration context. Callers are services inside the cluster. */
-export function webhookHandlers(deps: { validation: ExternalValidation }): WebhookHandlers {
+export function webhookHandlers(deps: {
+  validation: ExternalValidation;
+  validators: (after: string, limit: number) => Promise<StoredValidator[]>;
+}): WebhookHandlers {
   return {
+    async ListValidators(raw) {
+      const parsed = listValidatorsRequest.safeParse(raw);
+      if (!parsed.success) {
+        const errors = fieldErrorsOf(parsed.error);
+        throw new ValidationError(
+          `The ListValidators request is invalid: ${errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`,
+          errors,
+        );
+      }
+      // One more than asked says whether another page follows.
+      const page = await deps.validators(parsed.data.after, parsed.data.limit + 1);
+      return {
+        validators: page.slice(0, parsed.data.limit).map((validator) => ({
+          key: validator.key,
+          kind: validator.kind,
+          webhook_id: validator.webhookId ?? "",
+          type: validator.type,
+          entity_type: validator.entityType,
+          entity_id: validator.entityId,
+          failure_policy: validator.failurePolicy,
+        })),
+        more: page.length > parsed.data.limit,
+      };
+    },
     async Validate(raw, ctx) {
       const parsed = validateRequest.safeParse(raw);
       if (!parsed.success) {

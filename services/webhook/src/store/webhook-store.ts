@@ -41,6 +41,17 @@ export interface SealedKeyRef {
   kekFingerprint: string;
 }
 
+/** A validator as ListValidators names it: a queue's link, or a deprecated validation webhook. */
+export interface StoredValidator {
+  key: string;
+  kind: "link" | "webhook";
+  webhookId: string | null;
+  type: ValidationType;
+  entityType: EntityType;
+  entityId: string;
+  failurePolicy: FailurePolicy;
+}
+
 /** A link (id: its queue) or a deprecated validation webhook (id: the webhook's), with the keys that sign for it. */
 export interface StoredValidationTarget {
   kind: "link" | "webhook";
@@ -238,6 +249,27 @@ export class WebhookStore {
        FROM candidates c LEFT JOIN signing_keys k ON k.organization_id = c.organization_id AND c.signature_verification = 'enabled'
        ORDER BY c.rank, c.created_at, c.id LIMIT 1`,
       [type, scope.queueId, scope.documentId, scope.workspaceId, scope.organizationId],
+    );
+  }
+
+  /**
+   * Every validator of every organization, ordered by `key` (byte order), the page after `after`: the links, and
+   * the validation webhooks of the deprecated API. The document service seeds its projection with them.
+   */
+  validatorsAfter(after: string, limit: number): Promise<StoredValidator[]> {
+    return this.sql.rows<StoredValidator>(
+      `SELECT key, kind, "webhookId", type, "entityType", "entityId", "failurePolicy" FROM (
+         SELECT 'link/' || queue_id || '/' || type AS key, 'link' AS kind, NULL::uuid AS "webhookId", type,
+                'queue' AS "entityType", queue_id AS "entityId", failure_policy AS "failurePolicy"
+         FROM validation_links
+         UNION ALL
+         SELECT 'webhook/' || id, 'webhook', id, type, entity_type, entity_id, 'allow'
+         FROM webhooks WHERE type IN ('document_validation', 'initial_document_validation')
+       ) validators
+       WHERE key COLLATE "C" > $1
+       ORDER BY key COLLATE "C"
+       LIMIT $2`,
+      [after, limit],
     );
   }
 

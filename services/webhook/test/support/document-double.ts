@@ -14,12 +14,16 @@ interface Entity {
 }
 
 /**
- * A stand-in for the document service's gRPC API (ResolveEntity, GetDocument) answering from a small table
+ * A stand-in for the document service's gRPC API (ResolveEntity, GetDocument, ExpectValidator) answering from a small table
  * that tests fill. It replaces another service in these tests; the webhook service itself, membership,
  * Postgres, NATS and the receivers are real.
  */
 export class DocumentDouble {
   private readonly entities = new Map<string, Entity>();
+  /** The validators the webhook service said to expect (ExpectValidator), in order. */
+  readonly expectedValidators: Array<{ entityType: string; entityId: string; type: string }> = [];
+  /** Runs inside ExpectValidator before it answers: a test looks at the caller's state then, or throws to refuse. */
+  onExpectValidator: (() => Promise<void>) | undefined;
 
   private constructor(
     private readonly server: GrpcServer,
@@ -65,6 +69,11 @@ export class DocumentDouble {
       },
       async *ReadDocumentFile() {
         yield await Promise.reject(new NotFoundError("The document double serves ResolveEntity and GetDocument only."));
+      },
+      async ExpectValidator(request) {
+        await double!.onExpectValidator?.();
+        double!.expectedValidators.push({ entityType: request.entity_type, entityId: request.entity_id, type: request.type });
+        return {};
       },
       async RecordExtraction() {
         throw new NotFoundError("The document double serves ResolveEntity and GetDocument only.");

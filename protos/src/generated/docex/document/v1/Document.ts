@@ -4,6 +4,8 @@ import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
 import type { ApplyDocumentChangesRequestInput as _docex_document_v1_ApplyDocumentChangesRequestInput, ApplyDocumentChangesRequest as _docex_document_v1_ApplyDocumentChangesRequest } from '../../../docex/document/v1/ApplyDocumentChangesRequest.js';
 import type { ApplyDocumentChangesResponseInput as _docex_document_v1_ApplyDocumentChangesResponseInput, ApplyDocumentChangesResponse as _docex_document_v1_ApplyDocumentChangesResponse } from '../../../docex/document/v1/ApplyDocumentChangesResponse.js';
+import type { ExpectValidatorRequestInput as _docex_document_v1_ExpectValidatorRequestInput, ExpectValidatorRequest as _docex_document_v1_ExpectValidatorRequest } from '../../../docex/document/v1/ExpectValidatorRequest.js';
+import type { ExpectValidatorResponseInput as _docex_document_v1_ExpectValidatorResponseInput, ExpectValidatorResponse as _docex_document_v1_ExpectValidatorResponse } from '../../../docex/document/v1/ExpectValidatorResponse.js';
 import type { FileChunkInput as _docex_document_v1_FileChunkInput, FileChunk as _docex_document_v1_FileChunk } from '../../../docex/document/v1/FileChunk.js';
 import type { GetDocumentRequestInput as _docex_document_v1_GetDocumentRequestInput, GetDocumentRequest as _docex_document_v1_GetDocumentRequest } from '../../../docex/document/v1/GetDocumentRequest.js';
 import type { GetDocumentResponseInput as _docex_document_v1_GetDocumentResponseInput, GetDocumentResponse as _docex_document_v1_GetDocumentResponse } from '../../../docex/document/v1/GetDocumentResponse.js';
@@ -37,6 +39,27 @@ export interface DocumentClient extends grpc.Client {
   applyDocumentChanges(argument: _docex_document_v1_ApplyDocumentChangesRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_document_v1_ApplyDocumentChangesResponse>): grpc.ClientUnaryCall;
   applyDocumentChanges(argument: _docex_document_v1_ApplyDocumentChangesRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_document_v1_ApplyDocumentChangesResponse>): grpc.ClientUnaryCall;
   applyDocumentChanges(argument: _docex_document_v1_ApplyDocumentChangesRequestInput, callback: grpc.requestCallback<_docex_document_v1_ApplyDocumentChangesResponse>): grpc.ClientUnaryCall;
+  
+  /**
+   * Notes that a validator of `type` may exist on the entity from now on: the webhook service calls it inside the
+   * transaction that creates or changes a validation link or validation webhook, before it commits. The document
+   * service then asks Validate for the entity's documents even before the change's configuration.changed event
+   * arrives (without a note, a document whose projection shows no validator is not asked about). Idempotent.
+   */
+  ExpectValidator(argument: _docex_document_v1_ExpectValidatorRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_document_v1_ExpectValidatorResponse>): grpc.ClientUnaryCall;
+  ExpectValidator(argument: _docex_document_v1_ExpectValidatorRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_document_v1_ExpectValidatorResponse>): grpc.ClientUnaryCall;
+  ExpectValidator(argument: _docex_document_v1_ExpectValidatorRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_document_v1_ExpectValidatorResponse>): grpc.ClientUnaryCall;
+  ExpectValidator(argument: _docex_document_v1_ExpectValidatorRequestInput, callback: grpc.requestCallback<_docex_document_v1_ExpectValidatorResponse>): grpc.ClientUnaryCall;
+  /**
+   * Notes that a validator of `type` may exist on the entity from now on: the webhook service calls it inside the
+   * transaction that creates or changes a validation link or validation webhook, before it commits. The document
+   * service then asks Validate for the entity's documents even before the change's configuration.changed event
+   * arrives (without a note, a document whose projection shows no validator is not asked about). Idempotent.
+   */
+  expectValidator(argument: _docex_document_v1_ExpectValidatorRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_document_v1_ExpectValidatorResponse>): grpc.ClientUnaryCall;
+  expectValidator(argument: _docex_document_v1_ExpectValidatorRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_document_v1_ExpectValidatorResponse>): grpc.ClientUnaryCall;
+  expectValidator(argument: _docex_document_v1_ExpectValidatorRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_document_v1_ExpectValidatorResponse>): grpc.ClientUnaryCall;
+  expectValidator(argument: _docex_document_v1_ExpectValidatorRequestInput, callback: grpc.requestCallback<_docex_document_v1_ExpectValidatorResponse>): grpc.ClientUnaryCall;
   
   /**
    * NOT_FOUND for an unknown document.
@@ -127,6 +150,14 @@ export interface DocumentHandlers extends grpc.UntypedServiceImplementation {
   ApplyDocumentChanges: grpc.handleUnaryCall<_docex_document_v1_ApplyDocumentChangesRequest, _docex_document_v1_ApplyDocumentChangesResponseInput>;
   
   /**
+   * Notes that a validator of `type` may exist on the entity from now on: the webhook service calls it inside the
+   * transaction that creates or changes a validation link or validation webhook, before it commits. The document
+   * service then asks Validate for the entity's documents even before the change's configuration.changed event
+   * arrives (without a note, a document whose projection shows no validator is not asked about). Idempotent.
+   */
+  ExpectValidator: grpc.handleUnaryCall<_docex_document_v1_ExpectValidatorRequest, _docex_document_v1_ExpectValidatorResponseInput>;
+  
+  /**
    * NOT_FOUND for an unknown document.
    */
   GetDocument: grpc.handleUnaryCall<_docex_document_v1_GetDocumentRequest, _docex_document_v1_GetDocumentResponseInput>;
@@ -157,6 +188,7 @@ export interface DocumentHandlers extends grpc.UntypedServiceImplementation {
 
 export interface DocumentDefinition extends grpc.ServiceDefinition {
   ApplyDocumentChanges: MethodDefinition<_docex_document_v1_ApplyDocumentChangesRequestInput, _docex_document_v1_ApplyDocumentChangesResponseInput, _docex_document_v1_ApplyDocumentChangesRequest, _docex_document_v1_ApplyDocumentChangesResponse>
+  ExpectValidator: MethodDefinition<_docex_document_v1_ExpectValidatorRequestInput, _docex_document_v1_ExpectValidatorResponseInput, _docex_document_v1_ExpectValidatorRequest, _docex_document_v1_ExpectValidatorResponse>
   GetDocument: MethodDefinition<_docex_document_v1_GetDocumentRequestInput, _docex_document_v1_GetDocumentResponseInput, _docex_document_v1_GetDocumentRequest, _docex_document_v1_GetDocumentResponse>
   GetQueue: MethodDefinition<_docex_document_v1_GetQueueRequestInput, _docex_document_v1_GetQueueResponseInput, _docex_document_v1_GetQueueRequest, _docex_document_v1_GetQueueResponse>
   ReadDocumentFile: MethodDefinition<_docex_document_v1_ReadDocumentFileRequestInput, _docex_document_v1_FileChunkInput, _docex_document_v1_ReadDocumentFileRequest, _docex_document_v1_FileChunk>

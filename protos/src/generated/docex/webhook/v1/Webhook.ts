@@ -2,6 +2,8 @@
 
 import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
+import type { ListValidatorsRequestInput as _docex_webhook_v1_ListValidatorsRequestInput, ListValidatorsRequest as _docex_webhook_v1_ListValidatorsRequest } from '../../../docex/webhook/v1/ListValidatorsRequest.js';
+import type { ListValidatorsResponseInput as _docex_webhook_v1_ListValidatorsResponseInput, ListValidatorsResponse as _docex_webhook_v1_ListValidatorsResponse } from '../../../docex/webhook/v1/ListValidatorsResponse.js';
 import type { ValidateRequestInput as _docex_webhook_v1_ValidateRequestInput, ValidateRequest as _docex_webhook_v1_ValidateRequest } from '../../../docex/webhook/v1/ValidateRequest.js';
 import type { ValidateResponseInput as _docex_webhook_v1_ValidateResponseInput, ValidateResponse as _docex_webhook_v1_ValidateResponse } from '../../../docex/webhook/v1/ValidateResponse.js';
 
@@ -9,6 +11,23 @@ import type { ValidateResponseInput as _docex_webhook_v1_ValidateResponseInput, 
  * Integration: webhooks, signing keys, external validation links and deliveries.
  */
 export interface WebhookClient extends grpc.Client {
+  /**
+   * Every validator there is, of every organization, in pages ordered by key: the queues' external validation links
+   * and the deprecated validation webhooks. The document service seeds its projection of them once with it.
+   */
+  ListValidators(argument: _docex_webhook_v1_ListValidatorsRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_webhook_v1_ListValidatorsResponse>): grpc.ClientUnaryCall;
+  ListValidators(argument: _docex_webhook_v1_ListValidatorsRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_webhook_v1_ListValidatorsResponse>): grpc.ClientUnaryCall;
+  ListValidators(argument: _docex_webhook_v1_ListValidatorsRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_webhook_v1_ListValidatorsResponse>): grpc.ClientUnaryCall;
+  ListValidators(argument: _docex_webhook_v1_ListValidatorsRequestInput, callback: grpc.requestCallback<_docex_webhook_v1_ListValidatorsResponse>): grpc.ClientUnaryCall;
+  /**
+   * Every validator there is, of every organization, in pages ordered by key: the queues' external validation links
+   * and the deprecated validation webhooks. The document service seeds its projection of them once with it.
+   */
+  listValidators(argument: _docex_webhook_v1_ListValidatorsRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_webhook_v1_ListValidatorsResponse>): grpc.ClientUnaryCall;
+  listValidators(argument: _docex_webhook_v1_ListValidatorsRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_webhook_v1_ListValidatorsResponse>): grpc.ClientUnaryCall;
+  listValidators(argument: _docex_webhook_v1_ListValidatorsRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_webhook_v1_ListValidatorsResponse>): grpc.ClientUnaryCall;
+  listValidators(argument: _docex_webhook_v1_ListValidatorsRequestInput, callback: grpc.requestCallback<_docex_webhook_v1_ListValidatorsResponse>): grpc.ClientUnaryCall;
+  
   /**
    * Calls the queue's external validation link (or a deprecated validation webhook) and returns its answer.
    * Failures of the receiver are outcomes, not errors, so the caller can save the edit and warn the user.
@@ -33,6 +52,12 @@ export interface WebhookClient extends grpc.Client {
  */
 export interface WebhookHandlers extends grpc.UntypedServiceImplementation {
   /**
+   * Every validator there is, of every organization, in pages ordered by key: the queues' external validation links
+   * and the deprecated validation webhooks. The document service seeds its projection of them once with it.
+   */
+  ListValidators: grpc.handleUnaryCall<_docex_webhook_v1_ListValidatorsRequest, _docex_webhook_v1_ListValidatorsResponseInput>;
+  
+  /**
    * Calls the queue's external validation link (or a deprecated validation webhook) and returns its answer.
    * Failures of the receiver are outcomes, not errors, so the caller can save the edit and warn the user.
    */
@@ -41,5 +66,6 @@ export interface WebhookHandlers extends grpc.UntypedServiceImplementation {
 }
 
 export interface WebhookDefinition extends grpc.ServiceDefinition {
+  ListValidators: MethodDefinition<_docex_webhook_v1_ListValidatorsRequestInput, _docex_webhook_v1_ListValidatorsResponseInput, _docex_webhook_v1_ListValidatorsRequest, _docex_webhook_v1_ListValidatorsResponse>
   Validate: MethodDefinition<_docex_webhook_v1_ValidateRequestInput, _docex_webhook_v1_ValidateResponseInput, _docex_webhook_v1_ValidateRequest, _docex_webhook_v1_ValidateResponse>
 }

@@ -1,0 +1,52 @@
+import type { SubscriptionOptions } from "@docex/kit";
+import { FAILURE_POLICIES, type FailurePolicy, VALIDATION_TYPES } from "../domain/validation.js";
+import type { ValidationWebhookState, ValidatorStore } from "../store/validator-store.js";
+import { configurationChangedConsumer } from "./configuration-changed.js";
+
+/** The durable's name predates the validation webhooks' part of the projection; kept, so that it does not start over. */
+export const VALIDATOR_PROJECTION_CONSUMER = "document__validation_links";
+
+const ENTITY_TYPES = ["document", "queue", "workspace", "organization"] as const;
+
+function failurePolicyOf(state: unknown): FailurePolicy {
+  const policy = (state as { failure_policy?: unknown } | null)?.failure_policy;
+  return FAILURE_POLICIES.find((known) => known === policy) ?? "allow";
+}
+
+/** The validation type and entity of a webhook's state as configuration.changed carries it; undefined for other webhooks. */
+function validationWebhookOf(state: unknown): Pick<ValidationWebhookState, "type" | "entityType" | "entityId"> | undefined {
+  const { type, entity_type: entityType, entity_id: entityId } = (state ?? {}) as Record<string, unknown>;
+  const validationType = VALIDATION_TYPES.find((known) => known === type);
+  const entity = ENTITY_TYPES.find((known) => known === entityType);
+  if (!validationType || !entity || typeof entityId !== "string") return undefined;
+  return { type: validationType, entityType: entity, entityId };
+}
+
+/**
+ * Follows the webhook service's validators from its `configuration.changed` events: the queues' validation links
+ * and the validation webhooks of the deprecated API. An edit whose document has none is then not asked about, and
+ * an edit made while the webhook service is down still knows whether there is a validator and under which failure
+ * policy. Other configuration changes are acknowledged and dropped.
+ */
+export function validatorProjection(store: ValidatorStore): SubscriptionOptions {
+  return configurationChangedConsumer(VALIDATOR_PROJECTION_CONSUMER, async (event) => {
+    const { resource, resource_id: id, queue_id: queueId, change, previous, current } = event.data;
+    if (resource === "validation_link" && id && queueId) {
+      const present = change !== "deleted";
+      await store.recordLink({
+        queueId,
+        type: id,
+        present,
+        failurePolicy: failurePolicyOf(present ? current : previous),
+        changedAt: event.occurred_at,
+      });
+      return;
+    }
+    if (resource !== "webhook" || !id) return;
+    const now = change === "deleted" ? undefined : validationWebhookOf(current);
+    const before = validationWebhookOf(previous);
+    const validator = now ?? before;
+    if (!validator) return;
+    await store.recordWebhook({ webhookId: id, ...validator, present: now !== undefined, changedAt: event.occurred_at });
+  });
+}
