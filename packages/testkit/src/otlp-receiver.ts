@@ -64,6 +64,9 @@ export interface ReceivedSpan {
   links: Array<{ traceId: string; spanId: string }>;
   /** OTLP's status code: 0 unset, 1 ok, 2 error. */
   statusCode: number;
+  /** When it started, in ms since the epoch (µs kept as the fraction), by the exporting process's clock. */
+  startMs: number;
+  durationMs: number;
 }
 
 export const SPAN_KIND = { internal: 1, server: 2, client: 3, producer: 4, consumer: 5 } as const;
@@ -89,6 +92,9 @@ interface OtlpSpan {
   events?: Array<{ name: string; attributes?: OtlpKeyValue[] }>;
   links?: Array<{ traceId: string; spanId: string }>;
   status?: { code?: number | string };
+  /** Decimal strings (64-bit nanoseconds) from both decoders. */
+  startTimeUnixNano?: string | number;
+  endTimeUnixNano?: string | number;
 }
 interface OtlpRequest {
   resourceSpans?: Array<{ resource?: { attributes?: OtlpKeyValue[] }; scopeSpans?: Array<{ spans?: OtlpSpan[] }> }>;
@@ -121,6 +127,13 @@ function attributesOf(list: OtlpKeyValue[] | undefined): Record<string, Attribut
 const hexOf = (id: string | undefined, encoding: "hex" | "base64") =>
   id ? (encoding === "hex" ? id.toLowerCase() : Buffer.from(id, "base64").toString("hex")) : "";
 
+/** Nanoseconds since the epoch (too many for a double's precision) as milliseconds with the microseconds kept. */
+function millisecondsOf(nanoseconds: string | number | undefined): number {
+  if (nanoseconds === undefined) return 0;
+  const whole = BigInt(nanoseconds);
+  return Number(whole / 1_000n) / 1_000;
+}
+
 function spansOf(request: OtlpRequest, idEncoding: "hex" | "base64"): ReceivedSpan[] {
   const spans: ReceivedSpan[] = [];
   for (const resourceSpans of request.resourceSpans ?? []) {
@@ -138,6 +151,8 @@ function spansOf(request: OtlpRequest, idEncoding: "hex" | "base64"): ReceivedSp
           events: (span.events ?? []).map((event) => ({ name: event.name, attributes: attributesOf(event.attributes) })),
           links: (span.links ?? []).map((link) => ({ traceId: hexOf(link.traceId, idEncoding), spanId: hexOf(link.spanId, idEncoding) })),
           statusCode: typeof span.status?.code === "string" ? (STATUS_CODES[span.status.code] ?? 0) : (span.status?.code ?? 0),
+          startMs: millisecondsOf(span.startTimeUnixNano),
+          durationMs: millisecondsOf(span.endTimeUnixNano) - millisecondsOf(span.startTimeUnixNano),
         });
       }
     }

@@ -55,12 +55,19 @@ describe("external validation end to end: document, webhook and membership servi
   let documentDatabase: Sequelize;
   const documentRows = <T extends object>(text: string, bind: unknown[] = []) =>
     documentDatabase.query<T>(text, { bind, type: QueryTypes.SELECT });
-  /** Edits of documents_validation that the document service did not ask the webhook service about. */
-  const skipped = async () => {
+  /** Edits (document_validation) that the document service did not ask the webhook service about, for this reason. */
+  const skipped = async (reason: "no_validator" | "link_breaker_open" = "no_validator") => {
     const metrics = await (await fetch(`${h.baseUrl}/metrics`)).text();
-    const found = metrics.match(/^document_validation_skipped_total\{[^}]*type="document_validation"[^}]*\} (\d+)$/m);
-    if (!found) throw new Error("document_validation_skipped_total is not on /metrics");
-    return Number(found[1]);
+    const line = metrics
+      .split("\n")
+      .find(
+        (candidate) =>
+          candidate.startsWith("document_validation_skipped_total{") &&
+          candidate.includes('type="document_validation"') &&
+          candidate.includes(`reason="${reason}"`),
+      );
+    if (!line) throw new Error(`document_validation_skipped_total{reason="${reason}"} is not on /metrics`);
+    return Number(line.split(" ").at(-1));
   };
 
   const webhookCall = async (method: string, path: string, body?: unknown) => {
@@ -349,6 +356,21 @@ describe("external validation end to end: document, webhook and membership servi
     expect(validator.requests.length).to.equal(called);
     expect(fieldValue(reply.body.data, "invoice_id")).to.equal("breaker open");
     expect(warnings(reply.body.data)[0]!.message).to.include("circuit breaker open");
+
+    // The webhook service said the link is not called for a while: the queue's next edits get the same answer
+    // without asking it, another document of the queue too.
+    const before = await skipped("link_breaker_open");
+    const other = await extractedDocument(queueId);
+    for (const [document, value] of [
+      [id, "still open"],
+      [other, "open for the queue"],
+    ] as const) {
+      const again = await edit(document, [{ key: "invoice_id", value }]);
+      expect(fieldValue(again.body.data, "invoice_id")).to.equal(value);
+      expect(warnings(again.body.data).map((warning) => warning.message)).to.deep.equal([warnings(reply.body.data)[0]!.message]);
+    }
+    expect(await skipped("link_breaker_open")).to.equal(before + 2);
+    expect(validator.requests.length).to.equal(called);
   });
 
   it("malformed JSON and an answer over 1 MiB are rejected with a warning; the edit is saved", async () => {

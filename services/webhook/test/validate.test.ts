@@ -305,6 +305,8 @@ describe("gRPC Validate: the document's validator called within the budget (real
     expect(performance.now() - started).to.be.below(50);
     expect(open.outcome).to.equal("unavailable");
     expect(open.reason).to.include("circuit breaker open");
+    // Until the reset (1 s in tests) lets a probe through: the document service may answer the queue without asking.
+    expect(open.link_open_for_ms).to.be.within(1, 1_000);
     expect(receiver.requests.length).to.equal(sentBefore);
     expect(await metricsText()).to.include(
       `circuit_breaker_state{breaker="webhook:link/${at.queueId}/document_validation",service="webhook"} 2`,
@@ -326,6 +328,25 @@ describe("gRPC Validate: the document's validator called within the budget (real
     for (let i = 0; i < 5; i++) await client.validate(request(at));
     const open = await client.validate(request(at));
     expect(open.reason).to.include("circuit breaker open");
+    expect(open.link_open_for_ms).to.be.greaterThan(0);
+  });
+
+  it("a deprecated validation webhook's open breaker says nothing of the queue: link_open_for_ms 0", async () => {
+    const at = harness.hierarchy(organizationId);
+    const receiver = await harness.receiver();
+    receiver.respondWith(() => ({ status: 503 }));
+    await harness.createWebhook(owner, {
+      url: `${receiver.url}/v`,
+      entity_type: "queue",
+      entity_id: at.queueId,
+      type: "document_validation",
+    });
+    const failures = [];
+    for (let i = 0; i < 5; i++) failures.push(await client.validate(request(at)));
+    expect(failures.map((failure) => failure.link_open_for_ms)).to.deep.equal([0, 0, 0, 0, 0]);
+    const open = await client.validate(request(at));
+    expect(open.reason).to.include("circuit breaker open");
+    expect(open.link_open_for_ms).to.equal(0);
   });
 
   it("falls back to the nearest deprecated validation webhook (document, queue, workspace, organization) where the queue has no link", async () => {

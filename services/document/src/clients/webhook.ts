@@ -59,11 +59,16 @@ export function webhookValidator(
   });
   const skipped = new Counter({
     name: "document_validation_skipped_total",
-    help: "Validations not asked of the webhook service because the projections show no validator for the document, by type",
-    labelNames: ["type"],
+    help:
+      "Validations not asked of the webhook service, by type and reason: no_validator (the projections show none for the " +
+      "document), link_breaker_open (the webhook service said the queue's link is not called for a while)",
+    labelNames: ["type", "reason"],
     registers: [options.metrics.registry],
   });
-  for (const type of ["document_validation", "initial_document_validation"]) skipped.inc({ type }, 0);
+  for (const type of ["document_validation", "initial_document_validation"]) {
+    for (const reason of ["no_validator", "link_breaker_open"]) skipped.inc({ type, reason }, 0);
+  }
+  const openLinks = new OpenLinks();
 
   /** The projections' view of the document's validator; undefined when they cannot be read (then Validate decides). */
   async function knowledgeOf(call: ValidationCall): Promise<ValidatorKnowledge | undefined> {
@@ -77,9 +82,14 @@ export function webhookValidator(
 
   async function ask(call: ValidationCall): Promise<ValidationResult> {
     const { document } = call;
+    const open = openLinks.answerFor(call.type, document.queueId);
+    if (open) {
+      skipped.inc({ type: call.type, reason: "link_breaker_open" });
+      return open;
+    }
     const known = await knowledgeOf(call);
     if (known && certainlyNoValidator(known)) {
-      skipped.inc({ type: call.type });
+      skipped.inc({ type: call.type, reason: "no_validator" });
       return { outcome: "no_validator" };
     }
     const deadlineMs = call.deadlineMs ?? call.timeoutMs;
@@ -106,13 +116,18 @@ export function webhookValidator(
           if (known?.notedAt !== undefined && known.failurePolicy === undefined) await forgetSettledNotes(call, askedAt);
           return { outcome: "no_validator" };
         case "unavailable":
-        case "rejected":
-          return {
+        case "rejected": {
+          const result: ValidationResult = {
             outcome: response.outcome,
             reason: response.reason || "no reason given",
             // Empty from a webhook service that predates failure policies: allow.
             failurePolicy: response.failure_policy === "block" ? "block" : "allow",
           };
+          if (response.outcome === "unavailable" && response.link_open_for_ms > 0) {
+            openLinks.remember(call.type, document.queueId, askedAt + response.link_open_for_ms, result);
+          }
+          return result;
+        }
         case "ok": {
           const answer = answerSchema.safeParse(safeJson(response.answer_json));
           if (answer.success) {
@@ -175,6 +190,39 @@ export function webhookValidator(
     close: () => client.close(),
   };
 }
+
+/**
+ * The queues whose own link the webhook service reported open (its breaker refuses calls until a trial call is
+ * due), per validation type, with the answer it gave: until then every document of the queue gets that answer
+ * without a call, as the webhook service would give it (a link always wins over validation webhooks, so the
+ * queue's documents all go to it). Per process; a link removed or changed meanwhile is asked about again at the
+ * latest when the breaker would let a trial call through.
+ */
+class OpenLinks {
+  private readonly byKey = new Map<string, { until: number; answer: ValidationResult }>();
+
+  answerFor(type: string, queueId: string): ValidationResult | undefined {
+    if (this.byKey.size === 0) return undefined;
+    const key = `${type}/${queueId}`;
+    const open = this.byKey.get(key);
+    if (!open) return undefined;
+    if (open.until > Date.now()) return open.answer;
+    this.byKey.delete(key);
+    return undefined;
+  }
+
+  remember(type: string, queueId: string, until: number, answer: ValidationResult): void {
+    if (this.byKey.size >= MAX_OPEN_LINKS) {
+      const now = Date.now();
+      for (const [key, open] of this.byKey) if (open.until <= now) this.byKey.delete(key);
+      // Still full: forget them all; they are asked about again, which is what happened before this cache.
+      if (this.byKey.size >= MAX_OPEN_LINKS) this.byKey.clear();
+    }
+    this.byKey.set(`${type}/${queueId}`, { until, answer });
+  }
+}
+
+const MAX_OPEN_LINKS = 10_000;
 
 function scopeOf(call: ValidationCall) {
   const { id: documentId, queueId, workspaceId, organizationId } = call.document;

@@ -108,9 +108,17 @@ export function webhookHandlers(deps: {
             answer_json: JSON.stringify(outcome.answer),
             duration_ms: outcome.durationMs,
             failure_policy: outcome.failurePolicy,
+            link_open_for_ms: 0,
           };
         case "no_validator":
-          return { outcome: "no_validator", reason: "", answer_json: EMPTY_ANSWER_JSON, duration_ms: 0, failure_policy: "allow" };
+          return {
+            outcome: "no_validator",
+            reason: "",
+            answer_json: EMPTY_ANSWER_JSON,
+            duration_ms: 0,
+            failure_policy: "allow",
+            link_open_for_ms: 0,
+          };
         default:
           return {
             outcome: outcome.outcome,
@@ -118,6 +126,7 @@ export function webhookHandlers(deps: {
             answer_json: EMPTY_ANSWER_JSON,
             duration_ms: outcome.durationMs,
             failure_policy: outcome.failurePolicy,
+            link_open_for_ms: outcome.linkOpenUntil === undefined ? 0 : Math.max(0, Math.round(outcome.linkOpenUntil - Date.now())),
           };
       }
     },

@@ -35,7 +35,15 @@ export interface ValidationCall extends DocumentScope {
 export type ValidationOutcome =
   | { outcome: "ok"; answer: NormalisedAnswer; durationMs: number; failurePolicy: FailurePolicy }
   | { outcome: "no_validator" }
-  | { outcome: "unavailable" | "rejected"; reason: string; durationMs: number; failurePolicy: FailurePolicy; detail?: string };
+  | {
+      outcome: "unavailable" | "rejected";
+      reason: string;
+      durationMs: number;
+      failurePolicy: FailurePolicy;
+      detail?: string;
+      /** The queue's own link is not called until then (epoch ms): its breaker is open. */
+      linkOpenUntil?: number;
+    };
 
 export interface ExternalValidationDeps {
   targets: ValidationTargets;
@@ -159,6 +167,7 @@ export class ExternalValidation {
         reason: "it kept failing and is not called for a while (circuit breaker open)",
         durationMs,
         failurePolicy,
+        ...(target.kind === "link" ? { linkOpenUntil: run.retryAt } : {}),
       };
     }
     const unavailable = this.unavailability(run.result, budget);

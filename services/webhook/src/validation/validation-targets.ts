@@ -5,6 +5,8 @@ import type { WebhookStore } from "../store/webhook-store.js";
 
 /** Where a document's validation call goes: the queue's link, or the nearest deprecated validation webhook. */
 export interface ValidationTarget {
+  /** The queue's own link, or a validation webhook of the deprecated API. */
+  kind: "link" | "webhook";
   /**
    * The breaker of this link or webhook (and its metric label after `webhook:`): `link/<queue_id>/<type>` or
    * `validation-webhook/<webhook_id>`. Ids rather than URLs, so that a token in a URL stays out of labels.
@@ -55,6 +57,7 @@ export class ValidationTargets {
       }
     }
     return {
+      kind: target.kind,
       breakerKey: target.kind === "link" ? `link/${target.id}/${type}` : `validation-webhook/${target.id}`,
       url: target.url,
       signingKeys,

@@ -31,6 +31,12 @@ export interface ValidateResponseInput {
    * validation webhooks are "allow"; an empty value (an older server) means "allow".
    */
   'failure_policy'?: (string);
+  /**
+   * For "unavailable" because the breaker of the queue's own link is open: how long (ms) until it lets a trial
+   * call through. Until then every document of the queue gets this same answer, so the caller may give it
+   * without asking. 0 otherwise (deprecated validation webhooks included).
+   */
+  'link_open_for_ms'?: (number);
 }
 
 export interface ValidateResponse {
@@ -63,4 +69,10 @@ export interface ValidateResponse {
    * validation webhooks are "allow"; an empty value (an older server) means "allow".
    */
   'failure_policy': (string);
+  /**
+   * For "unavailable" because the breaker of the queue's own link is open: how long (ms) until it lets a trial
+   * call through. Until then every document of the queue gets this same answer, so the caller may give it
+   * without asking. 0 otherwise (deprecated validation webhooks included).
+   */
+  'link_open_for_ms': (number);
 }
