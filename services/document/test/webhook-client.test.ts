@@ -38,7 +38,9 @@ const answer = (fields: Partial<ValidateResponse>): ValidateResponse => ({
 class Projections implements KnownValidators {
   knowledge: ValidatorKnowledge | Error = { seeded: true, failurePolicy: "allow", notedAt: undefined };
   readonly forgotten: number[] = [];
+  lookups = 0;
   async of(): Promise<ValidatorKnowledge> {
+    this.lookups += 1;
     if (this.knowledge instanceof Error) throw this.knowledge;
     return this.knowledge;
   }
@@ -85,6 +87,7 @@ describe("the document service's client of Validate (the webhook service played 
     reply = answer({});
     projections.knowledge = { seeded: true, failurePolicy: "allow", notedAt: undefined };
     projections.forgotten.length = 0;
+    projections.lookups = 0;
   });
 
   it("asks nothing where the seeded projections show no validator and nothing was noted; asks where they cannot rule one out", async () => {
@@ -102,6 +105,20 @@ describe("the document service's client of Validate (the webhook service played 
       expect(await client.validate(call(queueA))).to.deep.equal({ outcome: "no_validator" });
     }
     expect(asked).to.have.lengthOf(4);
+  });
+
+  it("a queue whose link the projections showed is asked about without looking again for a few seconds", async () => {
+    const queueC = "8d2e3f4a-5b6c-4d7e-9f8a-0b1c2d3e4f5a";
+    projections.knowledge = { seeded: true, failurePolicy: "block", link: "block", notedAt: undefined };
+    await client.validate(call(queueC));
+    await client.validate(call(queueC));
+    expect(projections.lookups).to.equal(1);
+    expect(asked).to.deep.equal([queueC, queueC]);
+    // A validation webhook (no link) is looked up every time: it may speak for one document only.
+    projections.knowledge = { seeded: true, failurePolicy: "allow", link: undefined, notedAt: undefined };
+    await client.validate(call(queueA));
+    await client.validate(call(queueA));
+    expect(projections.lookups).to.equal(3);
   });
 
   it("a note is forgotten only when a call made long after it finds no validator", async () => {

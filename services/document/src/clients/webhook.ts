@@ -7,6 +7,7 @@ import { MESSAGE_SEVERITIES } from "../domain/records.js";
 import {
   certainlyNoValidator,
   type ExternalValidator,
+  type FailurePolicy,
   type KnownValidators,
   NOTE_SETTLES_MS,
   policyWithoutCall,
@@ -68,7 +69,15 @@ export function webhookValidator(
   for (const type of ["document_validation", "initial_document_validation"]) {
     for (const reason of ["no_validator", "link_breaker_open"]) skipped.inc({ type, reason }, 0);
   }
-  const openLinks = new OpenLinks();
+  /**
+   * Queues whose own link the webhook service reported open (its breaker refuses calls until a trial call is due),
+   * with the answer it gave: until then every document of the queue gets that answer without a call, as the
+   * webhook service would give it (a link always wins over validation webhooks). A link removed or changed
+   * meanwhile is asked about again at the latest when the breaker would let a trial call through.
+   */
+  const openLinks = new LinkMemory<ValidationResult>();
+  /** Queues whose link the projections showed a moment ago, with its failure policy (PRESENT_LINK_MS). */
+  const presentLinks = new LinkMemory<FailurePolicy>();
 
   /** The projections' view of the document's validator; undefined when they cannot be read (then Validate decides). */
   async function knowledgeOf(call: ValidationCall): Promise<ValidatorKnowledge | undefined> {
@@ -82,12 +91,14 @@ export function webhookValidator(
 
   async function ask(call: ValidationCall): Promise<ValidationResult> {
     const { document } = call;
-    const open = openLinks.answerFor(call.type, document.queueId);
+    const open = openLinks.get(call.type, document.queueId);
     if (open) {
       skipped.inc({ type: call.type, reason: "link_breaker_open" });
       return open;
     }
-    const known = await knowledgeOf(call);
+    const linkPolicy = presentLinks.get(call.type, document.queueId);
+    const known = linkPolicy ? { seeded: true, failurePolicy: linkPolicy, notedAt: undefined } : await knowledgeOf(call);
+    if (known?.link && !linkPolicy) presentLinks.set(call.type, document.queueId, Date.now() + PRESENT_LINK_MS, known.link);
     if (known && certainlyNoValidator(known)) {
       skipped.inc({ type: call.type, reason: "no_validator" });
       return { outcome: "no_validator" };
@@ -124,7 +135,7 @@ export function webhookValidator(
             failurePolicy: response.failure_policy === "block" ? "block" : "allow",
           };
           if (response.outcome === "unavailable" && response.link_open_for_ms > 0) {
-            openLinks.remember(call.type, document.queueId, askedAt + response.link_open_for_ms, result);
+            openLinks.set(call.type, document.queueId, askedAt + response.link_open_for_ms, result);
           }
           return result;
         }
@@ -192,37 +203,42 @@ export function webhookValidator(
 }
 
 /**
- * The queues whose own link the webhook service reported open (its breaker refuses calls until a trial call is
- * due), per validation type, with the answer it gave: until then every document of the queue gets that answer
- * without a call, as the webhook service would give it (a link always wins over validation webhooks, so the
- * queue's documents all go to it). Per process; a link removed or changed meanwhile is asked about again at the
- * latest when the breaker would let a trial call through.
+ * Something this process remembers of a queue's link of one validation type, until a moment (epoch ms). Per
+ * process, at most 10,000 queues: when full, expired entries go, and if none has, all of them (then the queues
+ * are looked up again, as without the memory).
  */
-class OpenLinks {
-  private readonly byKey = new Map<string, { until: number; answer: ValidationResult }>();
+class LinkMemory<T> {
+  private readonly byKey = new Map<string, { until: number; value: T }>();
 
-  answerFor(type: string, queueId: string): ValidationResult | undefined {
+  get(type: string, queueId: string): T | undefined {
     if (this.byKey.size === 0) return undefined;
     const key = `${type}/${queueId}`;
-    const open = this.byKey.get(key);
-    if (!open) return undefined;
-    if (open.until > Date.now()) return open.answer;
+    const entry = this.byKey.get(key);
+    if (!entry) return undefined;
+    if (entry.until > Date.now()) return entry.value;
     this.byKey.delete(key);
     return undefined;
   }
 
-  remember(type: string, queueId: string, until: number, answer: ValidationResult): void {
-    if (this.byKey.size >= MAX_OPEN_LINKS) {
+  set(type: string, queueId: string, until: number, value: T): void {
+    if (this.byKey.size >= MAX_REMEMBERED_LINKS) {
       const now = Date.now();
-      for (const [key, open] of this.byKey) if (open.until <= now) this.byKey.delete(key);
-      // Still full: forget them all; they are asked about again, which is what happened before this cache.
-      if (this.byKey.size >= MAX_OPEN_LINKS) this.byKey.clear();
+      for (const [key, entry] of this.byKey) if (entry.until <= now) this.byKey.delete(key);
+      if (this.byKey.size >= MAX_REMEMBERED_LINKS) this.byKey.clear();
     }
-    this.byKey.set(`${type}/${queueId}`, { until, answer });
+    this.byKey.set(`${type}/${queueId}`, { until, value });
   }
 }
 
-const MAX_OPEN_LINKS = 10_000;
+const MAX_REMEMBERED_LINKS = 10_000;
+
+/**
+ * How long a link the projections showed is taken as there without looking again. Asking Validate is right for a
+ * queue with a link whatever happened since: a link removed meanwhile answers no_validator, and a changed failure
+ * policy comes with the answer. Only while the webhook service cannot be asked does the remembered policy speak,
+ * for at most this long after a change.
+ */
+const PRESENT_LINK_MS = 5_000;
 
 function scopeOf(call: ValidationCall) {
   const { id: documentId, queueId, workspaceId, organizationId } = call.document;

@@ -118,6 +118,7 @@ export class ValidatorStore implements KnownValidators, ValidatorSeeds {
     return {
       seeded: row?.seeded === true,
       failurePolicy: row?.link_policy ?? (row?.webhook ? "allow" : undefined),
+      link: row?.link_policy ?? undefined,
       notedAt: row?.noted_at ? row.noted_at.getTime() : undefined,
     };
   }
