@@ -1,7 +1,8 @@
 import { expect } from "chai";
-import type { Sequelize } from "sequelize";
+import { DatabaseError, ForeignKeyConstraintError, type Sequelize, UniqueConstraintError } from "sequelize";
 import { connectDatabase } from "../src/db/database.js";
-import { Sql } from "../src/db/sql.js";
+import { isUniqueViolation, Sql } from "../src/db/sql.js";
+import { isTransientDatabaseFailure } from "../src/transient-failures.js";
 import { dropDatabase, serverUrl, silentLogger, uniqueName } from "./support.js";
 
 describe("Sql transactions (real Postgres)", function () {
@@ -45,5 +46,54 @@ describe("Sql transactions (real Postgres)", function () {
       .catch((error: unknown) => error);
     expect(failed).to.be.instanceOf(Error);
     expect((await sql.rows<{ id: number }>("SELECT id FROM notes ORDER BY id")).map(({ id }) => id)).to.deep.equal([1, 2]);
+  });
+
+  describe("statements on the pg client, answering as sequelize.query did", () => {
+    before(async () => {
+      await sql.run(`CREATE TABLE parents (id int PRIMARY KEY);
+                     CREATE TABLE children (id int PRIMARY KEY, parent_id int REFERENCES parents (id), label text)`);
+      await sql.run("INSERT INTO parents VALUES (1)");
+    });
+
+    it("rows of bound statements, several statements in one string without parameters, and nothing for run", async () => {
+      await sql.run("INSERT INTO children (id, parent_id, label) VALUES ($1, $2, $3)", [10, 1, "ten"]);
+      expect(await sql.rows("SELECT id, label FROM children WHERE parent_id = $1", [1])).to.deep.equal([{ id: 10, label: "ten" }]);
+      expect(await sql.one("SELECT label FROM children WHERE id = $1", [99])).to.equal(undefined);
+      expect(await sql.rows("SELECT 1 AS a; SELECT 2 AS b")).to.deep.equal([{ a: 1 }, { b: 2 }]);
+      expect(await sql.run("UPDATE children SET label = $1 WHERE id = $2", ["TEN", 10])).to.equal(undefined);
+    });
+
+    it("errors are Sequelize's: unique and foreign-key violations by class, others a DatabaseError, the pg error inside", async () => {
+      const duplicate = await sql.run("INSERT INTO children (id) VALUES ($1)", [10]).catch((error: unknown) => error);
+      expect(duplicate).to.be.instanceOf(UniqueConstraintError);
+      expect(isUniqueViolation(duplicate)).to.equal(true);
+      const orphan = await sql.run("INSERT INTO children (id, parent_id) VALUES ($1, $2)", [11, 42]).catch((error: unknown) => error);
+      expect(orphan).to.be.instanceOf(ForeignKeyConstraintError);
+      const bad = await sql.rows("SELECT * FROM children WHERE id = $1", ["not a number"]).catch((error: unknown) => error);
+      expect(bad).to.be.instanceOf(DatabaseError);
+      expect((bad as { original?: { code?: string } }).original?.code).to.equal("22P02");
+      expect(isTransientDatabaseFailure(bad)).to.equal(false);
+      // The pool's connection (the only one) was given back after each failure.
+      expect(await sql.one("SELECT 1 AS ok")).to.deep.equal({ ok: 1 });
+    });
+
+    it("a NUL in a string parameter is sent as the two characters \\0, as Sequelize sent it (Postgres refuses NUL in text)", async () => {
+      await sql.run("INSERT INTO children (id, label) VALUES ($1, $2)", [12, "a\u0000b"]);
+      expect(await sql.one("SELECT label FROM children WHERE id = $1", [12])).to.deep.equal({ label: "a\\0b" });
+    });
+
+    it("inside a transaction statements use its connection; once it has finished it can no longer be used", async () => {
+      let finished: Parameters<Sql["run"]>[2] | undefined;
+      await sql.transaction(async (tx) => {
+        finished = tx;
+        await sql.run("INSERT INTO children (id) VALUES ($1)", [13], tx);
+        // Not visible outside the transaction before its commit: another connection would wait for the pool's only one,
+        // so the transaction's own statement sees it.
+        expect(await sql.one("SELECT id FROM children WHERE id = $1", [13], tx)).to.deep.equal({ id: 13 });
+      });
+      const late = await sql.one("SELECT 1", [], finished).catch((error: unknown) => error);
+      expect(late).to.be.instanceOf(Error);
+      expect((late as Error).message).to.include("can no longer be used");
+    });
   });
 });

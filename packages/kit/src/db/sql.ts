@@ -1,15 +1,46 @@
-import { QueryTypes, type Sequelize, type Transaction } from "sequelize";
+import type { Sequelize, Transaction } from "sequelize";
 import { inChildSpan } from "../tracing/spans.js";
 
 /** A database transaction as the domain sees it: something to pass back to the store, nothing more. */
 export type Tx = Transaction;
 
-/** Raw SQL with bind parameters; every result is a plain row object. The stores of every service query through it. */
-export class Sql {
-  constructor(readonly sequelize: Sequelize) {}
+/** What Sql needs of a pg client: the one Sequelize's pool lends, or the one a transaction holds. */
+interface PgConnection {
+  query(text: string, values?: unknown[]): Promise<{ rows: object[] } | Array<{ rows?: object[] }>>;
+  /** Set on a connection the pool must not lend again (as Sequelize's own queries mark it). */
+  _invalid?: boolean;
+}
 
-  rows<T extends object>(sql: string, bind: unknown[] = [], tx?: Tx): Promise<T[]> {
-    return this.sequelize.query<T>(sql, { bind, type: QueryTypes.SELECT, transaction: tx });
+/** Sequelize's parts that Sql uses: its pool, and the dialect's error mapping. */
+interface SequelizeInternals {
+  connectionManager: { getConnection(): Promise<PgConnection>; releaseConnection(connection: PgConnection): Promise<void> };
+  dialect: { Query: new (connection: PgConnection, sequelize: Sequelize, options: object) => { formatError(error: Error): Error } };
+}
+
+/** Errors after which a connection is not lent again (those Sequelize's postgres query marks). */
+const BROKEN_CONNECTION = /Unable to set non-blocking to true|SSL SYSCALL error: EOF detected|Local: Authentication failure/i;
+
+/**
+ * Raw SQL with bind parameters; every result is a plain row object. The stores of every service query through it.
+ *
+ * Connections and transactions are Sequelize's (its pool, `sequelize.transaction`, `afterCommit`), but a statement
+ * goes to the pg client directly: `sequelize.query` spent twice the CPU per statement in this process and about
+ * 1.5 times in Postgres (bench/REPORT.md, "the kit's Sql on the pg client"). Everything a caller sees stays as
+ * Sequelize made it: errors are Sequelize's (`UniqueConstraintError`, `ForeignKeyConstraintError`,
+ * `DatabaseError` with the pg error as `original`/`parent`), a NUL in a string parameter is sent as `\0`, and a
+ * statement without parameters goes by the simple protocol (several statements in one string).
+ */
+export class Sql {
+  private readonly internals: SequelizeInternals;
+
+  constructor(readonly sequelize: Sequelize) {
+    this.internals = sequelize as unknown as SequelizeInternals;
+  }
+
+  async rows<T extends object>(sql: string, bind: unknown[] = [], tx?: Tx): Promise<T[]> {
+    const result = await this.query(sql, bind, tx);
+    // Several statements (simple protocol) answer one result each: their rows in order, as Sequelize joins them.
+    return (Array.isArray(result) ? result.flatMap((each) => each.rows ?? []) : result.rows) as T[];
   }
 
   async one<T extends object>(sql: string, bind: unknown[] = [], tx?: Tx): Promise<T | undefined> {
@@ -18,7 +49,33 @@ export class Sql {
 
   /** A statement whose rows nobody reads (writes, deletes). */
   async run(sql: string, bind: unknown[] = [], tx?: Tx): Promise<void> {
-    await this.sequelize.query(sql, { bind, transaction: tx });
+    await this.query(sql, bind, tx);
+  }
+
+  private async query(sql: string, bind: unknown[], tx: Tx | undefined) {
+    const transaction = tx as unknown as { connection?: PgConnection; finished?: string } | undefined;
+    // As sequelize.query: a finished transaction's connection is back in the pool, lent to someone else.
+    if (transaction?.finished) throw new Error(`${transaction.finished} has been called on this transaction; it can no longer be used`);
+    const held = transaction?.connection;
+    if (transaction && !held) throw new Error("the transaction has no connection");
+    const connection = held ?? (await this.internals.connectionManager.getConnection());
+    try {
+      return bind.length === 0 ? await connection.query(sql) : await connection.query(sql, bind.map(withoutNul));
+    } catch (error) {
+      throw this.sequelizeError(connection, error, sql, bind);
+    } finally {
+      if (!held) await this.internals.connectionManager.releaseConnection(connection);
+    }
+  }
+
+  /** The error as `sequelize.query` would have thrown it, marking a broken connection as it does. */
+  private sequelizeError(connection: PgConnection, error: unknown, sql: string, bind: unknown[]): unknown {
+    if (!(error instanceof Error)) return error;
+    const code = (error as { code?: unknown }).code;
+    if (code === "ECONNRESET" || BROKEN_CONNECTION.test(error.message) || error.message === "Query read timeout")
+      connection._invalid = true;
+    Object.assign(error, { sql, parameters: bind });
+    return new this.internals.dialect.Query(connection, this.sequelize, {}).formatError(error);
   }
 
   /**
@@ -46,6 +103,11 @@ export class Sql {
       },
     );
   }
+}
+
+/** What Sequelize sends for a string parameter: a NUL byte (which Postgres refuses in text) as the two characters `\0`. */
+function withoutNul(value: unknown): unknown {
+  return typeof value === "string" && value.includes("\0") ? value.replaceAll("\0", "\\0") : value;
 }
 
 /** Postgres' unique_violation, for answers that turn a duplicate into 409. */

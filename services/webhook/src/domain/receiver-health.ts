@@ -46,8 +46,9 @@ export class ReceiverHealth {
       p99LatencyMs: round(stats.p99Ms),
       breakerState: this.breakerStateOf(webhook),
       window: HEALTH_WINDOW.name,
-      lastSuccessAt: webhook.lastSuccessAt,
-      failingSince: webhook.failingSince,
+      // From the statement that counted the attempts: the webhook read above may predate the last recorded outcome.
+      lastSuccessAt: stats.lastSuccessAt,
+      failingSince: stats.failingSince,
     };
   }
 }

@@ -47,6 +47,9 @@ export interface AttemptStats {
   /** Null without attempts. */
   p50Ms: number | null;
   p99Ms: number | null;
+  /** The webhook's run of failures as of the same snapshot as the attempts (both are written by one statement). */
+  lastSuccessAt: Date | null;
+  failingSince: Date | null;
 }
 
 /** How an attempt, or a deferral without an attempt, ends; recorded in batches. */
@@ -300,16 +303,19 @@ export class DeliveryStore {
   }
 
   /** A webhook's attempts in the last `windowMs`: how many, how many succeeded, and their latency percentiles. */
+  /** One statement, so that the attempts and the run of failures agree (a sender records both in one). */
   async attemptStats(webhookId: string, windowMs: number): Promise<AttemptStats> {
     const row = await this.sql.one<AttemptStats>(
       `SELECT count(*)::int AS attempts, (count(*) FILTER (WHERE succeeded))::int AS succeeded,
          percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms) AS "p50Ms",
-         percentile_cont(0.99) WITHIN GROUP (ORDER BY duration_ms) AS "p99Ms"
+         percentile_cont(0.99) WITHIN GROUP (ORDER BY duration_ms) AS "p99Ms",
+         (SELECT last_success_at FROM webhooks WHERE id = $1) AS "lastSuccessAt",
+         (SELECT failing_since FROM webhooks WHERE id = $1) AS "failingSince"
        FROM delivery_attempts
        WHERE webhook_id = $1 AND started_at > now() - make_interval(secs => $2::double precision / 1000)`,
       [webhookId, windowMs],
     );
-    return row ?? { attempts: 0, succeeded: 0, p50Ms: null, p99Ms: null };
+    return row ?? { attempts: 0, succeeded: 0, p50Ms: null, p99Ms: null, lastSuccessAt: null, failingSince: null };
   }
 
   /** Pending deliveries, and those of them due now and not held by a sender. */
