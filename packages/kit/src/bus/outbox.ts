@@ -1,7 +1,8 @@
 import { JetStreamApiError } from "@nats-io/jetstream";
 import { ROOT_CONTEXT, SpanStatusCode, trace } from "@opentelemetry/api";
-import { QueryTypes, type Sequelize, type Transaction } from "sequelize";
+import type { Sequelize, Transaction } from "sequelize";
 import { type Migration, sqlMigration } from "../db/database.js";
+import { Sql } from "../db/sql.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 import { contextOfCarrier, currentTraceCarrier, SpanKind, startSpan, type TraceCarrier } from "../tracing/spans.js";
@@ -97,6 +98,7 @@ export class Outbox {
   private wake: (() => void) | undefined;
   private loop: Promise<void> | undefined;
   private readonly batchSize: number;
+  private readonly sql: Sql;
   private readonly pollIntervalMs: number;
   private readonly retentionMs: number;
   private readonly retryDelaysMs: number[];
@@ -105,6 +107,7 @@ export class Outbox {
   private measuring: Promise<void> | undefined;
 
   constructor(private readonly options: OutboxRelayOptions) {
+    this.sql = sqlOf(options.sequelize);
     this.batchSize = options.batchSize ?? 200;
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
     this.retentionMs = options.retentionMs ?? 24 * 3_600_000;
@@ -128,10 +131,11 @@ export class Outbox {
       const base = index * 5;
       return `($${base + 1}, $${base + 2}, $${base + 3}::jsonb, $${base + 4}, $${base + 5}::jsonb)`;
     });
-    await this.options.sequelize.query(`INSERT INTO outbox (id, subject, payload, request_id, trace_context) VALUES ${rows.join(", ")}`, {
-      bind: values,
+    await this.sql.run(
+      `INSERT INTO outbox (id, subject, payload, request_id, trace_context) VALUES ${rows.join(", ")}`,
+      values,
       transaction,
-    });
+    );
     transaction.afterCommit(() => this.kick());
   }
 
@@ -192,17 +196,18 @@ export class Outbox {
   async relayBatch(): Promise<number> {
     const { sequelize, metrics } = this.options;
     return sequelize.transaction(async (transaction) => {
-      const rows = await sequelize.query<OutboxRow>(
+      const rows = await this.sql.rows<OutboxRow>(
         `SELECT seq, id, subject, payload, request_id, attempts, trace_context FROM outbox
          WHERE published_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= now())
          ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        { bind: [this.batchSize], type: QueryTypes.SELECT, transaction },
+        [this.batchSize],
+        transaction,
       );
       if (rows.length === 0) return 0;
       // Marking rows published need not wait for the disk: if a crash loses the mark, the rows are published again,
       // JetStream drops them by Nats-Msg-Id within its duplicate window and consumers are idempotent beyond it. So
       // the relay does not add a WAL flush per batch to the ones the requests wait for.
-      await sequelize.query("SET LOCAL synchronous_commit = off", { transaction });
+      await this.sql.run("SET LOCAL synchronous_commit = off", [], transaction);
       // One connection keeps publishes in order even while several are in flight.
       const results = await Promise.allSettled(rows.map((row) => this.publish(row)));
       const published = rows.filter((_, index) => results[index]?.status === "fulfilled");
@@ -215,10 +220,11 @@ export class Outbox {
       const setAside = outage ? refused.filter(({ error }) => isUndeliverable(error)) : refused;
       if (setAside.length === 0 && refused.length > 0) throw refused[0]?.error;
       if (published.length > 0)
-        await sequelize.query("UPDATE outbox SET published_at = now() WHERE seq = ANY($1::bigint[])", {
-          bind: [published.map((row) => row.seq)],
+        await this.sql.run(
+          "UPDATE outbox SET published_at = now() WHERE seq = ANY($1::bigint[])",
+          [published.map((row) => row.seq)],
           transaction,
-        });
+        );
       for (const row of published) metrics?.eventsPublished.inc({ type: row.subject.replace(/^docex\./, "") });
       for (const { row, error } of setAside) await this.setAside(row, error, transaction);
       return published.length + setAside.length;
@@ -264,28 +270,26 @@ export class Outbox {
       { err: error, event_id: row.id, subject: row.subject, attempts, retry_in_ms: delayMs },
       "NATS refused an outbox event; the events behind it go on, and it is tried again later",
     );
-    await this.options.sequelize.query(
+    await this.sql.run(
       `UPDATE outbox SET attempts = $2, last_error = $3, next_attempt_at = now() + ($4 || ' milliseconds')::interval
        WHERE seq = $1`,
-      { bind: [row.seq, attempts, reason.slice(0, 500), String(delayMs)], transaction },
+      [row.seq, attempts, reason.slice(0, 500), String(delayMs)],
+      transaction,
     );
   }
 
   private async housekeeping(): Promise<void> {
     if (Date.now() - this.lastHousekeeping < 10_000) return;
     this.lastHousekeeping = Date.now();
-    await this.options.sequelize.query("DELETE FROM outbox WHERE published_at < now() - ($1 || ' milliseconds')::interval", {
-      bind: [String(this.retentionMs)],
-    });
+    await this.sql.run("DELETE FROM outbox WHERE published_at < now() - ($1 || ' milliseconds')::interval", [String(this.retentionMs)]);
   }
 
   /** Sets the outbox gauges; on its own timer, so that they rise while NATS is away too. */
   private async measure(): Promise<void> {
-    const { sequelize, metrics, logger } = this.options;
+    const { metrics, logger } = this.options;
     try {
-      const [counts] = await sequelize.query<{ pending: string; refused: string }>(
+      const counts = await this.sql.one<{ pending: string; refused: string }>(
         "SELECT count(*) AS pending, count(*) FILTER (WHERE attempts > 0) AS refused FROM outbox WHERE published_at IS NULL",
-        { type: QueryTypes.SELECT },
       );
       metrics?.outboxPending.set(Number(counts?.pending ?? 0));
       metrics?.outboxRefused.set(Number(counts?.refused ?? 0));
@@ -300,11 +304,24 @@ export class Outbox {
  * handled before, so a redelivered event changes nothing.
  */
 export async function claimEvent(sequelize: Sequelize, transaction: Transaction, consumer: string, eventId: string): Promise<boolean> {
-  const inserted = await sequelize.query(
+  const inserted = await sqlOf(sequelize).rows(
     "INSERT INTO processed_events (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING event_id",
-    { bind: [consumer, eventId], transaction, type: QueryTypes.SELECT },
+    [consumer, eventId],
+    transaction,
   );
   return inserted.length > 0;
+}
+
+const sqls = new WeakMap<Sequelize, Sql>();
+
+/** One Sql per Sequelize, for the kit's own statements. */
+function sqlOf(sequelize: Sequelize): Sql {
+  let sql = sqls.get(sequelize);
+  if (!sql) {
+    sql = new Sql(sequelize);
+    sqls.set(sequelize, sql);
+  }
+  return sql;
 }
 
 /** A refusal that concerns this one event, whatever NATS's state: it will not be published as it is. */

@@ -1,3 +1,4 @@
+import { Sql } from "@docex/kit";
 import { QueryTypes, type Sequelize } from "sequelize";
 import type { AuditEntry, AuditedType } from "../domain/audit-entries.js";
 
@@ -37,12 +38,17 @@ const PURGE_BATCH = 5_000;
 
 /** The audit_entries table: appended to by the consumer, read by the audit-log endpoints, aged out by the purge. */
 export class AuditStore {
-  constructor(private readonly sequelize: Sequelize) {}
+  /** The consumer's statements (one per event) go by the kit's Sql; the endpoints' reads by Sequelize. */
+  private readonly sql: Sql;
+
+  constructor(private readonly sequelize: Sequelize) {
+    this.sql = new Sql(sequelize);
+  }
 
   /** Records `entry` once per organization; a redelivered event adds nothing. */
   async append(entry: AuditEntry, organizationIds: ReadonlyArray<string | null>): Promise<void> {
     if (organizationIds.length === 0) return;
-    await this.sequelize.query(
+    await this.sql.run(
       `WITH inserted AS (
          INSERT INTO audit_entries (event_id, organization_id, type, occurred_at, user_id, request_id, document_id, queue_id, details)
          SELECT $1, organization.id, $2, $3, $4, $5, $6, $7, $8::jsonb FROM unnest($9::uuid[]) AS organization (id)
@@ -51,29 +57,27 @@ export class AuditStore {
        INSERT INTO audit_counts (organization_id, type, entries)
        SELECT organization_id, type, count(*) FROM inserted WHERE organization_id IS NOT NULL GROUP BY 1, 2
        ON CONFLICT (organization_id, type) DO UPDATE SET entries = audit_counts.entries + EXCLUDED.entries`,
-      {
-        bind: [
-          entry.eventId,
-          entry.type,
-          entry.occurredAt,
-          entry.userId,
-          entry.requestId,
-          entry.documentId,
-          entry.queueId,
-          JSON.stringify(entry.details),
-          organizationIds,
-        ],
-      },
+      [
+        entry.eventId,
+        entry.type,
+        entry.occurredAt,
+        entry.userId,
+        entry.requestId,
+        entry.documentId,
+        entry.queueId,
+        JSON.stringify(entry.details),
+        organizationIds,
+      ],
     );
   }
 
   /** The organization whose log holds entries of the document; undefined when none has reached the log. */
   async organizationOfDocument(documentId: string): Promise<string | undefined> {
-    const rows = await this.sequelize.query<{ organization_id: string }>(
+    const row = await this.sql.one<{ organization_id: string }>(
       "SELECT organization_id FROM audit_entries WHERE document_id = $1 AND organization_id IS NOT NULL LIMIT 1",
-      { bind: [documentId], type: QueryTypes.SELECT },
+      [documentId],
     );
-    return rows[0]?.organization_id;
+    return row?.organization_id;
   }
 
   async page(filter: AuditFilter, page: { offset: number; limit: number }): Promise<{ entries: StoredAuditEntry[]; total: number }> {

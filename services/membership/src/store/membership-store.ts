@@ -1,6 +1,6 @@
 import { type DocexEvent, eventSubject } from "@docex/events";
 import { claimEvent, isUuid, type Outbox, Sql } from "@docex/kit";
-import { QueryTypes, type Sequelize, type Transaction } from "sequelize";
+import type { Sequelize, Transaction } from "sequelize";
 import type { Grant, MembershipStatus, Role } from "../domain/roles.js";
 
 export type Tx = Transaction;
@@ -82,13 +82,17 @@ const GRANT_COLUMNS = "m.user_id, m.role, m.queue_ids::text[] AS queue_ids, m.st
 
 /** Every table of the membership database; answers are plain objects. */
 export class MembershipStore {
+  private readonly sql: Sql;
+
   constructor(
     private readonly sequelize: Sequelize,
     private readonly outbox: Outbox,
-  ) {}
+  ) {
+    this.sql = new Sql(sequelize);
+  }
 
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    return new Sql(this.sequelize).transaction(work);
+    return this.sql.transaction(work);
   }
 
   /**
@@ -107,11 +111,11 @@ export class MembershipStore {
   }
 
   private select<T extends object>(sql: string, bind: unknown[], tx?: Tx): Promise<T[]> {
-    return this.sequelize.query<T>(sql, { bind, type: QueryTypes.SELECT, ...(tx ? { transaction: tx } : {}) });
+    return this.sql.rows<T>(sql, bind, tx);
   }
 
   private async execute(sql: string, bind: unknown[], tx: Tx): Promise<void> {
-    await this.sequelize.query(sql, { bind, transaction: tx });
+    await this.sql.run(sql, bind, tx);
   }
 
   async addEvents(tx: Tx, events: DocexEvent[]): Promise<void> {
@@ -369,7 +373,7 @@ export class MembershipStore {
          auth_status = COALESCE(EXCLUDED.auth_status, p.auth_status),
          refreshed_at = COALESCE(EXCLUDED.refreshed_at, p.refreshed_at)`;
     const bind = [profile.userId, profile.email ?? null, profile.name ?? null, profile.authStatus ?? null, profile.refreshed];
-    await this.sequelize.query(sql, { bind, ...(tx ? { transaction: tx } : {}) });
+    await this.sql.run(sql, bind, tx);
   }
 
   // User schemas
