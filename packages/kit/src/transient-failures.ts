@@ -39,10 +39,30 @@ export function isTransientDatabaseFailure(error: unknown): boolean {
   return false;
 }
 
+/** Postgres' codes of a transaction aborted for another's sake: deadlock_detected, serialization_failure. */
+const CONFLICT_CODES = new Set(["40P01", "40001"]);
+
 /**
- * A failure that waiting cures: the database connection dropped, or a service called is unreachable or did not
- * answer in time (503, 504). An event whose handling failed this way is not a poison event.
+ * A transaction that Postgres aborted because it collided with a concurrent one (a deadlock, or a serialization
+ * failure): nothing of it was applied, and the same request again will most likely go through.
+ */
+export function isConcurrencyConflict(error: unknown): boolean {
+  for (let current = error as ErrorShape | undefined, depth = 0; current && depth < 5; depth++) {
+    if (typeof current.code === "string" && CONFLICT_CODES.has(current.code)) return true;
+    current = (current.parent ?? current.original) as ErrorShape | undefined;
+  }
+  return false;
+}
+
+/**
+ * A failure that waiting cures: the database connection dropped, a transaction collided with a concurrent one, or
+ * a service called is unreachable or did not answer in time (503, 504). An event whose handling failed this way is
+ * not a poison event.
  */
 export function isTransientFailure(error: unknown): boolean {
-  return isTransientDatabaseFailure(error) || (error instanceof UpstreamError && (error.status === 503 || error.status === 504));
+  return (
+    isTransientDatabaseFailure(error) ||
+    isConcurrencyConflict(error) ||
+    (error instanceof UpstreamError && (error.status === 503 || error.status === 504))
+  );
 }

@@ -240,6 +240,40 @@ describe("createHttpApp", () => {
   });
 });
 
+describe("problem answers for a transaction aborted by a concurrent one", () => {
+  it("turns a deadlock or a serialization failure into 503 concurrent_change with Retry-After, never a 500", async () => {
+    const app = createHttpApp({
+      logger: silentLogger,
+      metrics: new Metrics("kit-test", { defaultMetrics: false }),
+      readiness: new Readiness(),
+      routes: (router) => {
+        for (const [path, code] of [
+          ["/deadlock", "40P01"],
+          ["/serialization", "40001"],
+        ] as const) {
+          router.post(path, () => {
+            const driver = Object.assign(new Error("deadlock detected"), { code });
+            throw Object.assign(new Error(driver.message), { name: "SequelizeDatabaseError", parent: driver, original: driver });
+          });
+        }
+      },
+    });
+    const server = await listen(app, "127.0.0.1", 0);
+    try {
+      for (const path of ["/deadlock", "/serialization"]) {
+        const response = await fetch(`${baseUrlOf(server)}${path}`, { method: "POST" });
+        expect(response.status, path).to.equal(503);
+        expect(response.headers.get("retry-after")).to.equal("1");
+        const body = (await response.json()) as Json;
+        expect(body.code).to.equal("concurrent_change");
+        expect(String(body.detail)).to.include("nothing was changed");
+      }
+    } finally {
+      await closeHttp(server, 500);
+    }
+  });
+});
+
 describe("problem answers for a lost database connection", () => {
   it("turns a dropped Postgres connection into 503 database_unavailable with Retry-After, never a 500", async () => {
     const app = createHttpApp({

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { DatabaseError, ForeignKeyConstraintError, type Sequelize, UniqueConstraintError } from "sequelize";
 import { connectDatabase } from "../src/db/database.js";
 import { isUniqueViolation, Sql } from "../src/db/sql.js";
-import { isTransientDatabaseFailure } from "../src/transient-failures.js";
+import { isConcurrencyConflict, isTransientDatabaseFailure, isTransientFailure } from "../src/transient-failures.js";
 import { dropDatabase, serverUrl, silentLogger, uniqueName } from "./support.js";
 
 describe("Sql transactions (real Postgres)", function () {
@@ -95,5 +95,43 @@ describe("Sql transactions (real Postgres)", function () {
       expect(late).to.be.instanceOf(Error);
       expect((late as Error).message).to.include("can no longer be used");
     });
+  });
+
+  it("a deadlock between two transactions fails one of them with an error that says so (a concurrency conflict, not a lost database)", async () => {
+    const other = await connectDatabase({ serverUrl, database, logger: silentLogger, poolMax: 1 });
+    try {
+      const second = new Sql(other);
+      await sql.run("CREATE TABLE IF NOT EXISTS accounts (id int PRIMARY KEY, balance int); INSERT INTO accounts VALUES (1, 0), (2, 0)");
+      let release: () => void = () => undefined;
+      const bothHoldOne = new Promise<void>((resolve) => {
+        let holding = 0;
+        release = () => {
+          holding += 1;
+          if (holding === 2) resolve();
+        };
+      });
+      // Each locks one row, waits until the other holds its own, then asks for the other's: Postgres aborts one.
+      const transfer = (db: Sql, first: number, then: number) =>
+        db.transaction(async (tx) => {
+          await db.run("UPDATE accounts SET balance = balance + 1 WHERE id = $1", [first], tx);
+          release();
+          await bothHoldOne;
+          await db.run("UPDATE accounts SET balance = balance + 1 WHERE id = $1", [then], tx);
+        });
+      const outcomes = await Promise.allSettled([transfer(sql, 1, 2), transfer(second, 2, 1)]);
+      const failed = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === "rejected");
+      expect(failed).to.have.lengthOf(1);
+      const error = failed[0]!.reason;
+      expect((error as { original?: { code?: string } }).original?.code).to.equal("40P01");
+      expect(isConcurrencyConflict(error)).to.equal(true);
+      expect(isTransientDatabaseFailure(error)).to.equal(false);
+      // An event handler that met it is tried again later, not counted towards dead-lettering.
+      expect(isTransientFailure(error)).to.equal(true);
+      // The aborted one applied nothing: one transfer's two increments.
+      const balances = await sql.rows<{ balance: number }>("SELECT balance FROM accounts ORDER BY id");
+      expect(balances.map(({ balance }) => balance)).to.deep.equal([1, 1]);
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -4,7 +4,7 @@ import { HealthImplementation, type ServingStatusMap } from "grpc-health-check";
 import { DomainError } from "../errors.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
-import { isTransientDatabaseFailure } from "../transient-failures.js";
+import { isConcurrencyConflict, isTransientDatabaseFailure } from "../transient-failures.js";
 import { type GrpcIdentity, serviceOfPeer } from "./identity.js";
 
 export interface GrpcCallContext {
@@ -272,12 +272,15 @@ export class GrpcServer {
 }
 
 /**
- * Domain errors the caller should expect keep their message; a lost database connection is UNAVAILABLE (the caller
- * answers 503, as this service's own HTTP edge would); anything else is logged and answered "internal error".
+ * Domain errors the caller should expect keep their message; a lost database connection or a transaction aborted
+ * for a concurrent one's sake is UNAVAILABLE (the caller answers 503, as this service's own HTTP edge would);
+ * anything else is logged and answered "internal error".
  */
 function statusOf(error: unknown, logger: Logger): { code: grpc.status; details: string } {
   if (error instanceof DomainError && error.status < 500) return { code: error.grpcCode, details: error.message };
   logger.error({ err: error }, "gRPC handler failed");
   if (isTransientDatabaseFailure(error)) return { code: grpc.status.UNAVAILABLE, details: "database unavailable" };
+  // Nothing was applied and the same call again will most likely go through: what UNAVAILABLE tells a caller.
+  if (isConcurrencyConflict(error)) return { code: grpc.status.UNAVAILABLE, details: "a concurrent change conflicted; try again" };
   return { code: error instanceof DomainError ? error.grpcCode : grpc.status.INTERNAL, details: "internal error" };
 }

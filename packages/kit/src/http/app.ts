@@ -5,7 +5,7 @@ import { DomainError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeE
 import { type Logger, serializeError } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 import { activeTraceIds } from "../tracing/spans.js";
-import { isTransientDatabaseFailure } from "../transient-failures.js";
+import { isConcurrencyConflict, isTransientDatabaseFailure } from "../transient-failures.js";
 import type { ApiDescription } from "./operations.js";
 import { sendProblem } from "./problem.js";
 import type { Readiness } from "./readiness.js";
@@ -221,6 +221,14 @@ export function problemErrorHandler(logger: Logger): ErrorRequestHandler {
     }
     if (isTransientDatabaseFailure(error)) {
       translated = new UpstreamError(503, "The database is briefly unavailable; try again.", "database_unavailable");
+      res.setHeader("retry-after", "1");
+    } else if (isConcurrencyConflict(error)) {
+      // Postgres aborted the transaction for a concurrent one's sake: nothing was applied, and again will go through.
+      translated = new UpstreamError(
+        503,
+        "Another request changed the same data at the same moment; nothing was changed. Try again.",
+        "concurrent_change",
+      );
       res.setHeader("retry-after", "1");
     }
     if (!(translated instanceof DomainError) || translated.status >= 500) {
