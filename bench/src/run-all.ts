@@ -1,14 +1,15 @@
 /**
  * `npm run bench`: runs every benchmark in bench/dist (each `*.js` built from a file in bench/src, this one aside)
  * as a child process, one after another, and writes bench/REPORT.md: the machine and the run, the headline figures
- * and ratios of each benchmark, then each benchmark's output exactly as it printed it.
+ * and ratios of each benchmark, then each benchmark's output exactly as it printed it. The report's hand-written
+ * part, from its `# Issue notes` heading on (before-and-after comparisons), is kept below what this run wrote.
  *
  *   node dist/run-all.js [name ...]    only the named benchmarks (e.g. `stack delivery`); the report says so
  *
  * BENCH_TIMEOUT_MINUTES (20): a benchmark still running after this is stopped (its process group) and reported.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, freemem, loadavg, platform, release, totalmem } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,6 +18,8 @@ const distDir = dirname(fileURLToPath(import.meta.url));
 const benchDir = join(distDir, "..");
 const reportPath = join(benchDir, "REPORT.md");
 const self = basename(fileURLToPath(import.meta.url));
+/** Modules in bench/dist that are not benchmarks: the OTLP sink the traced runs use, and the CPU profiles' summary. */
+const HELPERS = new Set([self, "otlp-sink.js", "profile-summary.js"]);
 const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_MINUTES ?? 20) * 60_000;
 
 interface Outcome {
@@ -118,7 +121,7 @@ function section(outcome: Outcome): string[] {
 
 const requested = process.argv.slice(2).map((name) => name.replace(/\.js$/, ""));
 const available = readdirSync(distDir)
-  .filter((file) => file.endsWith(".js") && file !== self)
+  .filter((file) => file.endsWith(".js") && !HELPERS.has(file))
   // A file left in dist by a benchmark whose source was removed is not run.
   .filter((file) => existsSync(join(benchDir, "src", file.replace(/\.js$/, ".ts"))))
   .sort();
@@ -172,6 +175,13 @@ const report = [
   }),
   ...outcomes.flatMap((outcome) => [...section(outcome), ""]),
 ];
-writeFileSync(reportPath, `${report.join("\n").trimEnd()}\n`);
+/** The hand-written part of the report as it is now: `# Issue notes` to the end. */
+function issueNotes(): string {
+  const current = existsSync(reportPath) ? readFileSync(reportPath, "utf8") : "";
+  const start = current.search(/^# Issue notes$/m);
+  return start < 0 ? "" : `\n${current.slice(start).trimEnd()}\n`;
+}
+
+writeFileSync(reportPath, `${report.join("\n").trimEnd()}\n${issueNotes()}`);
 process.stderr.write(`wrote ${reportPath}\n`);
 process.exitCode = outcomes.every((outcome) => outcome.code === 0) ? 0 : 1;

@@ -190,6 +190,8 @@ interface Case {
   latencies: number[];
   /** Answers that were not what the case expects (a status other than 200, or the wrong warning). */
   unexpected: number;
+  /** The first few of them: status, time and messages, so that the report says what they were. */
+  examples: string[];
 }
 
 let edits = 0;
@@ -203,6 +205,7 @@ async function patches(
 ): Promise<Case> {
   const latencies: number[] = [];
   let unexpected = 0;
+  const examples: string[] = [];
   for (let index = 0; index < count; index++) {
     const documentId = documents[index % documents.length]!;
     edits += 1;
@@ -210,11 +213,18 @@ async function patches(
     const reply = await api.call("PATCH", `/documents/${documentId}/annotations`, {
       annotations: [{ key: "invoice_id", value: `inv-${edits}` }],
     });
-    latencies.push(performance.now() - started);
-    if (reply.status !== 200 || !expect(reply.body.data.messages)) unexpected += 1;
+    const took = performance.now() - started;
+    latencies.push(took);
+    if (reply.status !== 200 || !expect(reply.body.data.messages)) {
+      unexpected += 1;
+      if (examples.length < 3) {
+        const said = reply.status === 200 ? reply.body.data.messages.map((message: { message: string }) => message.message) : reply.body;
+        examples.push(`HTTP ${reply.status} after ${took.toFixed(1)} ms: ${JSON.stringify(said).slice(0, 300)}`);
+      }
+    }
   }
   latencies.sort((a, b) => a - b);
-  return { latencies, unexpected };
+  return { latencies, unexpected, examples };
 }
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
@@ -362,6 +372,9 @@ function printReport(cases: Array<{ name: string; result: Case; aim?: number }>)
       const verdict = aim === undefined ? "–" : `≤ ${aim} ms ${p99 <= aim ? "✓" : "✗"}`;
       return `| ${name} | ${result.latencies.length} | ${ms(quantile(result.latencies, 0.5))} | ${ms(p99)} | ${ms(result.latencies.at(-1) ?? Number.NaN)} | ${verdict} | ${result.unexpected} |`;
     }),
+    ...cases.flatMap(({ name, result }) =>
+      result.examples.length === 0 ? [] : ["", `Unexpected answers of ${name}:`, ...result.examples.map((example) => `- ${example}`)],
+    ),
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
 }
