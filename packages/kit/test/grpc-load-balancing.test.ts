@@ -1,6 +1,6 @@
 import * as grpc from "@grpc/grpc-js";
 import { expect } from "chai";
-import { GrpcClient } from "../src/grpc/client.js";
+import { GrpcClient, MAX_RECONNECT_BACKOFF_MS } from "../src/grpc/client.js";
 import { GrpcIdentity } from "../src/grpc/identity.js";
 import { ANY_SERVICE, GrpcServer } from "../src/grpc/server.js";
 import { createLogger } from "../src/logger.js";
@@ -28,8 +28,9 @@ const identity = GrpcIdentity.insecure("test");
 const logger = createLogger("grpc-load-balancing-test", "silent");
 
 /** A kit GrpcServer answering Ping with its name, and counting the calls it took. */
-async function pingServer(name: string, options: { maxConnectionAgeMs?: number } = {}) {
-  const server = new GrpcServer(logger, { identity, ...options });
+async function pingServer(name: string, options: { maxConnectionAgeMs?: number; port?: number } = {}) {
+  const { port, ...serverOptions } = options;
+  const server = new GrpcServer(logger, { identity, ...serverOptions });
   const served = { name, calls: 0, server, port: 0 };
   server.addService(
     PingClient.service,
@@ -42,7 +43,7 @@ async function pingServer(name: string, options: { maxConnectionAgeMs?: number }
     },
     ANY_SERVICE,
   );
-  served.port = await server.listen("127.0.0.1", 0);
+  served.port = await server.listen("127.0.0.1", port ?? 0);
   return served;
 }
 
@@ -97,6 +98,44 @@ describe("gRPC calls spread over every replica a target names (issue 20, item 1)
     } finally {
       client.close();
       await replica.server.shutdown(1_000);
+    }
+  });
+
+  it("a server that comes up after twenty seconds of failed calls is used again within the bounded reconnect backoff", async function () {
+    this.timeout(45_000);
+    // A port nothing listens on yet: taken from a server that is closed again.
+    const probe = await pingServer("probe");
+    const port = probe.port;
+    await probe.server.shutdown(1_000);
+    const client = new GrpcClient(PingClient, `127.0.0.1:${port}`, { identity, deadlineMs: 1_000 });
+    let replica: Awaited<ReturnType<typeof pingServer>> | undefined;
+    try {
+      // A call every 5 s, as a start-up task retrying would: each failed connection grows grpc-js's own backoff
+      // (1 s × 1.6 each time, up to 120 s), which measured 8 s of failed calls after the server was back.
+      for (let attempt = 0; attempt < 4; attempt++) {
+        const failed = await client.unary("Ping", {}).then(
+          () => false,
+          () => true,
+        );
+        expect(failed).to.equal(true);
+        await new Promise((resolve) => setTimeout(resolve, 5_000));
+      }
+      replica = await pingServer("late", { port });
+      const up = Date.now();
+      let answered = false;
+      while (!answered && Date.now() - up < 15_000) {
+        answered = await client.unary("Ping", {}).then(
+          () => true,
+          () => false,
+        );
+        if (!answered) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(answered).to.equal(true);
+      // The backoff's cap, its jitter (±20 %) and a connection's set-up.
+      expect(Date.now() - up).to.be.below(MAX_RECONNECT_BACKOFF_MS * 1.2 + 1_000);
+    } finally {
+      client.close();
+      await replica?.server.shutdown(1_000);
     }
   });
 });

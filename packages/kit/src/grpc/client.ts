@@ -26,6 +26,9 @@ export interface GrpcClientOptions {
   breaker?: { errorThresholdPercentage?: number; resetTimeoutMs?: number; volumeThreshold?: number };
 }
 
+/** The longest a channel waits between attempts to reach a server that is down. */
+export const MAX_RECONNECT_BACKOFF_MS = 2_000;
+
 const ROUND_ROBIN = JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] });
 
 type UnaryMethod = (
@@ -57,6 +60,12 @@ export class GrpcClient {
       "grpc.keepalive_time_ms": 30_000,
       "grpc.keepalive_timeout_ms": 10_000,
       "grpc.keepalive_permit_without_calls": 1,
+      // A channel whose server is down fails calls at once and tries to connect again with a growing backoff
+      // (grpc-js: up to 120 s). A service that starts before its dependency, or outlives its restart, would then
+      // fail calls for seconds to minutes after the dependency is back: in a cluster, trying every 2 s at most is
+      // cheap, and the calls work again within about that.
+      "grpc.initial_reconnect_backoff_ms": 250,
+      "grpc.max_reconnect_backoff_ms": MAX_RECONNECT_BACKOFF_MS,
       // Calls spread over every address the target resolves to (the pods behind a headless Service, or an
       // ipv4: list), not all over the first connection. Servers close connections at their maximum age
       // (GRPC_MAX_CONNECTION_AGE_MS), which makes the channel resolve again and find pods added since.

@@ -51,6 +51,9 @@ export function webhookValidator(
     metrics: options.metrics,
     breaker: { volumeThreshold: 5, resetTimeoutMs: 10_000 },
   });
+  // The seed's ListValidators has a client of its own, without a breaker: it runs at start, often before the webhook
+  // service answers, and its failures must not open the breaker that edits' Validate calls go through.
+  const listing = createWebhookClient(address, { identity: options.identity, metrics: options.metrics, deadlineMs: 10_000 });
   const duration = new Histogram({
     name: "document_validation_duration_seconds",
     help: "Validate calls as the document service waits for them (gRPC hop included), by validation type and outcome",
@@ -185,7 +188,7 @@ export function webhookValidator(
 
   return {
     async listValidators(after, limit) {
-      const page = await client.listValidators({ after, limit });
+      const page = await listing.listValidators({ after, limit });
       return {
         validators: page.validators.flatMap((validator) => listedValidator(validator) ?? []),
         more: page.more,
@@ -198,7 +201,10 @@ export function webhookValidator(
       duration.observe({ type: call.type, outcome: result.outcome }, (performance.now() - started) / 1000);
       return result;
     },
-    close: () => client.close(),
+    close: () => {
+      client.close();
+      listing.close();
+    },
   };
 }
 
