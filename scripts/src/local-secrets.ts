@@ -52,13 +52,17 @@ export async function loadLocalSecrets(serverUrl: string, options: LocalSecretsO
     const { rows } = await client.query<{ name: LocalSecretName; value: string }>("SELECT name, value FROM local_secret");
     return Object.fromEntries(rows.map((row) => [row.name, row.value])) as LocalSecrets;
   } catch (error) {
-    // CREATE TABLE IF NOT EXISTS races with itself in a second stack starting at the same moment; the table is there now.
-    if ((error as { code?: string }).code === "23505" && !retried) return loadLocalSecrets(serverUrl, options, true);
+    // CREATE TABLE IF NOT EXISTS races with itself in a second stack starting at the same moment (the loser meets the
+    // winner's row type or table: unique_violation, duplicate_object or duplicate_table); the table is there now.
+    if (CREATE_RACE_CODES.has((error as { code?: string }).code ?? "") && !retried) return loadLocalSecrets(serverUrl, options, true);
     throw error;
   } finally {
     await client.end();
   }
 }
+
+/** What a concurrent CREATE TABLE IF NOT EXISTS of the same table answers the one that lost the race. */
+const CREATE_RACE_CODES = new Set(["23505", "42710", "42P07"]);
 
 function readLegacySecrets(file: string | undefined): Partial<LocalSecrets> {
   if (!file || !existsSync(file)) return {};
