@@ -12,13 +12,18 @@ const SOCKET_FAILURE_CODES = new Set(["ECONNRESET", "EPIPE", "ECONNREFUSED", "ET
  * notice, and a client asked to query after its connection failed or closed ("... and is not queryable").
  */
 const LOST_CONNECTION_MESSAGE = /Connection terminated|terminating connection|is not queryable/i;
+/**
+ * A prepared statement (kit `Prepared`) whose result columns a migration changed under a running release: Sql drops
+ * the connection that held it, so the same request again prepares it afresh.
+ */
+const STALE_PREPARED_STATEMENT = /cached plan must not change result type/i;
 
 type ErrorShape = { name?: string; code?: string; parent?: unknown; original?: unknown; message?: string };
 
 /**
- * A failure because the database connection dropped or was refused (a failover, a restart, a cut connection):
- * the server's trouble, not the client's (503 with Retry-After, not a bare 500), and gone once the database is
- * back. Sequelize wraps the driver's error (`parent`, `original`); socket codes count only under a Sequelize error,
+ * A failure because the database connection dropped or was refused (a failover, a restart, a cut connection), or
+ * held a prepared statement that a migration made stale: the server's trouble, not the client's (503 with
+ * Retry-After, not a bare 500), and gone once the database is back or the connection replaced. Sequelize wraps the driver's error (`parent`, `original`); socket codes count only under a Sequelize error,
  * so that a refused connection to anything else is not taken for the database.
  */
 export function isTransientDatabaseFailure(error: unknown): boolean {
@@ -34,6 +39,7 @@ export function isTransientDatabaseFailure(error: unknown): boolean {
       if (underSequelize && SOCKET_FAILURE_CODES.has(current.code)) return true;
     }
     if (typeof current.message === "string" && LOST_CONNECTION_MESSAGE.test(current.message)) return true;
+    if (typeof current.message === "string" && STALE_PREPARED_STATEMENT.test(current.message)) return true;
     current = (current.parent ?? current.original) as ErrorShape | undefined;
   }
   return false;

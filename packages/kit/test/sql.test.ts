@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { DatabaseError, ForeignKeyConstraintError, type Sequelize, UniqueConstraintError } from "sequelize";
 import { connectDatabase } from "../src/db/database.js";
-import { isUniqueViolation, Sql } from "../src/db/sql.js";
+import { isUniqueViolation, prepared, Sql } from "../src/db/sql.js";
 import { isConcurrencyConflict, isTransientDatabaseFailure, isTransientFailure } from "../src/transient-failures.js";
 import { dropDatabase, serverUrl, silentLogger, uniqueName } from "./support.js";
 
@@ -94,6 +94,57 @@ describe("Sql transactions (real Postgres)", function () {
       const late = await sql.one("SELECT 1", [], finished).catch((error: unknown) => error);
       expect(late).to.be.instanceOf(Error);
       expect((late as Error).message).to.include("can no longer be used");
+    });
+  });
+
+  describe("prepared statements", () => {
+    const read = prepared("SELECT id, label FROM children WHERE id = $1");
+    const preparedOnThisConnection = async (name: string) =>
+      (await sql.rows<{ name: string }>("SELECT name FROM pg_prepared_statements WHERE name = $1", [name])).length;
+
+    it("answer as the same text does; each connection parses one once and keeps it under a name made from the text", async () => {
+      expect(read.name).to.match(/^docex_[0-9a-f]{24}$/);
+      expect(prepared(read.text).name).to.equal(read.name);
+      expect(prepared(`${read.text} `).name).to.not.equal(read.name);
+      await sql.run("INSERT INTO children (id, label) VALUES ($1, $2)", [20, "twenty"]);
+      // The pool has one connection, so the statements below and the catalogue read share it.
+      expect(await sql.one(read, [20])).to.deep.equal({ id: 20, label: "twenty" });
+      expect(await preparedOnThisConnection(read.name)).to.equal(1);
+      expect(await sql.one(read, [20])).to.deep.equal({ id: 20, label: "twenty" });
+      expect(await sql.one(read, [21])).to.equal(undefined);
+      await sql.transaction(async (tx) => expect(await sql.one(read, [20], tx)).to.deep.equal({ id: 20, label: "twenty" }));
+      expect(await preparedOnThisConnection(read.name)).to.equal(1);
+    });
+
+    it("errors are Sequelize's as for any statement, and a NUL is sent as \\0", async () => {
+      const insert = prepared("INSERT INTO children (id, label) VALUES ($1, $2)");
+      await sql.run(insert, [22, "x\u0000y"]);
+      expect(await sql.one(read, [22])).to.deep.equal({ id: 22, label: "x\\0y" });
+      const duplicate = await sql.run(insert, [22, "again"]).catch((error: unknown) => error);
+      expect(duplicate).to.be.instanceOf(UniqueConstraintError);
+      const bad = await sql.one(read, ["not a number"]).catch((error: unknown) => error);
+      expect(bad).to.be.instanceOf(DatabaseError);
+      expect(await sql.one(read, [22])).to.deep.equal({ id: 22, label: "x\\0y" });
+    });
+
+    it("one made stale by a migration that changed its result columns fails once as a transient failure, and the connection is replaced", async () => {
+      await sql.run("CREATE TABLE versions (id int PRIMARY KEY, value int); INSERT INTO versions VALUES (1, 7)");
+      const value = prepared("SELECT value FROM versions WHERE id = $1");
+      expect(await sql.one(value, [1])).to.deep.equal({ value: 7 });
+      const before = await sql.one<{ pid: number }>("SELECT pg_backend_pid() AS pid");
+      // What a migration of the next release could do while this one runs, from another connection.
+      const other = await connectDatabase({ serverUrl, database, logger: silentLogger, poolMax: 1 });
+      try {
+        await new Sql(other).run("ALTER TABLE versions ALTER COLUMN value TYPE text");
+      } finally {
+        await other.close();
+      }
+      const stale = await sql.one(value, [1]).catch((error: unknown) => error);
+      expect(stale).to.be.instanceOf(DatabaseError);
+      expect((stale as Error).message).to.include("cached plan must not change result type");
+      expect(isTransientDatabaseFailure(stale)).to.equal(true);
+      expect(await sql.one(value, [1])).to.deep.equal({ value: "7" });
+      expect((await sql.one<{ pid: number }>("SELECT pg_backend_pid() AS pid"))?.pid).to.not.equal(before?.pid);
     });
   });
 

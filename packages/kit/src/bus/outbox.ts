@@ -2,7 +2,7 @@ import { JetStreamApiError } from "@nats-io/jetstream";
 import { ROOT_CONTEXT, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { Sequelize, Transaction } from "sequelize";
 import { type Migration, sqlMigration } from "../db/database.js";
-import { Sql } from "../db/sql.js";
+import { type Prepared, prepared, Sql } from "../db/sql.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 import { contextOfCarrier, currentTraceCarrier, SpanKind, startSpan, type TraceCarrier } from "../tracing/spans.js";
@@ -55,6 +55,30 @@ export const kitMigrations: Migration[] = [
   // publish, and the consumers after it, join that request's trace.
   sqlMigration("0001-kit-outbox-trace-context", "ALTER TABLE outbox ADD COLUMN IF NOT EXISTS trace_context jsonb"),
 ];
+
+// The relay's and the consumers' statements run for every event: prepared on each connection (kit `Prepared`).
+const NEXT_BATCH = prepared(
+  `SELECT seq, id, subject, payload, request_id, attempts, trace_context FROM outbox
+   WHERE published_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= now())
+   ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
+);
+const MARK_PUBLISHED = prepared("UPDATE outbox SET published_at = now() WHERE seq = ANY($1::bigint[])");
+const CLAIM_EVENT = prepared("INSERT INTO processed_events (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING event_id");
+
+/** The insert of `count` events; those of up to a few events (nearly every write) are prepared, one per count. */
+const insertStatements: Prepared[] = [];
+const PREPARED_INSERT_MAX_EVENTS = 8;
+
+function insertOf(count: number): Prepared | string {
+  const rows = Array.from({ length: count }, (_, index) => {
+    const base = index * 5;
+    return `($${base + 1}, $${base + 2}, $${base + 3}::jsonb, $${base + 4}, $${base + 5}::jsonb)`;
+  });
+  const text = `INSERT INTO outbox (id, subject, payload, request_id, trace_context) VALUES ${rows.join(", ")}`;
+  if (count > PREPARED_INSERT_MAX_EVENTS) return text;
+  insertStatements[count] ??= prepared(text);
+  return insertStatements[count];
+}
 
 /** JetStream's "message size exceeds maximum allowed" (the stream's max_msg_size): this event will never fit. */
 const MESSAGE_EXCEEDS_STREAM_MAXIMUM = 10054;
@@ -119,7 +143,7 @@ export class Outbox {
     if (events.length === 0) return;
     const values: unknown[] = [];
     const activeTrace = currentTraceCarrier();
-    const rows = events.map((event, index) => {
+    for (const event of events) {
       const traceContext = event.traceContext ?? activeTrace;
       values.push(
         event.id,
@@ -128,14 +152,8 @@ export class Outbox {
         event.requestId ?? null,
         traceContext ? JSON.stringify(traceContext) : null,
       );
-      const base = index * 5;
-      return `($${base + 1}, $${base + 2}, $${base + 3}::jsonb, $${base + 4}, $${base + 5}::jsonb)`;
-    });
-    await this.sql.run(
-      `INSERT INTO outbox (id, subject, payload, request_id, trace_context) VALUES ${rows.join(", ")}`,
-      values,
-      transaction,
-    );
+    }
+    await this.sql.run(insertOf(events.length), values, transaction);
     transaction.afterCommit(() => this.kick());
   }
 
@@ -196,13 +214,7 @@ export class Outbox {
   async relayBatch(): Promise<number> {
     const { sequelize, metrics } = this.options;
     return sequelize.transaction(async (transaction) => {
-      const rows = await this.sql.rows<OutboxRow>(
-        `SELECT seq, id, subject, payload, request_id, attempts, trace_context FROM outbox
-         WHERE published_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= now())
-         ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [this.batchSize],
-        transaction,
-      );
+      const rows = await this.sql.rows<OutboxRow>(NEXT_BATCH, [this.batchSize], transaction);
       if (rows.length === 0) return 0;
       // Marking rows published need not wait for the disk: if a crash loses the mark, the rows are published again,
       // JetStream drops them by Nats-Msg-Id within its duplicate window and consumers are idempotent beyond it. So
@@ -219,12 +231,7 @@ export class Outbox {
       const outage = published.length === 0;
       const setAside = outage ? refused.filter(({ error }) => isUndeliverable(error)) : refused;
       if (setAside.length === 0 && refused.length > 0) throw refused[0]?.error;
-      if (published.length > 0)
-        await this.sql.run(
-          "UPDATE outbox SET published_at = now() WHERE seq = ANY($1::bigint[])",
-          [published.map((row) => row.seq)],
-          transaction,
-        );
+      if (published.length > 0) await this.sql.run(MARK_PUBLISHED, [published.map((row) => row.seq)], transaction);
       for (const row of published) metrics?.eventsPublished.inc({ type: row.subject.replace(/^docex\./, "") });
       for (const { row, error } of setAside) await this.setAside(row, error, transaction);
       return published.length + setAside.length;
@@ -304,11 +311,7 @@ export class Outbox {
  * handled before, so a redelivered event changes nothing.
  */
 export async function claimEvent(sequelize: Sequelize, transaction: Transaction, consumer: string, eventId: string): Promise<boolean> {
-  const inserted = await sqlOf(sequelize).rows(
-    "INSERT INTO processed_events (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING event_id",
-    [consumer, eventId],
-    transaction,
-  );
+  const inserted = await sqlOf(sequelize).rows(CLAIM_EVENT, [consumer, eventId], transaction);
   return inserted.length > 0;
 }
 

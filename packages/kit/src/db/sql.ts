@@ -1,12 +1,43 @@
+import { createHash } from "node:crypto";
 import type { Sequelize, Transaction } from "sequelize";
 import { inChildSpan } from "../tracing/spans.js";
 
 /** A database transaction as the domain sees it: something to pass back to the store, nothing more. */
 export type Tx = Transaction;
 
+/**
+ * A statement that each connection parses once and Postgres then keeps as a named prepared statement: later runs
+ * send only its parameters, and after five runs Postgres plans it once for all values (a generic plan) if that
+ * plan costs no more than the plans made for each run's values. For the hot statements whose best plan does not
+ * depend on their values (a row by its key, an insert, an update of one row): parsing and planning were about
+ * two fifths of Postgres' time per statement under the stack benchmark (bench/REPORT.md, "prepared statements").
+ * Not for searches over skewed data, where one plan for all values can be a bad one.
+ *
+ * The name is a hash of the text, so a release that changes a statement uses a new name. A statement must name
+ * its result columns (no `*`): a migration that changes them under a running release would otherwise fail it
+ * with "cached plan must not change result type" (that connection is then dropped, and the request answers 503).
+ */
+export class Prepared {
+  readonly name: string;
+
+  constructor(readonly text: string) {
+    this.name = `docex_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`;
+  }
+}
+
+/** `text` as a named prepared statement (see `Prepared`); made once, where the statement is defined. */
+export function prepared(text: string): Prepared {
+  return new Prepared(text);
+}
+
+type Statement = string | Prepared;
+
+type PgResult = { rows: object[] } | Array<{ rows?: object[] }>;
+
 /** What Sql needs of a pg client: the one Sequelize's pool lends, or the one a transaction holds. */
 interface PgConnection {
-  query(text: string, values?: unknown[]): Promise<{ rows: object[] } | Array<{ rows?: object[] }>>;
+  query(text: string, values?: unknown[]): Promise<PgResult>;
+  query(config: { name: string; text: string; values: unknown[] }): Promise<PgResult>;
   /** Set on a connection the pool must not lend again (as Sequelize's own queries mark it). */
   _invalid?: boolean;
 }
@@ -19,6 +50,9 @@ interface SequelizeInternals {
 
 /** Errors after which a connection is not lent again (those Sequelize's postgres query marks). */
 const BROKEN_CONNECTION = /Unable to set non-blocking to true|SSL SYSCALL error: EOF detected|Local: Authentication failure/i;
+
+/** A prepared statement whose result columns a migration changed: it fails on this connection until it closes. */
+const STALE_PREPARED_STATEMENT = /cached plan must not change result type/i;
 
 /**
  * Raw SQL with bind parameters; every result is a plain row object. The stores of every service query through it.
@@ -37,22 +71,22 @@ export class Sql {
     this.internals = sequelize as unknown as SequelizeInternals;
   }
 
-  async rows<T extends object>(sql: string, bind: unknown[] = [], tx?: Tx): Promise<T[]> {
+  async rows<T extends object>(sql: Statement, bind: unknown[] = [], tx?: Tx): Promise<T[]> {
     const result = await this.query(sql, bind, tx);
     // Several statements (simple protocol) answer one result each: their rows in order, as Sequelize joins them.
     return (Array.isArray(result) ? result.flatMap((each) => each.rows ?? []) : result.rows) as T[];
   }
 
-  async one<T extends object>(sql: string, bind: unknown[] = [], tx?: Tx): Promise<T | undefined> {
+  async one<T extends object>(sql: Statement, bind: unknown[] = [], tx?: Tx): Promise<T | undefined> {
     return (await this.rows<T>(sql, bind, tx))[0];
   }
 
   /** A statement whose rows nobody reads (writes, deletes). */
-  async run(sql: string, bind: unknown[] = [], tx?: Tx): Promise<void> {
+  async run(sql: Statement, bind: unknown[] = [], tx?: Tx): Promise<void> {
     await this.query(sql, bind, tx);
   }
 
-  private async query(sql: string, bind: unknown[], tx: Tx | undefined) {
+  private async query(sql: Statement, bind: unknown[], tx: Tx | undefined) {
     const transaction = tx as unknown as { connection?: PgConnection; finished?: string } | undefined;
     // As sequelize.query: a finished transaction's connection is back in the pool, lent to someone else.
     if (transaction?.finished) throw new Error(`${transaction.finished} has been called on this transaction; it can no longer be used`);
@@ -60,9 +94,10 @@ export class Sql {
     if (transaction && !held) throw new Error("the transaction has no connection");
     const connection = held ?? (await this.internals.connectionManager.getConnection());
     try {
+      if (sql instanceof Prepared) return await connection.query({ name: sql.name, text: sql.text, values: bind.map(withoutNul) });
       return bind.length === 0 ? await connection.query(sql) : await connection.query(sql, bind.map(withoutNul));
     } catch (error) {
-      throw this.sequelizeError(connection, error, sql, bind);
+      throw this.sequelizeError(connection, error, typeof sql === "string" ? sql : sql.text, bind);
     } finally {
       if (!held) await this.internals.connectionManager.releaseConnection(connection);
     }
@@ -74,6 +109,8 @@ export class Sql {
     const code = (error as { code?: unknown }).code;
     if (code === "ECONNRESET" || BROKEN_CONNECTION.test(error.message) || error.message === "Query read timeout")
       connection._invalid = true;
+    // Its prepared statements go with the connection; a new one prepares them against the tables as they are now.
+    if (STALE_PREPARED_STATEMENT.test(error.message)) connection._invalid = true;
     Object.assign(error, { sql, parameters: bind });
     return new this.internals.dialect.Query(connection, this.sequelize, {}).formatError(error);
   }

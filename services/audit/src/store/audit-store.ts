@@ -1,4 +1,4 @@
-import { Sql } from "@docex/kit";
+import { prepared, Sql } from "@docex/kit";
 import { QueryTypes, type Sequelize } from "sequelize";
 import type { AuditEntry, AuditedType } from "../domain/audit-entries.js";
 
@@ -36,6 +36,18 @@ interface AuditRow {
 /** Rows deleted per statement of the retention purge, so that it never holds many locks for long. */
 const PURGE_BATCH = 5_000;
 
+/** The consumer's insert, once per event: prepared on each connection (kit `Prepared`). */
+const APPEND = prepared(
+  `WITH inserted AS (
+     INSERT INTO audit_entries (event_id, organization_id, type, occurred_at, user_id, request_id, document_id, queue_id, details)
+     SELECT $1, organization.id, $2, $3, $4, $5, $6, $7, $8::jsonb FROM unnest($9::uuid[]) AS organization (id)
+     ON CONFLICT (event_id, organization_id) DO NOTHING
+     RETURNING organization_id, type)
+   INSERT INTO audit_counts (organization_id, type, entries)
+   SELECT organization_id, type, count(*) FROM inserted WHERE organization_id IS NOT NULL GROUP BY 1, 2
+   ON CONFLICT (organization_id, type) DO UPDATE SET entries = audit_counts.entries + EXCLUDED.entries`,
+);
+
 /** The audit_entries table: appended to by the consumer, read by the audit-log endpoints, aged out by the purge. */
 export class AuditStore {
   /** The consumer's statements (one per event) go by the kit's Sql; the endpoints' reads by Sequelize. */
@@ -48,27 +60,17 @@ export class AuditStore {
   /** Records `entry` once per organization; a redelivered event adds nothing. */
   async append(entry: AuditEntry, organizationIds: ReadonlyArray<string | null>): Promise<void> {
     if (organizationIds.length === 0) return;
-    await this.sql.run(
-      `WITH inserted AS (
-         INSERT INTO audit_entries (event_id, organization_id, type, occurred_at, user_id, request_id, document_id, queue_id, details)
-         SELECT $1, organization.id, $2, $3, $4, $5, $6, $7, $8::jsonb FROM unnest($9::uuid[]) AS organization (id)
-         ON CONFLICT (event_id, organization_id) DO NOTHING
-         RETURNING organization_id, type)
-       INSERT INTO audit_counts (organization_id, type, entries)
-       SELECT organization_id, type, count(*) FROM inserted WHERE organization_id IS NOT NULL GROUP BY 1, 2
-       ON CONFLICT (organization_id, type) DO UPDATE SET entries = audit_counts.entries + EXCLUDED.entries`,
-      [
-        entry.eventId,
-        entry.type,
-        entry.occurredAt,
-        entry.userId,
-        entry.requestId,
-        entry.documentId,
-        entry.queueId,
-        JSON.stringify(entry.details),
-        organizationIds,
-      ],
-    );
+    await this.sql.run(APPEND, [
+      entry.eventId,
+      entry.type,
+      entry.occurredAt,
+      entry.userId,
+      entry.requestId,
+      entry.documentId,
+      entry.queueId,
+      JSON.stringify(entry.details),
+      organizationIds,
+    ]);
   }
 
   /** The organization whose log holds entries of the document; undefined when none has reached the log. */

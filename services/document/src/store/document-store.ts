@@ -1,4 +1,4 @@
-import type { Sql, Tx } from "@docex/kit";
+import { prepared, type Sql, type Tx } from "@docex/kit";
 import { duplicateKeysOf } from "../domain/duplicates.js";
 import type { DocumentStatus, StoredDocument } from "../domain/records.js";
 
@@ -6,6 +6,22 @@ const DOCUMENT_COLUMNS = `id, queue_id AS "queueId", workspace_id AS "workspaceI
   file_name AS "fileName", file_sha256 AS "fileSha256", file_content_type AS "fileContentType",
   file_size::double precision AS "fileSize", status, annotations, messages, options, approvers::text[] AS approvers, approval, confidence,
   version, created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+// The statements of every read and edit of one document, prepared on each connection (kit `Prepared`).
+const FIND = prepared(`SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id = $1`);
+const FIND_FOR_UPDATE = prepared(`SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id = $1 FOR UPDATE`);
+const UPDATE = prepared(
+  `UPDATE documents SET status = $3, annotations = $4::jsonb, messages = $5::jsonb, options = $6::jsonb,
+     approvers = $7::uuid[], confidence = $8, supplier_key = $9, invoice_key = $10, approval = $11::jsonb,
+     version = version + 1, updated_at = now(),
+     deleted_at = CASE WHEN $3 = 'deleted' THEN COALESCE(deleted_at, now()) END
+   WHERE id = $1 AND version = $2
+   RETURNING ${DOCUMENT_COLUMNS}`,
+);
+const RECORD_CHANGE = prepared(
+  `INSERT INTO document_changes (document_id, source, user_id, idempotency_key, applied, reason, version, changed, applied_rules)
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8::text[], $9::uuid[])`,
+);
 
 export interface DocumentQuery {
   queueId: string;
@@ -76,19 +92,14 @@ export class DocumentStore {
 
   /** With `lock`, the row stays locked until `tx` ends: the writers of one document take turns. */
   find(id: string, tx?: Tx, lock = false): Promise<StoredDocument | undefined> {
-    return this.sql.one<StoredDocument>(`SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id = $1${lock ? " FOR UPDATE" : ""}`, [id], tx);
+    return this.sql.one<StoredDocument>(lock ? FIND_FOR_UPDATE : FIND, [id], tx);
   }
 
   /** Writes `next` as version `previousVersion + 1`; fails if someone else wrote in between. */
   async update(tx: Tx, next: StoredDocument, previousVersion: number): Promise<StoredDocument> {
     const keys = duplicateKeysOf(next.annotations);
     const updated = await this.sql.one<StoredDocument>(
-      `UPDATE documents SET status = $3, annotations = $4::jsonb, messages = $5::jsonb, options = $6::jsonb,
-         approvers = $7::uuid[], confidence = $8, supplier_key = $9, invoice_key = $10, approval = $11::jsonb,
-         version = version + 1, updated_at = now(),
-         deleted_at = CASE WHEN $3 = 'deleted' THEN COALESCE(deleted_at, now()) END
-       WHERE id = $1 AND version = $2
-       RETURNING ${DOCUMENT_COLUMNS}`,
+      UPDATE,
       [
         next.id,
         previousVersion,
@@ -187,9 +198,8 @@ export class DocumentStore {
   }
 
   async recordChange(tx: Tx, change: ChangeRecord): Promise<void> {
-    await this.sql.rows(
-      `INSERT INTO document_changes (document_id, source, user_id, idempotency_key, applied, reason, version, changed, applied_rules)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::text[], $9::uuid[]) RETURNING seq`,
+    await this.sql.run(
+      RECORD_CHANGE,
       [
         change.documentId,
         change.source,

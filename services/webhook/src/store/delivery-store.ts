@@ -1,4 +1,4 @@
-import type { Sql, TraceCarrier } from "@docex/kit";
+import { prepared, type Sql, type TraceCarrier } from "@docex/kit";
 import type { Fanout } from "../domain/delivery-payloads.js";
 import { DISABLED_WEBHOOK_ERROR } from "../domain/receiver-health.js";
 import type {
@@ -103,6 +103,70 @@ const fanOutInsert = `WITH events AS (
       trace_context
   )`;
 
+// The sender's statements run for every batch of deliveries: prepared on each connection (kit `Prepared`). Their best
+// plan does not depend on the values: every row is found by its key, the due ones by the partial index.
+const FAN_OUT = prepared(`${fanOutInsert} SELECT type, count(*)::int AS created FROM inserted GROUP BY type`);
+const FAN_OUT_LEASED = prepared(`${fanOutInsert} ${claimedSelect("inserted")}`);
+const CLAIM_DUE = prepared(
+  `WITH due AS (
+     SELECT id FROM deliveries
+     WHERE status = 'pending' AND next_attempt_at <= now()
+     ORDER BY next_attempt_at
+     LIMIT $1
+     FOR UPDATE SKIP LOCKED
+   ), claimed AS (
+     UPDATE deliveries d SET lease_token = $2, next_attempt_at = now() + make_interval(secs => $3::double precision / 1000),
+       updated_at = now()
+     FROM due WHERE d.id = due.id
+     RETURNING d.id, d.lease_token, d.webhook_id, d.type, d.body, d.attempts, d.max_attempts, d.manual_retry, d.created_at,
+       d.event_occurred_at, d.next_attempt_at, d.trace_context
+   )
+   ${claimedSelect("claimed")}`,
+);
+const RECORD_OUTCOMES = prepared(
+  `WITH r AS (
+     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::boolean[], $4::int[], $5::timestamptz[], $6::int[], $7::int[], $8::text[],
+                          $9::text[], $10::boolean[], $11::boolean[], $12::text[], $13::bigint[])
+       AS t(id, lease_token, attempted, number, started_at, duration_ms, status_code, error, excerpt, succeeded, manual, status, delay_ms)
+   ), live AS (
+     SELECT d.id, d.webhook_id, (d.lease_token = r.lease_token) AS owned, COALESCE(w.status = 'disabled', false) AS disabled
+     FROM deliveries d JOIN r ON r.id = d.id LEFT JOIN webhooks w ON w.id = d.webhook_id FOR UPDATE OF d
+   ), attempts AS (
+     INSERT INTO delivery_attempts (delivery_id, webhook_id, number, started_at, duration_ms, status_code, error, response_excerpt,
+                                    succeeded, manual)
+     SELECT r.id, live.webhook_id, r.number, r.started_at, r.duration_ms, r.status_code, r.error, r.excerpt, r.succeeded, r.manual
+     FROM r JOIN live ON live.id = r.id WHERE r.attempted
+     ON CONFLICT (delivery_id, number) DO NOTHING
+     RETURNING webhook_id, started_at, succeeded
+   ), runs AS (
+     -- Per webhook: its last success in this batch, and the first failure after it (or of the batch, if none succeeded).
+     SELECT webhook_id, max(started_at) FILTER (WHERE succeeded) AS last_ok, array_agg(started_at) FILTER (WHERE NOT succeeded) AS failures
+     FROM attempts GROUP BY webhook_id
+   ), health AS (
+     UPDATE webhooks w SET
+       last_success_at = GREATEST(w.last_success_at, runs.last_ok),
+       failing_since = CASE
+         WHEN runs.last_ok IS NULL THEN COALESCE(w.failing_since, (SELECT min(f) FROM unnest(runs.failures) f))
+         ELSE (SELECT min(f) FROM unnest(runs.failures) f WHERE f > runs.last_ok)
+       END
+     FROM runs WHERE w.id = runs.webhook_id
+     RETURNING w.id
+   )
+   UPDATE deliveries d SET
+     -- A retry of a webhook disabled while this attempt was under way is given up now, not at its next claim.
+     status = CASE WHEN r.status = 'pending' AND live.disabled THEN 'failed' ELSE r.status END,
+     attempts = CASE WHEN r.attempted THEN GREATEST(d.attempts, r.number) ELSE d.attempts END,
+     next_attempt_at = CASE WHEN r.status = 'pending' AND NOT live.disabled
+                       THEN now() + make_interval(secs => r.delay_ms::double precision / 1000) END,
+     lease_token = NULL,
+     manual_retry = CASE WHEN r.attempted THEN false ELSE d.manual_retry END,
+     last_error = CASE WHEN r.status = 'succeeded' THEN NULL WHEN r.status = 'pending' AND live.disabled THEN $14 ELSE r.error END,
+     updated_at = now(),
+     completed_at = CASE WHEN r.status = 'pending' AND NOT live.disabled THEN NULL ELSE now() END
+   FROM r JOIN live ON live.id = r.id AND live.owned
+   WHERE d.id = r.id`,
+);
+
 function fanOutBind(fanouts: Fanout[], maxAttempts: number, lease: { token: string; ms: number } | undefined): unknown[] {
   // An array per column: cheaper to serialise than one JSON document, which V8 writes slowly once it passes about 128 KB.
   const column = <T>(pick: (fanout: Fanout) => T) => fanouts.map(pick);
@@ -133,16 +197,13 @@ export class DeliveryStore {
    */
   async fanOut(fanouts: Fanout[], maxAttempts: number): Promise<Array<{ type: Fanout["type"]; created: number }>> {
     if (fanouts.length === 0) return [];
-    return this.sql.rows<{ type: Fanout["type"]; created: number }>(
-      `${fanOutInsert} SELECT type, count(*)::int AS created FROM inserted GROUP BY type`,
-      fanOutBind(fanouts, maxAttempts, undefined),
-    );
+    return this.sql.rows<{ type: Fanout["type"]; created: number }>(FAN_OUT, fanOutBind(fanouts, maxAttempts, undefined));
   }
 
   /** As fanOut, but the new deliveries are claimed by the caller at birth: answered with what sending them needs. */
   fanOutLeased(fanouts: Fanout[], maxAttempts: number, lease: { token: string; ms: number }): Promise<ClaimedDelivery[]> {
     if (fanouts.length === 0) return Promise.resolve([]);
-    return this.sql.rows<ClaimedDelivery>(`${fanOutInsert} ${claimedSelect("inserted")}`, fanOutBind(fanouts, maxAttempts, lease));
+    return this.sql.rows<ClaimedDelivery>(FAN_OUT_LEASED, fanOutBind(fanouts, maxAttempts, lease));
   }
 
   /**
@@ -151,23 +212,7 @@ export class DeliveryStore {
    * the delivery due again when it runs out.
    */
   claimDue(limit: number, leaseToken: string, leaseMs: number): Promise<ClaimedDelivery[]> {
-    return this.sql.rows<ClaimedDelivery>(
-      `WITH due AS (
-         SELECT id FROM deliveries
-         WHERE status = 'pending' AND next_attempt_at <= now()
-         ORDER BY next_attempt_at
-         LIMIT $1
-         FOR UPDATE SKIP LOCKED
-       ), claimed AS (
-         UPDATE deliveries d SET lease_token = $2, next_attempt_at = now() + make_interval(secs => $3::double precision / 1000),
-           updated_at = now()
-         FROM due WHERE d.id = due.id
-         RETURNING d.id, d.lease_token, d.webhook_id, d.type, d.body, d.attempts, d.max_attempts, d.manual_retry, d.created_at,
-           d.event_occurred_at, d.next_attempt_at, d.trace_context
-       )
-       ${claimedSelect("claimed")}`,
-      [limit, leaseToken, leaseMs],
-    );
+    return this.sql.rows<ClaimedDelivery>(CLAIM_DUE, [limit, leaseToken, leaseMs]);
   }
 
   /**
@@ -179,65 +224,22 @@ export class DeliveryStore {
   async record(outcomes: DeliveryOutcome[]): Promise<void> {
     if (outcomes.length === 0) return;
     const column = <T>(pick: (outcome: DeliveryOutcome) => T) => outcomes.map(pick);
-    await this.sql.run(
-      `WITH r AS (
-         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::boolean[], $4::int[], $5::timestamptz[], $6::int[], $7::int[], $8::text[],
-                              $9::text[], $10::boolean[], $11::boolean[], $12::text[], $13::bigint[])
-           AS t(id, lease_token, attempted, number, started_at, duration_ms, status_code, error, excerpt, succeeded, manual, status, delay_ms)
-       ), live AS (
-         SELECT d.id, d.webhook_id, (d.lease_token = r.lease_token) AS owned, COALESCE(w.status = 'disabled', false) AS disabled
-         FROM deliveries d JOIN r ON r.id = d.id LEFT JOIN webhooks w ON w.id = d.webhook_id FOR UPDATE OF d
-       ), attempts AS (
-         INSERT INTO delivery_attempts (delivery_id, webhook_id, number, started_at, duration_ms, status_code, error, response_excerpt,
-                                        succeeded, manual)
-         SELECT r.id, live.webhook_id, r.number, r.started_at, r.duration_ms, r.status_code, r.error, r.excerpt, r.succeeded, r.manual
-         FROM r JOIN live ON live.id = r.id WHERE r.attempted
-         ON CONFLICT (delivery_id, number) DO NOTHING
-         RETURNING webhook_id, started_at, succeeded
-       ), runs AS (
-         -- Per webhook: its last success in this batch, and the first failure after it (or of the batch, if none succeeded).
-         SELECT webhook_id, max(started_at) FILTER (WHERE succeeded) AS last_ok, array_agg(started_at) FILTER (WHERE NOT succeeded) AS failures
-         FROM attempts GROUP BY webhook_id
-       ), health AS (
-         UPDATE webhooks w SET
-           last_success_at = GREATEST(w.last_success_at, runs.last_ok),
-           failing_since = CASE
-             WHEN runs.last_ok IS NULL THEN COALESCE(w.failing_since, (SELECT min(f) FROM unnest(runs.failures) f))
-             ELSE (SELECT min(f) FROM unnest(runs.failures) f WHERE f > runs.last_ok)
-           END
-         FROM runs WHERE w.id = runs.webhook_id
-         RETURNING w.id
-       )
-       UPDATE deliveries d SET
-         -- A retry of a webhook disabled while this attempt was under way is given up now, not at its next claim.
-         status = CASE WHEN r.status = 'pending' AND live.disabled THEN 'failed' ELSE r.status END,
-         attempts = CASE WHEN r.attempted THEN GREATEST(d.attempts, r.number) ELSE d.attempts END,
-         next_attempt_at = CASE WHEN r.status = 'pending' AND NOT live.disabled
-                           THEN now() + make_interval(secs => r.delay_ms::double precision / 1000) END,
-         lease_token = NULL,
-         manual_retry = CASE WHEN r.attempted THEN false ELSE d.manual_retry END,
-         last_error = CASE WHEN r.status = 'succeeded' THEN NULL WHEN r.status = 'pending' AND live.disabled THEN $14 ELSE r.error END,
-         updated_at = now(),
-         completed_at = CASE WHEN r.status = 'pending' AND NOT live.disabled THEN NULL ELSE now() END
-       FROM r JOIN live ON live.id = r.id AND live.owned
-       WHERE d.id = r.id`,
-      [
-        column((o) => o.id),
-        column((o) => o.leaseToken),
-        column((o) => o.attempt !== undefined),
-        column((o) => o.attempt?.number ?? 0),
-        column((o) => o.attempt?.startedAt ?? null),
-        column((o) => o.attempt?.durationMs ?? 0),
-        column((o) => o.attempt?.statusCode ?? null),
-        column((o) => o.error),
-        column((o) => o.attempt?.responseExcerpt ?? null),
-        column((o) => o.attempt?.succeeded ?? false),
-        column((o) => o.attempt?.manual ?? false),
-        column((o) => o.status),
-        column((o) => Math.max(0, Math.round(o.delayMs))),
-        DISABLED_WEBHOOK_ERROR,
-      ],
-    );
+    await this.sql.run(RECORD_OUTCOMES, [
+      column((o) => o.id),
+      column((o) => o.leaseToken),
+      column((o) => o.attempt !== undefined),
+      column((o) => o.attempt?.number ?? 0),
+      column((o) => o.attempt?.startedAt ?? null),
+      column((o) => o.attempt?.durationMs ?? 0),
+      column((o) => o.attempt?.statusCode ?? null),
+      column((o) => o.error),
+      column((o) => o.attempt?.responseExcerpt ?? null),
+      column((o) => o.attempt?.succeeded ?? false),
+      column((o) => o.attempt?.manual ?? false),
+      column((o) => o.status),
+      column((o) => Math.max(0, Math.round(o.delayMs))),
+      DISABLED_WEBHOOK_ERROR,
+    ]);
   }
 
   /** A webhook's deliveries, newest first, each with its attempts in order. */

@@ -1,4 +1,4 @@
-import type { Sql, Tx } from "@docex/kit";
+import { prepared, type Sql, type Tx } from "@docex/kit";
 import { DISABLED_WEBHOOK_ERROR } from "../domain/receiver-health.js";
 import type {
   EntityType,
@@ -76,6 +76,25 @@ export interface WebhookChange {
   /** Makes a disabled webhook active again and forgets its run of failures. */
   enable?: boolean;
 }
+
+/** Where a validation call goes ($1 the type; $2–$5 the queue, document, workspace, organization): on every edit's path, so prepared. */
+const VALIDATION_TARGET = prepared(
+  `WITH candidates AS (
+     SELECT 'link' AS kind, queue_id AS id, url, organization_id, signature_verification, failure_policy, 0 AS rank, created_at
+     FROM validation_links WHERE queue_id = $2 AND type = $1
+     UNION ALL
+     SELECT 'webhook', id, url, organization_id, signature_verification, 'allow',
+            array_position(ARRAY['document', 'queue', 'workspace', 'organization'], entity_type), created_at
+     FROM webhooks
+     WHERE type = $1 AND (entity_type, entity_id) IN (('document', $3::uuid), ('queue', $2::uuid), ('workspace', $4::uuid), ('organization', $5::uuid))
+   )
+   SELECT c.kind, c.id, c.url, c.organization_id AS "organizationId", c.signature_verification AS "signatureVerification",
+          c.failure_policy AS "failurePolicy", k.sealed_key AS "sealedKey", k.kek_fingerprint AS "kekFingerprint",
+          CASE WHEN k.previous_valid_until > now() THEN k.previous_sealed_key END AS "previousSealedKey",
+          CASE WHEN k.previous_valid_until > now() THEN k.previous_kek_fingerprint END AS "previousKekFingerprint"
+   FROM candidates c LEFT JOIN signing_keys k ON k.organization_id = c.organization_id AND c.signature_verification = 'enabled'
+   ORDER BY c.rank, c.created_at, c.id LIMIT 1`,
+);
 
 /** Webhooks, validation links and signing keys; answers are plain objects. */
 export class WebhookStore {
@@ -232,24 +251,13 @@ export class WebhookStore {
    * oldest at that level), with the organization's sealed signing keys when that target has signing on.
    */
   validationTarget(type: ValidationType, scope: { documentId: string; queueId: string; workspaceId: string; organizationId: string }) {
-    return this.sql.one<StoredValidationTarget>(
-      `WITH candidates AS (
-         SELECT 'link' AS kind, queue_id AS id, url, organization_id, signature_verification, failure_policy, 0 AS rank, created_at
-         FROM validation_links WHERE queue_id = $2 AND type = $1
-         UNION ALL
-         SELECT 'webhook', id, url, organization_id, signature_verification, 'allow',
-                array_position(ARRAY['document', 'queue', 'workspace', 'organization'], entity_type), created_at
-         FROM webhooks
-         WHERE type = $1 AND (entity_type, entity_id) IN (('document', $3::uuid), ('queue', $2::uuid), ('workspace', $4::uuid), ('organization', $5::uuid))
-       )
-       SELECT c.kind, c.id, c.url, c.organization_id AS "organizationId", c.signature_verification AS "signatureVerification",
-              c.failure_policy AS "failurePolicy", k.sealed_key AS "sealedKey", k.kek_fingerprint AS "kekFingerprint",
-              CASE WHEN k.previous_valid_until > now() THEN k.previous_sealed_key END AS "previousSealedKey",
-              CASE WHEN k.previous_valid_until > now() THEN k.previous_kek_fingerprint END AS "previousKekFingerprint"
-       FROM candidates c LEFT JOIN signing_keys k ON k.organization_id = c.organization_id AND c.signature_verification = 'enabled'
-       ORDER BY c.rank, c.created_at, c.id LIMIT 1`,
-      [type, scope.queueId, scope.documentId, scope.workspaceId, scope.organizationId],
-    );
+    return this.sql.one<StoredValidationTarget>(VALIDATION_TARGET, [
+      type,
+      scope.queueId,
+      scope.documentId,
+      scope.workspaceId,
+      scope.organizationId,
+    ]);
   }
 
   /**
