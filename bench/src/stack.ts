@@ -205,10 +205,45 @@ function rssMiB(pid: number): number {
 }
 
 /**
+ * The CPU seconds the stack's Postgres backends spend from `start` until `stop`, read every 250 ms: backends that
+ * close during the step (a pool lets an idle connection go) count up to their last reading, and backends opened
+ * during it count whole. Reading only at the step's two ends missed both.
+ */
+function postgresCpuMeter(client: pg.Client, namespace: string) {
+  const first = new Map<number, number>();
+  const last = new Map<number, number>();
+  let reading: Promise<void> = Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  const read = (initial: boolean) => {
+    reading = reading.then(async () => {
+      for (const [pid, seconds] of await postgresCpuOf(client, namespace).catch(() => new Map<number, number>())) {
+        if (!first.has(pid)) first.set(pid, initial ? seconds : 0);
+        last.set(pid, seconds);
+      }
+    });
+    return reading;
+  };
+  return {
+    async start() {
+      await read(true);
+      timer = setInterval(() => void read(false), 250);
+    },
+    /** CPU seconds spent since `start`, and how many backends took part. */
+    async stop(): Promise<{ seconds: number; backends: number }> {
+      clearInterval(timer);
+      await read(false);
+      let seconds = 0;
+      for (const [pid, at] of last) seconds += at - (first.get(pid) ?? at);
+      return { seconds, backends: last.size };
+    },
+  };
+}
+
+/**
  * CPU seconds used so far by the Postgres backends serving the stack's databases (the server is shared, so only
  * these count), by backend pid; backends that are not processes on this machine are left out.
  */
-async function postgresCpu(client: pg.Client, namespace: string): Promise<Map<number, number>> {
+async function postgresCpuOf(client: pg.Client, namespace: string): Promise<Map<number, number>> {
   const { rows } = await client.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = ANY($1::text[])", [
     SERVICE_NAMES.map((name) => `${namespace}_${name}`),
   ]);
@@ -531,7 +566,8 @@ async function runStep(api: Api, workload: Workload, rate: number, seconds: numb
   };
 
   const cpuBefore = new Map([...pids].map(([name, pid]) => [name, cpuSeconds(pid)]));
-  const postgresBefore = await postgresCpu(probes.postgres, probes.namespace);
+  const postgresMeter = postgresCpuMeter(probes.postgres, probes.namespace);
+  await postgresMeter.start();
   const started = performance.now();
   const total = Math.round(rate * seconds);
   const inFlight: Array<Promise<void>> = [];
@@ -555,11 +591,10 @@ async function runStep(api: Api, workload: Workload, rate: number, seconds: numb
     cpuPercent: ((cpuSeconds(pid) - cpuBefore.get(name)!) / elapsed) * 100,
     rssMiB: rssMiB(pid),
   }));
-  const postgresAfter = await postgresCpu(probes.postgres, probes.namespace);
-  let postgresSeconds = 0;
-  for (const [pid, before] of postgresBefore) postgresSeconds += (postgresAfter.get(pid) ?? before) - before;
+  const postgres = await postgresMeter.stop();
+  const postgresSeconds = postgres.seconds;
   processes.push({
-    name: `postgres (${postgresAfter.size} backends of the stack's databases)`,
+    name: `postgres (${postgres.backends} backends of the stack's databases)`,
     cpuPercent: (postgresSeconds / elapsed) * 100,
     rssMiB: Number.NaN,
   });
@@ -619,7 +654,7 @@ function printReport(
     best
       ? `- highest offered rate with edits' p99 under ${EDIT_P99_LIMIT_MS} ms and no errors: **${best.offered} req/s** (edits p99 ${ms(best.kinds.edit.p99)} ms; ${best.kinds.edit.ok} edits, ${best.kinds.status.ok} status changes in ${STEP_SECONDS} s)`
       : `- no step kept edits' p99 under ${EDIT_P99_LIMIT_MS} ms without errors`,
-    `- CPU ms / request: the CPU time of every process of the stack and of its Postgres backends (from /proc) during the step, divided by the requests completed in it`,
+    `- CPU ms / request: the CPU time of every process of the stack and of its Postgres backends (from /proc; the backends read every 250 ms, so that those opened or closed during the step count too) during the step, divided by the requests completed in it`,
     traces
       ? `- tracing: on, every request traced, OTLP/protobuf to a local sink (${traces.requests} exports, ${(traces.bytes / 1024 / 1024).toFixed(1)} MiB)`
       : "- tracing: off (no OTEL_EXPORTER_OTLP_ENDPOINT; every process started with the tracing register, as always)",
