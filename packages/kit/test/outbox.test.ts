@@ -101,6 +101,31 @@ describe("outbox and JetStream bus (real Postgres and NATS)", () => {
     }
   });
 
+  it("reads its batch by walking the index of unpublished rows, which marks the published ones dead there (a bitmap scan visits them all on every poll)", async () => {
+    // A database of this test only, so that the index holds exactly the rows below.
+    const own = uniqueName("outbox_poll");
+    const db = await connectDatabase({ serverUrl, database: own, logger: silentLogger });
+    try {
+      await runMigrations(db, kitMigrations, silentLogger);
+      const outbox = new Outbox({ sequelize: db, bus, logger: silentLogger, batchSize: 500 });
+      await db.transaction(async (transaction) => {
+        const events = Array.from({ length: 300 }, () => ({ id: randomUUID(), subject, payload: {} }));
+        await outbox.add(transaction, ...events);
+      });
+      expect(await outbox.relayBatch()).to.equal(300);
+      // The published rows' old versions are still in outbox_unpublished; the next poll walks over them.
+      expect(await outbox.relayBatch()).to.equal(0);
+      const [entries] = (await db.query(
+        `CREATE EXTENSION IF NOT EXISTS pageinspect;
+         SELECT count(*)::int AS total, count(*) FILTER (WHERE dead)::int AS dead FROM bt_page_items('outbox_unpublished', 1)`,
+      )) as [Array<{ total: number; dead: number }>, unknown];
+      expect(entries.at(-1)).to.deep.equal({ total: 300, dead: 300 });
+    } finally {
+      await db.close();
+      await dropDatabase(own);
+    }
+  });
+
   it("publishes in commit order and keeps order across batches", async () => {
     const durable = `kit_test_${randomBytes(4).toString("hex")}`;
     const consumer = await collect(durable);

@@ -214,12 +214,16 @@ export class Outbox {
   async relayBatch(): Promise<number> {
     const { sequelize, metrics } = this.options;
     return sequelize.transaction(async (transaction) => {
-      const rows = await this.sql.rows<OutboxRow>(NEXT_BATCH, [this.batchSize], transaction);
-      if (rows.length === 0) return 0;
       // Marking rows published need not wait for the disk: if a crash loses the mark, the rows are published again,
       // JetStream drops them by Nats-Msg-Id within its duplicate window and consumers are idempotent beyond it. So
       // the relay does not add a WAL flush per batch to the ones the requests wait for.
-      await this.sql.run("SET LOCAL synchronous_commit = off", [], transaction);
+      // And the batch is read by walking the index of unpublished rows in order, never by a bitmap scan: every
+      // published row stays in that index until a vacuum, and a bitmap scan visits all their heap pages on every
+      // poll without marking the entries dead, as an index scan does. Measured under the stack benchmark (autovacuum
+      // off): 0.85 ms a poll, growing with the run, against 0.05 ms.
+      await this.sql.run("SET LOCAL synchronous_commit = off; SET LOCAL enable_bitmapscan = off", [], transaction);
+      const rows = await this.sql.rows<OutboxRow>(NEXT_BATCH, [this.batchSize], transaction);
+      if (rows.length === 0) return 0;
       // One connection keeps publishes in order even while several are in flight.
       const results = await Promise.allSettled(rows.map((row) => this.publish(row)));
       const published = rows.filter((_, index) => results[index]?.status === "fulfilled");
