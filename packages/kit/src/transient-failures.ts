@@ -23,7 +23,8 @@ type ErrorShape = { name?: string; code?: string; parent?: unknown; original?: u
 /**
  * A failure because the database connection dropped or was refused (a failover, a restart, a cut connection), or
  * held a prepared statement that a migration made stale: the server's trouble, not the client's (503 with
- * Retry-After, not a bare 500), and gone once the database is back or the connection replaced. Sequelize wraps the driver's error (`parent`, `original`); socket codes count only under a Sequelize error,
+ * Retry-After, not a bare 500), and gone once the database is back or the connection replaced. Sequelize wraps
+ * the driver's error (`parent`, `original`); socket codes count only under a Sequelize error,
  * so that a refused connection to anything else is not taken for the database.
  */
 export function isTransientDatabaseFailure(error: unknown): boolean {
