@@ -101,6 +101,43 @@ describe("outbox and JetStream bus (real Postgres and NATS)", () => {
     }
   });
 
+  it("publishes at once an event committed while the relay was busy with a batch, not at its next poll", async () => {
+    const durable = `kit_test_${randomBytes(4).toString("hex")}`;
+    const consumer = await collect(durable);
+    // The first publish takes a while, so that the second commit (and its kick) comes while that batch is under way.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let publishes = 0;
+    const slowBus = {
+      publish: async (...args: Parameters<EventBus["publish"]>) => {
+        if (++publishes === 1) await held;
+        return bus.publish(...args);
+      },
+    } as unknown as EventBus;
+    // Whatever earlier tests left unpublished goes first, so that the relay's first batch holds only `first`.
+    const flush = new Outbox({ sequelize, bus, logger: silentLogger });
+    while ((await flush.relayBatch()) > 0);
+    // Polls are an hour apart: only kicks can make the relay publish within this test.
+    const outbox = new Outbox({ sequelize, bus: slowBus, logger: silentLogger, pollIntervalMs: 3_600_000 });
+    const commit = (id: string) => sequelize.transaction(async (transaction) => outbox.add(transaction, { id, subject, payload: { id } }));
+    const [first, second] = [randomUUID(), randomUUID()];
+    outbox.start();
+    try {
+      await commit(first);
+      await eventually(() => (publishes === 1 ? true : undefined));
+      await commit(second);
+      release();
+      await eventually(() => (consumer.received.length >= 2 ? true : undefined), 5_000);
+      expect(consumer.received.map(({ payload }) => (payload as { id: string }).id)).to.deep.equal([first, second]);
+    } finally {
+      release();
+      await outbox.stop();
+      await consumer.close();
+    }
+  });
+
   it("reads its batch by walking the index of unpublished rows, which marks the published ones dead there (a bitmap scan visits them all on every poll)", async () => {
     // A database of this test only, so that the index holds exactly the rows below.
     const own = uniqueName("outbox_poll");

@@ -120,6 +120,8 @@ export interface OutboxRelayOptions {
 export class Outbox {
   private running = false;
   private wake: (() => void) | undefined;
+  /** A commit kicked the relay while it was busy with a batch, which may have read the outbox before that commit. */
+  private kickedWhileBusy = false;
   private loop: Promise<void> | undefined;
   private readonly batchSize: number;
   private readonly sql: Sql;
@@ -175,7 +177,8 @@ export class Outbox {
 
   /** Publishes without waiting for the next poll; called after a commit that wrote events. */
   kick(): void {
-    this.wake?.();
+    if (this.wake) this.wake();
+    else this.kickedWhileBusy = true;
   }
 
   async stop(): Promise<void> {
@@ -189,6 +192,7 @@ export class Outbox {
     let failures = 0;
     while (this.running) {
       let published = 0;
+      this.kickedWhileBusy = false;
       try {
         published = await this.relayBatch();
         failures = 0;
@@ -197,7 +201,9 @@ export class Outbox {
         failures += 1;
         this.options.logger.warn({ err: error, failures }, "outbox relay could not publish; retrying");
       }
-      if (published === this.batchSize && failures === 0) continue;
+      // A full batch may have left more behind; a kick during the batch, a commit it may not have seen. Either way,
+      // the next batch starts now rather than at the next poll.
+      if ((published === this.batchSize || this.kickedWhileBusy) && failures === 0) continue;
       const delay = failures ? Math.min(this.pollIntervalMs * 2 ** failures, 10_000) : this.pollIntervalMs;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, delay);
