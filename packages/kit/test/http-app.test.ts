@@ -240,68 +240,81 @@ describe("createHttpApp", () => {
   });
 });
 
+/** Answers from an app whose routes throw what a store would have thrown; each path answers once. */
+async function answersOf(routes: Parameters<typeof createHttpApp>[0]["routes"], paths: string[], method = "GET") {
+  const app = createHttpApp({
+    logger: silentLogger,
+    metrics: new Metrics("kit-test", { defaultMetrics: false }),
+    readiness: new Readiness(),
+    routes,
+  });
+  const server = await listen(app, "127.0.0.1", 0);
+  try {
+    const answers: Array<{ path: string; status: number; retryAfter: string | null; body: Json }> = [];
+    for (const path of paths) {
+      const response = await fetch(`${baseUrlOf(server)}${path}`, { method });
+      answers.push({
+        path,
+        status: response.status,
+        retryAfter: response.headers.get("retry-after"),
+        body: (await response.json()) as Json,
+      });
+    }
+    return answers;
+  } finally {
+    await closeHttp(server, 500);
+  }
+}
+
+/** A Sequelize error around the driver's `driver`, as a store's query throws it. */
+function sequelizeErrorOf(driver: Error): Error {
+  return Object.assign(new Error(driver.message), { name: "SequelizeDatabaseError", parent: driver, original: driver });
+}
+
 describe("problem answers for a transaction aborted by a concurrent one", () => {
   it("turns a deadlock or a serialization failure into 503 concurrent_change with Retry-After, never a 500", async () => {
-    const app = createHttpApp({
-      logger: silentLogger,
-      metrics: new Metrics("kit-test", { defaultMetrics: false }),
-      readiness: new Readiness(),
-      routes: (router) => {
-        for (const [path, code] of [
-          ["/deadlock", "40P01"],
-          ["/serialization", "40001"],
-        ] as const) {
+    const paths = { "/deadlock": "40P01", "/serialization": "40001" };
+    const answers = await answersOf(
+      (router) => {
+        for (const [path, code] of Object.entries(paths))
           router.post(path, () => {
-            const driver = Object.assign(new Error("deadlock detected"), { code });
-            throw Object.assign(new Error(driver.message), { name: "SequelizeDatabaseError", parent: driver, original: driver });
+            throw sequelizeErrorOf(Object.assign(new Error("deadlock detected"), { code }));
           });
-        }
       },
-    });
-    const server = await listen(app, "127.0.0.1", 0);
-    try {
-      for (const path of ["/deadlock", "/serialization"]) {
-        const response = await fetch(`${baseUrlOf(server)}${path}`, { method: "POST" });
-        expect(response.status, path).to.equal(503);
-        expect(response.headers.get("retry-after")).to.equal("1");
-        const body = (await response.json()) as Json;
-        expect(body.code).to.equal("concurrent_change");
-        expect(String(body.detail)).to.include("nothing was changed");
-      }
-    } finally {
-      await closeHttp(server, 500);
+      Object.keys(paths),
+      "POST",
+    );
+    for (const { path, status, retryAfter, body } of answers) {
+      expect(status, path).to.equal(503);
+      expect(retryAfter).to.equal("1");
+      expect(body.code).to.equal("concurrent_change");
+      expect(String(body.detail)).to.include("nothing was changed");
     }
   });
 });
 
 describe("problem answers for a lost database connection", () => {
-  it("turns a dropped Postgres connection into 503 database_unavailable with Retry-After, never a 500", async () => {
-    const app = createHttpApp({
-      logger: silentLogger,
-      metrics: new Metrics("kit-test", { defaultMetrics: false }),
-      readiness: new Readiness(),
-      routes: (router) => {
+  it("turns a dropped Postgres connection, or a prepared statement a migration made stale, into 503 database_unavailable with Retry-After, never a 500", async () => {
+    const answers = await answersOf(
+      (router) => {
         router.get("/cut", () => {
-          const lost = Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" });
-          throw Object.assign(new Error("query failed"), { name: "SequelizeDatabaseError", parent: lost });
+          throw sequelizeErrorOf(Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" }));
         });
         // What a query meets on a pooled connection that broke a moment before (no SQL state, only words).
         router.get("/broken", () => {
-          const broken = new Error("Client has encountered a connection error and is not queryable");
-          throw Object.assign(new Error(broken.message), { name: "SequelizeDatabaseError", parent: broken });
+          throw sequelizeErrorOf(new Error("Client has encountered a connection error and is not queryable"));
+        });
+        // A kit `Prepared` statement whose result columns a migration changed: Sql drops the connection, a retry succeeds.
+        router.get("/stale", () => {
+          throw sequelizeErrorOf(Object.assign(new Error("cached plan must not change result type"), { code: "0A000" }));
         });
       },
-    });
-    const server = await listen(app, "127.0.0.1", 0);
-    try {
-      for (const path of ["/cut", "/broken"]) {
-        const response = await fetch(`${baseUrlOf(server)}${path}`);
-        expect(response.status, path).to.equal(503);
-        expect(response.headers.get("retry-after")).to.equal("1");
-        expect(((await response.json()) as Json).code).to.equal("database_unavailable");
-      }
-    } finally {
-      await closeHttp(server, 500);
+      ["/cut", "/broken", "/stale"],
+    );
+    for (const { path, status, retryAfter, body } of answers) {
+      expect(status, path).to.equal(503);
+      expect(retryAfter).to.equal("1");
+      expect(body.code).to.equal("database_unavailable");
     }
   });
 });

@@ -70,14 +70,17 @@ const insertStatements: Prepared[] = [];
 const PREPARED_INSERT_MAX_EVENTS = 8;
 
 function insertOf(count: number): Prepared | string {
+  const made = insertStatements[count];
+  if (made) return made;
   const rows = Array.from({ length: count }, (_, index) => {
     const base = index * 5;
     return `($${base + 1}, $${base + 2}, $${base + 3}::jsonb, $${base + 4}, $${base + 5}::jsonb)`;
   });
   const text = `INSERT INTO outbox (id, subject, payload, request_id, trace_context) VALUES ${rows.join(", ")}`;
   if (count > PREPARED_INSERT_MAX_EVENTS) return text;
-  insertStatements[count] ??= prepared(text);
-  return insertStatements[count];
+  const statement = prepared(text);
+  insertStatements[count] = statement;
+  return statement;
 }
 
 /** JetStream's "message size exceeds maximum allowed" (the stream's max_msg_size): this event will never fit. */
