@@ -2,6 +2,7 @@ import { expect } from "chai";
 import pg from "pg";
 import type { Sequelize } from "sequelize";
 import { connectDatabase, GuardedPgClient } from "../src/db/database.js";
+import { Sql } from "../src/db/sql.js";
 import { isTransientDatabaseFailure } from "../src/transient-failures.js";
 import { dropDatabase, serverUrl, silentLogger, uniqueName } from "./support.js";
 
@@ -89,6 +90,29 @@ describe("database connections when Postgres terminates them (real Postgres)", f
       failures.every((error) => error !== undefined && isTransientDatabaseFailure(error)),
       shapes.join("; "),
     ).to.equal(true);
+  });
+
+  it("Sql's transaction, its backend terminated during its work: a transient failure, and the connection is not lent again", async () => {
+    const sql = new Sql(sequelize);
+    let hooked = false;
+    const failed = await sql
+      .transaction(async (tx) => {
+        tx.afterCommit(() => {
+          hooked = true;
+        });
+        const row = await sql.one<{ pid: number }>("SELECT pg_backend_pid() AS pid", [], tx);
+        await admin.query("SELECT pg_terminate_backend($1)", [row!.pid]);
+        await sleep(100);
+        await sql.run("SELECT 1", [], tx);
+      })
+      .catch((error: unknown) => error);
+    expect(isTransientDatabaseFailure(failed), describeFailure(failed)).to.equal(true);
+    expect(hooked).to.equal(false);
+    // Every connection of the pool answers the transactions that follow.
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, n) => sql.transaction((tx) => sql.one<{ n: number }>("SELECT $1::int AS n", [n], tx))),
+    );
+    expect(answers.map((answer) => answer?.n)).to.deep.equal(Array.from({ length: 20 }, (_, n) => n));
   });
 });
 

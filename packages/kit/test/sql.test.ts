@@ -48,6 +48,60 @@ describe("Sql transactions (real Postgres)", function () {
     expect((await sql.rows<{ id: number }>("SELECT id FROM notes ORDER BY id")).map(({ id }) => id)).to.deep.equal([1, 2]);
   });
 
+  it("runs afterCommit hooks in order once the commit is done, and none when the transaction rolls back", async () => {
+    await sql.run("CREATE TABLE hooked (id int PRIMARY KEY)");
+    const seen: string[] = [];
+    await sql.transaction(async (tx) => {
+      await sql.run("INSERT INTO hooked VALUES (1)", [], tx);
+      tx.afterCommit(async () => {
+        // Committed, and the connection is back in the pool (its only one): a statement outside the transaction sees it.
+        seen.push(`first sees ${(await sql.rows("SELECT id FROM hooked")).length}`);
+      });
+      tx.afterCommit(() => seen.push("second"));
+      seen.push("work");
+    });
+    expect(seen).to.deep.equal(["work", "first sees 1", "second"]);
+
+    const failed = await sql
+      .transaction(async (tx) => {
+        tx.afterCommit(() => seen.push("after a rollback"));
+        await sql.run("INSERT INTO hooked VALUES (1)", [], tx);
+      })
+      .catch((error: unknown) => error);
+    expect(failed).to.be.instanceOf(UniqueConstraintError);
+    expect(seen).to.have.lengthOf(3);
+  });
+
+  it("a COMMIT that fails (a deferred constraint) answers Sequelize's error, runs no hook and leaves the connection usable", async () => {
+    await sql.run(`CREATE TABLE deferred (id int, CONSTRAINT deferred_once UNIQUE (id) DEFERRABLE INITIALLY DEFERRED)`);
+    let hooked = false;
+    const failed = await sql
+      .transaction(async (tx) => {
+        tx.afterCommit(() => {
+          hooked = true;
+        });
+        // Both inserts pass; the constraint is checked at the commit.
+        await sql.run("INSERT INTO deferred VALUES (1), (1)", [], tx);
+      })
+      .catch((error: unknown) => error);
+    expect(failed).to.be.instanceOf(UniqueConstraintError);
+    expect(isUniqueViolation(failed)).to.equal(true);
+    expect(hooked).to.equal(false);
+    // Nothing was written, and the pool's only connection serves the next transaction.
+    expect(await sql.transaction((tx) => sql.rows("SELECT id FROM deferred", [], tx))).to.deep.equal([]);
+  });
+
+  it("settings are SET LOCAL for the transaction alone; anything but a plain name and value is refused before a connection is taken", async () => {
+    const plan = (tx: Parameters<Sql["run"]>[2]) => sql.one<{ enable_bitmapscan: string }>("SHOW enable_bitmapscan", [], tx);
+    expect(await sql.transaction(plan, { settings: { enable_bitmapscan: "off" } })).to.deep.equal({ enable_bitmapscan: "off" });
+    expect(await plan(undefined)).to.deep.equal({ enable_bitmapscan: "on" });
+    for (const settings of [{ "enable_bitmapscan; DROP TABLE notes": "off" }, { enable_bitmapscan: "off; DROP TABLE notes" }]) {
+      const refused = await sql.transaction(async () => "ran", { settings }).catch((error: unknown) => error);
+      expect((refused as Error).message).to.include("not a transaction setting");
+    }
+    expect(await sql.rows("SELECT id FROM notes")).to.be.an("array");
+  });
+
   describe("statements on the pg client, answering as sequelize.query did", () => {
     before(async () => {
       await sql.run(`CREATE TABLE parents (id int PRIMARY KEY);

@@ -1,9 +1,14 @@
 import { createHash } from "node:crypto";
-import type { Sequelize, Transaction } from "sequelize";
+import type { Sequelize } from "sequelize";
 import { inChildSpan } from "../tracing/spans.js";
 
-/** A database transaction as the domain sees it: something to pass back to the store, nothing more. */
-export type Tx = Transaction;
+/**
+ * A database transaction as the domain sees it: something to pass back to the store, and work to do once it has
+ * committed. `Sql.transaction` makes them; a Sequelize `Transaction` is one too.
+ */
+export interface Tx {
+  afterCommit(hook: () => unknown): void;
+}
 
 /**
  * A statement that each connection parses once and Postgres then keeps as a named prepared statement: later runs
@@ -87,6 +92,7 @@ export class Sql {
   }
 
   private async query(sql: Statement, bind: unknown[], tx: Tx | undefined) {
+    // Sql's transaction or a Sequelize one: both hold their connection and say when they have finished.
     const transaction = tx as unknown as { connection?: PgConnection; finished?: string } | undefined;
     // As sequelize.query: a finished transaction's connection is back in the pool, lent to someone else.
     if (transaction?.finished) throw new Error(`${transaction.finished} has been called on this transaction; it can no longer be used`);
@@ -116,11 +122,19 @@ export class Sql {
   }
 
   /**
-   * Runs `work` in a transaction. With `asyncCommit` the commit returns before its WAL reaches the disk
-   * (synchronous_commit off): no second flush on a request's path, at the price that a server crash within a
-   * few hundred milliseconds may lose this transaction (never a part of it, and never one committed before).
+   * Runs `work` in a transaction on a connection of the pool, and then the transaction's `afterCommit` hooks in order.
+   * With `asyncCommit` the commit returns before its WAL reaches the disk (synchronous_commit off): no second flush
+   * on a request's path, at the price that a server crash within a few hundred milliseconds may lose this transaction
+   * (never a part of it, and never one committed before). `settings` are further `SET LOCAL`s for this transaction
+   * alone (names and values of letters, digits and `_`), sent with its BEGIN.
+   *
+   * BEGIN and COMMIT go to the pg client as every statement does: `sequelize.transaction` spent about 130 µs more of
+   * this process's CPU per transaction, and a round trip more with `asyncCommit` (bench/REPORT.md, "transactions on
+   * the pg client"). Errors are Sequelize's, as for any statement.
    */
-  transaction<T>(work: (tx: Tx) => Promise<T>, options: { asyncCommit?: boolean } = {}): Promise<T> {
+  async transaction<T>(work: (tx: Tx) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    const settings = { ...(options.asyncCommit ? { synchronous_commit: "off" } : {}), ...options.settings };
+    const begin = beginOf(settings);
     // In a trace, the transaction is a span of its own: its statements, and the wait for a connection and the commit.
     return inChildSpan(
       "db.transaction",
@@ -128,18 +142,78 @@ export class Sql {
         attributes: {
           "db.system.name": "postgresql",
           "db.namespace": this.sequelize.config.database,
-          "docex.async_commit": Boolean(options.asyncCommit),
+          "docex.async_commit": settings.synchronous_commit === "off",
         },
       },
-      () => {
-        if (!options.asyncCommit) return this.sequelize.transaction(work);
-        return this.sequelize.transaction(async (tx) => {
-          await this.run("SET LOCAL synchronous_commit TO off", [], tx);
-          return work(tx);
-        });
-      },
+      () => this.inTransaction(work, begin),
     );
   }
+
+  private async inTransaction<T>(work: (tx: Tx) => Promise<T>, begin: string): Promise<T> {
+    const connection = await this.internals.connectionManager.getConnection();
+    const tx = new SqlTransaction(connection);
+    let result: T;
+    try {
+      await this.statement(connection, begin);
+      try {
+        result = await work(tx);
+      } catch (error) {
+        tx.finished = "rollback";
+        // A ROLLBACK that fails leaves the connection in an unknown state: it is not lent again.
+        await connection.query("ROLLBACK").catch(() => {
+          connection._invalid = true;
+        });
+        throw error;
+      }
+      tx.finished = "commit";
+      // A COMMIT that fails has ended the transaction all the same (Postgres rolls it back).
+      await this.statement(connection, "COMMIT");
+    } finally {
+      tx.finished ??= "rollback";
+      await this.internals.connectionManager.releaseConnection(connection);
+    }
+    for (const hook of tx.afterCommitHooks) await hook();
+    return result;
+  }
+
+  private async statement(connection: PgConnection, text: string): Promise<void> {
+    try {
+      await connection.query(text);
+    } catch (error) {
+      throw this.sequelizeError(connection, error, text, []);
+    }
+  }
+}
+
+export interface TransactionOptions {
+  /** Commit without waiting for the WAL flush (synchronous_commit off). */
+  asyncCommit?: boolean;
+  /** `SET LOCAL`s for this transaction alone: names and values of letters, digits and `_`. */
+  settings?: Record<string, string>;
+}
+
+/** A transaction of `Sql`: its connection, until it has finished, and the hooks to run after its commit. */
+class SqlTransaction implements Tx {
+  /** Set when the transaction ends (as Sequelize's own says it): its statements then throw. */
+  finished: "commit" | "rollback" | undefined;
+  readonly afterCommitHooks: Array<() => unknown> = [];
+
+  constructor(readonly connection: PgConnection) {}
+
+  afterCommit(hook: () => unknown): void {
+    this.afterCommitHooks.push(hook);
+  }
+}
+
+const SETTING = /^[a-z0-9_]+$/i;
+
+/** BEGIN and the transaction's `SET LOCAL`s, one round trip (the simple protocol takes several statements). */
+function beginOf(settings: Record<string, string>): string {
+  const sets = Object.entries(settings).map(([name, value]) => {
+    if (!SETTING.test(name) || !SETTING.test(value)) throw new Error(`not a transaction setting: ${name} = ${value}`);
+    return `SET LOCAL ${name} = ${value}`;
+  });
+  return ["BEGIN", ...sets].join("; ");
 }
 
 /** What Sequelize sends for a string parameter: a NUL byte (which Postgres refuses in text) as the two characters `\0`. */

@@ -1,9 +1,9 @@
 import { type DocexEvent, eventSubject } from "@docex/events";
-import { claimEvent, isUuid, type Outbox, Sql } from "@docex/kit";
-import type { Sequelize, Transaction } from "sequelize";
+import { claimEvent, isUuid, type Outbox, Sql, type Tx } from "@docex/kit";
+import type { Sequelize } from "sequelize";
 import type { Grant, MembershipStatus, Role } from "../domain/roles.js";
 
-export type Tx = Transaction;
+export type { Tx };
 
 export interface Organization {
   id: string;
