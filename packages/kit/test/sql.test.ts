@@ -95,7 +95,11 @@ describe("Sql transactions (real Postgres)", function () {
     const plan = (tx: Parameters<Sql["run"]>[2]) => sql.one<{ enable_bitmapscan: string }>("SHOW enable_bitmapscan", [], tx);
     expect(await sql.transaction(plan, { settings: { enable_bitmapscan: "off" } })).to.deep.equal({ enable_bitmapscan: "off" });
     expect(await plan(undefined)).to.deep.equal({ enable_bitmapscan: "on" });
-    for (const settings of [{ "enable_bitmapscan; DROP TABLE notes": "off" }, { enable_bitmapscan: "off; DROP TABLE notes" }]) {
+    const crafted: Array<Record<string, string>> = [
+      { "enable_bitmapscan; DROP TABLE notes": "off" },
+      { enable_bitmapscan: "off; DROP TABLE notes" },
+    ];
+    for (const settings of crafted) {
       const refused = await sql.transaction(async () => "ran", { settings }).catch((error: unknown) => error);
       expect((refused as Error).message).to.include("not a transaction setting");
     }
