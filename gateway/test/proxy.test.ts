@@ -1,4 +1,6 @@
+import { execFile } from "node:child_process";
 import { request } from "node:http";
+import { promisify } from "node:util";
 import { TestIssuer } from "@docex/testkit";
 import { expect } from "chai";
 import { EchoService, type RunningGateway, startGateway } from "./harness.js";
@@ -156,6 +158,31 @@ describe("gateway proxying", () => {
       const urls = service.received.map((received) => received.url);
       expect(urls, sent).to.deep.equal([forwarded]);
     }
+  });
+
+  it("settles url.parse's deprecation check when it is made, so that the path filter's parse of each request does not walk the stack", async () => {
+    // A fresh process each: url.parse called from outside node_modules warns once (DEP0169) unless the check is settled.
+    const warningsOf = async (makeProxy: boolean) => {
+      const serviceProxy = new URL("../src/service-proxy.ts", import.meta.url).href;
+      const script = `
+        import { Agent } from "node:http";
+        import { parse } from "node:url";
+        const warnings = [];
+        process.on("warning", (warning) => warnings.push(warning.code ?? warning.name));
+        if (${makeProxy}) {
+          const { createServiceProxy } = await import(${JSON.stringify(serviceProxy)});
+          const upstream = { service: "document", url: "http://127.0.0.1:9", agent: new Agent() };
+          createServiceProxy({ upstream, timeoutMs: 1000, logger: { warn() {} }, bodyLimitOf: () => 1 });
+        }
+        parse("/api/v2/queues/q1");
+        setImmediate(() => console.log(JSON.stringify(warnings)));`;
+      const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+        timeout: 30_000,
+      });
+      return JSON.parse(stdout) as string[];
+    };
+    expect(await warningsOf(false)).to.deep.equal(["DEP0169"]);
+    expect(await warningsOf(true)).to.deep.equal([]);
   });
 
   it("answers an unknown /api/v2 path with 404 problem+json without proxying", async () => {
