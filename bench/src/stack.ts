@@ -480,6 +480,8 @@ interface Step {
   processes: Array<{ name: string; cpuPercent: number; rssMiB: number }>;
   /** CPU of every process of the stack and its Postgres backends, per completed request. */
   cpuMsPerRequest: number;
+  /** Calls the validator received during the step: fewer than the edits when its breaker was open for a while. */
+  validatorCalls: number;
   passed: boolean;
 }
 
@@ -514,6 +516,8 @@ interface Probes {
   pids: Map<string, number>;
   postgres: pg.Client;
   namespace: string;
+  /** The validator's calls so far. */
+  validations: () => number;
 }
 
 async function runStep(api: Api, workload: Workload, rate: number, seconds: number, probes: Probes): Promise<Step> {
@@ -566,6 +570,7 @@ async function runStep(api: Api, workload: Workload, rate: number, seconds: numb
   };
 
   const cpuBefore = new Map([...pids].map(([name, pid]) => [name, cpuSeconds(pid)]));
+  const validationsBefore = probes.validations();
   const postgresMeter = postgresCpuMeter(probes.postgres, probes.namespace);
   await postgresMeter.start();
   const started = performance.now();
@@ -614,6 +619,7 @@ async function runStep(api: Api, workload: Workload, rate: number, seconds: numb
     errorSamples,
     processes,
     cpuMsPerRequest: completed > 0 ? (processes.reduce((sum, entry) => sum + entry.cpuPercent, 0) * elapsed * 10) / completed : Number.NaN,
+    validatorCalls: probes.validations() - validationsBefore,
     passed: errorCount === 0 && kinds.edit.p99 < EDIT_P99_LIMIT_MS,
   };
 }
@@ -644,16 +650,17 @@ function printReport(
     `a step passes when edits' p99 is under ${EDIT_P99_LIMIT_MS} ms and no request failed; a failed step runs once more before the ramp ends. Node ${process.version}, ${cpus().length} CPUs;`,
     `load average (1 min) ${load.start.toFixed(1)} at the start, ${load.end.toFixed(1)} at the end (other work shares this machine).`,
     "",
-    `| offered req/s | achieved req/s | CPU ms / request | ${active.map((kind) => `${kind} p50 / p99 ms`).join(" | ")} | errors | edits p99 < ${EDIT_P99_LIMIT_MS} ms, no errors |`,
-    `|---:|---:|---:|${active.map(() => "---:|").join("")}---:|---|`,
+    `| offered req/s | achieved req/s | CPU ms / request | ${active.map((kind) => `${kind} p50 / p99 ms`).join(" | ")} | validator calls / edits | errors | edits p99 < ${EDIT_P99_LIMIT_MS} ms, no errors |`,
+    `|---:|---:|---:|${active.map(() => "---:|").join("")}---:|---:|---|`,
     ...steps.map(
       (step) =>
-        `| ${step.offered} | ${step.achieved.toFixed(0)} | ${ms(step.cpuMsPerRequest)} | ${active.map((kind) => `${ms(step.kinds[kind].p50)} / ${ms(step.kinds[kind].p99)}`).join(" | ")} | ${step.errors} | ${step.passed ? "yes" : "**no**"} |`,
+        `| ${step.offered} | ${step.achieved.toFixed(0)} | ${ms(step.cpuMsPerRequest)} | ${active.map((kind) => `${ms(step.kinds[kind].p50)} / ${ms(step.kinds[kind].p99)}`).join(" | ")} | ${step.validatorCalls} / ${step.kinds.edit.ok} | ${step.errors} | ${step.passed ? "yes" : "**no**"} |`,
     ),
     "",
     best
       ? `- highest offered rate with edits' p99 under ${EDIT_P99_LIMIT_MS} ms and no errors: **${best.offered} req/s** (edits p99 ${ms(best.kinds.edit.p99)} ms; ${best.kinds.edit.ok} edits, ${best.kinds.status.ok} status changes in ${STEP_SECONDS} s)`
       : `- no step kept edits' p99 under ${EDIT_P99_LIMIT_MS} ms without errors`,
+    "- validator calls / edits: the calls the validator received during the step, against the edits answered 200; fewer when its breaker opened (validations timed out under load), and then edits cost less and answer sooner, so compare steps with the same share",
     `- CPU ms / request: the CPU time of every process of the stack and of its Postgres backends (from /proc; the backends read every 250 ms, so that those opened or closed during the step count too) during the step, divided by the requests completed in it`,
     traces
       ? `- tracing: on, every request traced, OTLP/protobuf to a local sink (${traces.requests} exports, ${(traces.bytes / 1024 / 1024).toFixed(1)} MiB)`
@@ -717,7 +724,7 @@ async function main(): Promise<void> {
     await postgres.connect();
     const api = new Api(pool);
     pids = stackProcesses(stack.process.pid!);
-    const probes: Probes = { pids, postgres, namespace: stack.namespace };
+    const probes: Probes = { pids, postgres, namespace: stack.namespace, validations: () => receivers.validations() };
     say(`stack ready (${[...pids.keys()].join(", ")}); idle until ${IDLE_SECONDS} s after the start`);
     await sleep(Math.max(0, IDLE_SECONDS * 1000 - (performance.now() - startedAt)));
     const idle = new Map([...pids].map(([name, pid]) => [name, rssMiB(pid)]));
