@@ -128,7 +128,7 @@ export class Sql {
    * (never a part of it, and never one committed before). `settings` are further `SET LOCAL`s for this transaction
    * alone (names and values of letters, digits and `_`), sent with its BEGIN.
    *
-   * BEGIN and COMMIT go to the pg client as every statement does: `sequelize.transaction` spent about 130 µs more of
+   * BEGIN and COMMIT go to the pg client as every statement does: `sequelize.transaction` spent 90–125 µs more of
    * this process's CPU per transaction, and a round trip more with `asyncCommit` (bench/REPORT.md, "transactions on
    * the pg client"). Errors are Sequelize's, as for any statement.
    */
