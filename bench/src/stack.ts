@@ -3,8 +3,9 @@
  * (scripts/dist/start.js: every service and the gateway a child process) on this machine's Postgres and NATS,
  * in a namespace of its own. Offered rates rise step by step, open loop (requests are sent when due, whether or
  * not earlier ones answered, and latency counts from when a request was due), until annotation edits' p99
- * reaches 200 ms or a request fails. Reported: the highest rate that kept both, and each process's CPU and RSS
- * there, read from /proc, with the CPU time per request; and each process's RSS 30 s after start, idle.
+ * reaches 200 ms, a request fails, or (with validation on) the validator misses more than 1 % of the edits (its
+ * breaker opened). Reported: the highest rate that kept all three, and each process's CPU and RSS there, read from
+ * /proc, with the CPU time per request; and each process's RSS 30 s after start, idle.
  *
  * The mix: reads of documents, annotation edits (PATCH) with a document_validation link to a validator that
  * answers after 20 ms, status changes with a webhook attached, and register item reads. Parts the stack does
