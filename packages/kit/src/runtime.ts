@@ -127,9 +127,21 @@ export class Infrastructure {
       });
     const server = await listen(options.app, config.HOST, config.PORT);
     const httpPort = (server.address() as AddressInfo).port;
-    const grpcPort = grpc ? await grpc.listen(config.HOST, config.GRPC_PORT) : 0;
-    this.outbox.start();
-    for (const subscription of options.subscriptions ?? []) await this.bus.subscribe(subscription);
+    let grpcPort = 0;
+    try {
+      if (grpc) grpcPort = await grpc.listen(config.HOST, config.GRPC_PORT);
+      this.outbox.start();
+      for (const subscription of options.subscriptions ?? []) await this.bus.subscribe(subscription);
+    } catch (error) {
+      // A start that fails once listening (its gRPC port taken, a consumer refused) closes what it opened: the
+      // caller may go on (startOrClose, a test's next attempt), and a port left listening would keep the process
+      // alive and answer requests without a service behind them.
+      await closeHttp(server, 0);
+      await grpc?.shutdown(0).catch(() => undefined);
+      await this.bus.stopConsuming().catch(() => undefined);
+      await this.outbox.stop().catch(() => undefined);
+      throw error;
+    }
     logger.info({ http_port: httpPort, grpc_port: grpcPort }, "service started");
 
     let stopping: Promise<void> | undefined;

@@ -88,7 +88,7 @@ describe("closeHttp at SIGTERM (issue 20, item 4)", () => {
  * The infrastructure of a service of its own (a fresh database and stream), for a test that stops it; `remove`
  * closes what a stop left open and deletes the database and streams.
  */
-async function stoppableInfrastructure(name: string, shutdownMs: number) {
+async function stoppableInfrastructure(name: string, shutdownMs: number, ports: { http?: number; grpc?: number } = {}) {
   const database = uniqueName(name);
   const stream = database.toUpperCase();
   const config = serviceConfigSchema("register").parse({
@@ -99,7 +99,8 @@ async function stoppableInfrastructure(name: string, shutdownMs: number) {
     NATS_SUBJECT_PREFIX: database,
     LOG_LEVEL: "silent",
     GRPC_INSECURE: "true",
-    PORT: "0",
+    PORT: String(ports.http ?? 0),
+    GRPC_PORT: String(ports.grpc ?? 0),
     SHUTDOWN_TIMEOUT_MS: String(shutdownMs),
   });
   const infra = await connectInfrastructure("register", config, { migrations: [], logger: silentLogger });
@@ -156,6 +157,38 @@ describe("a service's stop (Infrastructure.serve) at SIGTERM (issue 20, item 4)"
     expect(drainStartedAt, "onDrain ran").to.be.above(0);
     expect(drainStartedAt, "onDrain started before the request in flight was answered").to.be.below(answeredAt);
     expect(stoppedIn, "the stop is bounded").to.be.below(shutdownMs + CLOSE_TIMEOUT_MS + 1_000);
+  });
+});
+
+describe("a service's start that fails once it listens (Infrastructure.serve)", () => {
+  it("closes the HTTP port it opened when its gRPC port is taken, so that nothing keeps listening without a service", async function () {
+    this.timeout(20_000);
+    const taken = await listen(express(), "127.0.0.1", 0);
+    const free = await listen(express(), "127.0.0.1", 0);
+    const httpPort = (free.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => free.close(() => resolve()));
+    const { infra, remove } = await stoppableInfrastructure("failed_start", 300, {
+      http: httpPort,
+      grpc: (taken.address() as AddressInfo).port,
+    });
+    try {
+      const failed = await infra.serve({ app: express(), grpc: infra.grpcServer() }).catch((error: unknown) => error);
+      expect(failed).to.be.instanceOf(Error);
+      expect(String((failed as Error).message)).to.match(/EADDRINUSE|No address added/);
+      // Its HTTP port was closed again: a connection is refused, and the port can be listened on.
+      const refused = await new Promise<string>((resolve) => {
+        const socket = connect(httpPort, "127.0.0.1");
+        socket.once("connect", () => {
+          socket.destroy();
+          resolve("connected");
+        });
+        socket.once("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+      });
+      expect(refused).to.equal("ECONNREFUSED");
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+      await remove();
+    }
   });
 });
 
