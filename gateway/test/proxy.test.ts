@@ -160,7 +160,7 @@ describe("gateway proxying", () => {
     }
   });
 
-  it("settles url.parse's deprecation check when it is made, so that the path filter's parse of each request does not walk the stack", async () => {
+  it("settles url.parse's deprecation check when it is made, so that the path filter's parse of each request does not walk the stack", async function () {
     // A fresh process each: url.parse called from outside node_modules warns once (DEP0169) unless the check is settled.
     const warningsOf = async (makeProxy: boolean) => {
       const serviceProxy = new URL("../src/service-proxy.ts", import.meta.url).href;
@@ -181,7 +181,10 @@ describe("gateway proxying", () => {
       });
       return JSON.parse(stdout) as string[];
     };
-    expect(await warningsOf(false)).to.deep.equal(["DEP0169"]);
+    const unsettled = await warningsOf(false);
+    // Node 22 has no such check (DEP0169 warns at run time from Node 24 on): nothing to settle there.
+    if (unsettled.length === 0 && Number(process.versions.node.split(".")[0]) < 24) this.skip();
+    expect(unsettled).to.deep.equal(["DEP0169"]);
     expect(await warningsOf(true)).to.deep.equal([]);
   });
 
