@@ -5,7 +5,8 @@
  * not earlier ones answered, and latency counts from when a request was due), until annotation edits' p99
  * reaches 200 ms, a request fails, or (with validation on) the validator misses more than 1 % of the edits (its
  * breaker opened). Reported: the highest rate that kept all three, and each process's CPU and RSS there, read from
- * /proc, with the CPU time per request; and each process's RSS 30 s after start, idle.
+ * /proc, with the CPU time per request; and each process's RSS 30 s after start, idle, with the CPU it used over the
+ * idle seconds before (timers and polls: what a stack costs when nobody uses it).
  *
  * The mix: reads of documents, annotation edits (PATCH) with a document_validation link to a validator that
  * answers after 20 ms, status changes with a webhook attached, and register item reads. Parts the stack does
@@ -45,6 +46,8 @@ const CPU_PROFILE_DIR = process.env.BENCH_STACK_CPU_PROF;
 const TRACING = process.env.BENCH_STACK_TRACING === "1";
 /** RSS is read this long after the stack started, before any request. */
 const IDLE_SECONDS = 30;
+/** The idle CPU is measured over this many seconds before the RSS is read (start-up work is over by then). */
+const IDLE_CPU_SECONDS = 15;
 const EDIT_P99_LIMIT_MS = 200;
 const VALIDATOR_DELAY_MS = 20;
 const DOCUMENTS = 100;
@@ -646,13 +649,39 @@ async function runStep(api: Api, workload: Workload, rate: number, seconds: numb
 
 // ---------------------------------------------------------------------------------------------------------------
 
+/** What a process costs with nothing to do: its RSS at the end, and the CPU it used over the idle seconds before. */
+interface Idle {
+  rssMiB: Map<string, number>;
+  /** % of one core, by process, with the stack's Postgres backends as `postgres`. */
+  cpuPercent: Map<string, number>;
+  seconds: number;
+}
+
+/**
+ * Waits until IDLE_SECONDS after the start, measuring each process's CPU over the last IDLE_CPU_SECONDS of it (at
+ * least that long, if the stack was slow to start), then reads the RSS.
+ */
+async function measureIdle(probes: Probes, startedAt: number): Promise<Idle> {
+  const { pids } = probes;
+  await sleep(Math.max(0, (IDLE_SECONDS - IDLE_CPU_SECONDS) * 1000 - (performance.now() - startedAt)));
+  const before = new Map([...pids].map(([name, pid]) => [name, cpuSeconds(pid)]));
+  const postgresMeter = postgresCpuMeter(probes.postgres, probes.namespace);
+  await postgresMeter.start();
+  const measuredFrom = performance.now();
+  await sleep(Math.max(IDLE_CPU_SECONDS * 1000, IDLE_SECONDS * 1000 - (measuredFrom - startedAt)));
+  const seconds = (performance.now() - measuredFrom) / 1000;
+  const cpuPercent = new Map([...pids].map(([name, pid]) => [name, ((cpuSeconds(pid) - before.get(name)!) / seconds) * 100]));
+  cpuPercent.set("postgres", ((await postgresMeter.stop()).seconds / seconds) * 100);
+  return { rssMiB: new Map([...pids].map(([name, pid]) => [name, rssMiB(pid)])), cpuPercent, seconds };
+}
+
 function printReport(
   steps: Step[],
   workload: Workload,
   receivers: Receivers,
   statusChanges: number,
   load: { start: number; end: number },
-  idle: Map<string, number>,
+  idle: Idle,
   traces: OtlpSink | undefined,
 ): void {
   const best = [...steps].reverse().find((step) => step.passed);
@@ -680,6 +709,7 @@ function printReport(
     best
       ? `- highest offered rate with edits' p99 under ${EDIT_P99_LIMIT_MS} ms, no errors and the edits validated: **${best.offered} req/s** (edits p99 ${ms(best.kinds.edit.p99)} ms; ${best.kinds.edit.ok} edits, ${best.validatorCalls} validator calls, ${best.kinds.status.ok} status changes in ${STEP_SECONDS} s; ${ms(best.cpuMsPerRequest)} ms of CPU per request)`
       : `- no step kept edits' p99 under ${EDIT_P99_LIMIT_MS} ms without errors, with its edits validated`,
+    `- idle, ${IDLE_SECONDS} s after the start with nothing asked of it: the stack uses **${[...idle.cpuPercent.values()].reduce((sum, percent) => sum + percent, 0).toFixed(1)} % of one core** (its Postgres backends included) and ${[...idle.rssMiB.values()].reduce((sum, mib) => sum + mib, 0).toFixed(0)} MiB (table below)`,
     "- validator calls / edits: the calls the validator received during the step, against the edits answered 200; fewer when its breaker opened (validations timed out under load), and then edits cost less and answer sooner, so compare steps with the same share",
     "- harness: this process, which sends the load and runs the validator and the webhook receiver; a loop delay near the latencies means the figures measure the harness, not the stack",
     `- CPU ms / request: the CPU time of every process of the stack and of its Postgres backends (from /proc; the backends read every 250 ms, so that those opened or closed during the step count too) during the step, divided by the requests completed in it`,
@@ -709,12 +739,14 @@ function printReport(
       "NATS and the Postgres server's shared processes serve other work on this machine as well and are not counted.",
     );
   }
+  const idleCpu = (name: string) => idle.cpuPercent.get(name)?.toFixed(2) ?? "–";
   lines.push(
     "",
-    `| process, idle ${IDLE_SECONDS} s after the stack started (nothing asked of it yet) | RSS MiB |`,
-    "|---|---:|",
-    ...[...idle].map(([name, mib]) => `| ${name} | ${mib.toFixed(0)} |`),
-    `| all | ${[...idle.values()].reduce((sum, mib) => sum + mib, 0).toFixed(0)} |`,
+    `| process, idle ${IDLE_SECONDS} s after the stack started (nothing asked of it yet) | RSS MiB | CPU % of one core, over the ${idle.seconds.toFixed(0)} s before |`,
+    "|---|---:|---:|",
+    ...[...idle.rssMiB].map(([name, mib]) => `| ${name} | ${mib.toFixed(0)} | ${idleCpu(name)} |`),
+    `| postgres (the stack's backends) | – | ${idleCpu("postgres")} |`,
+    `| all | ${[...idle.rssMiB.values()].reduce((sum, mib) => sum + mib, 0).toFixed(0)} | ${[...idle.cpuPercent.values()].reduce((sum, percent) => sum + percent, 0).toFixed(2)} |`,
   );
   process.stdout.write(`${lines.join("\n")}\n`);
 }
@@ -747,8 +779,7 @@ async function main(): Promise<void> {
     pids = stackProcesses(stack.process.pid!);
     const probes: Probes = { pids, postgres, namespace: stack.namespace, validations: () => receivers.validations() };
     say(`stack ready (${[...pids.keys()].join(", ")}); idle until ${IDLE_SECONDS} s after the start`);
-    await sleep(Math.max(0, IDLE_SECONDS * 1000 - (performance.now() - startedAt)));
-    const idle = new Map([...pids].map(([name, pid]) => [name, rssMiB(pid)]));
+    const idle = await measureIdle(probes, startedAt);
     say("preparing");
     const workload = await prepare(api, stack, receivers);
     say(`validation ${workload.validation.split(":")[0]}, register ${workload.register.split(":")[0]}`);
