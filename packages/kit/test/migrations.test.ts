@@ -1,3 +1,6 @@
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { expect } from "chai";
 import pg from "pg";
 import { QueryTypes, type Sequelize } from "sequelize";
@@ -6,6 +9,8 @@ import { serviceConfigSchema } from "../src/config.js";
 import { connectDatabase, databaseUrl, type Migration, pendingMigrations, runMigrations } from "../src/db/database.js";
 import { connectInfrastructure, migrateServiceDatabase } from "../src/runtime.js";
 import { dropDatabase, serverUrl, silentLogger, uniqueName } from "./support.js";
+
+const run = promisify(execFile);
 
 describe("database bootstrap", () => {
   const database = uniqueName("migrations");
@@ -62,7 +67,11 @@ describe("migration timeouts", () => {
     await holder.query("SELECT pg_advisory_lock(727001)");
     try {
       const started = Date.now();
-      const failure = await runMigrations(sequelize, [], silentLogger, { lockWaitMs: 300, ddlLockWaitMs: 10_000 }).catch((error) => error);
+      // A migration is pending: with none, a start takes no lock at all.
+      const pending: Migration[] = [{ name: "0001-never", up: ({ sequelize: db }) => db.query("SELECT 1") }];
+      const failure = await runMigrations(sequelize, pending, silentLogger, { lockWaitMs: 300, ddlLockWaitMs: 10_000 }).catch(
+        (error) => error,
+      );
       expect(failure).to.be.instanceOf(Error);
       expect((failure as Error).message).to.match(/another instance has been migrating this database for over 300 ms/);
       expect(Date.now() - started).to.be.below(5_000);
@@ -89,6 +98,29 @@ describe("migration timeouts", () => {
     expect(await runMigrations(sequelize, migrations, silentLogger, { lockWaitMs: 10_000, ddlLockWaitMs: 200 })).to.deep.equal([
       "0001-busy-column",
     ]);
+  });
+});
+
+describe("migrations at start, in a process of their own", () => {
+  const fixture = fileURLToPath(new URL("./fixtures/migrating-process.mjs", import.meta.url));
+  const kitDir = fileURLToPath(new URL("..", import.meta.url));
+  const database = uniqueName("migrations_lazy");
+  after(() => dropDatabase(database));
+
+  async function start(): Promise<{ applied: string[]; umzugLoaded: boolean }> {
+    const { stdout } = await run(process.execPath, [fixture], {
+      cwd: kitDir,
+      env: { ...process.env, SERVER_URL: serverUrl, DATABASE: database },
+      timeout: 30_000,
+    });
+    return JSON.parse(stdout.trim().split("\n").at(-1)!);
+  }
+
+  it("loads umzug only to apply a pending migration: a start with nothing to migrate never holds it", async () => {
+    const first = await start();
+    expect(first.applied).to.deep.equal(kitMigrations.map((migration) => migration.name));
+    expect(first.umzugLoaded).to.equal(true);
+    expect(await start()).to.deep.equal({ applied: [], umzugLoaded: false });
   });
 });
 
