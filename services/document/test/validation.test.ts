@@ -560,7 +560,10 @@ describe("external validation end to end: document, webhook and membership servi
       return rows[0]?.present === true ? true : undefined;
     }, 10_000);
     expect(await notesOf(otherOrganization), "the event settled the note").to.equal("0");
-    expect(fieldValue((await edit(id, [{ key: "invoice_id", value: "o2" }])).body.data, "invoice_id")).to.equal("FROM-ORG");
+    // Named in a failure: whether the receiver was asked, and the warning of an edit saved without its answer.
+    const second = await edit(id, [{ key: "invoice_id", value: "o2" }]);
+    const seen = `receiver asked ${validator.requests.length} times; messages ${JSON.stringify(second.body.data.messages)}`;
+    expect(fieldValue(second.body.data, "invoice_id"), seen).to.equal("FROM-ORG");
     expect(validator.requests).to.have.lengthOf(2);
 
     await webhookCall("DELETE", `/webhooks/${webhookId}`);
