@@ -4,7 +4,6 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { expect } from "chai";
-import pg from "pg";
 import type { Sequelize } from "sequelize";
 import { type DeliveredMessage, EventBus } from "../src/bus/event-bus.js";
 import { kitMigrations, Outbox } from "../src/bus/outbox.js";
@@ -169,53 +168,6 @@ describe("outbox and JetStream bus (real Postgres and NATS)", () => {
       }
       expect(seen).to.deep.equal({ total: 300, dead: 300 });
     } finally {
-      await db.close();
-      await dropDatabase(own);
-    }
-  });
-
-  it("polls an idle outbox with one statement outside a transaction, and opens one only when a row is due", async () => {
-    // A database of this test only, so that its statements are told apart from the rest.
-    const own = uniqueName("outbox_idle");
-    const db = await connectDatabase({ serverUrl, database: own, logger: silentLogger });
-    const statements: string[] = [];
-    const query = pg.Client.prototype.query;
-    const counting = function (this: pg.Client, ...args: unknown[]) {
-      const [first] = args as [string | { text: string }];
-      if (this.database === own) statements.push(typeof first === "string" ? first : first.text);
-      return (query as (...inner: unknown[]) => unknown).apply(this, args);
-    };
-    pg.Client.prototype.query = counting as typeof query;
-    const outbox = new Outbox({ sequelize: db, bus, logger: silentLogger, pollIntervalMs: 25 });
-    try {
-      await runMigrations(db, kitMigrations, silentLogger);
-      outbox.start();
-      // Past its first batch and housekeeping, the relay only polls.
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      statements.length = 0;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      const polls = statements.length;
-      expect(polls, "polls in 500 ms at 25 ms apart").to.be.within(1, 25);
-      expect(
-        statements.filter((text) => !/^SELECT seq FROM outbox/.test(text)),
-        "statements other than the probe",
-      ).to.deep.equal([]);
-
-      // A row committed without a kick to this relay (another process's, say) is published by the next poll.
-      const id = randomUUID();
-      const other = new Outbox({ sequelize: db, bus, logger: silentLogger });
-      await db.transaction((transaction) => other.add(transaction, { id, subject, payload: {} }));
-      await eventually(async () => {
-        const [rows] = await db.query("SELECT 1 FROM outbox WHERE id = $1 AND published_at IS NOT NULL", { bind: [id] });
-        return rows.length ? true : undefined;
-      });
-      expect(
-        statements.some((text) => text.startsWith("BEGIN")),
-        "a transaction for the due row",
-      ).to.equal(true);
-    } finally {
-      await outbox.stop();
-      pg.Client.prototype.query = query;
       await db.close();
       await dropDatabase(own);
     }

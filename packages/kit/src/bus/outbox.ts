@@ -62,15 +62,6 @@ const NEXT_BATCH = prepared(
    WHERE published_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= now())
    ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
 );
-/**
- * Whether any row is due, read outside a transaction: what a poll asks before it opens one. It walks the same index in
- * the same order as NEXT_BATCH (LIMIT 1 makes that the planner's choice without `enable_bitmapscan = off`).
- */
-const ANY_DUE = prepared(
-  `SELECT seq FROM outbox
-   WHERE published_at IS NULL AND (next_attempt_at IS NULL OR next_attempt_at <= now())
-   ORDER BY seq LIMIT 1`,
-);
 /** The relay's transaction: its marks need no flush, and it reads the outbox by walking the index (see relayBatch). */
 const RELAY_TRANSACTION = { settings: { synchronous_commit: "off", enable_bitmapscan: "off" } };
 const MARK_PUBLISHED = prepared("UPDATE outbox SET published_at = now() WHERE seq = ANY($1::bigint[])");
@@ -204,15 +195,11 @@ export class Outbox {
 
   private async run(): Promise<void> {
     let failures = 0;
-    // Whether rows are expected: at the start, after a kick, after a full batch. Otherwise (a poll) the relay first
-    // asks whether any row is due, one statement instead of a transaction's three. An idle service polls twice a
-    // second, and with ten services that was a good part of what the whole stack spends doing nothing.
-    let expected = true;
     while (this.running) {
       let published = 0;
       this.kickedWhileBusy = false;
       try {
-        published = expected || (await this.anyDue()) ? await this.relayBatch() : 0;
+        published = await this.relayBatch();
         failures = 0;
         await this.housekeeping();
       } catch (error) {
@@ -221,25 +208,17 @@ export class Outbox {
       }
       // A full batch may have left more behind; a kick during the batch, a commit it may not have seen. Either way,
       // the next batch starts now rather than at the next poll.
-      if ((published === this.batchSize || this.kickedWhileBusy) && failures === 0) {
-        expected = true;
-        continue;
-      }
+      if ((published === this.batchSize || this.kickedWhileBusy) && failures === 0) continue;
       const delay = failures ? Math.min(this.pollIntervalMs * 2 ** failures, 10_000) : this.pollIntervalMs;
-      expected = await new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => resolve(false), delay);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delay);
         this.wake = () => {
           clearTimeout(timer);
-          resolve(true);
+          resolve();
         };
       });
       this.wake = undefined;
     }
-  }
-
-  /** Whether a committed row waits to be published now (rows set aside for later do not count until they are due). */
-  private async anyDue(): Promise<boolean> {
-    return (await this.sql.one<{ seq: string }>(ANY_DUE)) !== undefined;
   }
 
   /** Publishes one batch of committed rows; returns how many it dealt with (published, or set aside for later). */
