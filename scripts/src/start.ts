@@ -30,6 +30,12 @@ if (namespace !== undefined && !/^[a-z][a-z0-9_]{0,30}$/.test(namespace)) {
 /** STACK_REPLICAS=document=2,webhook=2: processes per service; checked before anything starts. */
 const replicas = parseStackReplicas(process.env.STACK_REPLICAS);
 
+/**
+ * STACK_MIGRATE_FIRST=true: as deploy/k8s does, each service's database is migrated by a process of its own
+ * (MIGRATE_ONLY=true) that exits, and the serving processes start with MIGRATE_ON_START=false.
+ */
+const migrateFirst = process.env.STACK_MIGRATE_FIRST === "true";
+
 const mailPagePort = Number(process.env.MAIL_PAGE_PORT ?? 8025 + portOffset);
 
 /**
@@ -55,13 +61,19 @@ interface Process {
   httpPort: number;
 }
 
-function startProcess(name: string, entry: string, env: NodeJS.ProcessEnv, httpPort: number): Process {
+/** A process of the stack, its output in the log line by line behind its name. */
+function spawnLabelled(name: string, entry: string, env: NodeJS.ProcessEnv): ChildProcess {
   // The tracing register goes first, so that it can hook the modules it instruments (it does nothing unless OTEL_* asks).
   const child = spawn(process.execPath, ["--import", TRACING_REGISTER, path.join(root, entry)], { env, stdio: ["ignore", "pipe", "pipe"] });
   const label = `[${name}]`.padEnd(13);
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream! }).on("line", (line) => process.stdout.write(`${label}${line}\n`));
   }
+  return child;
+}
+
+function startProcess(name: string, entry: string, env: NodeJS.ProcessEnv, httpPort: number): Process {
+  const child = spawnLabelled(name, entry, env);
   child.once("exit", (code, signal) => {
     if (stopping) return;
     if (code === SealedWithAnotherKeyError.exitCode) {
@@ -71,6 +83,17 @@ function startProcess(name: string, entry: string, env: NodeJS.ProcessEnv, httpP
     void stopAll(1);
   });
   return { name, child, httpPort };
+}
+
+/** Runs `entry` with MIGRATE_ONLY=true to its end, as deploy/k8s's init container `migrate` does; refuses a failed run. */
+async function migrate(name: string, entry: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const child = spawnLabelled(name, entry, { ...env, MIGRATE_ONLY: "true" });
+  migrating.add(child);
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+    child.once("exit", (exitCode, exitSignal) => resolve([exitCode, exitSignal])),
+  );
+  migrating.delete(child);
+  if (code !== 0) throw new Error(`${name}'s migrations failed (${signal ?? code})`);
 }
 
 async function waitUntilReady(processes: Process[]): Promise<void> {
@@ -92,12 +115,15 @@ async function waitUntilReady(processes: Process[]): Promise<void> {
 
 let stopping = false;
 const processes: Process[] = [];
+/** MIGRATE_ONLY runs still going (STACK_MIGRATE_FIRST): stopped with the rest. */
+const migrating = new Set<ChildProcess>();
 const infrastructure: Array<{ stop(): Promise<void> }> = [];
 
 async function stopAll(exitCode: number): Promise<never> {
   if (stopping) process.exit(exitCode);
   stopping = true;
   say("stopping");
+  for (const child of migrating) child.kill("SIGTERM");
   await Promise.all(
     processes.map(
       ({ child }) =>
@@ -152,6 +178,13 @@ async function main(): Promise<void> {
     LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
     ...sharedStackEnvironment(layout),
   };
+  if (migrateFirst) {
+    await Promise.all(
+      SERVICE_NAMES.map((name) => migrate(name, `services/${name}/dist/main.js`, { ...shared, ...serviceEnvironment(name, layout, 0) })),
+    );
+    shared.MIGRATE_ON_START = "false";
+    say(`migrated first (STACK_MIGRATE_FIRST): ${SERVICE_NAMES.join(", ")}; the services start with MIGRATE_ON_START=false`);
+  }
   for (const name of SERVICE_NAMES) {
     for (let index = 0; index < replicasOf(name, layout); index++) {
       const env: NodeJS.ProcessEnv = { ...shared, ...serviceEnvironment(name, layout, index) };
