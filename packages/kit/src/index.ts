@@ -24,6 +24,7 @@ export * from "./ids.js";
 export * from "./logger.js";
 export * from "./metrics.js";
 export * from "./runtime.js";
+export * from "./startup-garbage.js";
 export * from "./tracing/lifecycle.js";
 export * from "./tracing/settings.js";
 export * from "./tracing/spans.js";

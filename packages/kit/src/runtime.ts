@@ -20,6 +20,7 @@ import { createHttpApp, type HttpAppOptions } from "./http/app.js";
 import { Readiness } from "./http/readiness.js";
 import { createLogger, type Logger } from "./logger.js";
 import { Metrics } from "./metrics.js";
+import { collectStartupGarbageWhenIdle } from "./startup-garbage.js";
 import { stopTracing } from "./tracing/lifecycle.js";
 
 export type BaseServiceConfig = z.infer<ReturnType<typeof serviceConfigSchema>>;
@@ -442,7 +443,8 @@ export function closeHttp(server: Server, timeoutMs: number): Promise<void> {
 
 /**
  * The tail of every `main.ts`: start, then stop gracefully on SIGTERM or SIGINT. A second
- * signal, or a shutdown that hangs, exits at once.
+ * signal, or a shutdown that hangs, exits at once. Once started, the process collects its start-up
+ * garbage at the first idle moment (collectStartupGarbageWhenIdle).
  */
 export async function runUntilSignalled(start: () => Promise<{ stop(): Promise<void> }>, logger: Logger): Promise<void> {
   let running: { stop(): Promise<void> };
@@ -455,10 +457,18 @@ export async function runUntilSignalled(start: () => Promise<{ stop(): Promise<v
     setTimeout(() => process.exit(exitCode), 100).unref();
     return;
   }
+  const cancelCollection = collectStartupGarbageWhenIdle(({ heapBefore, heapAfter, durationMs }) => {
+    const mib = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10;
+    logger.debug(
+      { heap_mib_before: mib(heapBefore), heap_mib_after: mib(heapAfter), duration_ms: Math.round(durationMs) },
+      "start-up garbage collected",
+    );
+  });
   let signalled = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (signalled) process.exit(1);
     signalled = true;
+    cancelCollection();
     logger.info({ signal }, "shutting down");
     running
       .stop()
