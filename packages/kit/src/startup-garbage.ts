@@ -60,8 +60,18 @@ export function collectStartupGarbageWhenIdle(
     const busy = performance.eventLoopUtilization(since).utilization;
     since = performance.eventLoopUtilization();
     looks += 1;
-    if (busy < options.idleBelow) onCollected(collectGarbage());
-    else if (looks < options.attempts) schedule(options.intervalMs);
+    if (busy >= options.idleBelow) {
+      if (looks < options.attempts) schedule(options.intervalMs);
+      return;
+    }
+    let collection: StartupCollection;
+    try {
+      collection = collectGarbage();
+    } catch {
+      // A runtime that refuses the flag keeps its garbage; that is no reason to stop a serving process.
+      return;
+    }
+    onCollected(collection);
   };
   const schedule = (ms: number) => {
     timer = setTimeout(look, ms);
