@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto";
 import { availableParallelism } from "node:os";
 import { ARGON2_PARAMETERS, configSchema, startAuthService } from "@docex/auth";
 import { dropDatabase, testServiceConfig } from "@docex/testkit";
+import { mochaHooks } from "@docex/testkit/mocha-hooks";
 import argon2 from "argon2";
 
 const PHASE_MS = Number(process.env.PHASE_SECONDS ?? 5) * 1000;
@@ -101,4 +102,6 @@ try {
 } finally {
   await running.stop();
   await dropDatabase(config.DATABASE_NAME);
+  // The test event namespace's streams (testServiceConfig put the service in it) go as after a test run.
+  await mochaHooks.afterAll.call(undefined);
 }

@@ -13,6 +13,7 @@
 import { randomBytes } from "node:crypto";
 import { configSchema, startAuthService } from "@docex/auth";
 import { dropDatabase, testServiceConfig } from "@docex/testkit";
+import { mochaHooks } from "@docex/testkit/mocha-hooks";
 
 const BURST = Number(process.env.LOGIN_RACE_BURST ?? 200);
 /**
@@ -108,4 +109,6 @@ try {
 } finally {
   await running.stop();
   await dropDatabase(config.DATABASE_NAME);
+  // The test event namespace's streams (testServiceConfig put the service in it) go as after a test run.
+  await mochaHooks.afterAll.call(undefined);
 }
