@@ -5,7 +5,7 @@
  * not earlier ones answered, and latency counts from when a request was due), until annotation edits' p99
  * reaches 200 ms, a request fails, or (with validation on) the validator misses more than 1 % of the edits (its
  * breaker opened). Reported: the highest rate that kept all three, and each process's CPU and RSS there, read from
- * /proc, with the CPU time per request; and each process's RSS 45 s after start, idle, with the CPU it used over the
+ * /proc, with the CPU time per request; and each process's RSS 30 s after start, idle, with the CPU it used over the
  * idle seconds before (timers and polls: what a stack costs when nobody uses it). The databases are migrated first
  * (STACK_MIGRATE_FIRST), as deploy/k8s's init containers do, so the idle figures are those of serving processes.
  *
@@ -20,7 +20,7 @@
  * BENCH_STACK_TRACING=1: every process exports its traces (OTLP/protobuf, every request traced) to a sink in this
  * process; unset, tracing is off (no OTEL_EXPORTER_OTLP_ENDPOINT), as the stack runs by default.
  * BENCH_STACK_RATES (requests/s offered, "20,40,60,80,100,125,150,200,250,300,400"), BENCH_STACK_STEP_SECONDS (12),
- * BENCH_STACK_SECONDS (225: the whole run, start-up and the idle 45 s included, stops by itself within about this).
+ * BENCH_STACK_SECONDS (210: the whole run, start-up and the idle 30 s included, stops by itself within about this).
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { createHmac, randomBytes } from "node:crypto";
@@ -40,17 +40,13 @@ import { OtlpSink } from "./otlp-sink.js";
 
 const RATES = (process.env.BENCH_STACK_RATES ?? "20,40,60,80,100,125,150,200,250,300,400").split(",").map(Number);
 const STEP_SECONDS = Number(process.env.BENCH_STACK_STEP_SECONDS ?? 12);
-const TOTAL_SECONDS = Number(process.env.BENCH_STACK_SECONDS ?? 225);
+const TOTAL_SECONDS = Number(process.env.BENCH_STACK_SECONDS ?? 210);
 const WARM_UP_SECONDS = 4;
 /** With a directory: every process of the stack runs with --cpu-prof there; profiles are renamed after their process. */
 const CPU_PROFILE_DIR = process.env.BENCH_STACK_CPU_PROF;
 const TRACING = process.env.BENCH_STACK_TRACING === "1";
-/**
- * RSS is read this long after the stack started, before any request: after each process's one collection of its
- * start-up garbage (kit STARTUP_COLLECTION: at the first idle 5 s after its first 10 s), so that neither the RSS nor
- * the idle CPU below includes it.
- */
-const IDLE_SECONDS = 45;
+/** RSS is read this long after the stack started, before any request. */
+const IDLE_SECONDS = 30;
 /** The idle CPU is measured over this many seconds before the RSS is read (start-up work is over by then). */
 const IDLE_CPU_SECONDS = 15;
 const EDIT_P99_LIMIT_MS = 200;

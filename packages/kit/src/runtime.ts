@@ -20,7 +20,7 @@ import { createHttpApp, type HttpAppOptions } from "./http/app.js";
 import { Readiness } from "./http/readiness.js";
 import { createLogger, type Logger } from "./logger.js";
 import { Metrics } from "./metrics.js";
-import { collectStartupGarbageWhenIdle } from "./startup-garbage.js";
+import { collectStartupGarbage } from "./startup-garbage.js";
 import { stopTracing } from "./tracing/lifecycle.js";
 
 export type BaseServiceConfig = z.infer<ReturnType<typeof serviceConfigSchema>>;
@@ -443,10 +443,23 @@ export function closeHttp(server: Server, timeoutMs: number): Promise<void> {
 
 /**
  * The tail of every `main.ts`: start, then stop gracefully on SIGTERM or SIGINT. A second
- * signal, or a shutdown that hangs, exits at once. Once started, the process collects its start-up
- * garbage at the first idle moment (collectStartupGarbageWhenIdle).
+ * signal, or a shutdown that hangs, exits at once. Before `start`, the garbage of loading the code is
+ * collected (collectStartupGarbage), while nothing listens.
  */
 export async function runUntilSignalled(start: () => Promise<{ stop(): Promise<void> }>, logger: Logger): Promise<void> {
+  // main.ts has loaded its code; nothing listens yet, so the pause delays no request.
+  const collection = collectStartupGarbage();
+  if (collection) {
+    const mib = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10;
+    logger.info(
+      {
+        heap_used_mib_before: mib(collection.usedBefore),
+        heap_used_mib_after: mib(collection.usedAfter),
+        duration_ms: Math.round(collection.durationMs),
+      },
+      "start-up garbage collected",
+    );
+  }
   let running: { stop(): Promise<void> };
   try {
     running = await start();
@@ -457,18 +470,10 @@ export async function runUntilSignalled(start: () => Promise<{ stop(): Promise<v
     setTimeout(() => process.exit(exitCode), 100).unref();
     return;
   }
-  const cancelCollection = collectStartupGarbageWhenIdle(({ heapBefore, heapAfter, durationMs }) => {
-    const mib = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10;
-    logger.debug(
-      { heap_mib_before: mib(heapBefore), heap_mib_after: mib(heapAfter), duration_ms: Math.round(durationMs) },
-      "start-up garbage collected",
-    );
-  });
   let signalled = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (signalled) process.exit(1);
     signalled = true;
-    cancelCollection();
     logger.info({ signal }, "shutting down");
     running
       .stop()

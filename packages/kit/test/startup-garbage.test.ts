@@ -5,35 +5,16 @@ import { expect } from "chai";
 
 const run = promisify(execFile);
 
-interface Outcome {
-  collections: Array<{ heapBefore: number; heapAfter: number; durationMs: number; majorCollectionsBefore: number }>;
-  majorCollections: number;
-  gcExposed: string;
-}
-
-describe("the start-up garbage collection (collectStartupGarbageWhenIdle)", () => {
+describe("the start-up garbage collection (collectStartupGarbage)", () => {
   const fixture = fileURLToPath(new URL("./fixtures/startup-garbage-process.mjs", import.meta.url));
   const kitDir = fileURLToPath(new URL("..", import.meta.url));
 
-  async function started(mode: "idle" | "busy" | "cancelled"): Promise<Outcome> {
-    const { stdout } = await run(process.execPath, [fixture], { cwd: kitDir, env: { ...process.env, MODE: mode }, timeout: 30_000 });
-    return JSON.parse(stdout.trim().split("\n").at(-1)!);
-  }
-
-  it("collects once an interval passed idle: a major collection that shrinks the heap, and no `gc` left on the global", async () => {
-    const { collections, majorCollections, gcExposed } = await started("idle");
-    expect(collections).to.have.length(1);
-    const [collection] = collections;
-    expect(collection!.heapAfter).to.be.lessThan(collection!.heapBefore);
-    expect(majorCollections).to.be.greaterThan(collection!.majorCollectionsBefore);
+  it("makes one major collection of the garbage that loading left, and leaves no `gc` on the process's global", async () => {
+    const { stdout } = await run(process.execPath, [fixture], { cwd: kitDir, timeout: 30_000 });
+    const { collection, majorCollections, gcExposed } = JSON.parse(stdout.trim().split("\n").at(-1)!);
+    // The fixture dropped about 800,000 objects: a full collection frees most of what the heap held.
+    expect(collection.usedAfter).to.be.lessThan(collection.usedBefore / 2);
+    expect(majorCollections).to.be.greaterThan(0);
     expect(gcExposed).to.equal("undefined");
-  });
-
-  it("does not collect while the event loop is busy through every look", async () => {
-    expect((await started("busy")).collections).to.deep.equal([]);
-  });
-
-  it("does not collect once cancelled (a signal came first)", async () => {
-    expect((await started("cancelled")).collections).to.deep.equal([]);
   });
 });
