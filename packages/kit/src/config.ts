@@ -98,6 +98,15 @@ export function serviceConfigSchema(service: ServiceName) {
     NATS_DLQ_MAX_BYTES: z.coerce.number().int().min(1).optional(),
     /** The token NATS asks clients for (nats.conf `authorization { token }`); unset: connect without one. */
     NATS_TOKEN: z.string().min(1).optional(),
+    /**
+     * The service's own NATS user and its password (nats.conf `authorization { users }`, generated from SERVICE_EVENTS):
+     * NATS lets it publish and subscribe only to its own events. Unset: connect without a user (a development NATS).
+     */
+    NATS_USER: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]*$/)
+      .optional(),
+    NATS_PASSWORD: z.string().min(1).optional(),
     /** CA certificate that NATS's server certificate must chain to; set, the connection must be TLS. */
     NATS_TLS_CA_FILE: z.string().min(1).optional(),
     JWT_ISSUER: z.string().min(1).default("docex"),

@@ -5,6 +5,7 @@ export * from "./bus/event-bus.js";
 export * from "./bus/outbox.js";
 export * from "./bus/outbox-events.js";
 export * from "./bus/queue-changes.js";
+export * from "./bus/nats-users.js";
 export * from "./bus/removals.js";
 export * from "./config.js";
 export * from "./crypto/secret-sealer.js";

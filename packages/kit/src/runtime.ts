@@ -36,6 +36,8 @@ export const NATS_SETTINGS = {
   NATS_DLQ_MAX_AGE_HOURS: true,
   NATS_DLQ_MAX_BYTES: true,
   NATS_TOKEN: true,
+  NATS_USER: true,
+  NATS_PASSWORD: true,
   NATS_TLS_CA_FILE: true,
 } as const;
 
@@ -50,7 +52,7 @@ export function busSettingsOf(config: Pick<BaseServiceConfig, keyof typeof NATS_
       events: { maxAgeMs: config.NATS_STREAM_MAX_AGE_HOURS * hours, maxBytes: config.NATS_STREAM_MAX_BYTES },
       deadLetters: { maxAgeMs: config.NATS_DLQ_MAX_AGE_HOURS * hours, maxBytes: config.NATS_DLQ_MAX_BYTES },
     },
-    credentials: { token: config.NATS_TOKEN, tlsCaFile: config.NATS_TLS_CA_FILE },
+    credentials: { token: config.NATS_TOKEN, user: config.NATS_USER, password: config.NATS_PASSWORD, tlsCaFile: config.NATS_TLS_CA_FILE },
   };
 }
 

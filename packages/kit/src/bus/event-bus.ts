@@ -71,10 +71,37 @@ export interface StreamLimits {
   maxBytes?: number | undefined;
 }
 
+/** The subject on the wire in `namespace` for a canonical `docex.…` subject. */
+export function wireSubjectOf(subject: string, namespace: EventNamespace): string {
+  if (subject === CANONICAL_PREFIX || subject.startsWith(`${CANONICAL_PREFIX}.`)) {
+    return `${namespace.subjectPrefix}${subject.slice(CANONICAL_PREFIX.length)}`;
+  }
+  return subject;
+}
+
+/** Where the dead letters of `namespace` go: `dlq.<durable>` in production. */
+export function deadLetterPrefixOf(namespace: EventNamespace): string {
+  return namespace.subjectPrefix === CANONICAL_PREFIX ? "dlq" : `${namespace.subjectPrefix}_dlq`;
+}
+
+/**
+ * Where the replies to a user's requests arrive (JetStream's publish acknowledgements, API answers, pulled messages):
+ * a prefix of its own, so that no service may subscribe to another's replies, as `_INBOX.>` would let it.
+ */
+export function inboxPrefixOf(user: string): string {
+  return `_INBOX_${user}`;
+}
+
 /** What a service connects to NATS with, besides the address. */
 export interface NatsCredentials {
   /** The token of nats.conf's `authorization { token }`. */
   token?: string | undefined;
+  /**
+   * The service's own user of nats.conf's `authorization { users }` and its password: NATS then lets it publish and
+   * subscribe only to what SERVICE_EVENTS (@docex/events) allows it (`natsPermissionsOf`).
+   */
+  user?: string | undefined;
+  password?: string | undefined;
   /** A CA file: the connection must be TLS, with a server certificate that chains to it. */
   tlsCaFile?: string | undefined;
 }
@@ -173,7 +200,11 @@ export class EventBus {
     credentials?: NatsCredentials;
   }): Promise<EventBus> {
     const credentials = options.credentials ?? {};
-    const { token, tlsCaFile } = credentials;
+    const { token, user, password, tlsCaFile } = credentials;
+    if ((user === undefined) !== (password === undefined))
+      throw new Error(user === undefined ? "NATS_PASSWORD is set without NATS_USER" : "NATS_USER is set without NATS_PASSWORD");
+    if (user !== undefined && token !== undefined)
+      throw new Error("NATS_USER and NATS_TOKEN are both set: a NATS server takes one or the other");
     const connection = await connect({
       servers: options.url.split(","),
       name: options.name,
@@ -185,6 +216,8 @@ export class EventBus {
       // 2 % of the document service's CPU under the stack benchmark. Failures still carry their own stack.
       noAsyncTraces: true,
       ...(token ? { token } : {}),
+      // Its user may subscribe to its own inbox only (natsPermissionsOf).
+      ...(user !== undefined ? { user, pass: password, inboxPrefix: inboxPrefixOf(user) } : {}),
       ...(tlsCaFile ? { tls: { caFile: tlsCaFile } } : {}),
     }).catch((error: unknown) => {
       throw connectFailure(options.url, credentials, error);
@@ -289,7 +322,7 @@ export class EventBus {
 
   /** `dlq` in production: dead letters of durable `d` go to `dlq.d` in stream `DOCEX_DLQ`. */
   get deadLetterPrefix(): string {
-    return this.namespace.subjectPrefix === CANONICAL_PREFIX ? "dlq" : `${this.namespace.subjectPrefix}_dlq`;
+    return deadLetterPrefixOf(this.namespace);
   }
 
   get deadLetterStream(): string {
@@ -298,10 +331,7 @@ export class EventBus {
 
   /** The subject on the wire for a canonical `docex.…` subject. */
   wireSubject(subject: string): string {
-    if (subject === CANONICAL_PREFIX || subject.startsWith(`${CANONICAL_PREFIX}.`)) {
-      return `${this.namespace.subjectPrefix}${subject.slice(CANONICAL_PREFIX.length)}`;
-    }
-    return subject;
+    return wireSubjectOf(subject, this.namespace);
   }
 
   private canonicalSubject(subject: string): string {
@@ -744,9 +774,11 @@ function connectFailure(url: string, credentials: NatsCredentials, error: unknow
   const authorization = /authoriz|authentic/i.test(reason) || /AUTHORIZATION/.test(String((error as { code?: unknown })?.code));
   const certificate = /certificate|self[- ]signed|verify|altnames/i.test(reason);
   const hint = authorization
-    ? credentials.token
-      ? ": NATS refused NATS_TOKEN"
-      : ": NATS requires authentication; set NATS_TOKEN (the token of nats.conf's authorization block)"
+    ? credentials.user
+      ? `: NATS refused the user ${credentials.user} (NATS_USER) with NATS_PASSWORD`
+      : credentials.token
+        ? ": NATS refused NATS_TOKEN"
+        : ": NATS requires authentication; set NATS_USER and NATS_PASSWORD (the service's own user of nats.conf), or set NATS_TOKEN (its authorization token)"
     : certificate
       ? credentials.tlsCaFile
         ? ": NATS's certificate does not match NATS_TLS_CA_FILE or the host of NATS_URL"
