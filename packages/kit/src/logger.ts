@@ -1,5 +1,6 @@
 import { type Logger, pino } from "pino";
 import { activeTraceIds } from "./tracing/spans.js";
+import { redactUrlSecrets } from "./tracing/url-secrets.js";
 
 export type { Logger };
 
@@ -114,6 +115,9 @@ export function createLogger(service: string, level = "info", destination?: pino
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
       redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
+      // Fields redact by path; a URL with a secret in its query can stand anywhere (a message, an error's text or
+      // stack, a field no path names), so the finished line is searched for one as well.
+      hooks: { streamWrite: redactUrlSecrets },
     },
     destination,
   );

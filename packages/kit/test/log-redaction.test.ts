@@ -83,3 +83,18 @@ describe("database errors in logs carry no bind parameters or values (issue 24, 
     expect(String(entry.err.stack)).to.include("plain failure");
   });
 });
+
+describe("query secrets in log lines", () => {
+  it("are redacted wherever a URL stands: in a field no redaction path names, in the message and in an error's text", () => {
+    const lines: string[] = [];
+    const logger = capturingLogger(lines);
+    logger.info({ link: "/api/v2/auth/password-change-token?token=s3cr3t-1&page=2" }, "asked for /x?code=s3cr3t-2");
+    logger.error({ err: new Error("GET http://auth/y?pin=s3cr3t-3 failed") }, "failed");
+    const text = lines.join("");
+    expect(text).to.not.include("s3cr3t");
+    expect(JSON.parse(lines[0]!)).to.include({
+      link: "/api/v2/auth/password-change-token?token=[redacted]&page=2",
+      msg: "asked for /x?code=[redacted]",
+    });
+  });
+});

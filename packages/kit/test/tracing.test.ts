@@ -91,6 +91,7 @@ interface FixtureReport {
   registered: string[];
   innerTraceparent: string | null;
   log: Record<string, unknown>;
+  logs: Array<Record<string, unknown>>;
 }
 
 /** Runs the fixture as a service runs: with the kit's tracing register first. */
@@ -182,6 +183,38 @@ describe("the tracing register in a process (node --import @docex/kit/tracing/re
     expect(spans.map((span) => span.name)).to.include.members(["GET /outer", "GET /inner"]);
     // The default service name is the package of the main script's (here the kit's, the fixture's package).
     expect(new Set(spans.map((span) => span.service))).to.deep.equal(new Set(["kit"]));
+  });
+  it("exports no query secret: url.query, url.full and the log lines say [redacted] where the token, code and PIN were, and keep the other parameters", async () => {
+    const secret = `tok-${randomBytes(12).toString("hex")}`;
+    const report = await runFixture({
+      OTEL_EXPORTER_OTLP_ENDPOINT: baseUrlOf(collector.server),
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+      QUERY_SECRET: secret,
+    });
+    expect(report.tracing).to.equal(true);
+    const exported = collector.exports.map((received) => received.body.toString("utf8")).join("\n");
+    expect(exported, "the exported spans").to.not.include(secret);
+    type Attribute = { key: string; value: { stringValue?: string } };
+    const attributes = collector.exports.flatMap((received) =>
+      (
+        JSON.parse(received.body.toString("utf8")) as {
+          resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<{ attributes: Attribute[] }> }> }>;
+        }
+      ).resourceSpans.flatMap((resource) => resource.scopeSpans.flatMap((scope) => scope.spans.flatMap((span) => span.attributes))),
+    );
+    const values = (key: string) => attributes.filter((attribute) => attribute.key === key).map((attribute) => attribute.value.stringValue);
+    // The instrumentations did record the queries (the server spans without `?`, the fetch's with it): redacted, not dropped.
+    expect(values("url.query")).to.include.members([
+      "token=[redacted]&page=1",
+      "code=[redacted]&pin=[redacted]&page=2",
+      "?code=[redacted]&pin=[redacted]&page=2",
+    ]);
+    expect(values("url.full").some((url) => url?.endsWith("/inner?code=[redacted]&pin=[redacted]&page=2"))).to.equal(true);
+    expect(JSON.stringify(report.logs), "the log lines").to.not.include(secret);
+    expect(report.logs.find((line) => String(line.msg).startsWith("asked for"))).to.include({
+      msg: "asked for /outer?token=[redacted]&page=1",
+      url: "/outer?token=[redacted]&page=1",
+    });
   });
 });
 

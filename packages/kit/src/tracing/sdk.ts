@@ -8,6 +8,7 @@ import { UndiciInstrumentation } from "@opentelemetry/instrumentation-undici";
 import { envDetector, hostDetector, processDetector } from "@opentelemetry/resources";
 import { NodeSDK } from "@opentelemetry/sdk-node";
 import { onTracingShutdown } from "./lifecycle.js";
+import { RedactingSpanExporter } from "./redacting-exporter.js";
 import type { TracingSettings } from "./settings.js";
 
 /** Paths that probes and scrapers ask for every few seconds: a trace of each would bury the requests. */
@@ -24,7 +25,10 @@ export const INSTRUMENTED_MODULES = ["http", "https", "node:http", "node:https",
 export function startTracing(settings: TracingSettings): void {
   const sdk = new NodeSDK({
     serviceName: settings.serviceName,
-    traceExporter: settings.protocol === "http/json" ? new OtlpJsonTraceExporter() : new OtlpProtobufTraceExporter(),
+    // Query secrets (a password-change link's token) are redacted from every span before it leaves the process.
+    traceExporter: new RedactingSpanExporter(
+      settings.protocol === "http/json" ? new OtlpJsonTraceExporter() : new OtlpProtobufTraceExporter(),
+    ),
     metricReaders: [],
     logRecordProcessors: [],
     resourceDetectors: [envDetector, processDetector, hostDetector],
