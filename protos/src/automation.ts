@@ -4,6 +4,8 @@ import { type Callers, createPromiseClient, type Handlers, loadService, type Pro
 
 export type { GetQueueAutomationRequest } from "./generated/docex/automation/v1/GetQueueAutomationRequest.js";
 export type { GetQueueAutomationResponse } from "./generated/docex/automation/v1/GetQueueAutomationResponse.js";
+export type { PlanApprovalRouteRequest } from "./generated/docex/automation/v1/PlanApprovalRouteRequest.js";
+export type { PlanApprovalRouteResponse } from "./generated/docex/automation/v1/PlanApprovalRouteResponse.js";
 
 export const automationService = loadService<AutomationDefinition>("automation.proto", "docex.automation.v1.Automation");
 

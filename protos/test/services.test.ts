@@ -42,7 +42,7 @@ const expectedServices: [ServiceDescriptor<grpc.ServiceDefinition>, string, stri
     "docex.document.v1.Document",
     ["ApplyDocumentChanges", "ExpectValidator", "GetDocument", "GetQueue", "ReadDocumentFile", "RecordExtraction", "ResolveEntity"],
   ],
-  [automationService, "docex.automation.v1.Automation", ["GetQueueAutomation"]],
+  [automationService, "docex.automation.v1.Automation", ["GetQueueAutomation", "PlanApprovalRoute"]],
   [registerService, "docex.register.v1.Register", ["LookupItems"]],
   [webhookService, "docex.webhook.v1.Webhook", ["ListValidators", "Validate"]],
 ];

@@ -4,6 +4,7 @@ import { automationService } from "@docex/protos";
 import { documentGateway } from "./clients/document.js";
 import { registerLookup } from "./clients/register.js";
 import type { AutomationConfig } from "./config.js";
+import { ApprovalRoutes } from "./domain/approval-routes.js";
 import { AutomationRules } from "./domain/automation-rules.js";
 import { DocumentAutomation } from "./domain/document-automation.js";
 import { QueueAccess } from "./domain/queue-access.js";
@@ -85,7 +86,12 @@ export async function startAutomationService(config: AutomationConfig, options: 
     const http = automationRoutes({ queues, rules }, infra.verifier);
     const app = infra.httpApp(http);
     const grpc = infra.grpcServer();
-    grpc.addService(automationService.definition, automationService.serviceName, automationHandlers(settings), automationCallers);
+    grpc.addService(
+      automationService.definition,
+      automationService.serviceName,
+      automationHandlers({ settings, approvalRoutes: new ApprovalRoutes({ settings, rules: ruleStore, registerLookup: registers }) }),
+      automationCallers,
+    );
 
     return infra.serve({
       app,

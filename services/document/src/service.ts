@@ -1,6 +1,6 @@
 import { connectInfrastructure, forgetChangedQueues, type Logger, type RunningService } from "@docex/kit";
 import { documentService } from "@docex/protos";
-import { automationSettingsSource } from "./clients/automation.js";
+import { automationClient } from "./clients/automation.js";
 import { MembershipAccessClient } from "./clients/membership.js";
 import { webhookValidator } from "./clients/webhook.js";
 import type { DocumentConfig } from "./config.js";
@@ -56,7 +56,7 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
     logger: infra.logger,
     metrics: infra.metrics,
   });
-  const automation = automationSettingsSource(config.AUTOMATION_GRPC_ADDR, {
+  const automation = automationClient(config.AUTOMATION_GRPC_ADDR, {
     identity: infra.grpcIdentity,
     metrics: infra.metrics,
     deadlineMs: config.DOCUMENT_AUTOMATION_DEADLINE_MS,
@@ -117,6 +117,8 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
       duplicates: new DuplicateCheck(documentStore, access),
       events,
       files: fileStore,
+      approvalRoutes: automation,
+      switches,
     });
 
     const http = documentRoutes({ hierarchy, documents, files }, infra.verifier, { maxFileBytes: config.DOCUMENT_MAX_FILE_BYTES });

@@ -63,6 +63,68 @@ function setAnnotation(schema: readonly FieldDefinition[], key: string, value: s
 
 const union = (...lists: string[][]) => [...new Set(lists.flat())];
 
+const NO_APPROVAL = { route: null, approvers: [] as string[] };
+
+/**
+ * Approval rules in order: a route assigns its stages (its first stage's approvers are the document's),
+ * `assign_approvers` adds approvers to the current stage, `move_to_next_stage` makes the route's next stage current.
+ * The ids of the rules that fired are appended to `appliedRules`.
+ */
+async function runApprovalRules(
+  rules: Rule[],
+  matches: (rule: Rule) => Promise<boolean>,
+  appliedRules: string[],
+): Promise<{ route: ApprovalRoute | null; approvers: string[] }> {
+  let route = null as ApprovalRoute | null;
+  let added: string[] = [];
+  for (const rule of rules) {
+    if (!(await matches(rule))) continue;
+    appliedRules.push(rule.id);
+    const params = rule.params;
+    if (rule.action === "assign_approval_route" && "stages" in params) {
+      route = { stages: params.stages, stage: 0 };
+      added = [];
+    } else if (rule.action === "assign_approvers" && "approver_ids" in params) {
+      added = union(added, params.approver_ids);
+    } else if (rule.action === "move_to_next_stage" && route && route.stage < route.stages.length - 1) {
+      route = { ...route, stage: route.stage + 1 };
+      added = [];
+    }
+  }
+  return { route, approvers: union(route?.stages[route.stage]?.approver_ids ?? [], added) };
+}
+
+export interface ApprovalPlan {
+  route: ApprovalRoute | null;
+  /** The route's current stage's approvers and those added to it; empty when no rule assigns any. */
+  approvers: string[];
+  appliedRules: string[];
+  /** Rules whose conditions could not be decided (a register did not answer). */
+  undecidedRules: string[];
+}
+
+/**
+ * The approval part of `planAutomation` alone, on a document's annotations as they are: what a person's move to
+ * `in_approval` assigns. Nothing while `automation_rules` is disabled, as for a run.
+ */
+export async function planApprovalRoute(input: {
+  settings: QueueSettings;
+  approvalRules: Rule[];
+  schema: readonly FieldDefinition[];
+  annotations: Annotation[];
+  inRegister: RegisterCheck;
+}): Promise<ApprovalPlan> {
+  const appliedRules: string[] = [];
+  const undecidedRules: string[] = [];
+  if (input.settings.automationRules !== "enabled") return { ...NO_APPROVAL, appliedRules, undecidedRules };
+  const matches = async (rule: Rule): Promise<boolean> => {
+    const verdict = await conditionsHold(rule.conditions, input.schema, input.annotations, input.inRegister);
+    if (verdict === "unknown") undecidedRules.push(rule.id);
+    return verdict === true;
+  };
+  return { ...(await runApprovalRules(input.approvalRules, matches, appliedRules)), appliedRules, undecidedRules };
+}
+
 /**
  * What automation does with one document. Accounting rules run in order, each seeing what the earlier
  * ones set (so of two rules setting one field, the later wins); a value a person typed is never
@@ -101,25 +163,8 @@ export async function planAutomation(input: PlanInput): Promise<AutomationPlan> 
     }
   }
 
-  let route = null as ApprovalRoute | null;
-  let added: string[] = [];
-  if (settings.automationRules === "enabled") {
-    for (const rule of input.approvalRules) {
-      if (!(await matches(rule))) continue;
-      appliedRules.push(rule.id);
-      const params = rule.params;
-      if (rule.action === "assign_approval_route" && "stages" in params) {
-        route = { stages: params.stages, stage: 0 };
-        added = [];
-      } else if (rule.action === "assign_approvers" && "approver_ids" in params) {
-        added = union(added, params.approver_ids);
-      } else if (rule.action === "move_to_next_stage" && route && route.stage < route.stages.length - 1) {
-        route = { ...route, stage: route.stage + 1 };
-        added = [];
-      }
-    }
-  }
-  const approvers = union(route?.stages[route.stage]?.approver_ids ?? [], added);
+  const { route, approvers } =
+    settings.automationRules === "enabled" ? await runApprovalRules(input.approvalRules, matches, appliedRules) : NO_APPROVAL;
 
   let evaluation: EvaluationVerdict | null = null;
   let status: AutomationPlan["status"];

@@ -4,10 +4,9 @@ import type { RuleStore } from "../store/rule-store.js";
 import type { DocumentRun, RunOutcome, RunStore } from "../store/run-store.js";
 import type { SettingsStore } from "../store/settings-store.js";
 import { type AutomationPlan, type DocumentSnapshot, isEmptyPlan, planAutomation } from "./automation-plan.js";
-import type { RegisterCheck } from "./conditions.js";
 import type { ChangeOutcome, DocumentGateway, DocumentState } from "./document-gateway.js";
 import type { QueueSettings } from "./records.js";
-import { type RegisterLookup, RegisterUnavailableError } from "./register-lookup.js";
+import { type RegisterLookup, registerCheckOf } from "./register-lookup.js";
 
 /** The durable consumer of document.extracted; also the name under which handled event ids are claimed. */
 export const DOCUMENT_EXTRACTED_CONSUMER = "automation__document_extracted";
@@ -71,7 +70,7 @@ export class DocumentAutomation {
       throw error;
     }
     const [accountingRules, approvalRules] = await Promise.all([rules.list(queue.id, "accounting"), rules.list(queue.id, "approval")]);
-    const inRegister = this.registerCheck(data.organization_id, ctx);
+    const inRegister = registerCheckOf(this.deps.registerLookup, data.organization_id, ctx);
 
     let snapshot: DocumentSnapshot = { annotations: data.annotations, confidence: data.confidence, approvers: [] };
     let version = data.version;
@@ -149,26 +148,6 @@ export class DocumentAutomation {
       approvers: [],
       approvalRoute: null,
       attempts: 0,
-    };
-  }
-
-  /** Lookups of one run, each asked once; an unavailable register service makes the condition undecided. */
-  private registerCheck(organizationId: string, ctx: { requestId?: string }): RegisterCheck {
-    const answers = new Map<string, Promise<Set<string> | "unknown">>();
-    return (registerId, values) => {
-      const key = [registerId, ...values].join("\u0000");
-      let answer = answers.get(key);
-      if (!answer) {
-        answer = this.deps.registerLookup.lookup(registerId, organizationId, values, ctx).then(
-          (found) => (found.kind === "found" ? found.values : new Set<string>()),
-          (error: unknown) => {
-            if (error instanceof RegisterUnavailableError) return "unknown" as const;
-            throw error;
-          },
-        );
-        answers.set(key, answer);
-      }
-      return answer;
     };
   }
 

@@ -1,3 +1,5 @@
+import type { RegisterCheck } from "./conditions.js";
+
 /** The register service is down, slow, or its breaker is open: the lookup has no answer. */
 export class RegisterUnavailableError extends Error {
   constructor(cause: unknown) {
@@ -16,4 +18,27 @@ export interface RegisterLookup {
    */
   lookup(registerId: string, organizationId: string, values: string[], ctx?: { requestId?: string }): Promise<LookupAnswer>;
   close(): void;
+}
+
+/**
+ * The `in_register` check of one run or plan: each lookup asked once; an unavailable register service makes the
+ * condition undecided ("unknown") rather than false.
+ */
+export function registerCheckOf(lookup: RegisterLookup, organizationId: string, ctx: { requestId?: string }): RegisterCheck {
+  const answers = new Map<string, Promise<Set<string> | "unknown">>();
+  return (registerId, values) => {
+    const key = [registerId, ...values].join("\u0000");
+    let answer = answers.get(key);
+    if (!answer) {
+      answer = lookup.lookup(registerId, organizationId, values, ctx).then(
+        (found) => (found.kind === "found" ? found.values : new Set<string>()),
+        (error: unknown) => {
+          if (error instanceof RegisterUnavailableError) return "unknown" as const;
+          throw error;
+        },
+      );
+      answers.set(key, answer);
+    }
+    return answer;
+  };
 }

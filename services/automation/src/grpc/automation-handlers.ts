@@ -1,5 +1,8 @@
+import type { FieldDefinition } from "@docex/annotations";
 import { isUuid, ValidationError } from "@docex/kit";
 import type { AutomationCallers, AutomationHandlers } from "@docex/protos";
+import type { ApprovalRoutes } from "../domain/approval-routes.js";
+import type { Annotation } from "../domain/records.js";
 import type { SettingsStore } from "../store/settings-store.js";
 
 /**
@@ -9,24 +12,58 @@ import type { SettingsStore } from "../store/settings-store.js";
 export const automationCallers: AutomationCallers = {
   // document: a queue's automation settings when it decides what happens to a new document.
   GetQueueAutomation: ["document"],
+  // document: the route of a document a person moves to in_approval.
+  PlanApprovalRoute: ["document"],
 };
+
+function uuidField(value: string, path: string): string {
+  if (!isUuid(value)) throw new ValidationError(`${path} must be a UUID.`, [{ path, message: "must be a UUID" }]);
+  return value.toLowerCase();
+}
+
+function jsonArrayField<T>(text: string, path: string): T[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text || "[]");
+  } catch {
+    throw new ValidationError(`${path} is not JSON.`, [{ path, message: "is not JSON" }]);
+  }
+  if (!Array.isArray(parsed)) throw new ValidationError(`${path} must be a JSON array.`, [{ path, message: "must be a JSON array" }]);
+  return parsed as T[];
+}
 
 /**
  * docex.automation.v1.Automation: the automation part of a queue's DTO, for the document service. A queue
  * never configured answers the defaults (all disabled, document_confidence 0, no fields).
  */
-export function automationHandlers(settings: SettingsStore): AutomationHandlers {
+export function automationHandlers(deps: { settings: SettingsStore; approvalRoutes: ApprovalRoutes }): AutomationHandlers {
   return {
     async GetQueueAutomation(request) {
-      if (!isUuid(request.queue_id))
-        throw new ValidationError("queue_id must be a UUID.", [{ path: "queue_id", message: "must be a UUID" }]);
-      const found = await settings.find(request.queue_id.toLowerCase());
+      const found = await deps.settings.find(uuidField(request.queue_id, "queue_id"));
       return {
         accounting_automation: found.accountingAutomation,
         automation_rules: found.automationRules,
         extraction_evaluation_status: found.extractionEvaluation.status,
         document_confidence: found.extractionEvaluation.documentConfidence ?? 0,
         fields_json: JSON.stringify(found.extractionEvaluation.fields),
+      };
+    },
+
+    async PlanApprovalRoute(request, ctx) {
+      const plan = await deps.approvalRoutes.plan(
+        {
+          organizationId: uuidField(request.organization_id, "organization_id"),
+          queueId: uuidField(request.queue_id, "queue_id"),
+          // The document service's own records: their shape is its contract, as in GetQueue's answer.
+          annotations: jsonArrayField<Annotation>(request.annotations_json, "annotations_json"),
+          schema: jsonArrayField<FieldDefinition>(request.annotation_schema_json, "annotation_schema_json"),
+        },
+        ctx,
+      );
+      return {
+        approvers: plan.approvers,
+        approval_route_json: plan.route ? JSON.stringify(plan.route) : "",
+        applied_rules: plan.appliedRules,
       };
     },
   };

@@ -10,6 +10,7 @@ import {
   replaceCells,
   sameAnnotations,
 } from "./annotations.js";
+import { withAssigned } from "./approval.js";
 import { changedParts, type DocumentWriter } from "./document-writer.js";
 import type { ApprovalStage, DocumentMessage, DocumentStatus, RegisterOption, ServiceSource, StoredDocument } from "./records.js";
 import { isFrozen, refuseMove } from "./status-machine.js";
@@ -157,17 +158,10 @@ export class DocumentChanges {
       message.source === change.source && (change.replaceMessages === true || (change.replaceMessages === "notices" && message.notice));
     const kept = current.messages.filter((message) => !replaced(message));
     const messages = [...kept, ...change.messages.map((message) => ({ ...message, source: change.source }))];
-    let approvers = change.approvers.length ? [...new Set(change.approvers)] : current.approvers;
-    // Approvers assigned without a route replace the route too: they are one stage of their own.
-    let approval = change.approvers.length ? null : current.approval;
-    if (change.approvalRoute) {
-      const { stages, stage } = change.approvalRoute;
-      const joined = stages.map((each, index) =>
-        index === stage ? { ...each, approverIds: [...new Set([...each.approverIds, ...change.approvers])] } : each,
-      );
-      approval = { stages: joined, stage, decisions: [] };
-      approvers = joined[stage]!.approverIds;
-    }
+    const { approvers, approval } = withAssigned(current, {
+      approvers: change.approvers,
+      ...(change.approvalRoute ? { route: change.approvalRoute } : {}),
+    });
 
     let status = current.status;
     if (change.status !== undefined && change.status !== current.status) {

@@ -8,8 +8,20 @@ import type { DocumentStore } from "../store/document-store.js";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
 import type { ValidationJobStore } from "../store/validation-job-store.js";
 import { type AccessControl, type Actor, forbidden, isApproverOnly, type MembershipDirectory } from "./access.js";
-import { type AnnotationFields, checkAnnotations, mergeAnnotations, sameContent } from "./annotations.js";
-import { type Decision, decide as decideApproval, restartedRoute } from "./approval.js";
+import { type AnnotationFields, checkAnnotations, mergeAnnotations, sameAnnotations, sameContent } from "./annotations.js";
+import {
+  type ApprovalRouteSource,
+  type AssignedApprovers,
+  approvalRequired,
+  type Decision,
+  decide as decideApproval,
+  mayDecideNow,
+  mayOverrideApproval,
+  restartedRoute,
+  skipsApproval,
+  withAssigned,
+} from "./approval.js";
+import type { AutomationSwitches } from "./automation-switches.js";
 import type { DocumentChanges } from "./document-changes.js";
 import { documentApproved, documentCreated } from "./document-events.js";
 import type { DocumentWriter } from "./document-writer.js";
@@ -35,6 +47,10 @@ export interface DocumentsDependencies {
   events: OutboxEvents;
   /** Where uploaded files are kept, under the document id. */
   files: FileStore;
+  /** Automation's approval rules, asked for the route of a document a person moves to in_approval. */
+  approvalRoutes: ApprovalRouteSource;
+  /** The projection of automation's switches: a queue with `automation_rules` off has no route to ask for. */
+  switches: AutomationSwitches;
 }
 
 /** A received file, checked (size, type) and ready to be kept. */
@@ -67,6 +83,9 @@ export interface DocumentListQuery {
 
 /** Unless asked for, deleted documents stay out of lists; they can still be read by id. */
 const LISTED_BY_DEFAULT = DOCUMENT_STATUSES.filter((status) => status !== "deleted");
+
+/** How often a move to in_approval asks for the route again when the annotations changed while it was being worked out. */
+const ROUTE_ATTEMPTS = 3;
 
 const documentNotFound = (id: string) => () => new NotFoundError(`Document ${id} does not exist.`, "document_not_found");
 const queueNotFound = (ref: string) => () => new NotFoundError(`Queue ${ref} does not exist.`, "queue_not_found");
@@ -345,9 +364,13 @@ export class Documents {
   }
 
   /**
-   * A move of the status table. Who may edit the document may make any move (sending a document in approval back to
-   * validation restarts its route); an approver's move of a document in approval to `ready_to_export` or `rejected`
-   * is their approval or rejection of its current stage (`decide`).
+   * A move of the status table. Who may edit the document may make the moves of the table, except past an approval
+   * route: a move to `ready_to_export` of a document in approval (or in validation with approvers) is their approval
+   * when they are an approver of the current stage, an override for an owner or a supervisor (their move in the audit
+   * log), and 403 `approval_required` for anyone else. A move to `in_approval` assigns the route the queue's approval
+   * rules give the document as it is now (automation's PlanApprovalRoute), as a run on its extraction would; sending a
+   * document in approval back to validation restarts its route. An approver's move of a document in approval to
+   * `ready_to_export` or `rejected` is their approval or rejection of its current stage (`decide`).
    */
   async changeStatus(actor: Actor, documentId: string, target: DocumentStatus): Promise<DocumentView> {
     const { document, grant, notFound } = await this.readableDocument(actor, documentId);
@@ -356,24 +379,57 @@ export class Documents {
       if (isApprovalMove(document.status, target)) return this.decide(actor, documentId, target === "rejected" ? "rejected" : "approved");
       throw forbidden("document.edit", grant.role);
     }
+    const early = refuseMove(document.status, target, document.messages);
+    if (early) throw moveConflict(early);
+    const overrides = mayOverrideApproval(grant.role);
+    if (skipsApproval(document, target) && !overrides) {
+      if (mayDecideNow(document, actor.userId)) return this.decide(actor, documentId, "approved");
+      throw approvalRequired(document);
+    }
 
-    const saved = await this.deps.sql.transaction(async (tx) => {
-      const current = await this.lockedDocument(tx, document.id, notFound);
-      const refusal = refuseMove(current.status, target, current.messages);
-      if (refusal) throw moveConflict(refusal);
-      const route = target === "to_validate" ? restartedRoute(current) : {};
-      return this.deps.writer.write(
-        tx,
-        current,
-        { ...current, ...route, status: target },
-        {
-          source: "user",
-          userId: actor.userId,
-          requestId: actor.requestId,
-        },
-      );
-    });
-    return (await this.view(actor, await this.fieldRules(actor, saved.organizationId, saved.queueId), [saved]))[0]!;
+    const queue = target === "in_approval" ? await this.queueOf(document) : undefined;
+    let basis = document;
+    for (let attempt = 1; ; attempt++) {
+      const assigned = queue ? await this.approversFor(queue, basis, actor) : undefined;
+      const outcome = await this.deps.sql.transaction(async (tx) => {
+        const current = await this.lockedDocument(tx, document.id, notFound);
+        const refusal = refuseMove(current.status, target, current.messages);
+        if (refusal) throw moveConflict(refusal);
+        if (skipsApproval(current, target) && !overrides) throw approvalRequired(current);
+        // The route was worked out on annotations someone has changed since: it may not be theirs any more.
+        if (assigned && !sameAnnotations(current.annotations, basis.annotations)) return { stale: current };
+        const route = target === "to_validate" ? restartedRoute(current) : assigned ? withAssigned(current, assigned) : {};
+        const saved = await this.deps.writer.write(
+          tx,
+          current,
+          { ...current, ...route, status: target },
+          {
+            source: "user",
+            userId: actor.userId,
+            requestId: actor.requestId,
+          },
+        );
+        return { saved };
+      });
+      const saved = outcome.saved;
+      if (saved) {
+        return (await this.view(actor, await this.fieldRules(actor, saved.organizationId, saved.queueId), [saved]))[0]!;
+      }
+      if (attempt === ROUTE_ATTEMPTS) {
+        throw new ConflictError(
+          "The document's annotations kept changing while its approval route was worked out; try again.",
+          "document_changed",
+        );
+      }
+      basis = outcome.stale ?? basis;
+    }
+  }
+
+  /** The approvers the queue's approval rules give `document`; none to ask for while the queue's rules are switched off. */
+  private async approversFor(queue: Queue, document: StoredDocument, actor: Actor): Promise<AssignedApprovers> {
+    const switches = await this.deps.switches.of(queue.id);
+    if (switches.automationRules !== "enabled") return { approvers: [] };
+    return this.deps.approvalRoutes.approversFor(queue, document, { requestId: actor.requestId });
   }
 
   /**
