@@ -15,6 +15,8 @@ export const socialIssuerSchema = z.object({
   issuer: z.string().min(1),
   audience: z.string().min(1),
   jwks_uri: z.url(),
+  /** Refuse this issuer's id_tokens sent without the sign-in's nonce (the spec's body has none, so off by default). */
+  require_nonce: z.boolean().default(false),
 });
 export type SocialIssuer = z.infer<typeof socialIssuerSchema>;
 
@@ -25,7 +27,7 @@ const socialIssuers = z
     try {
       return JSON.parse(text) as unknown;
     } catch {
-      ctx.addIssue({ code: "custom", message: "must be a JSON array of {issuer, audience, jwks_uri}" });
+      ctx.addIssue({ code: "custom", message: "must be a JSON array of {issuer, audience, jwks_uri, require_nonce?}" });
       return z.NEVER;
     }
   })

@@ -45,7 +45,13 @@ describe("configuration", () => {
     const issuers = [{ issuer: "https://accounts.example", audience: "docex", jwks_uri: "https://accounts.example/jwks" }];
     expect(
       loadConfig(configSchema, { AUTH_KEY_ENCRYPTION_KEY: KEY, SOCIAL_OIDC_ISSUERS: JSON.stringify(issuers) }).SOCIAL_OIDC_ISSUERS,
-    ).to.deep.equal(issuers);
+    ).to.deep.equal([{ ...issuers[0], require_nonce: false }]);
+    expect(
+      problemsOf({
+        AUTH_KEY_ENCRYPTION_KEY: KEY,
+        SOCIAL_OIDC_ISSUERS: '[{"issuer":"x","audience":"y","jwks_uri":"https://x/j","require_nonce":"yes"}]',
+      })[0],
+    ).to.match(/^SOCIAL_OIDC_ISSUERS\.0\.require_nonce/);
     expect(problemsOf({ AUTH_KEY_ENCRYPTION_KEY: KEY, SOCIAL_OIDC_ISSUERS: "{not json" })[0]).to.match(
       /^SOCIAL_OIDC_ISSUERS: must be a JSON array/,
     );

@@ -83,10 +83,10 @@ export class Login {
   }
 
   /**
-   * Logs in an existing, active user whose issuer vouches for the email, with an id_token bound to this
-   * client's flow by `nonce` and used once only. A refused id_token counts like a wrong password.
+   * Logs in an existing, active user whose issuer vouches for the email, with an id_token used once only and bound
+   * to this client's flow by `nonce` when it sends one (fresh otherwise). A refused id_token counts like a wrong password.
    */
-  async withSocialIdToken(emailGiven: string, idToken: string, nonce: string, ctx: RequestContext): Promise<IssuedTokens> {
+  async withSocialIdToken(emailGiven: string, idToken: string, nonce: string | undefined, ctx: RequestContext): Promise<IssuedTokens> {
     const email = normalizeEmail(emailGiven);
     const reserved = await this.throttle.reserve(Throttle.loginKeys(email, ctx.clientAddress));
     let attempt: LoginAttempt = { userId: null, email, method: "social" };

@@ -125,9 +125,10 @@ export function authHttp(domain: AuthDomain, verifier: AccessTokenVerifier): Aut
         operationId: "socialLogin",
         summary: "Sign in an existing user with an OpenID Connect id_token of a trusted issuer",
         description:
-          "The id_token's email must be verified and equal the body's, and its `nonce` claim must be the SHA-256 (base64url or hex) " +
-          "of the body's `nonce`: the client makes a random nonce, sends its hash to the issuer and the nonce itself here. " +
-          `An id_token logs in once only. ${SECOND_FACTOR}`,
+          "The id_token's email must be verified and equal the body's. With the optional `nonce`, the id_token's `nonce` claim must be " +
+          "its SHA-256 (base64url or hex) or the nonce itself: the client makes a random nonce, sends its hash to the issuer and the " +
+          "nonce itself here. Without it, the id_token must have been issued within the last 5 minutes, and an issuer configured with " +
+          `\`require_nonce\` refuses it. An id_token logs in once only. ${SECOND_FACTOR}`,
         tags: TAGS,
         public: true,
         body: socialLoginBody,

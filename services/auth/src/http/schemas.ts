@@ -38,7 +38,11 @@ export const socialLoginBody = z.object({
     .string()
     .min(16)
     .max(512)
-    .describe("The random nonce this client made for the sign-in; the id_token's `nonce` claim is its SHA-256 (base64url or hex)"),
+    .optional()
+    .describe(
+      "Optional: the random nonce this client made for the sign-in; the id_token's `nonce` claim must then be its SHA-256 " +
+        "(base64url or hex) or the nonce itself. Without it the id_token must be at most 5 minutes old, unless its issuer requires a nonce",
+    ),
 });
 export const verifyPinBody = z.object({ email, pin: z.string().regex(/^\d{6}$/, "Must be six digits") });
 export const totpConfirmBody = z.object({ code: z.string().regex(/^\d{6}$/, "Must be six digits") });

@@ -50,7 +50,8 @@ export class OidcProvider {
     };
     // An override of `undefined` leaves the claim out.
     const present = Object.fromEntries(Object.entries(claims).filter(([, value]) => value !== undefined));
-    return jwt.sign(present, this.privateKey, { algorithm: "RS256", keyid: this.kid });
+    // jsonwebtoken adds an iat of its own unless told not to: a token without one must stay without.
+    return jwt.sign(present, this.privateKey, { algorithm: "RS256", keyid: this.kid, noTimestamp: !("iat" in present) });
   }
 
   async stop(): Promise<void> {
