@@ -32,8 +32,9 @@ import {
   SERVICE_NAMES,
   type ServiceName,
   TokenVerifier,
+  ClientAddressSigner,
 } from "@docex/kit";
-import { TestIssuer } from "@docex/testkit";
+import { TestIssuer, testGrpcIdentity } from "@docex/testkit";
 import { Pool } from "undici";
 import { OtlpSink } from "./otlp-sink.js";
 
@@ -99,6 +100,7 @@ async function runGateway(): Promise<void> {
     upstreams: new UpstreamPool(urls),
     rateLimitPerMinute: 0,
     upstreamTimeoutMs: 30_000,
+    clientAddresses: new ClientAddressSigner(testGrpcIdentity("gateway")),
   });
   reportPortAndUsage(await listen(app, "127.0.0.1", 0));
 }

@@ -35,8 +35,9 @@ import {
   SERVICE_NAMES,
   type ServiceName,
   TokenVerifier,
+  ClientAddressSigner,
 } from "@docex/kit";
-import { dropDatabase, TestIssuer, testDatabaseServerUrl, testGrpcTlsDir, testNatsUrl } from "@docex/testkit";
+import { dropDatabase, TestIssuer, testDatabaseServerUrl, testGrpcIdentity, testGrpcTlsDir, testNatsUrl } from "@docex/testkit";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { Pool } from "undici";
 
@@ -299,6 +300,7 @@ async function main(): Promise<void> {
       upstreams: new UpstreamPool(urls),
       rateLimitPerMinute: 0,
       upstreamTimeoutMs: 30_000,
+      clientAddresses: new ClientAddressSigner(testGrpcIdentity("gateway")),
     });
     gateway = await listen(app, "127.0.0.1", 0);
     pool = new Pool(`http://127.0.0.1:${(gateway.address() as AddressInfo).port}`, { connections: 1 });

@@ -1,6 +1,7 @@
 import {
   type AccessTokenVerifier,
   activeTraceIds,
+  type ClientAddressSigner,
   type Logger,
   MethodNotAllowedError,
   type Metrics,
@@ -38,6 +39,8 @@ export interface GatewayDeps {
   upstreamTimeoutMs: number;
   /** Proxies whose X-Forwarded-For is believed (CIDRs, or loopback / linklocal / uniquelocal); loopback unless given. */
   trustedProxies?: string[];
+  /** Signs the client address passed on to the services with the gateway's identity (they believe no other). */
+  clientAddresses: ClientAddressSigner;
   /** Merges the services' OpenAPI parts; one is made from `upstreams` unless given. */
   openApi?: OpenApiAggregator;
   /** The route table; `ROUTES` unless a test narrows it. */
@@ -70,6 +73,7 @@ export function createGateway(deps: GatewayDeps): Express {
         upstream,
         timeoutMs: deps.upstreamTimeoutMs,
         logger,
+        clientAddresses: deps.clientAddresses,
         bodyLimitOf: (req) => localsOf(req.res as Response).route?.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
       }),
     ]),

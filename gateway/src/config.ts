@@ -1,4 +1,4 @@
-import { port, SERVICE_NAMES, SERVICE_PORTS, type ServiceName, tracingConfigFields } from "@docex/kit";
+import { booleanFlag, port, SERVICE_NAMES, SERVICE_PORTS, type ServiceName, tracingConfigFields } from "@docex/kit";
 import { z } from "zod";
 
 const serviceUrl = (name: ServiceName) => z.url().default(`http://127.0.0.1:${SERVICE_PORTS[name].http}`);
@@ -41,6 +41,13 @@ export const gatewayConfigSchema = z
           .map((entry) => entry.trim())
           .filter(Boolean),
       ),
+    /**
+     * The gateway's identity: a directory with ca.crt, gateway.crt and gateway.key of the services' CA. It signs the
+     * client address it passes on, which the services believe from nobody else. Required unless GRPC_INSECURE=true.
+     */
+    GRPC_TLS_DIR: z.string().min(1).optional(),
+    /** `true`: the client address goes to the services unsigned (development only, as for the services' gRPC). */
+    GRPC_INSECURE: booleanFlag.default(false),
     GATEWAY_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(20_000),
   })

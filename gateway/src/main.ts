@@ -1,8 +1,11 @@
 import type { AddressInfo } from "node:net";
 import {
   CachedTokenVerifier,
+  ClientAddressSigner,
   closeHttp,
   createLogger,
+  GATEWAY_IDENTITY,
+  grpcIdentityFromConfig,
   listen,
   loadConfigOrExit,
   Metrics,
@@ -28,6 +31,7 @@ await runUntilSignalled(async () => {
     new TokenVerifier({ jwksUri: config.AUTH_JWKS_URL, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE }),
   );
   const upstreams = new UpstreamPool(upstreamUrlsOf(config));
+  const clientAddresses = new ClientAddressSigner(grpcIdentityFromConfig(GATEWAY_IDENTITY, config, logger));
   const app = createGateway({
     logger,
     metrics,
@@ -37,6 +41,7 @@ await runUntilSignalled(async () => {
     rateLimitPerMinute: config.GATEWAY_RATE_LIMIT_PER_MINUTE,
     upstreamTimeoutMs: config.GATEWAY_UPSTREAM_TIMEOUT_MS,
     trustedProxies: config.GATEWAY_TRUSTED_PROXIES,
+    clientAddresses,
   });
   const server = await listen(app, config.HOST, config.GATEWAY_PORT, { maxHeaderSize: config.GATEWAY_MAX_HEADER_BYTES });
   logger.info({ http_port: (server.address() as AddressInfo).port, upstreams: upstreamUrlsOf(config) }, "gateway started");

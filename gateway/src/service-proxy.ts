@@ -1,6 +1,16 @@
 import type { ClientRequest } from "node:http";
 import { parse as legacyUrlParse } from "node:url";
-import { type DomainError, type Logger, PayloadTooLargeError, sendProblem, UpstreamError } from "@docex/kit";
+import {
+  CLIENT_ADDRESS_HEADER,
+  CLIENT_ADDRESS_PROOF_HEADER,
+  type ClientAddressSigner,
+  type DomainError,
+  GATEWAY_CERTIFICATE_HEADER,
+  type Logger,
+  PayloadTooLargeError,
+  sendProblem,
+  UpstreamError,
+} from "@docex/kit";
 import type { Request, RequestHandler, Response } from "express";
 import { createProxyMiddleware, type Options, type Plugin } from "http-proxy-middleware";
 import type { Upstream } from "./upstream-pool.js";
@@ -10,6 +20,8 @@ export interface ServiceProxyOptions {
   /** Longest silence from the service before the gateway answers 504. */
   timeoutMs: number;
   logger: Logger;
+  /** The client's address (`req.ip`, read through the trusted proxies) goes to the service signed by these. */
+  clientAddresses: ClientAddressSigner;
   /** Largest body of this request; enforced while streaming when no `content-length` says it up front. */
   bodyLimitOf: (req: Request) => number;
 }
@@ -55,6 +67,7 @@ export function createServiceProxy(options: ServiceProxyOptions): RequestHandler
   const events: Plugin<Request, Response> = (proxyServer) => {
     proxyServer.on("proxyReq", (proxyReq, req, res) => {
       res.on("error", ignoreResponseError);
+      passClientAddress(proxyReq, req, upstream.service, options.clientAddresses);
       proxyReq.once("timeout", () => cutShort.set(req, "timeout"));
       if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] !== undefined) {
         limitStreamedBody(req, proxyReq, options.bodyLimitOf(req));
@@ -87,7 +100,8 @@ export function createServiceProxy(options: ServiceProxyOptions): RequestHandler
     target: new URL(upstream.url),
     agent: upstream.agent,
     changeOrigin: true,
-    xfwd: true,
+    // The client address goes in the gateway's signed header (passClientAddress), not in X-Forwarded-For.
+    xfwd: false,
     proxyTimeout: options.timeoutMs,
     // The default plugins log through a no-op logger yet build a URL per response; `events` keeps what they guard.
     ejectPlugins: true,
@@ -98,6 +112,26 @@ export function createServiceProxy(options: ServiceProxyOptions): RequestHandler
   return (req, res, next) => {
     (PLAIN_TARGET.test(req.url) ? asReceived : parsed)(req, res, next).catch(next);
   };
+}
+
+/** Headers about addresses a client may send: none goes on, so that nobody behind the gateway can be misled by one. */
+const CLIENT_SENT_ADDRESS_HEADERS = [
+  "x-forwarded-for",
+  "x-forwarded-host",
+  "x-forwarded-proto",
+  "x-real-ip",
+  "forwarded",
+  CLIENT_ADDRESS_HEADER,
+  CLIENT_ADDRESS_PROOF_HEADER,
+  GATEWAY_CERTIFICATE_HEADER,
+];
+
+/** The client's address as the gateway read it (`req.ip`, through its trusted proxies), signed for this service. */
+function passClientAddress(proxyReq: ClientRequest, req: Request, service: string, signer: ClientAddressSigner): void {
+  for (const name of CLIENT_SENT_ADDRESS_HEADERS) proxyReq.removeHeader(name);
+  const address = req.ip ?? req.socket.remoteAddress;
+  if (address === undefined) return;
+  for (const [name, value] of signer.headersFor(service, address)) proxyReq.setHeader(name, value);
 }
 
 /** The client's connection failed; there is no one left to answer, and an unheard `error` would end the process. */

@@ -3,6 +3,8 @@ import type { AddressInfo } from "node:net";
 import {
   authenticate,
   CachedTokenVerifier,
+  ClientAddressSigner,
+  ClientAddressVerifier,
   closeHttp,
   createHttpApp,
   createLogger,
@@ -13,7 +15,7 @@ import {
   type ServiceName,
   TokenVerifier,
 } from "@docex/kit";
-import { freePort, type TestIssuer } from "@docex/testkit";
+import { freePort, type TestIssuer, testGrpcIdentity } from "@docex/testkit";
 import { createGateway, type GatewayDeps } from "../src/app.js";
 import { UpstreamPool } from "../src/upstream-pool.js";
 
@@ -46,6 +48,8 @@ export class EchoService {
       logger: createLogger("echo", "silent"),
       metrics: new Metrics("echo", { defaultMetrics: false }),
       readiness: new Readiness(),
+      // As the auth service would: it believes the client address only when the gateway signed it for auth.
+      clientAddresses: new ClientAddressVerifier(testGrpcIdentity("auth"), "auth"),
       bodyLimits: [{ method: "POST", path: /^\/api\/v2\/registers$/, limit: "50mb", verifier }],
       routes: (router) => {
         router.get("/api/v2/queues/:queue_id", authenticate(verifier), (req, res) => {
@@ -58,7 +62,7 @@ export class EchoService {
           res.status(201).json({ data: { items: Array.isArray(req.body) ? req.body.length : 0 } });
         });
         router.post("/api/v2/auth/login", (req, res) => {
-          res.json({ data: { body: req.body, authorization: req.headers.authorization ?? null } });
+          res.json({ data: { body: req.body, authorization: req.headers.authorization ?? null, client_address: req.clientAddress } });
         });
         router.get("/api/v2/workspaces/:workspace_id", (req) => {
           req.socket.destroy();
@@ -130,6 +134,7 @@ export async function startGateway(options: GatewayTestOptions): Promise<Running
     upstreams,
     rateLimitPerMinute: options.rateLimitPerMinute ?? 0,
     upstreamTimeoutMs: options.upstreamTimeoutMs ?? 5_000,
+    clientAddresses: new ClientAddressSigner(testGrpcIdentity("gateway")),
   };
   options.configure?.(deps);
   const server = await listen(createGateway(deps), "127.0.0.1", 0, { maxHeaderSize: options.maxHeaderSize });

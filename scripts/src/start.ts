@@ -50,7 +50,8 @@ async function grpcIdentitySettings(): Promise<Record<string, string>> {
   }
   if (process.env.GRPC_TLS_DIR) return { GRPC_TLS_DIR: process.env.GRPC_TLS_DIR };
   const dir = path.join(dataDir, "grpc-identity");
-  const written = await ensureGrpcIdentityDirectory(dir, SERVICE_NAMES);
+  // The gateway's certificate signs the client address it passes on to the services.
+  const written = await ensureGrpcIdentityDirectory(dir, [...SERVICE_NAMES, "gateway"]);
   if (written.length > 0) say(`gRPC identities: wrote ${written.join(", ")} to ${path.relative(root, dir)}`);
   return { GRPC_TLS_DIR: dir };
 }

@@ -15,8 +15,9 @@ import {
   SERVICE_NAMES,
   type ServiceName,
   TokenVerifier,
+  ClientAddressSigner,
 } from "@docex/kit";
-import { TestIssuer } from "@docex/testkit";
+import { TestIssuer, testGrpcIdentity } from "@docex/testkit";
 import { expect } from "chai";
 import { chromium } from "playwright-core";
 import { z } from "zod";
@@ -77,6 +78,7 @@ describe("API reference page in headless Chromium", function () {
         upstreams,
         rateLimitPerMinute: 0,
         upstreamTimeoutMs: 5_000,
+        clientAddresses: new ClientAddressSigner(testGrpcIdentity("gateway")),
       }),
       "127.0.0.1",
       0,

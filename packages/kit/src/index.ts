@@ -16,6 +16,7 @@ export * from "./grpc/client.js";
 export * from "./grpc/identity.js";
 export * from "./grpc/server.js";
 export * from "./http/app.js";
+export * from "./http/client-address.js";
 export * from "./http/operations.js";
 export * from "./http/problem.js";
 export * from "./http/readiness.js";

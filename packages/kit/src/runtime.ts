@@ -17,6 +17,7 @@ import { Sql } from "./db/sql.js";
 import { type GrpcIdentity, grpcIdentityFromConfig } from "./grpc/identity.js";
 import { GrpcServer, MAX_CONNECTION_AGE_MS } from "./grpc/server.js";
 import { createHttpApp, type HttpAppOptions } from "./http/app.js";
+import { ClientAddressVerifier } from "./http/client-address.js";
 import { Readiness } from "./http/readiness.js";
 import { createLogger, type Logger } from "./logger.js";
 import { Metrics } from "./metrics.js";
@@ -86,7 +87,8 @@ export class Infrastructure {
 
   /** The service's HTTP app on this logger, metrics and readiness. */
   httpApp(options: ServiceHttpOptions): Express {
-    return createHttpApp({ logger: this.logger, metrics: this.metrics, readiness: this.readiness, ...options });
+    const clientAddresses = new ClientAddressVerifier(this.grpcIdentity, this.name);
+    return createHttpApp({ logger: this.logger, metrics: this.metrics, readiness: this.readiness, clientAddresses, ...options });
   }
 
   /** The service's gRPC server, with its identity and these metrics. */

@@ -25,7 +25,7 @@ class DirectoryCertificates implements grpc.experimental.CertificateProvider {
 
   constructor(
     private readonly files: { ca: string; cert: string; key: string },
-    private current: Pem,
+    public current: Pem,
     refreshMs: number,
     private readonly logger?: Logger,
   ) {
@@ -113,6 +113,11 @@ export class GrpcIdentity {
 
   get isInsecure(): boolean {
     return this.tls === undefined;
+  }
+
+  /** The CA, certificate and key in use now (renewals included); undefined when insecure. */
+  currentPem(): Readonly<{ ca: Buffer; cert: Buffer; key: Buffer }> | undefined {
+    return this.certificates?.current ?? this.tls;
   }
 
   /** TLS that requires a client certificate signed by the CA (the handshake fails without one). */

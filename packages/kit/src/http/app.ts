@@ -6,6 +6,7 @@ import { type Logger, serializeError } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 import { activeTraceIds } from "../tracing/spans.js";
 import { isConcurrencyConflict, isTransientDatabaseFailure } from "../transient-failures.js";
+import type { ClientAddressVerifier } from "./client-address.js";
 import type { ApiDescription } from "./operations.js";
 import { sendProblem } from "./problem.js";
 import type { Readiness } from "./readiness.js";
@@ -19,6 +20,11 @@ declare global {
       receivedAt: number;
       /** Set by the authentication middleware once the access token is verified. */
       caller?: Caller;
+      /**
+       * The client's address: the gateway's signed `docex-client-address` (`ClientAddressVerifier`), else the
+       * connection's peer. Never X-Forwarded-For, and not `req.ip`'s rules.
+       */
+      clientAddress: string;
     }
   }
 }
@@ -53,6 +59,8 @@ export interface HttpAppOptions {
    * but left unread for the route to stream. A JSON body is parsed as everywhere.
    */
   streamedBodies?: { method: string; path: RegExp }[];
+  /** Believes the gateway's signed client address; without it `req.clientAddress` is the connection's peer. */
+  clientAddresses?: ClientAddressVerifier;
 }
 
 const METHODS_WITH_BODY = new Set(["POST", "PUT", "PATCH", "DELETE"]);
@@ -66,10 +74,14 @@ export function createHttpApp(options: HttpAppOptions): ExpressApp {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
-  app.set("trust proxy", "loopback, linklocal, uniquelocal");
+  // X-Forwarded-For is believed from nobody: any pod on the service network could send one. The gateway passes
+  // the client's address in a header it signs (client-address.ts).
+  app.set("trust proxy", false);
+  const clientAddresses = options.clientAddresses;
 
   app.use((req, res, next) => {
     req.receivedAt = Date.now();
+    req.clientAddress = clientAddresses ? clientAddresses.addressOf(req) : (req.socket.remoteAddress ?? "unknown");
     req.requestId = requestIdFrom(req.headers["x-request-id"]);
     res.setHeader("x-request-id", req.requestId);
     const started = process.hrtime.bigint();

@@ -34,10 +34,10 @@ function header(req: Request, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** The client address (behind the gateway: from x-forwarded-for, which the kit trusts from private addresses only). */
+/** The client address: the gateway's signed one, else the peer's (kit's `req.clientAddress`; never X-Forwarded-For). */
 function contextOf(req: Request): RequestContext {
   return {
-    clientAddress: req.ip ?? req.socket.remoteAddress ?? "unknown",
+    clientAddress: req.clientAddress,
     requestId: req.requestId,
     proof: { totp: header(req, "x-totp"), trustedSource: header(req, "x-otp-trusted-source") },
   };

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { createLogger, type RunningService, TokenVerifier } from "@docex/kit";
-import { dropDatabase, EventRecorder, freePort, pinIn, SmtpSink, testServiceConfig } from "@docex/testkit";
+import { ClientAddressSigner, createLogger, type RunningService, TokenVerifier } from "@docex/kit";
+import { dropDatabase, EventRecorder, freePort, pinIn, SmtpSink, testGrpcIdentity, testServiceConfig } from "@docex/testkit";
 import { type AuthConfig, configSchema, startAuthService } from "../../src/service.js";
 import { MembershipStub } from "./membership-stub.js";
 import { OidcProvider } from "./oidc-provider.js";
@@ -22,7 +22,7 @@ export function authTestConfig(overrides: Overrides = {}): AuthConfig {
 export interface CallOptions {
   body?: unknown;
   headers?: Record<string, string>;
-  /** The client address, as the gateway would forward it. */
+  /** The client address, signed as the gateway passes it on. */
   address?: string;
   bearer?: string;
 }
@@ -36,6 +36,9 @@ export interface Answer {
 
 let addressCounter = 0;
 /** A client address no other test uses, so per-address limits of one test do not touch another. */
+/** Signs client addresses as the gateway does (the test CA's `gateway` certificate). */
+const gatewaySigner = new ClientAddressSigner(testGrpcIdentity("gateway"));
+
 export function newAddress(): string {
   addressCounter += 1;
   return `198.51.${Math.floor(addressCounter / 250)}.${(addressCounter % 250) + 1}`;
@@ -101,7 +104,7 @@ export class AuthHarness {
   async call(method: string, path: string, options: CallOptions = {}): Promise<Answer> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.body !== undefined) headers["content-type"] = "application/json";
-    if (options.address) headers["x-forwarded-for"] = options.address;
+    if (options.address) for (const [name, value] of gatewaySigner.headersFor("auth", options.address)) headers[name] = value;
     if (options.bearer) headers.authorization = `Bearer ${options.bearer}`;
     const response = await fetch(`${this.baseUrl}/api/v2${path}`, {
       method,
