@@ -5,7 +5,7 @@ import { type AutomationHandlers, automationService } from "@docex/protos";
 import { eventually, testGrpcIdentity } from "@docex/testkit";
 import { expect } from "chai";
 import { QueryTypes, Sequelize } from "sequelize";
-import { automationSettingsSource } from "../src/clients/automation.js";
+import { automationClient } from "../src/clients/automation.js";
 import { AutomationSwitchSeed } from "../src/domain/automation-switch-seed.js";
 import { AutomationSwitchStore } from "../src/store/automation-switch-store.js";
 import { Harness, queueFixture } from "./support/harness.js";
@@ -33,6 +33,10 @@ class AutomationDouble {
           document_confidence: 90,
           fields_json: JSON.stringify([{ key: "total_due", min_confidence: 80, required: true }]),
         };
+      },
+      // Not asked here: no queue of these tests has automation_rules on.
+      async PlanApprovalRoute() {
+        throw new Error("PlanApprovalRoute is not part of these tests");
       },
     };
     server.addService(automationService.definition, automationService.serviceName, handlers, ANY_SERVICE);
@@ -177,11 +181,11 @@ describe("the automation fields of a queue (document's projection of automation'
   describe("the one-time seed of queues that predate the projection", () => {
     const logger = createLogger("seed", "silent");
     let store: AutomationSwitchStore;
-    let source: ReturnType<typeof automationSettingsSource>;
+    let source: ReturnType<typeof automationClient>;
 
     before(() => {
       store = new AutomationSwitchStore(new Sql(database));
-      source = automationSettingsSource(automation.address, { identity: testGrpcIdentity("document"), deadlineMs: 1_000 });
+      source = automationClient(automation.address, { identity: testGrpcIdentity("document"), deadlineMs: 1_000 });
     });
     after(() => source?.close());
 
