@@ -1,11 +1,13 @@
 // Keeps NATS in deploy/k8s and deploy/monitoring true to what docex needs of it (#20): streams that fit the
 // servers' storage, a payload limit set on purpose, a startup that waits for the full /healthz, lame-duck
-// shutdown, a token for every client, TLS in production, and metrics with alerts. The overlays are rendered
+// shutdown, a user of its own for every service, TLS in production, and metrics with alerts. The overlays are rendered
 // as in kubernetes.test.ts.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { NATS_SERVICE_USERS } from "@docex/kit";
 import { parser as promql } from "@prometheus-io/lezer-promql";
 import { expect } from "chai";
+import { deploymentNatsUsersConfig, natsPasswordVariable } from "../src/nats-users.js";
 import { renderKustomization } from "./support/kustomize.js";
 import {
   type Container,
@@ -68,8 +70,9 @@ describe("NATS on Kubernetes (deploy/k8s/infra/nats, its overlays and deploy/mon
     const statefulSet = find<Workload>(renders[name], "StatefulSet", "nats");
     const server = statefulSet?.spec.template.spec.containers.find((container) => container.name === "nats");
     const conf = findConfigMap(renders[name], "nats-config")?.data?.["nats.conf"];
+    const users = findConfigMap(renders[name], "nats-config")?.data?.["docex-users.conf"];
     if (!statefulSet || !server || !conf) throw new Error(`${name}: no NATS StatefulSet with a container nats and nats.conf`);
-    return { statefulSet, server, conf };
+    return { statefulSet, server, conf, users };
   };
   const docexConfig = (name: RenderName) => findConfigMap(renders[name], "docex-config")?.data ?? {};
   const services = (name: RenderName) =>
@@ -112,21 +115,28 @@ describe("NATS on Kubernetes (deploy/k8s/infra/nats, its overlays and deploy/mon
       expect(statefulSet.spec.template.spec.terminationGracePeriodSeconds, "grace period").to.be.at.least(lameDuck + 10);
     });
 
-    it(`${name}: NATS asks for the token of Secret nats-secrets, and every service presents NATS_TOKEN from its own Secret`, () => {
-      const { server, conf } = natsOf(name);
-      expect(conf).to.match(/authorization\s*\{\s*token:\s*\$NATS_TOKEN\s*\}/);
-      expect(server.env?.find((variable) => variable.name === "NATS_TOKEN")?.valueFrom?.secretKeyRef).to.deep.equal({
-        name: "nats-secrets",
-        key: "NATS_TOKEN",
-      });
-      const deployments = services(name);
-      expect(deployments.length).to.be.greaterThan(5);
-      for (const deployment of deployments) {
-        const token = mainContainer(deployment).env?.find((variable) => variable.name === "NATS_TOKEN");
-        expect(token?.valueFrom?.secretKeyRef, deployment.metadata.name).to.deep.equal({
-          name: `${deployment.metadata.name}-secrets`,
-          key: "NATS_TOKEN",
+    it(`${name}: every service connects as its own NATS user, with the password of its own Secret, and the servers read every user's password from nats-secrets`, () => {
+      const { server, conf, users } = natsOf(name);
+      expect(conf).to.match(/^\s*include \.\/docex-users\.conf\s*$/m);
+      expect(conf).not.to.match(/token/);
+      expect(users, "docex-users.conf as SERVICE_EVENTS generates it").to.equal(deploymentNatsUsersConfig());
+      for (const user of [...NATS_SERVICE_USERS, "operator" as const]) {
+        const variable = natsPasswordVariable(user);
+        expect(server.env?.find((candidate) => candidate.name === variable)?.valueFrom?.secretKeyRef, variable).to.deep.equal({
+          name: "nats-secrets",
+          key: variable,
         });
+      }
+      const deployments = services(name);
+      expect(deployments.map((deployment) => deployment.metadata.name).sort()).to.deep.equal([...NATS_SERVICE_USERS].sort());
+      for (const deployment of deployments) {
+        const env = mainContainer(deployment).env ?? [];
+        expect(env.find((variable) => variable.name === "NATS_USER")?.value, deployment.metadata.name).to.equal(deployment.metadata.name);
+        expect(env.find((variable) => variable.name === "NATS_PASSWORD")?.valueFrom?.secretKeyRef, deployment.metadata.name).to.deep.equal({
+          name: `${deployment.metadata.name}-secrets`,
+          key: "NATS_PASSWORD",
+        });
+        expect(env.some((variable) => variable.name === "NATS_TOKEN")).to.equal(false);
       }
     });
 

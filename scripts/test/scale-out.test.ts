@@ -74,7 +74,7 @@ describe("scaling out (issue 20): calls spread over replicas, drains lose nothin
     process.once("exit", killLeftovers);
     nats = await NatsServerProcess.start();
     stack = await FaultStack.start({
-      natsUrl: nats.url,
+      nats,
       replicas: { document: 2, webhook: 2 },
       env: {
         // Short, so that a delivery a stopped replica left behind would show up within the test (none should).

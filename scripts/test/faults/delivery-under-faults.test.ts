@@ -63,7 +63,7 @@ describe("faults: every status change reaches the webhook receiver through fault
     process.once("exit", killLeftovers);
     nats = await NatsServerProcess.start();
     stack = await FaultStack.start({
-      natsUrl: nats.url,
+      nats,
       env: {
         WEBHOOK_RETRY_SCHEDULE: RETRY_SCHEDULE,
         // A killed sender's deliveries are due again after the lease and its unacknowledged events after the

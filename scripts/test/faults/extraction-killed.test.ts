@@ -23,7 +23,7 @@ describe("faults: the extraction service SIGKILLed mid-document (the stack's pro
     process.once("exit", killLeftovers);
     nats = await NatsServerProcess.start();
     stack = await FaultStack.start({
-      natsUrl: nats.url,
+      nats,
       // The redelivery of an event a killed replica held comes after its ack wait (these two deadlines plus 30 s);
       // the production values (60 s each) would only make the suite slower.
       env: { EXTRACTION_TIMEOUT_MS: "5000", EXTRACTION_READ_DEADLINE_MS: "5000" },

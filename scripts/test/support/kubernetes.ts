@@ -25,6 +25,7 @@ export const RENDER_NAMES = Object.keys(RENDERS) as RenderName[];
  */
 const TUNED_DEFAULT = "a deadline or cache time of a call to another service: the code's default is the tuned value";
 export const LEFT_TO_THE_CODE: Record<string, string> = {
+  NATS_TOKEN: "a NATS with token auth; deploy/k8s gives each service a user of its own (NATS_USER, NATS_PASSWORD) instead",
   EXTRACTION_TIMEOUT_MS: "60 s per file, then its worker is replaced and the document gets a message",
   EXTRACTION_MAX_PAGES: "20 PDF pages read from the text layer",
   EXTRACTION_OCR_PAGES: "3 pages OCRed per scan (0 turns OCR off)",
@@ -96,7 +97,7 @@ export const LEFT_TO_THE_CODE: Record<string, string> = {
 /** Values that live in Secrets only; placeholders let the schemas check the rest of the config. */
 export const SECRET_PLACEHOLDERS: Record<string, string> = {
   DATABASE_URL: "postgres://docex:placeholder@postgres:5432/postgres",
-  NATS_TOKEN: "placeholder-nats-token",
+  NATS_PASSWORD: "placeholder-nats-password",
   SMTP_URL: "smtp://mail.example.com:587",
   AUTH_KEY_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString("base64"),
   WEBHOOK_KEY_ENCRYPTION_KEY: Buffer.alloc(32, 2).toString("base64"),

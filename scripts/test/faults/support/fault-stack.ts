@@ -14,6 +14,7 @@ import {
 } from "../../../src/stack-environment.js";
 import { freePortOffset, offsetsBetween } from "../../support/ports.js";
 import type { Answer } from "../../support/stack.js";
+import type { NatsServerProcess } from "./nats-server-process.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 const TRACING_REGISTER = import.meta.resolve("@docex/kit/tracing/register");
@@ -34,7 +35,8 @@ interface Member {
 }
 
 export interface FaultStackOptions {
-  natsUrl: string;
+  /** The suite's nats-server: its address, and the namespace and users it was configured for. */
+  nats: Pick<NatsServerProcess, "url" | "namespace" | "credentials">;
   /** Settings for every process, on top of those `npm start` sets (e.g. the webhook service's retry schedule). */
   env?: Record<string, string>;
   readyTimeoutMs?: number;
@@ -67,7 +69,7 @@ export class FaultStack {
   ) {}
 
   static async start(options: FaultStackOptions): Promise<FaultStack> {
-    const namespace = `docex_fault_${randomBytes(3).toString("hex")}`;
+    const namespace = options.nats.namespace;
     const owner = { email: `owner-${namespace}@example.test`, password: "correct horse battery staple" };
     const offset = await freePortOffset(FAULT_STACK_OFFSETS, stackPorts({ portOffset: 0, replicas: options.replicas }));
     const layout: StackLayout = { portOffset: offset, namespace, replicas: options.replicas };
@@ -77,7 +79,7 @@ export class FaultStack {
       AUTH_KEY_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
       WEBHOOK_KEY_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
       DATABASE_URL: testDatabaseServerUrl(),
-      NATS_URL: options.natsUrl,
+      NATS_URL: options.nats.url,
       WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
       ...sharedStackEnvironment(layout),
       LOG_LEVEL: process.env.FAULTS_LOG_LEVEL ?? "warn",
@@ -93,7 +95,10 @@ export class FaultStack {
       for (const name of SERVICE_NAMES) {
         for (let index = 0; index < replicasOf(name, layout); index++) {
           const member: StackProcessName = index === 0 ? name : `${name}-${index + 1}`;
-          stack.launch(member, `services/${name}/dist/main.js`, portOf(name, "http", index), serviceEnvironment(name, layout, index));
+          stack.launch(member, `services/${name}/dist/main.js`, portOf(name, "http", index), {
+            ...serviceEnvironment(name, layout, index),
+            ...options.nats.credentials[name],
+          });
         }
       }
       stack.launch("gateway", "gateway/dist/main.js", portOf("gateway", "http"), { GATEWAY_PORT: String(portOf("gateway", "http")) });

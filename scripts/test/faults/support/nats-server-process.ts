@@ -1,13 +1,17 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { NATS_SERVICE_USERS, type NatsServiceUser, natsAuthorizationConfig } from "@docex/kit";
 import { freePort } from "@docex/testkit";
 import { portAnswers } from "../../../src/infrastructure.js";
 
 /**
  * A nats-server of the fault suite's own, with JetStream in a temporary store, so that it can be stopped and
- * started again on the same port and store without touching the NATS that colleagues' runs share.
+ * started again on the same port and store without touching the NATS that colleagues' runs share. As `npm start`'s,
+ * it has a user per service (natsAuthorizationConfig) for the stack's namespace, so the suite's services run with
+ * the permissions they have in production.
  */
 export class NatsServerProcess {
   private child: ChildProcess | undefined;
@@ -16,10 +20,26 @@ export class NatsServerProcess {
   private constructor(
     readonly port: number,
     readonly storeDir: string,
+    /** The fault stack's namespace: its databases, stream and subjects; the users' permissions are for it. */
+    readonly namespace: string,
+    /** Per service, the NATS_USER and NATS_PASSWORD it connects with. */
+    readonly credentials: Record<NatsServiceUser, Record<string, string>>,
   ) {}
 
   static async start(): Promise<NatsServerProcess> {
-    const server = new NatsServerProcess(await freePort(), mkdtempSync(path.join(tmpdir(), "docex-faults-nats-")));
+    const storeDir = mkdtempSync(path.join(tmpdir(), "docex-faults-nats-"));
+    const namespace = `docex_fault_${randomBytes(3).toString("hex")}`;
+    const passwords = Object.fromEntries(
+      NATS_SERVICE_USERS.map((user) => [user, { value: randomBytes(24).toString("base64url") }]),
+    ) as Record<NatsServiceUser, { value: string }>;
+    writeFileSync(
+      path.join(storeDir, "nats.conf"),
+      natsAuthorizationConfig({ namespace: { stream: namespace.toUpperCase(), subjectPrefix: namespace }, passwords }),
+      { mode: 0o600 },
+    );
+    const credentials = {} as Record<NatsServiceUser, Record<string, string>>;
+    for (const user of NATS_SERVICE_USERS) credentials[user] = { NATS_USER: user, NATS_PASSWORD: passwords[user].value };
+    const server = new NatsServerProcess(await freePort(), storeDir, namespace, credentials);
     await server.start();
     return server;
   }
@@ -35,7 +55,8 @@ export class NatsServerProcess {
   /** Starts the server (again) on its port and store; resolves once it accepts connections. */
   async start(timeoutMs = 15_000): Promise<void> {
     if (this.running) return;
-    const child = spawn("nats-server", ["-a", "127.0.0.1", "-p", String(this.port), "-js", "-sd", this.storeDir], {
+    const args = ["-c", path.join(this.storeDir, "nats.conf"), "-a", "127.0.0.1", "-p", String(this.port), "-js", "-sd", this.storeDir];
+    const child = spawn("nats-server", args, {
       stdio: ["ignore", "pipe", "pipe"],
     });
     for (const stream of [child.stdout, child.stderr]) stream?.on("data", (chunk: Buffer) => this.keep(chunk.toString()));
