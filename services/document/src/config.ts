@@ -31,6 +31,18 @@ export const configSchema = serviceConfigSchema("document").extend({
     .string()
     .regex(/^(s3:\/\/[^/]+(\/.*)?)?$/, "must be empty or s3://bucket/prefix")
     .default(""),
+  /**
+   * Streamed uploads (multipart or raw) this process reads at once; one more is 429 before a byte of it is read. Sized
+   * with the spool volume: a store that needs a file's length (S3) counts each such upload in a temporary file of up to
+   * DOCUMENT_MAX_FILE_BYTES (deploy/k8s: the /tmp emptyDir holds this many files).
+   */
+  DOCUMENT_MAX_CONCURRENT_UPLOADS: z.coerce.number().int().min(1).max(1_000).default(4),
+  /** Streamed uploads of one organization this process reads at once: one organization cannot take every slot. */
+  DOCUMENT_MAX_CONCURRENT_UPLOADS_PER_ORGANIZATION: z.coerce.number().int().min(1).max(1_000).default(2),
+  /** The `Retry-After` of an upload refused for either bound above. */
+  DOCUMENT_UPLOAD_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).max(3_600).default(5),
+  /** Where an upload's bytes are counted when the store needs their length first; empty: the system's temporary directory. */
+  DOCUMENT_UPLOAD_SPOOL_DIR: z.string().default(""),
   /** Days a deleted document's file is kept before the sweep purges it (fractions allowed, e.g. for tests). */
   DOCUMENT_FILE_RETENTION_DAYS: z.coerce.number().min(0).max(36_500).default(30),
   /** How often the retention sweep runs. */

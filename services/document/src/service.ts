@@ -1,3 +1,4 @@
+import { tmpdir } from "node:os";
 import { connectInfrastructure, forgetChangedQueues, type Logger, type RunningService } from "@docex/kit";
 import { documentService } from "@docex/protos";
 import { automationClient } from "./clients/automation.js";
@@ -21,6 +22,7 @@ import { validatorProjection } from "./events/validator-projection.js";
 import { KeptFiles } from "./files/kept-files.js";
 import { PostgresFileStore } from "./files/postgres-file-store.js";
 import { S3FileStore } from "./files/s3-file-store.js";
+import { UploadSlots } from "./files/upload-slots.js";
 import { documentCallers, documentHandlers } from "./grpc/document-handlers.js";
 import { documentRoutes } from "./http/routes.js";
 import { AutomationSwitchStore } from "./store/automation-switch-store.js";
@@ -121,7 +123,18 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
       switches,
     });
 
-    const http = documentRoutes({ hierarchy, documents, files }, infra.verifier, { maxFileBytes: config.DOCUMENT_MAX_FILE_BYTES });
+    const slots = new UploadSlots(
+      {
+        perProcess: config.DOCUMENT_MAX_CONCURRENT_UPLOADS,
+        perOrganization: config.DOCUMENT_MAX_CONCURRENT_UPLOADS_PER_ORGANIZATION,
+        retryAfterSeconds: config.DOCUMENT_UPLOAD_RETRY_AFTER_SECONDS,
+      },
+      infra.metrics.registry,
+    );
+    const http = documentRoutes({ hierarchy, documents, files, slots }, infra.verifier, {
+      maxFileBytes: config.DOCUMENT_MAX_FILE_BYTES,
+      spoolDir: config.DOCUMENT_UPLOAD_SPOOL_DIR || tmpdir(),
+    });
     const app = infra.httpApp({
       routes: http.routes,
       api: http.api,

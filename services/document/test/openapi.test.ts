@@ -15,6 +15,7 @@ import { z } from "zod";
 import type { Documents } from "../src/domain/documents.js";
 import type { Hierarchy } from "../src/domain/hierarchy.js";
 import type { KeptFiles } from "../src/files/kept-files.js";
+import type { UploadSlots } from "../src/files/upload-slots.js";
 import { documentSchema, queueWithAnnotationSchemaSchema, workspaceSchema } from "../src/http/dto.js";
 import { documentRoutes } from "../src/http/routes.js";
 import { change } from "./support/changes.js";
@@ -79,9 +80,9 @@ describe("OpenAPI of the document service: every /api/v2 route described, every 
   it("mounts exactly the operations it describes, the same that /openapi.json lists", () => {
     // The routes of the running service, mounted once more on an app of their own: the handlers never run here.
     const { api, routes } = documentRoutes(
-      { hierarchy: {} as Hierarchy, documents: {} as Documents, files: {} as KeptFiles },
+      { hierarchy: {} as Hierarchy, documents: {} as Documents, files: {} as KeptFiles, slots: {} as UploadSlots },
       {} as AccessTokenVerifier,
-      { maxFileBytes: 1024 },
+      { maxFileBytes: 1024, spoolDir: "/nonexistent" },
     );
     const app = createHttpApp({
       logger: createLogger("document-openapi-test", "silent"),

@@ -58,10 +58,13 @@ export interface IncomingFile {
   size: number;
   sha256: string;
   contentType: string;
-  open(): Readable;
+  /** Its bytes, to keep under the new document's id; absent when they are kept there already (`UploadInput.id`). */
+  open?(): Readable;
 }
 
 export interface UploadInput {
+  /** The new document's id, given when its file was streamed into the store under it before (a streamed upload). */
+  id?: string;
   fileName: string;
   /** The file, when the client sent one: kept in the file store, its SHA-256 finds duplicates. */
   file: IncomingFile | null;
@@ -158,10 +161,10 @@ export class Documents {
     rules.assertMayWrite([], annotations);
     const file = input.file;
     const fileSha256 = file?.sha256 ?? null;
-    const id = randomUUID();
+    const id = input.id ?? randomUUID();
     // The bytes first, under the new id: the document row (in one transaction with its event) only ever names a
     // file that is complete. Whatever stops the row from being written removes them again.
-    if (file) await this.deps.files.put(id, file.open(), file.size);
+    if (file?.open) await this.deps.files.put(id, file.open(), file.size);
     const document = await this.deps.sql
       .transaction(async (tx) => {
         if (fileSha256) {

@@ -19,6 +19,12 @@ export interface RetentionSettings {
   batchSize: number;
 }
 
+/**
+ * A put still unfinished this long after it began was cut short by a crash (an upload is bounded by the HTTP server's
+ * request timeout, minutes): the sweep removes what it wrote. A put that did run this long fails rather than keep holes.
+ */
+const ABANDONED_AFTER_MS = 60 * 60 * 1000;
+
 const fileNotFound = (id: string) => new NotFoundError(`Document ${id} has no file.`, "file_not_found");
 
 /** The documents' kept files: reading them back, and purging those of documents deleted longer than the retention ago. */
@@ -71,8 +77,10 @@ export class KeptFiles {
   start(): void {
     const tick = () => {
       this.sweeping = this.purgeExpired()
-        .then((purged) => {
+        .then(async (purged) => {
           if (purged) this.logger.info({ purged }, "purged the files of deleted documents");
+          const abandoned = await this.store.removeAbandoned(new Date(Date.now() - ABANDONED_AFTER_MS));
+          if (abandoned) this.logger.info({ pieces: abandoned }, "removed what interrupted uploads left in the file store");
         })
         .catch((error: unknown) => this.logger.warn({ err: error }, "file retention sweep failed"))
         .finally(() => {

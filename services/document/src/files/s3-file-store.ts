@@ -28,6 +28,8 @@ export function parseS3Url(url: string): { bucket: string; prefix: string } {
  */
 export class S3FileStore implements FileStore {
   readonly kind = "s3";
+  /** PutObject needs the length first; without @aws-sdk/lib-storage's multipart upload, bytes of unknown length are counted first. */
+  readonly takesUnknownLength = false;
   private readonly client: S3Client;
   private readonly bucket: string;
   private readonly prefix: string;
@@ -50,7 +52,8 @@ export class S3FileStore implements FileStore {
     return this.prefix ? `${this.prefix}/${key}` : key;
   }
 
-  async put(key: string, content: Readable, size: number): Promise<void> {
+  async put(key: string, content: Readable, size?: number): Promise<void> {
+    if (size === undefined) throw new Error("the S3 store needs the length of what it stores (takesUnknownLength is false)");
     // A body that fails (or holds another number of bytes than announced) aborts the request: S3 then keeps nothing.
     const abort = new AbortController();
     let failure: unknown;
@@ -100,6 +103,11 @@ export class S3FileStore implements FileStore {
 
   async delete(key: string): Promise<void> {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.keyOf(key) }));
+  }
+
+  /** A PutObject is atomic, and a failed one's leftover is removed then (removeLeftover): nothing to sweep. */
+  async removeAbandoned(): Promise<number> {
+    return 0;
   }
 
   close(): void {

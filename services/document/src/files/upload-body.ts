@@ -1,13 +1,13 @@
 import { createHash, randomUUID } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
 import { rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Readable, Transform } from "node:stream";
+import { finished, type Readable, Transform, type TransformCallback } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from "@docex/kit";
 import busboy from "busboy";
 import { fileTypeFromBuffer } from "file-type";
+import type { FileStore } from "./file-store.js";
 
 /** What a raw body may declare; the bytes decide the type kept, these only let the body in. */
 export const RAW_UPLOAD_TYPES = [
@@ -24,18 +24,27 @@ export const RAW_UPLOAD_TYPES = [
 /** The media types a kept file may have, as sniffed from its first bytes. */
 export const KEPT_FILE_TYPES = ["application/pdf", "image/png", "image/jpeg", "image/tiff", "application/xml", "application/zip"] as const;
 
-/** A file received and spooled to a temporary file, checked: within the limit, of an accepted type. */
-export interface SpooledFile {
-  path: string;
+/** Where a received file goes: the store, under the new document's id, within the size limit. */
+export interface UploadSink {
+  store: FileStore;
+  /** The new document's id. */
+  key: string;
+  maxBytes: number;
+  /**
+   * Where a file is counted before a store that needs its length (`takesUnknownLength` false) gets it: at most one
+   * file per upload in flight, so the directory must hold the concurrent uploads' bound times maxBytes.
+   */
+  spoolDir: string;
+}
+
+/** A file received, checked (within the limit, of an accepted type) and kept in the store under the sink's key. */
+export interface KeptUpload {
+  key: string;
   size: number;
   sha256: string;
   contentType: string;
   /** The name the client gave, if any. */
   fileName: string | undefined;
-  /** Opens the spooled bytes for the store. */
-  open(): Readable;
-  /** Removes the temporary file; safe to call more than once. */
-  discard(): Promise<void>;
 }
 
 export interface UploadFields {
@@ -75,94 +84,136 @@ function looksLikeXml(head: Buffer): boolean {
   return text.startsWith("<?xml") || /^<!(--|DOCTYPE\s)/.test(text) || /^<[A-Za-z_][\w.:-]*[\s/>]/.test(text);
 }
 
-/** Streams bytes into a temporary file, hashing and counting them, and keeping the first ones for sniffing. */
-async function spool(source: Readable, maxBytes: number): Promise<{ path: string; size: number; sha256: string; head: Buffer }> {
-  const path = join(tmpdir(), `docex-upload-${randomUUID()}`);
-  const hash = createHash("sha256");
-  const heads: Buffer[] = [];
-  let headBytes = 0;
-  let size = 0;
-  const meter = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      size += chunk.length;
-      if (size > maxBytes) return callback(tooLarge(maxBytes));
-      hash.update(chunk);
-      if (headBytes < SNIFF_BYTES) {
-        heads.push(chunk.subarray(0, SNIFF_BYTES - headBytes));
-        headBytes += Math.min(chunk.length, SNIFF_BYTES - headBytes);
-      }
-      callback(null, chunk);
-    },
-  });
-  try {
-    await pipeline(source, meter, createWriteStream(path));
-  } catch (error) {
-    await rm(path, { force: true });
-    throw error;
+/**
+ * Counts and hashes the bytes passing through, fails the stream the moment they pass `maxBytes` (413), and keeps the
+ * first SNIFF_BYTES for the type check (`head`, settled once they are in or the stream ended).
+ */
+class UploadMeter extends Transform {
+  size = 0;
+  readonly head: Promise<Buffer>;
+  private readonly hash = createHash("sha256");
+  private readonly headParts: Buffer[] = [];
+  private headBytes = 0;
+  private settleHead: (head: Buffer) => void = () => undefined;
+
+  constructor(private readonly maxBytes: number) {
+    super();
+    this.head = new Promise((resolve, reject) => {
+      this.settleHead = resolve;
+      this.on("error", reject);
+    });
   }
-  return { path, size, sha256: hash.digest("hex"), head: Buffer.concat(heads) };
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.size += chunk.length;
+    if (this.size > this.maxBytes) {
+      callback(tooLarge(this.maxBytes));
+      return;
+    }
+    this.hash.update(chunk);
+    if (this.headBytes < SNIFF_BYTES) {
+      const part = chunk.subarray(0, SNIFF_BYTES - this.headBytes);
+      this.headParts.push(part);
+      this.headBytes += part.length;
+      if (this.headBytes >= SNIFF_BYTES) this.settleHead(Buffer.concat(this.headParts));
+    }
+    callback(null, chunk);
+  }
+
+  override _flush(callback: TransformCallback): void {
+    this.settleHead(Buffer.concat(this.headParts));
+    callback();
+  }
+
+  /** Once the stream has ended. */
+  sha256(): string {
+    return this.hash.digest("hex");
+  }
 }
 
-async function checked(spooled: Awaited<ReturnType<typeof spool>>, fileName: string | undefined): Promise<SpooledFile> {
-  const discard = () => rm(spooled.path, { force: true });
-  const contentType = spooled.size === 0 ? undefined : await sniffFileType(spooled.head, fileName);
+const cutShort = () =>
+  new ValidationError("The request body ended before the file did (the connection was closed).", [], "upload_incomplete");
+
+/**
+ * Streams `source` into the store under the sink's key: the type is judged from the first bytes before the store is
+ * touched (415), the size is counted as the bytes pass (413 the moment it is over), the SHA-256 taken on the way.
+ * With a store that needs the length and none declared, the bytes are counted in a temporary file first. On any
+ * failure nothing stays in the store or the spool; `source` is left unread for the caller to drain.
+ */
+async function keep(source: Readable, sink: UploadSink, fileName: string | undefined, declaredSize?: number): Promise<KeptUpload> {
+  const meter = new UploadMeter(sink.maxBytes);
+  // A client that goes away mid-body ends nothing: without this the store would wait for the rest forever.
+  finished(source, (error) => {
+    if (error && !meter.destroyed) meter.destroy(error instanceof PayloadTooLargeError ? error : cutShort());
+  });
+  source.pipe(meter);
+  const contentType = await meter.head.then((head) => (head.length ? sniffFileType(head, fileName) : undefined));
   if (!contentType) {
-    await discard();
+    source.unpipe(meter);
+    meter.destroy();
     throw unsupported();
   }
-  return {
-    path: spooled.path,
-    size: spooled.size,
-    sha256: spooled.sha256,
-    contentType,
-    fileName,
-    open: () => createReadStream(spooled.path),
-    discard,
-  };
+  if (declaredSize !== undefined || sink.store.takesUnknownLength) await sink.store.put(sink.key, meter, declaredSize);
+  else await spoolThenKeep(meter, sink);
+  return { key: sink.key, size: meter.size, sha256: meter.sha256(), contentType, fileName };
+}
+
+async function spoolThenKeep(meter: UploadMeter, sink: UploadSink): Promise<void> {
+  const path = join(sink.spoolDir, `docex-upload-${randomUUID()}`);
+  try {
+    await pipeline(meter, createWriteStream(path, { flags: "wx", mode: 0o600 }));
+    await sink.store.put(sink.key, createReadStream(path), meter.size);
+  } finally {
+    await rm(path, { force: true });
+  }
 }
 
 /** A raw body: its declared type must be one of RAW_UPLOAD_TYPES (else 415 unread); the bytes decide the kept type. */
 export async function receiveRawFile(
   req: Readable & { headers: Record<string, string | string[] | undefined> },
-  maxBytes: number,
+  sink: UploadSink,
   queryFileName: string | undefined,
-): Promise<SpooledFile> {
+): Promise<KeptUpload> {
   const declared = String(req.headers["content-type"] ?? "")
     .split(";")[0]!
     .trim()
     .toLowerCase();
   if (!(RAW_UPLOAD_TYPES as readonly string[]).includes(declared)) throw unsupported();
   const length = Number(req.headers["content-length"] ?? Number.NaN);
-  if (Number.isFinite(length) && length > maxBytes) throw tooLarge(maxBytes);
+  if (Number.isFinite(length) && length > sink.maxBytes) throw tooLarge(sink.maxBytes);
   const fileName = queryFileName || fileNameOfDisposition(req.headers["content-disposition"]);
-  return checked(await spool(req, maxBytes), fileName);
+  return keep(req, sink, fileName, Number.isSafeInteger(length) && length >= 0 ? length : undefined);
 }
 
-/** multipart/form-data: part `file`, fields `file_name`, `annotations` (JSON text) and `confidence`. */
+/**
+ * multipart/form-data: part `file`, fields `file_name`, `annotations` (JSON text) and `confidence`. The file is kept as
+ * its part arrives (fields after it are read only then); if the body then turns out bad, the kept bytes are removed.
+ */
 export function receiveMultipartFile(
   req: Readable & { headers: Record<string, string | string[] | undefined> },
-  maxBytes: number,
-): Promise<{ file: SpooledFile; fields: UploadFields }> {
+  sink: UploadSink,
+): Promise<{ file: KeptUpload; fields: UploadFields }> {
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
       parser = busboy({
         headers: req.headers as busboy.BusboyConfig["headers"],
-        limits: { files: 1, fields: 10, fieldSize: 1024 * 1024, parts: 12, fileSize: maxBytes },
+        limits: { files: 1, fields: 10, fieldSize: 1024 * 1024, parts: 12, fileSize: sink.maxBytes },
       });
     } catch {
       reject(new ValidationError("The multipart/form-data body has no boundary.", [], "invalid_multipart"));
       return;
     }
     const fields: UploadFields = {};
-    let fileWork: Promise<{ spooled: Awaited<ReturnType<typeof spool>>; name: string | undefined }> | undefined;
+    let fileWork: Promise<KeptUpload> | undefined;
     let failed = false;
+    const removeKept = () => fileWork?.then(() => sink.store.delete(sink.key)).catch(() => undefined);
     const fail = (error: unknown) => {
       if (failed) return;
       failed = true;
       req.unpipe(parser);
       req.resume();
-      void fileWork?.then(({ spooled }) => rm(spooled.path, { force: true })).catch(() => undefined);
+      void removeKept();
       reject(error);
     };
     parser.on("field", (name, value, info) => {
@@ -176,9 +227,13 @@ export function receiveMultipartFile(
         stream.resume();
         return;
       }
-      stream.on("limit", () => stream.destroy(tooLarge(maxBytes)));
-      fileWork = spool(stream, maxBytes).then((spooled) => ({ spooled, name: info.filename || undefined }));
-      fileWork.catch(fail);
+      stream.on("limit", () => stream.destroy(tooLarge(sink.maxBytes)));
+      // The type check may need the name (.isdocx): a `file_name` field sent before the part counts.
+      fileWork = keep(stream, sink, fields.fileName || info.filename || undefined);
+      fileWork.catch((error: unknown) => {
+        stream.resume();
+        fail(error);
+      });
     });
     parser.on("error", (error: unknown) =>
       fail(new ValidationError(`The multipart/form-data body is malformed: ${String(error)}`, [], "invalid_multipart")),
@@ -191,10 +246,14 @@ export function receiveMultipartFile(
         );
         return;
       }
-      fileWork
-        .then((received) => checked(received.spooled, fields.fileName || received.name))
-        .then((file) => (failed ? file.discard() : resolve({ file, fields })))
-        .catch(fail);
+      const work = fileWork;
+      work
+        .then((kept) => {
+          if (failed) return removeKept();
+          const named = fields.fileName || kept.fileName;
+          resolve({ file: { ...kept, fileName: named }, fields });
+        })
+        .catch(() => undefined);
     });
     req.pipe(parser);
   });

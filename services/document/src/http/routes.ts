@@ -1,10 +1,11 @@
 import { pipeline } from "node:stream/promises";
-import { type AccessTokenVerifier, ApiDescription, actorOf, authenticate, dataOf, pageOf, parseInput } from "@docex/kit";
-import type { Request, RequestHandler, Response, Router } from "express";
+import { type AccessTokenVerifier, ApiDescription, actorOf, authenticate, dataOf, pageOf } from "@docex/kit";
+import type { Request, Response, Router } from "express";
 import type { Documents } from "../domain/documents.js";
 import type { Hierarchy } from "../domain/hierarchy.js";
 import type { KeptFiles } from "../files/kept-files.js";
-import { contentDispositionOf, receiveMultipartFile, receiveRawFile } from "../files/upload-body.js";
+import { contentDispositionOf } from "../files/upload-body.js";
+import type { UploadSlots } from "../files/upload-slots.js";
 import {
   documentDto,
   documentSchema,
@@ -14,7 +15,8 @@ import {
   workspaceDto,
   workspaceSchema,
 } from "./dto.js";
-import { defaultFileName, fileOfBytes, matchesEtag } from "./file-http.js";
+import { fileOfBytes, matchesEtag } from "./file-http.js";
+import { type StreamedUploadSettings, streamedUpload } from "./file-upload.js";
 import {
   annotationsPatchBody,
   createQueueBody,
@@ -26,7 +28,6 @@ import {
   statusBody,
   updateQueueBody,
   uploadDocumentBody,
-  uploadFormFields,
 } from "./schemas.js";
 
 const API = "/api/v2";
@@ -41,35 +42,6 @@ function param(req: Request, name: string): string {
   return String(req.params[name] ?? "");
 }
 
-/** Reads and drops what is left of a request body; past `maxBytes` or `timeoutMs` the connection is cut instead. */
-function drain(req: Request, maxBytes: number, timeoutMs: number): Promise<void> {
-  if (req.complete || req.destroyed) return Promise.resolve();
-  return new Promise((resolve) => {
-    let seen = 0;
-    const done = () => {
-      clearTimeout(timer);
-      req.off("data", count);
-      resolve();
-    };
-    const count = (chunk: Buffer) => {
-      seen += chunk.length;
-      if (seen > maxBytes) {
-        req.destroy();
-        done();
-      }
-    };
-    const timer = setTimeout(() => {
-      req.destroy();
-      done();
-    }, timeoutMs);
-    req.on("data", count);
-    req.once("end", done);
-    req.once("close", done);
-    req.once("error", done);
-    req.resume();
-  });
-}
-
 function created(res: Response, location: string, data: unknown): void {
   res.status(201).location(`${API}${location}`).json({ data });
 }
@@ -82,52 +54,14 @@ export interface DocumentHttp {
 
 /** Thin routes: parse with the schema, call the domain, shape the answer. Every route needs a verified token. */
 export function documentRoutes(
-  domain: { hierarchy: Hierarchy; documents: Documents; files: KeptFiles },
+  domain: { hierarchy: Hierarchy; documents: Documents; files: KeptFiles; slots: UploadSlots },
   verifier: AccessTokenVerifier,
-  limits: { maxFileBytes: number },
+  limits: StreamedUploadSettings,
 ): DocumentHttp {
-  const { hierarchy, documents, files } = domain;
+  const { hierarchy, documents, files, slots } = domain;
   const signedIn = authenticate(verifier);
 
-  /**
-   * multipart/form-data and raw bodies of POST /queues/{queue_id}/documents: the caller's right to add documents is
-   * checked before a byte is read, the file is spooled (size limit, SHA-256, type by its bytes), kept, and the
-   * temporary copy removed whatever happens. JSON bodies go on to the operation's own handler.
-   */
-  const fileUpload: RequestHandler = (req, res, next) => {
-    if (req.body !== undefined) return next();
-    const actor = actorOf(req);
-    const queueRef = param(req, "queue_id");
-    (async () => {
-      await documents.uploadTarget(actor, queueRef);
-      const multipart = /^multipart\/form-data\b/i.test(req.headers["content-type"] ?? "");
-      const queryName = typeof req.query.file_name === "string" ? req.query.file_name : undefined;
-      const { file, fields } = multipart
-        ? await receiveMultipartFile(req, limits.maxFileBytes)
-        : { file: await receiveRawFile(req, limits.maxFileBytes, queryName), fields: {} };
-      try {
-        const form = parseInput(uploadFormFields, {
-          file_name: fields.fileName || file.fileName || defaultFileName(file.contentType),
-          ...(fields.annotations === undefined ? {} : { annotations: fields.annotations }),
-          ...(fields.confidence === undefined || fields.confidence === "" ? {} : { confidence: fields.confidence }),
-        });
-        const document = await documents.upload(actor, queueRef, {
-          fileName: form.file_name,
-          file,
-          annotations: form.annotations ?? [],
-          confidence: form.confidence ?? null,
-        });
-        created(res, `/documents/${document.id}`, documentDto(document));
-      } finally {
-        await file.discard();
-      }
-    })().catch(async (error: unknown) => {
-      // Answering before the body is read makes a proxy in front (the gateway) fail with a broken pipe instead
-      // of passing the answer on: read the rest first, up to a bound, then answer.
-      await drain(req, 2 * limits.maxFileBytes + 1024 * 1024, 30_000);
-      next(error);
-    });
-  };
+  const fileUpload = streamedUpload({ documents, files, slots }, limits);
 
   const api = new ApiDescription("document");
   const routes = (router: Router) => {
@@ -391,7 +325,8 @@ export function documentRoutes(
           "JPEG, TIFF, XML, or a zip named `.isdocx`), else 415; over `DOCUMENT_MAX_FILE_BYTES` (25 MiB) 413. The file is " +
           "kept (`GET /documents/{id}/file`); documents with the same file are listed in `duplicates`, and a queue with " +
           "`duplicate_file_rejection` `enabled` answers 409 `duplicate_document` (`duplicate_of`: the existing document's id, " +
-          "null when the caller cannot read it).",
+          "null when the caller cannot read it). A multipart or raw upload past the uploads in flight allowed (per service " +
+          "instance, and per organization in it) is 429 `too_many_uploads` with `Retry-After`, before its body is stored.",
         tags: ["Documents"],
         params: { queue_id: QUEUE_ID },
         body: uploadDocumentBody,
@@ -420,7 +355,7 @@ export function documentRoutes(
             headers: { Location: "The new document: `/api/v2/documents/{id}`" },
           },
         },
-        problems: [403, 404, 409, ...MEMBERSHIP_PROBLEMS],
+        problems: [403, 404, 409, 429, ...MEMBERSHIP_PROBLEMS],
       },
       signedIn,
       fileUpload,
