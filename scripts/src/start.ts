@@ -19,7 +19,7 @@ const readyTimeoutMs = Number(process.env.STACK_READY_TIMEOUT_MS ?? 90_000);
 const TRACING_REGISTER = import.meta.resolve("@docex/kit/tracing/register");
 const say = (message: string) => process.stdout.write(`[stack] ${message}\n`);
 /**
- * A stack of its own on shared Postgres and NATS: databases `<namespace>_<service>` and the
+ * A stack of its own on shared Postgres (and NATS, when it uses a shared one): databases `<namespace>_<service>` and the
  * JetStream stream `<NAMESPACE>`. End-to-end tests use it; unset, the names are the production ones.
  */
 const namespace = process.env.STACK_NAMESPACE;
@@ -150,7 +150,11 @@ async function main(): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
   const postgres = await startPostgres(dataDir, say);
   infrastructure.push(postgres);
-  const nats = await startNats(dataDir, say);
+  const nats = await startNats(dataDir, say, {
+    portOffset,
+    namespace: namespace ? { stream: namespace.toUpperCase(), subjectPrefix: namespace } : undefined,
+    temporaryStore: namespace !== undefined,
+  });
   infrastructure.push(nats);
 
   // Kept on the database server beside the data they seal, so that every checkout opens it; given ones win.
@@ -181,14 +185,16 @@ async function main(): Promise<void> {
   };
   if (migrateFirst) {
     await Promise.all(
-      SERVICE_NAMES.map((name) => migrate(name, `services/${name}/dist/main.js`, { ...shared, ...serviceEnvironment(name, layout, 0) })),
+      SERVICE_NAMES.map((name) =>
+        migrate(name, `services/${name}/dist/main.js`, { ...shared, ...serviceEnvironment(name, layout, 0), ...nats.credentials[name] }),
+      ),
     );
     shared.MIGRATE_ON_START = "false";
     say(`migrated first (STACK_MIGRATE_FIRST): ${SERVICE_NAMES.join(", ")}; the services start with MIGRATE_ON_START=false`);
   }
   for (const name of SERVICE_NAMES) {
     for (let index = 0; index < replicasOf(name, layout); index++) {
-      const env: NodeJS.ProcessEnv = { ...shared, ...serviceEnvironment(name, layout, index) };
+      const env: NodeJS.ProcessEnv = { ...shared, ...serviceEnvironment(name, layout, index), ...nats.credentials[name] };
       const label = index === 0 ? name : `${name}-${index + 1}`;
       processes.push(startProcess(label, `services/${name}/dist/main.js`, env, stackPort(name, "http", layout, index)));
     }

@@ -1,4 +1,8 @@
 import { EVENT_SERVICES, type EventService, eventSubject, SERVICE_EVENTS } from "@docex/events";
+
+/** The services with a NATS user of their own, as the users are named. */
+export { EVENT_SERVICES as NATS_SERVICE_USERS, type EventService as NatsServiceUser } from "@docex/events";
+
 import { deadLetterPrefixOf, type EventNamespace, inboxPrefixOf, wireSubjectOf } from "./event-bus.js";
 
 /** The subjects a NATS user may publish to and subscribe to (nats.conf `permissions`). */
