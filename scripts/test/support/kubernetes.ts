@@ -87,6 +87,8 @@ export const LEFT_TO_THE_CODE: Record<string, string> = {
   WEBHOOK_DELIVERY_TIMEOUT_MS: "10 s, as API.md promises integrators",
   WEBHOOK_DELIVERY_LEASE_MS: "must exceed the delivery timeout; the default does",
   WEBHOOK_MAX_IN_FLIGHT: "128 requests in flight per replica; scale replicas rather than this",
+  WEBHOOK_MAX_IN_FLIGHT_PER_ORGANIZATION: "16 of them for one organization's receivers, so one tenant's slow receivers leave the rest",
+  WEBHOOK_MAX_PER_ORGANIZATION: "100 webhooks per organization; past it 409 webhook_limit_reached",
   WEBHOOK_POLL_INTERVAL_MS: "1 s between looks for due deliveries",
   WEBHOOK_BREAKER_ERROR_PERCENTAGE: "receiver breaker tuning (webhook README)",
   WEBHOOK_BREAKER_VOLUME_THRESHOLD: "receiver breaker tuning (webhook README)",

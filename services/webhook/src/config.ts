@@ -39,8 +39,15 @@ export const configSchema = serviceConfigSchema("webhook")
      * due again once this passes; it must exceed the timeout so that a live sender always finishes first.
      */
     WEBHOOK_DELIVERY_LEASE_MS: milliseconds(30_000),
+    /** Webhooks an organization may have; creating one more is 409 webhook_limit_reached. */
+    WEBHOOK_MAX_PER_ORGANIZATION: z.coerce.number().int().min(1).max(10_000).default(100),
     /** Requests in flight per process, over all receivers. */
     WEBHOOK_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(2_000).default(128),
+    /**
+     * Requests in flight per process for one organization's receivers: a tenant whose receivers hang holds this many
+     * slots at most, and the claims take organizations in turns, so the others' deliveries keep going.
+     */
+    WEBHOOK_MAX_IN_FLIGHT_PER_ORGANIZATION: z.coerce.number().int().min(1).max(2_000).default(16),
     /** How often the sender looks for due deliveries besides being woken by new ones. */
     WEBHOOK_POLL_INTERVAL_MS: milliseconds(1_000, 60_000),
     /** Per-receiver circuit breaker: opens past this failure percentage once this many requests were seen. */

@@ -111,6 +111,7 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
       metrics,
       logger: infra.logger,
       maxInFlight: config.WEBHOOK_MAX_IN_FLIGHT,
+      maxInFlightPerOrganization: config.WEBHOOK_MAX_IN_FLIGHT_PER_ORGANIZATION,
       pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
       leaseMs: config.WEBHOOK_DELIVERY_LEASE_MS,
       timeoutMs: config.WEBHOOK_DELIVERY_TIMEOUT_MS,
@@ -122,7 +123,7 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
       leaseMs: config.WEBHOOK_DELIVERY_LEASE_MS,
       onCreated: (type, count) => metrics.created.inc({ type }, count),
     });
-    const webhooks = new Webhooks(webhookStore, access, targets, events, entities);
+    const webhooks = new Webhooks(webhookStore, access, targets, events, entities, config.WEBHOOK_MAX_PER_ORGANIZATION);
     const domain = {
       webhooks,
       deliveries: new Deliveries(deliveryStore, webhooks, () => sender.wake()),

@@ -22,6 +22,8 @@ export interface DeliverySenderOptions {
   logger: Logger;
   /** Requests in flight at most, over all receivers. */
   maxInFlight: number;
+  /** Requests in flight at most for one organization's receivers, so that one tenant's slow receivers leave slots for the others. */
+  maxInFlightPerOrganization: number;
   /** How often due deliveries are looked for when nothing wakes the sender. */
   pollIntervalMs: number;
   leaseMs: number;
@@ -48,6 +50,7 @@ export class DeliverySender {
   private wakeUp: (() => void) | undefined;
   private woken = false;
   private inFlight = 0;
+  private readonly inFlightByOrganization = new Map<string, number>();
   private waitingForSlots = false;
   private readonly sends = new Set<Promise<void>>();
   private outcomes: DeliveryOutcome[] = [];
@@ -95,7 +98,7 @@ export class DeliverySender {
    */
   adopt(deliveries: ClaimedDelivery[]): void {
     for (const delivery of deliveries) {
-      if (this.freeSlots() > 0) this.launch(delivery);
+      if (this.freeSlots() > 0 && this.organizationHasRoom(delivery.organizationId)) this.launch(delivery);
       else this.push({ id: delivery.id, leaseToken: delivery.leaseToken, status: "pending", delayMs: 0, error: null });
     }
   }
@@ -120,7 +123,10 @@ export class DeliverySender {
       let claimed = 0;
       if (free > 0) {
         try {
-          const batch = await this.options.store.claimDue(free, randomUUID(), this.options.leaseMs);
+          const batch = await this.options.store.claimDue(free, randomUUID(), this.options.leaseMs, {
+            perOrganization: this.options.maxInFlightPerOrganization,
+            inFlight: this.inFlightByOrganization,
+          });
           claimed = batch.length;
           // Deliveries adopted meanwhile may have taken some of the slots.
           this.adopt(batch);
@@ -146,8 +152,14 @@ export class DeliverySender {
     }
   }
 
+  private organizationHasRoom(organizationId: string): boolean {
+    return (this.inFlightByOrganization.get(organizationId) ?? 0) < this.options.maxInFlightPerOrganization;
+  }
+
   private launch(delivery: ClaimedDelivery): void {
+    const { organizationId } = delivery;
     this.inFlight += 1;
+    this.inFlightByOrganization.set(organizationId, (this.inFlightByOrganization.get(organizationId) ?? 0) + 1);
     const send: Promise<void> = this.attempt(delivery)
       .catch((error: unknown) => {
         // The lease stays; the delivery is due again when it expires.
@@ -155,9 +167,16 @@ export class DeliverySender {
       })
       .finally(() => {
         this.inFlight -= 1;
+        const left = (this.inFlightByOrganization.get(organizationId) ?? 1) - 1;
+        if (left > 0) this.inFlightByOrganization.set(organizationId, left);
+        else this.inFlightByOrganization.delete(organizationId);
+        const wasFull = left + 1 >= this.options.maxInFlightPerOrganization;
         this.sends.delete(send);
         if (this.waitingForSlots && this.inFlight <= this.options.maxInFlight / 2) {
           this.waitingForSlots = false;
+          this.wake();
+        } else if (wasFull) {
+          // The organization's deliveries were left out of claims while its slots were full: they may go now.
           this.wake();
         }
       });

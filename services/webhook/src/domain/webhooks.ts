@@ -60,6 +60,8 @@ export class Webhooks {
     private readonly targets: TargetPolicy,
     private readonly events: OutboxEvents,
     private readonly entities: EntityDirectory,
+    /** Webhooks an organization may have (WEBHOOK_MAX_PER_ORGANIZATION). */
+    private readonly maxPerOrganization: number,
   ) {}
 
   /** The entity must exist and be visible to the caller (else 404), who must manage its queues (else 403). */
@@ -71,6 +73,7 @@ export class Webhooks {
     await requireAllowedTarget(this.targets, input.url);
     try {
       return await this.store.transaction(async (tx) => {
+        await this.requireRoomInOrganization(entity.organizationId, tx);
         if (isValidationType(input.type)) {
           await this.requireFreeValidationSlot(entity.entityType, entity.entityId, input.type, tx);
           // Before the commit: the entity's next edit asks for validation even before this change's event is consumed.
@@ -100,6 +103,21 @@ export class Webhooks {
       if (isUniqueViolation(error)) throw duplicate();
       throw error;
     }
+  }
+
+  /**
+   * An organization has at most `maxPerOrganization` webhooks: each one is a stream of deliveries, and an unbounded
+   * number lets one tenant multiply its load on the delivery slots everyone shares. Past it, 409 `webhook_limit_reached`.
+   */
+  private async requireRoomInOrganization(organizationId: string, tx: Tx): Promise<void> {
+    const count = await this.store.lockAndCountWebhooksOf(organizationId, tx);
+    if (count < this.maxPerOrganization) return;
+    throw new ConflictError(
+      `This organization has ${count} webhooks, the most it may have (${this.maxPerOrganization}). Delete one it no longer needs before creating another.`,
+      "webhook_limit_reached",
+      [{ path: "url", message: `the organization already has ${count} of at most ${this.maxPerOrganization} webhooks` }],
+      { limit: this.maxPerOrganization },
+    );
   }
 
   /**

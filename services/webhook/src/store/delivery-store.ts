@@ -107,13 +107,28 @@ const fanOutInsert = `WITH events AS (
 // plan does not depend on the values: every row is found by its key, the due ones by the partial index.
 const FAN_OUT = prepared(`${fanOutInsert} SELECT type, count(*)::int AS created FROM inserted GROUP BY type`);
 const FAN_OUT_LEASED = prepared(`${fanOutInsert} ${claimedSelect("inserted")}`);
+/**
+ * Due deliveries, shared out by organization: none of an organization in $4 (its slots are full), at most $6 minus its
+ * requests in flight ($7/$8) of any other, taken in turns (every organization's first, then every second, …) from the
+ * $5 due soonest, so one organization's backlog or hung receivers never hold everyone's slots.
+ */
 const CLAIM_DUE = prepared(
-  `WITH due AS (
-     SELECT id FROM deliveries
-     WHERE status = 'pending' AND next_attempt_at <= now()
-     ORDER BY next_attempt_at
+  `WITH candidates AS (
+     SELECT d.id, d.next_attempt_at, w.organization_id FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
+     WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND w.organization_id <> ALL ($4::uuid[])
+     ORDER BY d.next_attempt_at
+     LIMIT $5
+     FOR UPDATE OF d SKIP LOCKED
+   ), turns AS (
+     SELECT c.id, c.next_attempt_at, c.organization_id,
+       row_number() OVER (PARTITION BY c.organization_id ORDER BY c.next_attempt_at) AS turn
+     FROM candidates c
+   ), due AS (
+     SELECT t.id FROM turns t
+     LEFT JOIN unnest($7::uuid[], $8::int[]) AS busy(organization_id, in_flight) ON busy.organization_id = t.organization_id
+     WHERE t.turn <= $6 - COALESCE(busy.in_flight, 0)
+     ORDER BY t.turn, t.next_attempt_at
      LIMIT $1
-     FOR UPDATE SKIP LOCKED
    ), claimed AS (
      UPDATE deliveries d SET lease_token = $2, next_attempt_at = now() + make_interval(secs => $3::double precision / 1000),
        updated_at = now()
@@ -211,8 +226,28 @@ export class DeliveryStore {
    * moment take different rows. The lease is the delivery's next_attempt_at, so a sender that dies leaves
    * the delivery due again when it runs out.
    */
-  claimDue(limit: number, leaseToken: string, leaseMs: number): Promise<ClaimedDelivery[]> {
-    return this.sql.rows<ClaimedDelivery>(CLAIM_DUE, [limit, leaseToken, leaseMs]);
+  /**
+   * Claims up to `limit` due deliveries, at most `perOrganization` in flight for any organization once these are sent
+   * (`inFlight`: this sender's requests on the wire, per organization). Looks `limit * 4` deliveries ahead.
+   */
+  claimDue(
+    limit: number,
+    leaseToken: string,
+    leaseMs: number,
+    fairness: { perOrganization: number; inFlight: ReadonlyMap<string, number> },
+  ): Promise<ClaimedDelivery[]> {
+    const busy = [...fairness.inFlight];
+    const full = busy.filter(([, count]) => count >= fairness.perOrganization).map(([organizationId]) => organizationId);
+    return this.sql.rows<ClaimedDelivery>(CLAIM_DUE, [
+      limit,
+      leaseToken,
+      leaseMs,
+      full,
+      limit * 4,
+      fairness.perOrganization,
+      busy.map(([organizationId]) => organizationId),
+      busy.map(([, count]) => count),
+    ]);
   }
 
   /**

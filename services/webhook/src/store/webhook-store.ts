@@ -355,6 +355,20 @@ export class WebhookStore {
     await this.sql.rows(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`validation-slot:${entityId}:${type}`], tx);
   }
 
+  /**
+   * How many webhooks the organization has, counted after taking its lock until the transaction ends: concurrent
+   * creations (on any replica) take turns, so the cap per organization holds.
+   */
+  async lockAndCountWebhooksOf(organizationId: string, tx: Tx): Promise<number> {
+    await this.sql.rows(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`organization-webhooks:${organizationId}`], tx);
+    const row = await this.sql.one<{ count: number }>(
+      `SELECT count(*)::int AS count FROM webhooks WHERE organization_id = $1`,
+      [organizationId],
+      tx,
+    );
+    return row?.count ?? 0;
+  }
+
   /** The oldest validation webhook of `type` attached to this entity itself (created through the deprecated POST /webhooks). */
   validationWebhookOf(entityType: EntityType, entityId: string, type: ValidationType, tx?: Tx): Promise<Webhook | undefined> {
     return this.sql.one<Webhook>(
