@@ -73,6 +73,8 @@ const TABLE: Record<ServiceName, Row[]> = {
   ],
   document: [
     ["GET", "/organizations/{organization_id}/workspaces"],
+    ["GET", "/organizations/{organization_id}/quotas"],
+    ["PATCH", "/organizations/{organization_id}/quotas"],
     ["POST", "/workspaces"],
     ["GET", "/workspaces/{workspace_id}"],
     ["PATCH", "/workspaces/{workspace_id}"],

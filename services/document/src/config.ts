@@ -43,6 +43,46 @@ export const configSchema = serviceConfigSchema("document").extend({
   DOCUMENT_UPLOAD_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).max(3_600).default(5),
   /** Where an upload's bytes are counted when the store needs their length first; empty: the system's temporary directory. */
   DOCUMENT_UPLOAD_SPOOL_DIR: z.string().default(""),
+  /** Bytes of files an organization may keep (of documents not deleted); an upload past it is 413 quota_exceeded. */
+  DOCUMENT_QUOTA_STORED_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(10 * 1024 ** 3),
+  /** The most an owner may set the organization's stored bytes quota to (PATCH /organizations/{id}/quotas). */
+  DOCUMENT_QUOTA_STORED_BYTES_MAX: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(100 * 1024 ** 3),
+  /** Uploads an organization may make per minute (a calendar minute); past it 429 quota_exceeded. */
+  DOCUMENT_QUOTA_UPLOADS_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(2 ** 31 - 1)
+    .default(600),
+  /** The most an owner may set the uploads per minute quota to. */
+  DOCUMENT_QUOTA_UPLOADS_PER_MINUTE_MAX: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(2 ** 31 - 1)
+    .default(6_000),
+  /** Documents an organization may add per calendar month (UTC); past it 429 quota_exceeded. */
+  DOCUMENT_QUOTA_DOCUMENTS_PER_MONTH: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(2 ** 31 - 1)
+    .default(50_000),
+  /** The most an owner may set the documents per month quota to. */
+  DOCUMENT_QUOTA_DOCUMENTS_PER_MONTH_MAX: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(2 ** 31 - 1)
+    .default(500_000),
   /** Days a deleted document's file is kept before the sweep purges it (fractions allowed, e.g. for tests). */
   DOCUMENT_FILE_RETENTION_DAYS: z.coerce.number().min(0).max(36_500).default(30),
   /** How often the retention sweep runs. */

@@ -14,6 +14,7 @@ import { DuplicateCheck } from "./domain/duplicates.js";
 import { EntityResolver } from "./domain/entity-resolution.js";
 import { Hierarchy } from "./domain/hierarchy.js";
 import { INITIAL_VALIDATION_DEFAULTS, InitialValidationRunner, type InitialValidationSettings } from "./domain/initial-validation.js";
+import { Quotas } from "./domain/quotas.js";
 import { type DocumentValidator, EditValidation } from "./domain/validation.js";
 import { ValidatorSeed } from "./domain/validator-seed.js";
 import { automationSwitchProjection } from "./events/automation-switch-projection.js";
@@ -29,6 +30,7 @@ import { AutomationSwitchStore } from "./store/automation-switch-store.js";
 import { DocumentStore } from "./store/document-store.js";
 import { HierarchyStore } from "./store/hierarchy-store.js";
 import { migrations } from "./store/migrations.js";
+import { QuotaStore } from "./store/quota-store.js";
 import { ValidationJobStore } from "./store/validation-job-store.js";
 import { ValidatorStore } from "./store/validator-store.js";
 
@@ -106,6 +108,22 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
             { jobs, documents: documentStore, hierarchy: hierarchyStore, changes, external: webhook, logger: infra.logger },
             { ...INITIAL_VALIDATION_DEFAULTS, ...options.initialValidation, budgetMs: config.INITIAL_VALIDATION_TIMEOUT_MS },
           );
+    const quotas = new Quotas(
+      { store: new QuotaStore(sql), hierarchy: hierarchyStore, membership },
+      {
+        defaults: {
+          storedBytes: config.DOCUMENT_QUOTA_STORED_BYTES,
+          uploadsPerMinute: config.DOCUMENT_QUOTA_UPLOADS_PER_MINUTE,
+          documentsPerMonth: config.DOCUMENT_QUOTA_DOCUMENTS_PER_MONTH,
+        },
+        ceilings: {
+          storedBytes: config.DOCUMENT_QUOTA_STORED_BYTES_MAX,
+          uploadsPerMinute: config.DOCUMENT_QUOTA_UPLOADS_PER_MINUTE_MAX,
+          documentsPerMonth: config.DOCUMENT_QUOTA_DOCUMENTS_PER_MONTH_MAX,
+        },
+      },
+      infra.metrics.registry,
+    );
     const documents = new Documents({
       sql,
       documents: documentStore,
@@ -119,6 +137,7 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
       duplicates: new DuplicateCheck(documentStore, access),
       events,
       files: fileStore,
+      quotas,
       approvalRoutes: automation,
       switches,
     });
@@ -131,7 +150,7 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
       },
       infra.metrics.registry,
     );
-    const http = documentRoutes({ hierarchy, documents, files, slots }, infra.verifier, {
+    const http = documentRoutes({ hierarchy, documents, files, slots, quotas }, infra.verifier, {
       maxFileBytes: config.DOCUMENT_MAX_FILE_BYTES,
       spoolDir: config.DOCUMENT_UPLOAD_SPOOL_DIR || tmpdir(),
     });

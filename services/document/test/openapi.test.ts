@@ -14,6 +14,7 @@ import { expect } from "chai";
 import { z } from "zod";
 import type { Documents } from "../src/domain/documents.js";
 import type { Hierarchy } from "../src/domain/hierarchy.js";
+import type { Quotas } from "../src/domain/quotas.js";
 import type { KeptFiles } from "../src/files/kept-files.js";
 import type { UploadSlots } from "../src/files/upload-slots.js";
 import { documentSchema, queueWithAnnotationSchemaSchema, workspaceSchema } from "../src/http/dto.js";
@@ -80,7 +81,7 @@ describe("OpenAPI of the document service: every /api/v2 route described, every 
   it("mounts exactly the operations it describes, the same that /openapi.json lists", () => {
     // The routes of the running service, mounted once more on an app of their own: the handlers never run here.
     const { api, routes } = documentRoutes(
-      { hierarchy: {} as Hierarchy, documents: {} as Documents, files: {} as KeptFiles, slots: {} as UploadSlots },
+      { hierarchy: {} as Hierarchy, documents: {} as Documents, files: {} as KeptFiles, slots: {} as UploadSlots, quotas: {} as Quotas },
       {} as AccessTokenVerifier,
       { maxFileBytes: 1024, spoolDir: "/nonexistent" },
     );
@@ -92,7 +93,7 @@ describe("OpenAPI of the document service: every /api/v2 route described, every 
       api,
     });
     const mounted = mountedRoutes(app).filter((route) => route.includes(" /api/v2/"));
-    expect(mounted).to.have.lengthOf(19);
+    expect(mounted).to.have.lengthOf(21);
     expect(mounted).to.have.members(describedRoutes(api));
     expect(operationsOf(paths).map(({ route }) => route)).to.have.members(describedRoutes(api));
   });

@@ -27,6 +27,7 @@ import { documentApproved, documentCreated } from "./document-events.js";
 import type { DocumentWriter } from "./document-writer.js";
 import type { DocumentView, DuplicateCheck } from "./duplicates.js";
 import { entityRefOf, isUuid } from "./humanized-id.js";
+import type { Quotas } from "./quotas.js";
 import type { Annotation, DocumentMessage, DocumentStatus, Page, Queue, StoredDocument } from "./records.js";
 import { extractionTarget, frozenConflict, isApprovalMove, isFrozen, moveConflict, refuseMove } from "./status-machine.js";
 import { UserFieldRules } from "./user-schema.js";
@@ -47,6 +48,8 @@ export interface DocumentsDependencies {
   events: OutboxEvents;
   /** Where uploaded files are kept, under the document id. */
   files: FileStore;
+  /** The organization's quotas, checked and charged in the upload's transaction. */
+  quotas: Pick<Quotas, "charge">;
   /** Automation's approval rules, asked for the route of a document a person moves to in_approval. */
   approvalRoutes: ApprovalRouteSource;
   /** The projection of automation's switches: a queue with `automation_rules` off has no route to ask for. */
@@ -171,6 +174,7 @@ export class Documents {
           await this.deps.documents.lockFile(tx, queue.organizationId, fileSha256);
           if (queue.duplicateFileRejection) await this.deps.duplicates.refuseDuplicateFile(tx, actor, queue.organizationId, fileSha256);
         }
+        await this.deps.quotas.charge(tx, queue.organizationId, file?.size ?? 0);
         const inserted = await this.deps.documents.insert(tx, {
           id,
           queueId: queue.id,

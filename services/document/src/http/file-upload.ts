@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { actorOf, parseInput } from "@docex/kit";
 import type { Request, RequestHandler } from "express";
 import type { Documents } from "../domain/documents.js";
+import type { Quotas } from "../domain/quotas.js";
 import type { KeptFiles } from "../files/kept-files.js";
 import { type KeptUpload, receiveMultipartFile, receiveRawFile, type UploadSink } from "../files/upload-body.js";
 import type { UploadSlots } from "../files/upload-slots.js";
@@ -46,15 +47,15 @@ function drain(req: Request, maxBytes: number, timeoutMs: number): Promise<void>
 
 /**
  * multipart/form-data and raw bodies of POST /queues/{queue_id}/documents: the caller's right to add documents is
- * checked and a slot of the uploads in flight taken (429 past the bounds) before a byte is read; the file then streams
+ * checked, a slot of the uploads in flight taken (429 past the bounds) and the quotas looked at before a byte is read; the file then streams
  * into the store under the new document's id (size limit, SHA-256, type by its first bytes), and the document is
  * written. Whatever fails after the bytes were kept removes them. JSON bodies go on to the operation's own handler.
  */
 export function streamedUpload(
-  domain: { documents: Documents; files: KeptFiles; slots: UploadSlots },
+  domain: { documents: Documents; files: KeptFiles; slots: UploadSlots; quotas: Pick<Quotas, "precheck"> },
   settings: StreamedUploadSettings,
 ): RequestHandler {
-  const { documents, files, slots } = domain;
+  const { documents, files, slots, quotas } = domain;
   return (req, res, next) => {
     if (req.body !== undefined) return next();
     const actor = actorOf(req);
@@ -65,6 +66,9 @@ export function streamedUpload(
     (async () => {
       const { queue } = await documents.uploadTarget(actor, queueRef);
       release = slots.take(queue.organizationId);
+      // What the quotas already rule out is refused before the body is read; the upload's transaction decides.
+      const declared = Number(req.headers["content-length"] ?? Number.NaN);
+      await quotas.precheck(queue.organizationId, Number.isSafeInteger(declared) && declared > 0 ? declared : 0);
       const sink: UploadSink = { store: files.store, key: id, maxBytes: settings.maxFileBytes, spoolDir: settings.spoolDir };
       const multipart = /^multipart\/form-data\b/i.test(req.headers["content-type"] ?? "");
       const queryName = typeof req.query.file_name === "string" ? req.query.file_name : undefined;

@@ -3,6 +3,7 @@ import { type AccessTokenVerifier, ApiDescription, actorOf, authenticate, dataOf
 import type { Request, Response, Router } from "express";
 import type { Documents } from "../domain/documents.js";
 import type { Hierarchy } from "../domain/hierarchy.js";
+import type { Quotas } from "../domain/quotas.js";
 import type { KeptFiles } from "../files/kept-files.js";
 import { contentDispositionOf } from "../files/upload-body.js";
 import type { UploadSlots } from "../files/upload-slots.js";
@@ -17,6 +18,7 @@ import {
 } from "./dto.js";
 import { fileOfBytes, matchesEtag } from "./file-http.js";
 import { type StreamedUploadSettings, streamedUpload } from "./file-upload.js";
+import { quotaRoutes } from "./quota-routes.js";
 import {
   annotationsPatchBody,
   createQueueBody,
@@ -54,14 +56,14 @@ export interface DocumentHttp {
 
 /** Thin routes: parse with the schema, call the domain, shape the answer. Every route needs a verified token. */
 export function documentRoutes(
-  domain: { hierarchy: Hierarchy; documents: Documents; files: KeptFiles; slots: UploadSlots },
+  domain: { hierarchy: Hierarchy; documents: Documents; files: KeptFiles; slots: UploadSlots; quotas: Quotas },
   verifier: AccessTokenVerifier,
   limits: StreamedUploadSettings,
 ): DocumentHttp {
-  const { hierarchy, documents, files, slots } = domain;
+  const { hierarchy, documents, files, slots, quotas } = domain;
   const signedIn = authenticate(verifier);
 
-  const fileUpload = streamedUpload({ documents, files, slots }, limits);
+  const fileUpload = streamedUpload({ documents, files, slots, quotas }, limits);
 
   const api = new ApiDescription("document");
   const routes = (router: Router) => {
@@ -326,7 +328,9 @@ export function documentRoutes(
           "kept (`GET /documents/{id}/file`); documents with the same file are listed in `duplicates`, and a queue with " +
           "`duplicate_file_rejection` `enabled` answers 409 `duplicate_document` (`duplicate_of`: the existing document's id, " +
           "null when the caller cannot read it). A multipart or raw upload past the uploads in flight allowed (per service " +
-          "instance, and per organization in it) is 429 `too_many_uploads` with `Retry-After`, before its body is stored.",
+          "instance, and per organization in it) is 429 `too_many_uploads` with `Retry-After`, before its body is stored. The " +
+          "organization's quotas (`GET /organizations/{id}/quotas`) answer 429 `quota_exceeded` (uploads per minute, documents " +
+          "per month) or 413 `quota_exceeded` (stored bytes), naming the `quota`, its `limit` and `resets_at`.",
         tags: ["Documents"],
         params: { queue_id: QUEUE_ID },
         body: uploadDocumentBody,
@@ -575,6 +579,7 @@ export function documentRoutes(
         },
       );
     }
+    quotaRoutes(api, router, signedIn, quotas);
   };
   return { api, routes };
 }

@@ -1,5 +1,6 @@
 import { type Migration, sqlMigration } from "@docex/kit";
 import { duplicateDetectionMigration } from "./migration-0003-duplicates.js";
+import { quotasMigration } from "./migration-0009-quotas.js";
 
 /** Schema of the document database, in order. The kit's outbox tables are added in front. */
 export const migrations: Migration[] = [
@@ -203,4 +204,5 @@ export const migrations: Migration[] = [
         INSERT INTO validator_projection (singleton, seeded_at) VALUES (true, NULL) ON CONFLICT DO NOTHING;
       `,
   ),
+  quotasMigration,
 ];
