@@ -1,6 +1,6 @@
-import { deflateSync } from "node:zlib";
+import { crc32, createDeflate, deflateSync } from "node:zlib";
 import { zipSync } from "fflate";
-import { PDFDocument, PDFName, PDFRawStream, StandardFonts } from "pdf-lib";
+import { PDFDocument, PDFHexString, PDFName, PDFRawStream, PDFString, StandardFonts } from "pdf-lib";
 import { ciiXml, isdocXml, isdocxArchive, ublXml } from "./einvoice-xml.js";
 import { type ExpectedExtraction, expectedExtraction, type InvoiceTruth, makeInvoice } from "./invoice-data.js";
 import { canRasterize, invoicePdf, type Language, type Layout, pdfWithAttachment, rasterize } from "./invoice-pdf.js";
@@ -215,4 +215,91 @@ export async function badInvoiceFiles(): Promise<BadFile[]> {
     },
     { name: "zip-bomb.isdocx", bytes: zipBomb(), message: /zip bomb|larger than/i },
   ];
+}
+
+/** `bytes` zero bytes deflated, made a mebibyte at a time (the whole is never held). */
+async function deflatedZeros(bytes: number): Promise<Buffer> {
+  const deflate = createDeflate({ level: 9 });
+  const parts: Buffer[] = [];
+  deflate.on("data", (part: Buffer) => parts.push(part));
+  const done = new Promise<void>((resolve, reject) => {
+    deflate.on("end", resolve);
+    deflate.on("error", reject);
+  });
+  const chunk = Buffer.alloc(1024 * 1024);
+  for (let written = 0; written < bytes; written += chunk.length) {
+    if (!deflate.write(chunk)) await new Promise((resolve) => deflate.once("drain", resolve));
+  }
+  deflate.end();
+  await done;
+  return Buffer.concat(parts);
+}
+
+/**
+ * A one-page PDF whose embedded `factur-x.xml` inflates to `inflatedBytes` (1 GiB by default: about 1 MiB of file),
+ * the decompression bomb of security round 3: a reader that inflates attachments before looking at them pays it all.
+ */
+export async function attachmentBombPdf(inflatedBytes = 1024 * 1024 * 1024): Promise<Uint8Array> {
+  const document = await PDFDocument.create();
+  const font = await document.embedFont(StandardFonts.Helvetica);
+  document.addPage([595, 842]).drawText("Invoice No.: BOMB-1 with an embedded file", { x: 40, y: 780, size: 10, font });
+  const compressed = await deflatedZeros(inflatedBytes);
+  const context = document.context;
+  const file = context.register(
+    PDFRawStream.of(
+      context.obj({ Type: "EmbeddedFile", Subtype: "text/xml", Filter: "FlateDecode", Length: compressed.length }),
+      compressed,
+    ),
+  );
+  const spec = context.register(
+    context.obj({
+      Type: "Filespec",
+      F: PDFString.of("factur-x.xml"),
+      UF: PDFHexString.fromText("factur-x.xml"),
+      AFRelationship: "Data",
+      EF: { F: file, UF: file },
+    }),
+  );
+  document.catalog.set(PDFName.of("Names"), context.obj({ EmbeddedFiles: context.obj({ Names: [PDFString.of("factur-x.xml"), spec] }) }));
+  return document.save({ useObjectStreams: false });
+}
+
+/** A 1-page PDF without text whose page is `inches` inches square: OCR at 200 dpi would rasterize (200 × inches)² pixels. */
+export async function hugePagePdf(inches = 200): Promise<Uint8Array> {
+  const document = await PDFDocument.create();
+  document.addPage([inches * 72, inches * 72]);
+  return document.save();
+}
+
+/** A PNG whose header declares `width` × `height` pixels (a decoder would allocate for all of them), with one tiny IDAT. */
+export function hugeImagePng(width = 100_000, height = 100_000): Uint8Array {
+  const chunk = (type: string, data: Buffer) => {
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    const typed = Buffer.concat([Buffer.from(type, "latin1"), data]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(typed));
+    return Buffer.concat([length, typed, crc]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.writeUInt8(8, 8); // bit depth
+  header.writeUInt8(0, 9); // greyscale
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", header),
+    chunk("IDAT", deflateSync(Buffer.alloc(1024))),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
+}
+
+/** About `megabytes` MB of UBL whose elements carry thousands of attributes each (took a parser 14 s and 386 MB at 7 MB). */
+export function attributeHeavyXml(megabytes = 7): Uint8Array {
+  const attributes = Array.from({ length: 1_000 }, (_, index) => `a${index}="${index}"`).join(" ");
+  const element = `<cbc:Note ${attributes}>x</cbc:Note>\n`;
+  const count = Math.ceil((megabytes * 1024 * 1024) / element.length);
+  return new TextEncoder().encode(
+    `<?xml version="1.0"?>\n<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2" xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2">\n${element.repeat(count)}</Invoice>\n`,
+  );
 }

@@ -26,7 +26,8 @@ export const RENDER_NAMES = Object.keys(RENDERS) as RenderName[];
 const TUNED_DEFAULT = "a deadline or cache time of a call to another service: the code's default is the tuned value";
 export const LEFT_TO_THE_CODE: Record<string, string> = {
   NATS_TOKEN: "a NATS with token auth; deploy/k8s gives each service a user of its own (NATS_USER, NATS_PASSWORD) instead",
-  EXTRACTION_TIMEOUT_MS: "60 s per file, then its worker is replaced and the document gets a message",
+  EXTRACTION_TIMEOUT_MS: "60 s per file, then its reader's process group is killed and the document goes to extraction_failed",
+  EXTRACTION_MAX_READS: "3 reads started of one file (each stopping the service) before it is given up with extraction_failed",
   EXTRACTION_MAX_PAGES: "20 PDF pages read from the text layer",
   EXTRACTION_OCR_PAGES: "3 pages OCRed per scan (0 turns OCR off)",
   EXTRACTION_OCR_TIMEOUT_MS: "30 s for one OCR run",

@@ -268,6 +268,39 @@ describe("kept files: uploads, GET /documents/{id}/file, ReadDocumentFile, Recor
     expect(foreign).to.be.instanceOf(NotFoundError);
   });
 
+  it("moves a document whose file the engine gave up on to extraction_failed with the engine's message, and nothing else", async () => {
+    const { owner, organization, queueId } = await queueFixture(h, "record-failed");
+    const id = await documentFixture(owner, queueId);
+    const message = "Reading this file needed more than 384 MB of memory; it was stopped.";
+    const request = {
+      organization_id: organization.id,
+      document_id: id,
+      idempotency_key: `extraction:${id}`,
+      // Ignored when the engine gave up: no annotation of a stopped read is ever recorded.
+      extraction_json: JSON.stringify({ annotations: [{ key: "invoice_id", value: "half-read", confidence: 90 }], confidence: 90 }),
+      messages_json: JSON.stringify([{ key: null, message, severity: "warning" }]),
+      failed: true,
+    };
+    expect(await h.grpc.recordExtraction(request)).to.deep.equal({ applied: true, reason: "" });
+    const document = (await owner.get(`/documents/${id}`)).body.data;
+    expect(document.status).to.equal("extraction_failed");
+    expect(document.messages).to.deep.include({ key: null, message, severity: "warning" });
+    expect(document.annotations.find((a: { key: string; value: string }) => a.key === "invoice_id")?.value ?? "").to.equal("");
+    const changed = await h.events.settle(
+      (recorded) =>
+        recorded.event.type === "document.status_changed" &&
+        recorded.event.data.document_id === id &&
+        (recorded.event.data as { status?: string }).status === "extraction_failed",
+      1,
+    );
+    expect(changed).to.have.length(1);
+    expect(
+      h.events.matching((recorded) => recorded.event.type === "document.extracted" && recorded.event.data.document_id === id),
+    ).to.deep.equal([]);
+    // The same key again changes nothing.
+    expect(await h.grpc.recordExtraction(request)).to.deep.equal({ applied: false, reason: "already_recorded" });
+  });
+
   it("sets extraction_engine at creation (default builtin) and answers it in GetQueue", async () => {
     const { owner, workspaceId, queueId } = await queueFixture(h, "engine");
     const external = await owner.post("/queues", { workspace_id: workspaceId, name: "Outside engine", extraction_engine: "external" });

@@ -4,12 +4,17 @@ import { z } from "zod";
 const milliseconds = (fallback: number, max = 600_000) => z.coerce.number().int().min(1).max(max).default(fallback);
 
 export const configSchema = serviceConfigSchema("extraction").extend({
-  /** Worker threads reading files side by side; each reads one file at a time. */
+  /** Reading processes side by side; each reads one file at a time. */
   EXTRACTION_WORKERS: z.coerce.number().int().min(1).max(32).default(1),
-  /** A file still being read after this long is abandoned (its worker is replaced) and the document gets a message. */
+  /** A file still being read after this long is abandoned (its process group is killed): extraction_failed. */
   EXTRACTION_TIMEOUT_MS: milliseconds(60_000),
-  /** Heap of each worker; a file needing more ends its worker, not the service. */
-  EXTRACTION_MAX_MEMORY_MB: z.coerce.number().int().min(64).max(8_192).default(512),
+  /**
+   * Memory one reading process may take beyond what it holds once started (heap, decoded buffers, its OCR programs),
+   * capped by the operating system and watched; a file needing more ends its reader, not the service.
+   */
+  EXTRACTION_MAX_MEMORY_MB: z.coerce.number().int().min(64).max(8_192).default(384),
+  /** Reads of one file started before it is given up with extraction_failed (a file that stops the service each time). */
+  EXTRACTION_MAX_READS: z.coerce.number().int().min(1).max(20).default(3),
   /** PDF pages read from the text layer. */
   EXTRACTION_MAX_PAGES: z.coerce.number().int().min(1).max(1_000).default(20),
   /** Pages rasterized and OCRed. */

@@ -41,6 +41,8 @@ export async function startExtractionService(
     size: config.EXTRACTION_WORKERS,
     timeoutMs: config.EXTRACTION_TIMEOUT_MS,
     maxMemoryMb: config.EXTRACTION_MAX_MEMORY_MB,
+    onUncapped: () =>
+      infra.logger.warn("a reading process could not cap its own memory (no prlimit or /proc); only the watchdog bounds it"),
     limits: {
       maxPages: config.EXTRACTION_MAX_PAGES,
       maxOcrPages: config.EXTRACTION_OCR_PAGES,
@@ -53,6 +55,8 @@ export async function startExtractionService(
     client?.close();
   };
   return infra.startOrClose(closeResources, async () => {
+    const swept = await pool.sweep();
+    if (swept > 0) infra.logger.info({ directories: swept }, "removed the temporary files of readers of an earlier run");
     const runs = new RunStore(infra.sequelize);
     const reader = new DocumentReader({
       documents: options.documents ?? (client as DocumentSource),
@@ -61,6 +65,7 @@ export async function startExtractionService(
       logger: infra.logger,
       metrics: infra.metrics,
       maxFileBytes: config.EXTRACTION_MAX_FILE_BYTES,
+      maxReads: config.EXTRACTION_MAX_READS,
     });
     // No public endpoint: the (empty) OpenAPI part keeps the gateway's merged document complete.
     const app = infra.httpApp({
@@ -78,7 +83,11 @@ export async function startExtractionService(
           ackWaitMs: config.EXTRACTION_TIMEOUT_MS + config.EXTRACTION_READ_DEADLINE_MS + 30_000,
           maxInFlight: config.EXTRACTION_CONCURRENCY,
         }),
-        removalSubscription("extraction__queue_deleted", "queue.deleted", deleteRowsOfQueue(infra.sql, ["extraction_runs"])),
+        removalSubscription(
+          "extraction__queue_deleted",
+          "queue.deleted",
+          deleteRowsOfQueue(infra.sql, ["extraction_runs", "extraction_reads"]),
+        ),
       ],
       onStop: closeResources,
     });

@@ -179,7 +179,11 @@ describe("extraction engine: mapping onto a queue's schema", () => {
   });
 
   it("answers no annotations and a null confidence when nothing was found", () => {
-    expect(annotationsFor({ format: "unreadable", fields: {}, messages: [] }, schema)).to.deep.equal({ annotations: [], confidence: null });
+    expect(annotationsFor({ format: "unreadable", fields: {}, messages: [] }, schema)).to.deep.equal({
+      annotations: [],
+      confidence: null,
+      clamped: [],
+    });
   });
 });
 

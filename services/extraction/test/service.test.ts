@@ -2,9 +2,10 @@ import { randomUUID } from "node:crypto";
 import { createEvent, eventSubject } from "@docex/events";
 import { createLogger, EventBus } from "@docex/kit";
 import { dropDatabase, eventually, probeRunningService, testEventNamespace, testNatsUrl, testServiceConfig } from "@docex/testkit";
-import { buildInvoiceCorpus, type CorpusDocument } from "@docex/testkit/invoice-corpus";
+import { type BadFile, badInvoiceFiles, buildInvoiceCorpus, type CorpusDocument } from "@docex/testkit/invoice-corpus";
 import { expect } from "chai";
 import type { DocumentFile, ExtractionRecord, QueueView } from "../src/domain/document-source.js";
+import { annotationsFor } from "../src/engine/annotations.js";
 import { configSchema, type DocumentSource, startExtractionService } from "../src/service.js";
 
 const SCHEMA: QueueView["schema"] = [
@@ -68,7 +69,7 @@ describe("extraction service (real Postgres and NATS)", function () {
     corpus = await buildInvoiceCorpus({ einvoices: 1, textPdfs: 1, offset: 900 });
     documents.queues.set(builtinQueue, { id: builtinQueue, extractionEngine: "builtin", schema: SCHEMA });
     documents.queues.set(externalQueue, { id: externalQueue, extractionEngine: "external", schema: SCHEMA });
-    config = testServiceConfig("extraction", { EXTRACTION_TIMEOUT_MS: 30_000 }, configSchema);
+    config = testServiceConfig("extraction", { EXTRACTION_TIMEOUT_MS: 30_000, EXTRACTION_MAX_MEMORY_MB: 192 }, configSchema);
     running = await startExtractionService(config, { documents });
     bus = await EventBus.connect({
       url: testNatsUrl(),
@@ -180,5 +181,69 @@ describe("extraction service (real Postgres and NATS)", function () {
     const record = await eventually(() => documents.records.find((candidate) => candidate.documentId === documentId));
     expect(JSON.parse(record.extractionJson)).to.deep.equal({ annotations: [], confidence: null });
     expect(JSON.parse(record.messagesJson)[0].message).to.match(/DOCTYPE/);
+  });
+
+  it("sends a file that overruns its reader's memory to extraction_failed within seconds, stays up, and reads the next organization's file", async () => {
+    const [bomb] = (await badInvoiceFiles()).filter((file) => file.name === "bomb.pdf") as [BadFile];
+    const started = Date.now();
+    const { documentId } = await upload({ ...(corpus[0] as CorpusDocument), bytes: bomb.bytes }, builtinQueue);
+    const record = await eventually(() => documents.records.find((candidate) => candidate.documentId === documentId), 60_000);
+    expect(Date.now() - started).to.be.below(30_000);
+    expect(record.failed).to.equal(true);
+    expect(JSON.parse(record.messagesJson)[0].message).to.match(/more than 192 MB of memory/);
+    expect((await running.runs.forDocument(documentId)).map((run) => run.outcome)).to.deep.equal(["failed"]);
+    const probe = await probeRunningService(running);
+    expect(probe.ready).to.equal(true);
+
+    const isdoc = corpus.find((document) => document.format === "isdoc") as CorpusDocument;
+    const other = await upload(isdoc, builtinQueue);
+    const next = await eventually(() => documents.records.find((candidate) => candidate.documentId === other.documentId), 60_000);
+    expect(next.failed).to.equal(false);
+    expect(JSON.parse(next.extractionJson).annotations.length).to.be.greaterThan(0);
+  });
+
+  it("gives a file up with extraction_failed once its reads were started EXTRACTION_MAX_READS times without ending (each stopped the service)", async () => {
+    const pdf = corpus.find((document) => document.format === "pdf_text") as CorpusDocument;
+    const documentId = randomUUID();
+    documents.files.set(documentId, { bytes: pdf.bytes, contentType: pdf.contentType, fileName: pdf.name });
+    const event = createEvent("document.created", {
+      organization_id: organizationId,
+      data: {
+        document_id: documentId,
+        queue_id: builtinQueue,
+        workspace_id: workspaceId,
+        organization_id: organizationId,
+        file_name: pdf.name,
+        file_sha256: null,
+      },
+    });
+    // Three reads started and never ended: what a file that kills the service each time leaves behind.
+    for (let read = 0; read < config.EXTRACTION_MAX_READS; read += 1)
+      await running.runs.startRead({ eventId: event.id, documentId, queueId: builtinQueue });
+    await bus.publish(eventSubject("document.created"), { ...event, data: { ...event.data, has_file: true } }, { msgId: event.id });
+    const record = await eventually(() => documents.records.find((candidate) => candidate.documentId === documentId), 30_000);
+    expect(record.failed).to.equal(true);
+    expect(JSON.parse(record.extractionJson)).to.deep.equal({ annotations: [], confidence: null });
+    expect(JSON.parse(record.messagesJson)[0].message).to.match(/stopped the reader 3 times; it was given up/);
+  });
+
+  it("leaves out what the document service would refuse (over 2,000 rows), with an info message, instead of failing the record", () => {
+    const rows = Array.from({ length: 2_100 }, (_, index) => ({ activity: `Row ${index}`, total_incl_tax: "1.00" }));
+    const long = "x".repeat(10_001);
+    const { annotations, clamped } = annotationsFor(
+      {
+        format: "pdf_text",
+        fields: { invoice_id: { value: long, confidence: 60, source: "builtin:pdf_text" } },
+        lineItems: { rows, confidence: 80, source: "builtin:pdf_text" },
+        messages: [],
+      },
+      SCHEMA,
+    );
+    expect(annotations.find((annotation) => annotation.key === "invoice_id")).to.equal(undefined);
+    expect(annotations.find((annotation) => annotation.key === "line_items")?.rows).to.have.length(2_000);
+    expect(clamped.map((message) => message.message)).to.deep.equal([
+      "The value read is longer than 10000 characters; it was left out.",
+      "The table has 2100 rows; the first 2000 were kept and the rest left out.",
+    ]);
   });
 });

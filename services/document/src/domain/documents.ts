@@ -29,7 +29,15 @@ import type { DocumentView, DuplicateCheck } from "./duplicates.js";
 import { entityRefOf, isUuid } from "./humanized-id.js";
 import type { Quotas } from "./quotas.js";
 import type { Annotation, DocumentMessage, DocumentStatus, Page, Queue, StoredDocument } from "./records.js";
-import { extractionTarget, frozenConflict, isApprovalMove, isFrozen, moveConflict, refuseMove } from "./status-machine.js";
+import {
+  extractionTarget,
+  failedExtractionTarget,
+  frozenConflict,
+  isApprovalMove,
+  isFrozen,
+  moveConflict,
+  refuseMove,
+} from "./status-machine.js";
 import { UserFieldRules } from "./user-schema.js";
 import type { DocumentValidator } from "./validation.js";
 
@@ -234,7 +242,7 @@ export class Documents {
   async recordEngineExtraction(
     organizationId: string,
     documentId: string,
-    input: ExtractionInput & { messages: Omit<DocumentMessage, "source">[]; idempotencyKey: string },
+    input: ExtractionInput & { messages: Omit<DocumentMessage, "source">[]; idempotencyKey: string; failed?: boolean },
     requestId?: string,
   ): Promise<{ applied: boolean; reason: "" | "already_recorded" | "status_move_not_allowed" }> {
     const notFound = documentNotFound(documentId);
@@ -243,6 +251,7 @@ export class Documents {
     const outcome = await this.applyExtraction(document, input, { userId: null, ...(requestId ? { requestId } : {}) }, notFound, {
       messages: input.messages,
       ...(input.idempotencyKey ? { idempotencyKey: input.idempotencyKey } : {}),
+      ...(input.failed ? { failed: true as const } : {}),
     });
     if (outcome.repeated) return { applied: false, reason: "already_recorded" };
     if (outcome.refusal) return { applied: false, reason: "status_move_not_allowed" };
@@ -254,17 +263,21 @@ export class Documents {
     input: ExtractionInput,
     cause: { userId: string | null; requestId?: string },
     notFound: () => NotFoundError,
-    engine?: { messages: Omit<DocumentMessage, "source">[]; idempotencyKey?: string },
+    engine?: { messages: Omit<DocumentMessage, "source">[]; idempotencyKey?: string; failed?: true },
   ): Promise<{ document: StoredDocument; refusal?: ConflictError; repeated?: true }> {
     const queue = await this.queueOf(document);
-    const extracted = checkAnnotations(queue.annotationSchema, input.annotations).map((annotation) => ({
-      ...annotation,
-      source: annotation.source ?? "ai",
-    }));
+    // An engine that gave up on the file leaves the annotations as they are: extraction_failed with its messages.
+    const extracted = engine?.failed
+      ? []
+      : checkAnnotations(queue.annotationSchema, input.annotations).map((annotation) => ({
+          ...annotation,
+          source: annotation.source ?? "ai",
+        }));
     const meta = {
       source: "ai" as const,
       ...cause,
-      extraction: true,
+      // No document.extracted for a file the engine gave up on: nothing was extracted for automation to act on.
+      extraction: !engine?.failed,
       ...(engine?.idempotencyKey ? { idempotencyKey: engine.idempotencyKey } : {}),
     };
     const outcome = await this.deps.sql.transaction(async (tx) => {
@@ -274,7 +287,7 @@ export class Documents {
       }
       let status: DocumentStatus;
       try {
-        status = extractionTarget(current.status);
+        status = engine?.failed ? failedExtractionTarget(current.status) : extractionTarget(current.status);
       } catch (error) {
         if (!(error instanceof ConflictError) || !engine) throw error;
         await this.deps.writer.refuse(tx, current, meta, "status_move_not_allowed");
@@ -284,13 +297,9 @@ export class Documents {
       const messages = engine
         ? [...current.messages, ...engine.messages.map((message) => ({ ...message, source: "ai" as const }))]
         : current.messages;
-      await this.deps.initialValidation.jobs.schedule(tx, current.id);
-      const saved = await this.deps.writer.write(
-        tx,
-        current,
-        { ...current, annotations, messages, confidence: input.confidence, status },
-        meta,
-      );
+      if (!engine?.failed) await this.deps.initialValidation.jobs.schedule(tx, current.id);
+      const confidence = engine?.failed ? current.confidence : input.confidence;
+      const saved = await this.deps.writer.write(tx, current, { ...current, annotations, messages, confidence, status }, meta);
       return { document: saved };
     });
     if (!outcome.repeated && !("refusal" in outcome)) this.deps.initialValidation.wake();

@@ -96,6 +96,12 @@ export function extractionTarget(from: DocumentStatus): DocumentStatus {
   );
 }
 
+/** Where an engine that gave up on the file takes a document: only from where an extraction result is accepted. */
+export function failedExtractionTarget(from: DocumentStatus): DocumentStatus {
+  extractionTarget(from);
+  return "extraction_failed";
+}
+
 export function frozenConflict(status: DocumentStatus): ConflictError {
   return new ConflictError(`The annotations of a document in status ${status} cannot change.`, "document_not_editable", [], {
     current_status: status,

@@ -89,6 +89,7 @@ const recordExtractionRequest = z.object({
   idempotency_key: z.string().max(200),
   extraction_json: jsonField(extractionBody, { annotations: [], confidence: null }),
   messages_json: jsonField(engineMessages, []),
+  failed: z.boolean().optional(),
 });
 
 const applyChangesRequest = z.object({
@@ -255,6 +256,7 @@ export function documentHandlers(deps: {
             confidence: parsed.extraction_json.confidence,
             messages: parsed.messages_json,
             idempotencyKey: parsed.idempotency_key,
+            failed: parsed.failed === true,
           },
           ctx.requestId,
         );

@@ -76,6 +76,7 @@ export function documentSource(address: string, options: DocumentClientOptions):
           idempotency_key: record.idempotencyKey,
           extraction_json: record.extractionJson,
           messages_json: record.messagesJson,
+          failed: record.failed,
         },
         ctx,
       );

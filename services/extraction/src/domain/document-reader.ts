@@ -21,7 +21,13 @@ export interface DocumentReaderDeps {
   logger: Logger;
   metrics?: Metrics;
   maxFileBytes: number;
+  /** Reads of one file started before it is given up (a file that stopped the service each time it was read). */
+  maxReads: number;
 }
+
+/** The document service's bounds on what an engine sends (its annotation and message schemas). */
+const MAX_MESSAGES = 500;
+const MAX_MESSAGE_LENGTH = 2_000;
 
 /**
  * document.created with a file → read the file from document (streamed), extract it, and hand the result
@@ -53,7 +59,22 @@ export class DocumentReader {
     if (file === undefined) return runs.record({ ...base, format: null, outcome: "skipped_no_file", fieldsFound: 0, durationMs: 0 });
 
     let result: ExtractionResult;
-    if (file === "too_large") {
+    const reads = await runs.startRead(base);
+    if (reads > this.deps.maxReads) {
+      // The earlier reads never ended (each stopped the service, so none recorded anything): not one more.
+      result = {
+        format: "unreadable",
+        fields: {},
+        messages: [
+          {
+            key: null,
+            message: `Reading this file stopped the reader ${reads - 1} times; it was given up. Fill the fields by hand or upload another file.`,
+            severity: "warning",
+          },
+        ],
+        stopped: true,
+      };
+    } else if (file === "too_large") {
       result = {
         format: "unreadable",
         fields: {},
@@ -64,8 +85,10 @@ export class DocumentReader {
     } else {
       result = await this.deps.pool.extract({ bytes: file.bytes, fileName: file.fileName, contentType: file.contentType });
     }
-    const { annotations, confidence } = annotationsFor(result, queue.schema);
-    const messages: ExtractionMessage[] = [...result.messages];
+    const { annotations, confidence, clamped } = result.stopped
+      ? { annotations: [], confidence: null, clamped: [] }
+      : annotationsFor(result, queue.schema);
+    const messages: ExtractionMessage[] = [...result.messages, ...clamped];
     if (annotations.length === 0 && messages.length === 0)
       messages.push({ key: null, message: "The built-in engine found no field in this document.", severity: "info" });
     const answer = await documents.recordExtraction(
@@ -74,16 +97,29 @@ export class DocumentReader {
         documentId: data.document_id,
         idempotencyKey: event.id,
         extractionJson: JSON.stringify({ annotations, confidence }),
-        messagesJson: JSON.stringify(messages),
+        messagesJson: JSON.stringify(withinBounds(messages)),
+        failed: result.stopped === true,
       },
       ctx,
     );
     const durationMs = Date.now() - started;
-    const outcome = answer.applied ? "applied" : answer.reason || "refused";
+    const outcome = answer.applied ? (result.stopped ? "failed" : "applied") : answer.reason || "refused";
     logger.info(
       { document_id: data.document_id, format: result.format, fields: annotations.length, outcome, duration_ms: durationMs },
       "document read",
     );
     await runs.record({ ...base, format: result.format, outcome, fieldsFound: annotations.length, durationMs });
   }
+}
+
+/** The engine's messages as the document service takes them: each shortened, and at most MAX_MESSAGES. */
+function withinBounds(messages: ExtractionMessage[]): ExtractionMessage[] {
+  const shortened = messages.map((message) =>
+    message.message.length > MAX_MESSAGE_LENGTH ? { ...message, message: `${message.message.slice(0, MAX_MESSAGE_LENGTH - 1)}…` } : message,
+  );
+  if (shortened.length <= MAX_MESSAGES) return shortened;
+  return [
+    ...shortened.slice(0, MAX_MESSAGES - 1),
+    { key: null, message: `${shortened.length - MAX_MESSAGES + 1} more messages of the engine were left out.`, severity: "info" },
+  ];
 }

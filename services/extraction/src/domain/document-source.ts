@@ -23,6 +23,8 @@ export interface ExtractionRecord {
   idempotencyKey: string;
   extractionJson: string;
   messagesJson: string;
+  /** The reader was stopped or given up: the document moves to extraction_failed with the messages. */
+  failed: boolean;
 }
 
 /** What this service needs of the document service (gRPC in production, a double in tests). */

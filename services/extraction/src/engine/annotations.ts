@@ -1,5 +1,9 @@
 import type { SchemaField } from "@docex/annotations";
-import type { ExtractionResult, InvoiceFieldKey, LineItemColumn } from "./types.js";
+import type { ExtractionMessage, ExtractionResult, InvoiceFieldKey, LineItemColumn } from "./types.js";
+
+/** The document service's bounds on an annotation (its annotation input schema): longer or more is refused whole. */
+export const MAX_VALUE_LENGTH = 10_000;
+export const MAX_ROWS = 2_000;
 
 /** An annotation in the form POST /documents/{id}/extraction takes. */
 export interface ExtractedAnnotation {
@@ -36,19 +40,31 @@ const COLUMN_KEYS: Record<LineItemColumn, string[]> = {
 
 /**
  * Maps an extraction onto a queue's schema: only keys the schema has (the document service refuses
- * unknown ones), multi-value fields as `values`, the first table field as line items.
+ * unknown ones), multi-value fields as `values`, the first table field as line items. What the document service
+ * would refuse is left out with an `info` message in `clamped` (a value over MAX_VALUE_LENGTH is dropped, never cut:
+ * a cut value would be a wrong one; rows past MAX_ROWS are left out), so that one oversized value never keeps
+ * a whole extraction from being recorded.
  */
 export function annotationsFor(
   result: ExtractionResult,
   schema: SchemaField[],
-): { annotations: ExtractedAnnotation[]; confidence: number | null } {
+): { annotations: ExtractedAnnotation[]; confidence: number | null; clamped: ExtractionMessage[] } {
   const byKey = new Map(schema.map((field) => [field.key, field]));
   const annotations: ExtractedAnnotation[] = [];
   const confidences: number[] = [];
+  const clamped: ExtractionMessage[] = [];
   for (const [engineKey, candidates] of Object.entries(FIELD_KEYS) as [InvoiceFieldKey, string[]][]) {
     const field = result.fields[engineKey];
     const target = candidates.map((key) => byKey.get(key)).find((entry) => entry && entry.type !== "table");
     if (!field || !target) continue;
+    if (field.value.length > MAX_VALUE_LENGTH) {
+      clamped.push({
+        key: target.key,
+        message: `The value read is longer than ${MAX_VALUE_LENGTH} characters; it was left out.`,
+        severity: "info",
+      });
+      continue;
+    }
     annotations.push({
       key: target.key,
       value: field.value,
@@ -64,18 +80,37 @@ export function annotationsFor(
     const mapping = (Object.entries(COLUMN_KEYS) as [LineItemColumn, string[]][])
       .map(([column, keys]) => [column, keys.find((key) => columnKeys.has(key))] as const)
       .filter((entry): entry is readonly [LineItemColumn, string] => entry[1] !== undefined);
-    const rows = result.lineItems.rows
+    let longCells = 0;
+    const allRows = result.lineItems.rows
       .map((row) => {
         const cells: Record<string, { value: string }> = {};
-        for (const [column, key] of mapping) if (row[column] !== undefined) cells[key] = { value: row[column] as string };
+        for (const [column, key] of mapping) {
+          const value = row[column];
+          if (value === undefined) continue;
+          if (value.length > MAX_VALUE_LENGTH) longCells += 1;
+          else cells[key] = { value };
+        }
         return cells;
       })
       .filter((cells) => Object.keys(cells).length > 0);
+    const rows = allRows.slice(0, MAX_ROWS);
+    if (longCells > 0)
+      clamped.push({
+        key: table.key,
+        message: `${longCells} cell(s) longer than ${MAX_VALUE_LENGTH} characters were left out.`,
+        severity: "info",
+      });
+    if (allRows.length > MAX_ROWS)
+      clamped.push({
+        key: table.key,
+        message: `The table has ${allRows.length} rows; the first ${MAX_ROWS} were kept and the rest left out.`,
+        severity: "info",
+      });
     if (rows.length) {
       annotations.push({ key: table.key, value: "", rows, confidence: result.lineItems.confidence, source: result.lineItems.source });
       confidences.push(result.lineItems.confidence);
     }
   }
   const confidence = confidences.length ? Math.round(confidences.reduce((sum, value) => sum + value, 0) / confidences.length) : null;
-  return { annotations, confidence };
+  return { annotations, confidence, clamped };
 }

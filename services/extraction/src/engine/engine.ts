@@ -1,8 +1,9 @@
 import { readEinvoice } from "./einvoice.js";
 import { isdocOfIsdocx } from "./isdocx.js";
-import { ocr, ocrAvailable } from "./ocr.js";
+import { OcrRefusedError, ocr, ocrAvailable, type PageSize } from "./ocr.js";
 import { linesOf, type TextItem } from "./page-text.js";
 import { openPdf } from "./pdf.js";
+import { readAttachments } from "./pdf-attachments.js";
 import { fieldsFromLines } from "./text-fields.js";
 import {
   DEFAULT_LIMITS,
@@ -46,12 +47,23 @@ async function fromWords(items: TextItem[], source: "builtin:pdf_text" | "builti
   return fieldsFromLines(linesOf(items), source);
 }
 
-async function fromOcr(bytes: Uint8Array, kind: "pdf" | "image", limits: ExtractionLimits): Promise<ExtractionResult> {
+async function fromOcr(
+  bytes: Uint8Array,
+  kind: "pdf" | "image",
+  limits: ExtractionLimits,
+  pageSizes: PageSize[] = [],
+): Promise<ExtractionResult> {
   if (!limits.ocr || !(await ocrAvailable())) return unreadable(NO_TEXT, "info");
   let items: TextItem[];
   try {
-    items = await ocr(bytes, kind, { maxPages: limits.maxOcrPages, timeoutMs: limits.ocrTimeoutMs });
+    items = await ocr(bytes, kind, {
+      maxPages: limits.maxOcrPages,
+      timeoutMs: limits.ocrTimeoutMs,
+      maxPixels: limits.maxOcrPixels,
+      pageSizes,
+    });
   } catch (error) {
+    if (error instanceof OcrRefusedError) return unreadable(error.message);
     const killed = (error as { killed?: boolean }).killed;
     return unreadable(killed ? "OCR took too long and was stopped; fill the fields by hand." : "OCR could not read this file.");
   }
@@ -64,8 +76,9 @@ const EINVOICE_ATTACHMENT = /\.(xml|isdoc)$/i;
 async function fromPdf(bytes: Uint8Array, limits: ExtractionLimits): Promise<ExtractionResult> {
   const pdf = await openPdf(bytes);
   try {
-    const messages: ExtractionMessage[] = [];
-    for (const attachment of pdf.attachments.filter((entry) => EINVOICE_ATTACHMENT.test(entry.name))) {
+    const embedded = await readAttachments(bytes, EINVOICE_ATTACHMENT, limits.maxXmlBytes);
+    const messages: ExtractionMessage[] = embedded.problems.map((message) => ({ key: null, message, severity: "warning" }));
+    for (const attachment of embedded.attachments) {
       try {
         const read = readEinvoice(parseXml(attachment.content, limits.maxXmlBytes), "pdf");
         if (read) return read;
@@ -82,7 +95,10 @@ async function fromPdf(bytes: Uint8Array, limits: ExtractionLimits): Promise<Ext
       });
     const items = await pdf.text(limits.maxPages);
     const textLength = items.reduce((total, item) => total + item.text.trim().length, 0);
-    const result = textLength >= 20 ? await fromWords(items, "builtin:pdf_text") : await fromOcr(bytes, "pdf", limits);
+    const result =
+      textLength >= 20
+        ? await fromWords(items, "builtin:pdf_text")
+        : await fromOcr(bytes, "pdf", limits, await pdf.pageSizes(limits.maxOcrPages));
     return { ...result, messages: [...messages, ...result.messages] };
   } finally {
     await pdf.close().catch(() => undefined);

@@ -1,8 +1,9 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { imageSize } from "image-size";
 import type { TextItem } from "./page-text.js";
 
 const run = promisify(execFile);
@@ -45,24 +46,76 @@ export function wordsOfTsv(tsv: string, page: number): TextItem[] {
   return items;
 }
 
-// One thread per tesseract run: the worker pool already runs several extractions side by side.
-const TESSERACT_ENV = { ...process.env, OMP_THREAD_LIMIT: "1" };
+/** Resolution pages are rasterized at for OCR, unless the page is so large that it would pass the pixel cap. */
+const OCR_DPI = 200;
+/** Below this a page's text cannot be read anyway: a page that would need it is not rasterized at all. */
+const MIN_OCR_DPI = 50;
 
-async function recognize(image: string, page: number, timeoutMs: number): Promise<TextItem[]> {
+/** A page's size in PDF points (1/72 inch), from the page's own box. */
+export interface PageSize {
+  width: number;
+  height: number;
+}
+
+/** What a page is rasterized at: 200 dpi, or less where that would pass `maxPixels`; undefined when too large to read. */
+export function ocrDpi(page: PageSize, maxPixels: number): number | undefined {
+  const squareInches = (Math.abs(page.width) / 72) * (Math.abs(page.height) / 72);
+  if (!(squareInches > 0)) return undefined;
+  const dpi = Math.min(OCR_DPI, Math.floor(Math.sqrt(maxPixels / squareInches)));
+  return dpi >= MIN_OCR_DPI ? dpi : undefined;
+}
+
+/** Thrown for a file OCR must not touch (pixels past the cap); its message is the user's. */
+export class OcrRefusedError extends Error {}
+
+async function recognize(image: string, page: number, timeoutMs: number, scale = 1): Promise<TextItem[]> {
+  // The environment is the reader's own (see pool.ts): no secret, one thread per run.
   const { stdout } = await run("tesseract", [image, "stdout", "-l", "ces+eng", "--psm", "4", "tsv"], {
     timeout: timeoutMs,
     maxBuffer: 16 * 1024 * 1024,
-    env: TESSERACT_ENV,
+    killSignal: "SIGKILL",
   });
-  // Tesseract's boxes are pixels; scale them to the same order as a PDF's points so thresholds stay alike.
-  return wordsOfTsv(stdout, page);
+  // Boxes are pixels; a page rasterized below 200 dpi is scaled up so that the layout's thresholds stay alike.
+  const words = wordsOfTsv(stdout, page);
+  if (scale === 1) return words;
+  return words.map((word) => ({ ...word, x: word.x * scale, y: word.y * scale, width: word.width * scale, height: word.height * scale }));
+}
+
+/** Width × height of an image from its header, before any decoder allocates for it; undefined when unknown. */
+function imagePixels(bytes: Uint8Array): number | undefined {
+  try {
+    const { width, height } = imageSize(bytes);
+    return width && height ? width * height : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface OcrOptions {
+  maxPages: number;
+  timeoutMs: number;
+  /** Pixels one rasterized page or image may have (a 337-byte PDF can declare a page of square metres). */
+  maxPixels: number;
+  /** The PDF's page sizes, first page first (from its own boxes), so that each is rasterized within `maxPixels`. */
+  pageSizes?: PageSize[];
 }
 
 /**
  * OCRs an image, or the first `maxPages` pages of a PDF rasterized by pdftoppm, in a private temporary
- * directory that is removed afterwards. Each program runs with a timeout and is killed past it.
+ * directory that is removed afterwards. Each page is rasterized at a resolution that keeps it under the pixel cap,
+ * an image over the cap is refused before tesseract decodes it, and each program is killed past its time. (The
+ * reader process around this is killed with its whole process group at the pool's deadline, and its temporary
+ * directory removed, so nothing started here outlives the file's budget.)
  */
-export async function ocr(bytes: Uint8Array, kind: "pdf" | "image", options: { maxPages: number; timeoutMs: number }): Promise<TextItem[]> {
+export async function ocr(bytes: Uint8Array, kind: "pdf" | "image", options: OcrOptions): Promise<TextItem[]> {
+  if (kind === "image") {
+    const pixels = imagePixels(bytes);
+    if (pixels === undefined) throw new OcrRefusedError("The image's size could not be read; it was not OCRed.");
+    if (pixels > options.maxPixels)
+      throw new OcrRefusedError(
+        `The image has ${Math.round(pixels / 1e6)} million pixels, more than the ${Math.round(options.maxPixels / 1e6)} million OCR reads; it was not OCRed.`,
+      );
+  }
   const directory = await mkdtemp(path.join(os.tmpdir(), "docex-ocr-"));
   const started = Date.now();
   const remaining = () => Math.max(1_000, options.timeoutMs - (Date.now() - started));
@@ -70,12 +123,24 @@ export async function ocr(bytes: Uint8Array, kind: "pdf" | "image", options: { m
     const input = path.join(directory, kind === "pdf" ? "input.pdf" : "input.img");
     await writeFile(input, bytes);
     if (kind === "image") return await recognize(input, 1, remaining());
-    await run("pdftoppm", ["-r", "200", "-gray", "-png", "-f", "1", "-l", String(options.maxPages), input, path.join(directory, "page")], {
-      timeout: remaining(),
-    });
-    const pages = (await readdir(directory)).filter((file) => /^page-\d+\.png$/.test(file)).sort();
     const items: TextItem[] = [];
-    for (const [index, file] of pages.entries()) items.push(...(await recognize(path.join(directory, file), index + 1, remaining())));
+    const sizes = options.pageSizes ?? [];
+    for (let number = 1; number <= Math.min(options.maxPages, sizes.length); number += 1) {
+      const dpi = ocrDpi(sizes[number - 1] as PageSize, options.maxPixels);
+      if (dpi === undefined) continue;
+      const prefix = path.join(directory, `page-${number}`);
+      await run(
+        "pdftoppm",
+        ["-r", String(dpi), "-gray", "-png", "-singlefile", "-f", String(number), "-l", String(number), input, prefix],
+        {
+          timeout: remaining(),
+          killSignal: "SIGKILL",
+        },
+      );
+      const image = `${prefix}.png`;
+      items.push(...(await recognize(image, number, remaining(), OCR_DPI / dpi)));
+      await rm(image, { force: true });
+    }
     return items;
   } finally {
     await rm(directory, { recursive: true, force: true });

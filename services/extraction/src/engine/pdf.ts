@@ -8,16 +8,12 @@ const require = createRequire(import.meta.url);
 /** pdf.js reads the metrics of the 14 standard fonts from its own package, never from anywhere the file names. */
 const STANDARD_FONTS = `${path.join(path.dirname(require.resolve("pdfjs-dist/package.json")), "standard_fonts")}/`;
 
-export interface PdfAttachment {
-  name: string;
-  content: Uint8Array;
-}
-
 export interface OpenedPdf {
   pages: number;
-  attachments: PdfAttachment[];
   /** Text items of the first `maxPages` pages, y from the top of each page. */
   text(maxPages: number): Promise<TextItem[]>;
+  /** Sizes in points of the first `maxPages` pages, from their boxes (nothing is rendered). */
+  pageSizes(maxPages: number): Promise<{ width: number; height: number }[]>;
   close(): Promise<void>;
 }
 
@@ -45,16 +41,8 @@ export async function openPdf(bytes: Uint8Array): Promise<OpenedPdf> {
     if (name === "PasswordException") throw new UnreadableFileError("The PDF is encrypted with a password; it cannot be read.");
     throw new UnreadableFileError(`The PDF cannot be read (${(error as Error).message || name || "damaged file"}).`);
   }
-  let attachments: PdfAttachment[] = [];
-  try {
-    const found = ((await document.getAttachments()) ?? {}) as Record<string, { filename: string; content: Uint8Array }>;
-    attachments = Object.values(found).map((entry) => ({ name: entry.filename, content: entry.content }));
-  } catch {
-    attachments = [];
-  }
   return {
     pages: document.numPages,
-    attachments,
     async text(maxPages: number) {
       const items: TextItem[] = [];
       for (let number = 1; number <= Math.min(maxPages, document.numPages); number += 1) {
@@ -77,6 +65,14 @@ export async function openPdf(bytes: Uint8Array): Promise<OpenedPdf> {
         page.cleanup();
       }
       return items;
+    },
+    async pageSizes(maxPages: number) {
+      const sizes: { width: number; height: number }[] = [];
+      for (let number = 1; number <= Math.min(maxPages, document.numPages); number += 1) {
+        const { width, height } = (await document.getPage(number)).getViewport({ scale: 1 });
+        sizes.push({ width, height });
+      }
+      return sizes;
     },
     close: () => task.destroy(),
   };

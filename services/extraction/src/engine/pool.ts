@@ -1,14 +1,26 @@
-import { Worker } from "node:worker_threads";
+import { type ChildProcess, fork } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { readdir, readFile, rm } from "node:fs/promises";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import type { ReaderJob, ReaderReply } from "./reader-process.js";
 import { DEFAULT_LIMITS, type ExtractionInput, type ExtractionLimits, type ExtractionResult } from "./types.js";
 
 export interface ExtractionPoolOptions {
-  /** Worker threads, each extracting one file at a time. */
+  /** Reading processes, each extracting one file at a time. */
   size: number;
-  /** A file still being read after this long is abandoned and its worker replaced. */
+  /** A file still being read after this long is abandoned: its process (and its OCR programs) are killed. */
   timeoutMs: number;
-  /** Old-generation heap of each worker; a file needing more ends its worker, not the service. */
+  /** Memory a reading process may take beyond what it holds when it starts; a file needing more costs that process. */
   maxMemoryMb: number;
   limits?: Partial<ExtractionLimits>;
+  /** Where each reading process gets a temporary directory of its own (os.tmpdir() by default). */
+  tmpRoot?: string;
+  /** Told once when a reading process could not cap its own memory (the watchdog is then the only bound). */
+  onUncapped?: () => void;
 }
 
 interface Job {
@@ -18,33 +30,117 @@ interface Job {
   reject: (error: Error) => void;
 }
 
-interface Slot {
-  worker: Worker;
+interface Reader {
+  child: ChildProcess;
+  /** The reader's temporary directory (its TMPDIR): OCR's rasterized pages; removed with the reader. */
+  tmpDir: string;
+  ready: boolean;
+  /** Resident memory once started, in bytes: the watchdog's cap counts from here. */
+  baseRss: number;
   job?: Job;
-  timer?: NodeJS.Timeout;
+  deadline?: NodeJS.Timeout;
+  watchdog?: NodeJS.Timeout;
+  /** The end of the reader's stderr, where V8 says it ran out of memory. */
+  stderrTail: string;
+  ended: boolean;
 }
 
 const running = import.meta.url.endsWith(".ts");
-const WORKER_URL = new URL(running ? "./worker.ts" : "./worker.js", import.meta.url);
+const READER_PATH = new URL(running ? "./reader-process.ts" : "./reader-process.js", import.meta.url).pathname;
+const TMP_PREFIX = "docex-reader-";
+/** How often a reader's resident memory is looked at while it reads. */
+const WATCH_INTERVAL_MS = 50;
+const MEMORY_SIGNS = /out of memory|allocation failed|heap limit|Cannot allocate memory|ENOMEM/i;
 
-function failed(message: string): ExtractionResult {
-  return { format: "unreadable", fields: {}, messages: [{ key: null, message, severity: "warning" }] };
+/** The variables a reader runs with: none of the service's (database URL, NATS token, keys); only what programs need. */
+function readerEnvironment(tmpDir: string, capBytes: number): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+    TMPDIR: tmpDir,
+    HOME: tmpDir,
+    LANG: "C.UTF-8",
+    // One thread per tesseract run: the pool already runs several readers side by side.
+    OMP_THREAD_LIMIT: "1",
+    DOCEX_READER_MEMORY_BYTES: String(capBytes),
+  };
+  if (process.env.TESSDATA_PREFIX) env.TESSDATA_PREFIX = process.env.TESSDATA_PREFIX;
+  if (process.env.NODE_ENV) env.NODE_ENV = process.env.NODE_ENV;
+  return env;
+}
+
+/** Resident bytes of a process and its children (the OCR programs a reader runs); undefined without /proc. */
+async function residentBytes(pid: number): Promise<number | undefined> {
+  const rssOf = async (of: number) => {
+    const kilobytes = /^VmRSS:\s+(\d+)\s+kB/m.exec(await readFile(`/proc/${of}/status`, "utf8"))?.[1];
+    return kilobytes === undefined ? 0 : Number(kilobytes) * 1024;
+  };
+  try {
+    let total = await rssOf(pid);
+    const children = (await readFile(`/proc/${pid}/task/${pid}/children`, "utf8").catch(() => "")).trim();
+    for (const child of children ? children.split(/\s+/) : []) total += await rssOf(Number(child)).catch(() => 0);
+    return total;
+  } catch {
+    return undefined;
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** A result for a file whose reader was stopped: the document goes to extraction_failed with this message. */
+export function stoppedResult(message: string): ExtractionResult {
+  return { format: "unreadable", fields: {}, messages: [{ key: null, message, severity: "warning" }], stopped: true };
 }
 
 /**
- * Runs extractions in worker threads with resourceLimits and a deadline, so a PDF bomb, an endless
- * parse or a runaway allocation costs one worker (replaced at once) and ends in a clear message.
+ * Reads files in processes of their own, each in its own process group, with its memory capped by the operating
+ * system (RLIMIT_DATA, set by the reader itself, see reader-process.ts) and watched from here (resident memory of
+ * the reader and its OCR programs), and a deadline. A PDF bomb, a huge page or an endless parse costs one reader:
+ * its whole group is killed, its temporary directory removed, a new reader started, and the file ends with a
+ * message. Readers inherit none of the service's secrets.
  */
 export class ExtractionPool {
-  private readonly slots: Slot[] = [];
+  private readonly readers: Reader[] = [];
   private readonly queue: Job[] = [];
   private readonly limits: ExtractionLimits;
+  private readonly tmpRoot: string;
+  private readonly capBytes: number;
+  private readonly owner = `${process.pid}-${randomBytes(4).toString("hex")}`;
   private nextId = 1;
+  private nextReader = 1;
   private closed = false;
+  private warnedUncapped = false;
 
   constructor(private readonly options: ExtractionPoolOptions) {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
-    for (let index = 0; index < Math.max(1, options.size); index += 1) this.slots.push(this.spawn());
+    this.tmpRoot = options.tmpRoot ?? os.tmpdir();
+    this.capBytes = options.maxMemoryMb * 1024 * 1024;
+    for (let index = 0; index < Math.max(1, options.size); index += 1) this.readers.push(this.spawn());
+  }
+
+  /**
+   * Removes the temporary directories of readers whose service is gone (killed, or an earlier run of this container,
+   * whose process id this one may have inherited): OCR's pages of a killed reader must not fill the disk.
+   */
+  async sweep(): Promise<number> {
+    const entries = await readdir(this.tmpRoot).catch(() => [] as string[]);
+    let removed = 0;
+    for (const entry of entries) {
+      const match = new RegExp(`^${TMP_PREFIX}(\\d+)-([0-9a-f]+)-\\d+$`).exec(entry);
+      if (!match) continue;
+      const [, pid, owner] = match;
+      const ours = `${pid}-${owner}` === this.owner;
+      if (ours || (Number(pid) !== process.pid && pidAlive(Number(pid)))) continue;
+      await rm(path.join(this.tmpRoot, entry), { recursive: true, force: true });
+      removed += 1;
+    }
+    return removed;
   }
 
   extract(input: ExtractionInput): Promise<ExtractionResult> {
@@ -55,87 +151,162 @@ export class ExtractionPool {
     });
   }
 
+  /** Process ids of the readers (tests look at their environment and memory). */
+  readerPids(): number[] {
+    return this.readers.flatMap((reader) => (reader.child.pid === undefined ? [] : [reader.child.pid]));
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     for (const job of this.queue.splice(0)) job.reject(new Error("the extraction pool is closed"));
     await Promise.all(
-      this.slots.map(async (slot) => {
-        clearTimeout(slot.timer);
-        slot.job?.reject(new Error("the extraction pool is closed"));
-        slot.job = undefined;
-        await slot.worker.terminate();
+      this.readers.splice(0).map(async (reader) => {
+        reader.job?.reject(new Error("the extraction pool is closed"));
+        reader.job = undefined;
+        await this.end(reader);
       }),
     );
   }
 
-  private spawn(): Slot {
-    // Under tests the sources run through tsx; the worker registers the same loader before loading itself.
-    const entry = running
-      ? `import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}); });`
-      : WORKER_URL;
-    const worker = new Worker(entry, {
-      eval: running,
-      resourceLimits: {
-        maxOldGenerationSizeMb: this.options.maxMemoryMb,
-        maxYoungGenerationSizeMb: Math.max(16, Math.round(this.options.maxMemoryMb / 8)),
-      },
-      stdout: false,
-      stderr: false,
+  private spawn(): Reader {
+    const tmpDir = path.join(this.tmpRoot, `${TMP_PREFIX}${this.owner}-${this.nextReader++}`);
+    mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
+    const execArgv = [
+      // Under tests the sources run through tsx; so does the reader.
+      ...(running ? ["--import", pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href] : []),
+      // The heap fits inside the data cap; the cap is what bounds buffers that live outside the heap.
+      `--max-old-space-size=${this.options.maxMemoryMb}`,
+    ];
+    const child = fork(READER_PATH, [], {
+      execArgv,
+      env: readerEnvironment(tmpDir, this.capBytes),
+      cwd: tmpDir,
+      // Its own process group: a kill reaches the OCR programs it started too.
+      detached: true,
+      serialization: "advanced",
+      stdio: ["ignore", "ignore", "pipe", "ipc"],
     });
-    const slot: Slot = { worker };
-    worker.on("message", (message: { id: number; result?: ExtractionResult; error?: string }) => {
-      const job = slot.job;
-      if (!job || job.id !== message.id) return;
-      clearTimeout(slot.timer);
-      slot.job = undefined;
-      if (message.result) job.resolve(message.result);
-      else job.reject(new Error(message.error ?? "extraction failed"));
-      this.dispatch();
+    const reader: Reader = { child, tmpDir, ready: false, baseRss: 0, stderrTail: "", ended: false };
+    child.stderr?.on("data", (chunk: Buffer) => {
+      reader.stderrTail = (reader.stderrTail + chunk.toString("utf8")).slice(-4_096);
     });
-    worker.on("error", (error: Error & { code?: string }) => {
-      const tooBig = error.code === "ERR_WORKER_OUT_OF_MEMORY";
+    child.on("message", (reply: ReaderReply) => this.onReply(reader, reply));
+    child.on("exit", (code, signal) => {
+      if (reader.ended) return;
+      const memory = MEMORY_SIGNS.test(reader.stderrTail);
       this.replace(
-        slot,
-        tooBig
-          ? failed(`Reading this file needed more than ${this.options.maxMemoryMb} MB of memory; it was stopped.`)
-          : failed(`The file could not be read (${error.message}).`),
+        reader,
+        memory ? this.memoryResult() : stoppedResult(`The file could not be read (the reader stopped: ${signal ?? `exit code ${code}`}).`),
       );
     });
-    worker.on("exit", () => {
-      if (!this.closed && this.slots.includes(slot)) this.replace(slot, failed("The file could not be read (the reader stopped)."));
+    child.on("error", () => {
+      if (!reader.ended) this.replace(reader, stoppedResult("The file could not be read (the reader could not be started)."));
     });
-    worker.unref();
-    return slot;
+    child.unref();
+    child.channel?.unref();
+    return reader;
   }
 
-  /** Ends the slot's job with `result`, replaces its worker with a fresh one, and goes on with the queue. */
-  private replace(slot: Slot, result: ExtractionResult): void {
-    clearTimeout(slot.timer);
-    const job = slot.job;
-    slot.job = undefined;
-    const index = this.slots.indexOf(slot);
-    if (index >= 0) this.slots.splice(index, 1);
-    slot.worker.removeAllListeners("exit");
-    void slot.worker.terminate();
+  private onReply(reader: Reader, reply: ReaderReply): void {
+    if ("ready" in reply) {
+      reader.ready = true;
+      if (!reply.capped && !this.warnedUncapped) {
+        this.warnedUncapped = true;
+        this.options.onUncapped?.();
+      }
+      void residentBytes(reader.child.pid ?? 0).then((bytes) => {
+        reader.baseRss = bytes ?? 0;
+        this.dispatch();
+      });
+      return;
+    }
+    const job = reader.job;
+    if (!job || job.id !== reply.id) return;
+    this.settle(reader);
+    if ("result" in reply) {
+      job.resolve(reply.result);
+      this.dispatch();
+      return;
+    }
+    // A reader that threw may have half-built state (an allocation refused half-way): it is not reused.
+    this.replace(
+      reader,
+      MEMORY_SIGNS.test(reply.error) ? this.memoryResult() : stoppedResult(`The file could not be read (${reply.error}).`),
+      job,
+    );
+  }
+
+  private memoryResult(): ExtractionResult {
+    return stoppedResult(`Reading this file needed more than ${this.options.maxMemoryMb} MB of memory; it was stopped.`);
+  }
+
+  private settle(reader: Reader): void {
+    clearTimeout(reader.deadline);
+    clearInterval(reader.watchdog);
+    reader.deadline = undefined;
+    reader.watchdog = undefined;
+    reader.job = undefined;
+  }
+
+  /** Ends `reader` (its whole process group) and its temporary directory. */
+  private async end(reader: Reader): Promise<void> {
+    this.settle(reader);
+    if (!reader.ended) {
+      reader.ended = true;
+      const exited = new Promise<void>((resolve) => {
+        if (reader.child.exitCode !== null || reader.child.signalCode !== null) resolve();
+        else reader.child.once("exit", () => resolve());
+      });
+      try {
+        if (reader.child.pid !== undefined) process.kill(-reader.child.pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+    }
+    await rm(reader.tmpDir, { recursive: true, force: true }).catch(() => undefined);
+  }
+
+  /** Ends the reader's job with `result`, ends the reader, starts a new one and goes on with the queue. */
+  private replace(reader: Reader, result: ExtractionResult, finished?: Job): void {
+    const job = finished ?? reader.job;
+    const index = this.readers.indexOf(reader);
+    if (index >= 0) this.readers.splice(index, 1);
+    void this.end(reader);
     job?.resolve(result);
     if (!this.closed) {
-      this.slots.push(this.spawn());
+      this.readers.push(this.spawn());
       this.dispatch();
     }
   }
 
   private dispatch(): void {
-    for (const slot of this.slots) {
-      if (slot.job) continue;
+    for (const reader of this.readers) {
+      if (reader.job || !reader.ready || reader.ended) continue;
       const job = this.queue.shift();
       if (!job) return;
-      slot.job = job;
-      slot.timer = setTimeout(
+      reader.job = job;
+      reader.deadline = setTimeout(
         () =>
-          this.replace(slot, failed(`Reading this file took longer than ${Math.round(this.options.timeoutMs / 1000)} s; it was stopped.`)),
+          this.replace(
+            reader,
+            stoppedResult(`Reading this file took longer than ${Math.round(this.options.timeoutMs / 1000)} s; it was stopped.`),
+          ),
         this.options.timeoutMs,
       );
-      slot.worker.postMessage({ id: job.id, input: job.input, limits: this.limits });
+      reader.watchdog = setInterval(() => void this.watch(reader, job), WATCH_INTERVAL_MS);
+      const message: ReaderJob = { id: job.id, input: job.input, limits: this.limits };
+      reader.child.send(message, (error) => {
+        if (error && reader.job === job) this.replace(reader, stoppedResult("The file could not be handed to the reader."));
+      });
     }
+  }
+
+  /** Kills a reader whose group holds more than its cap above what it started with. */
+  private async watch(reader: Reader, job: Job): Promise<void> {
+    const pid = reader.child.pid;
+    if (pid === undefined || reader.job !== job) return;
+    const bytes = await residentBytes(pid);
+    if (bytes !== undefined && reader.job === job && bytes > reader.baseRss + this.capBytes) this.replace(reader, this.memoryResult());
   }
 }

@@ -53,6 +53,8 @@ export interface ExtractionResult {
   fields: Partial<Record<InvoiceFieldKey, ExtractedField>>;
   lineItems?: { rows: LineItemRow[]; confidence: number; source: ValueSource };
   messages: ExtractionMessage[];
+  /** The reader was stopped (memory, time, a crash): the document goes to extraction_failed, not to validation. */
+  stopped?: true;
 }
 
 /** The input of one extraction: the uploaded bytes and what the uploader said about them. */
@@ -74,6 +76,8 @@ export interface ExtractionLimits {
   ocrTimeoutMs: number;
   /** Whether OCR may run (tesseract and pdftoppm on PATH). */
   ocr: boolean;
+  /** Pixels one page is rasterized to, or one image may have, for OCR. */
+  maxOcrPixels: number;
 }
 
 export const DEFAULT_LIMITS: ExtractionLimits = {
@@ -82,6 +86,8 @@ export const DEFAULT_LIMITS: ExtractionLimits = {
   maxXmlBytes: 10 * 1024 * 1024,
   ocrTimeoutMs: 20_000,
   ocr: true,
+  // An A3 page at 200 dpi is 7.8 million; 25 million is about 100 MB of rasterizer bitmap.
+  maxOcrPixels: 25_000_000,
 };
 
 /** A file the engine refuses to read further; its message is shown to the user. */

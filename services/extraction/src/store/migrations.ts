@@ -21,4 +21,19 @@ export const migrations: Migration[] = [
         CREATE INDEX extraction_runs_by_document ON extraction_runs (document_id);
       `,
   ),
+  sqlMigration(
+    "0002-extraction-reads",
+    `
+        -- Reads of a document.created event's file that were started; committed before each read, so that a file
+        -- that kills the service while it is read (and is redelivered) is counted, and given up past a limit.
+        CREATE TABLE extraction_reads (
+          event_id         uuid PRIMARY KEY,
+          document_id      uuid NOT NULL,
+          queue_id         uuid NOT NULL,
+          reads            integer NOT NULL,
+          last_started_at  timestamptz NOT NULL DEFAULT now()
+        );
+        CREATE INDEX extraction_reads_by_queue ON extraction_reads (queue_id);
+      `,
+  ),
 ];

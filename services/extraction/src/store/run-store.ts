@@ -22,6 +22,17 @@ export class RunStore {
     return rows.length > 0;
   }
 
+  /** Counts one more started read of the event's file and answers how many were started, this one included. */
+  async startRead(read: { eventId: string; documentId: string; queueId: string }): Promise<number> {
+    const rows = await this.sequelize.query<{ reads: number }>(
+      `INSERT INTO extraction_reads (event_id, document_id, queue_id, reads) VALUES ($1, $2, $3, 1)
+       ON CONFLICT (event_id) DO UPDATE SET reads = extraction_reads.reads + 1, last_started_at = now()
+       RETURNING reads`,
+      { bind: [read.eventId, read.documentId, read.queueId], type: QueryTypes.SELECT },
+    );
+    return Number(rows[0]?.reads ?? 1);
+  }
+
   async record(run: ExtractionRun): Promise<void> {
     await this.sequelize.query(
       `INSERT INTO extraction_runs (event_id, document_id, queue_id, format, outcome, fields_found, duration_ms)

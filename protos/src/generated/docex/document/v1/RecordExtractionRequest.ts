@@ -16,6 +16,11 @@ export interface RecordExtractionRequestInput {
    * JSON array of {key: string | null, message, severity}: messages to add, e.g. info "no text could be read"; "" adds none.
    */
   'messages_json'?: (string);
+  /**
+   * The engine gave up on the file (it overran the reader's memory or time, or stopped the reader on every try): the
+   * document moves to extraction_failed with the messages, and extraction_json is ignored.
+   */
+  'failed'?: (boolean);
 }
 
 export interface RecordExtractionRequest {
@@ -33,4 +38,9 @@ export interface RecordExtractionRequest {
    * JSON array of {key: string | null, message, severity}: messages to add, e.g. info "no text could be read"; "" adds none.
    */
   'messages_json': (string);
+  /**
+   * The engine gave up on the file (it overran the reader's memory or time, or stopped the reader on every try): the
+   * document moves to extraction_failed with the messages, and extraction_json is ignored.
+   */
+  'failed': (boolean);
 }
