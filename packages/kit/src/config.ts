@@ -144,13 +144,32 @@ export class ConfigError extends Error {
  */
 export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
   const result = schema.safeParse(env);
-  if (result.success) return result.data;
+  if (result.success) {
+    const problems = problemsTogether(result.data, env);
+    if (problems.length > 0) throw new ConfigError(problems);
+    return result.data;
+  }
   const problems = result.error.issues.map((issue) => {
     const name = issue.path.join(".") || "(environment)";
     const given = issue.path.length === 1 ? env[String(issue.path[0])] : undefined;
     return given === undefined ? `${name}: ${issue.message} (not set)` : `${name}: ${issue.message}`;
   });
   throw new ConfigError(problems);
+}
+
+/**
+ * Settings each valid alone that every process refuses together. Checked after the schema rather than in it: a
+ * refined zod object can no longer be extended, and every service extends the kit's schema.
+ */
+function problemsTogether(config: unknown, env: NodeJS.ProcessEnv): string[] {
+  const insecure = (config as { GRPC_INSECURE?: unknown } | null)?.GRPC_INSECURE === true;
+  if (insecure && env.NODE_ENV?.trim().toLowerCase() === "production") {
+    return [
+      "GRPC_INSECURE: must not be true with NODE_ENV=production: plaintext gRPC identifies no caller and checks no caller list; " +
+        "give GRPC_TLS_DIR (the service's certificate, key and CA) instead",
+    ];
+  }
+  return [];
 }
 
 /** `loadConfig` for a composition root: a bad environment prints what is wrong and exits 1. */

@@ -17,6 +17,17 @@ describe("SecretSealer", () => {
     expect(sealer.seal("same", "c")).to.not.equal(sealer.seal("same", "c"));
   });
 
+  it("takes a 16-byte GCM tag only: the same value with its tag cut to 4 or 12 bytes does not open", () => {
+    // An empty secret: iv | tag. A GCM tag cut short is a prefix of the full one, so a decipher without a pinned tag
+    // length opened these (and checked only 4 bytes: forgeable in about 2^32 tries).
+    const bytes = Buffer.from(sealer.seal("", "c").slice(3), "base64");
+    expect(sealer.open(`v1.${bytes.toString("base64")}`, "c")).to.equal("");
+    for (const tagBytes of [4, 12]) {
+      const cut = `v1.${bytes.subarray(0, 12 + tagBytes).toString("base64")}`;
+      expect(() => sealer.open(cut, "c"), `a ${tagBytes}-byte tag`).to.throw(/too short/);
+    }
+  });
+
   it("refuses a key that is not 32 bytes, naming it, and fingerprints the key", () => {
     expect(() => new SecretSealer(randomBytes(16), "WEBHOOK_KEY_ENCRYPTION_KEY")).to.throw("WEBHOOK_KEY_ENCRYPTION_KEY must be 32 bytes.");
     const key = randomBytes(32);

@@ -1,6 +1,12 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
 
 const SEALED_PREFIX = "v1.";
+const IV_BYTES = 12;
+/**
+ * GCM's full tag, pinned on both sides: without `authTagLength` a decipher takes any tag of 4 to 16 bytes, and a
+ * value cut to a 4-byte tag could be forged in about 2^32 tries.
+ */
+const TAG_BYTES = 16;
 
 /**
  * AES-256-GCM for secrets at rest under a service's key-encryption key (AUTH_KEY_ENCRYPTION_KEY,
@@ -22,21 +28,22 @@ export class SecretSealer {
 
   /** `context` says what the plaintext belongs to; opening it under another context fails. */
   seal(plaintext: string, context: string): string {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv("aes-256-gcm", this.key, iv);
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv("aes-256-gcm", this.key, iv, { authTagLength: TAG_BYTES });
     cipher.setAAD(Buffer.from(context, "utf8"));
     const ciphertext = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
     return SEALED_PREFIX + Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString("base64");
   }
 
-  /** Throws for another key, another context, a tampered value or an unknown format. */
+  /** Throws for another key, another context, a tampered or truncated value or an unknown format. */
   open(sealed: string, context: string): string {
     if (!sealed.startsWith(SEALED_PREFIX)) throw new Error("Unknown sealed-secret format.");
     const bytes = Buffer.from(sealed.slice(SEALED_PREFIX.length), "base64");
-    const decipher = createDecipheriv("aes-256-gcm", this.key, bytes.subarray(0, 12));
+    if (bytes.length < IV_BYTES + TAG_BYTES) throw new Error("The sealed secret is too short to hold its IV and a 16-byte tag.");
+    const decipher = createDecipheriv("aes-256-gcm", this.key, bytes.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES });
     decipher.setAAD(Buffer.from(context, "utf8"));
-    decipher.setAuthTag(bytes.subarray(12, 28));
-    return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString("utf8");
+    decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+    return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString("utf8");
   }
 }
 

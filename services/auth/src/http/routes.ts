@@ -1,4 +1,4 @@
-import { type AccessTokenVerifier, ApiDescription, authenticate, callerOf, dataOf, UnauthorizedError } from "@docex/kit";
+import { type AccessTokenVerifier, ApiDescription, authenticate, callerOf, dataOf, NotFoundError, UnauthorizedError } from "@docex/kit";
 import type { Request, RequestHandler, Router } from "express";
 import type { AuthDomain } from "../domain/auth-domain.js";
 import type { RequestContext } from "../domain/request-context.js";
@@ -67,7 +67,11 @@ export function authHttp(domain: AuthDomain, verifier: AccessTokenVerifier): Aut
   const signedIn = authenticate(verifier);
 
   const currentUser = async (req: Request) => {
-    const user = await domain.directory.get(callerOf(req).userId).catch(() => undefined);
+    // Only "no such user" means the account is gone; any other failure (the database down: 503) is thrown as it is.
+    const user = await domain.directory.get(callerOf(req).userId).catch((error: unknown) => {
+      if (error instanceof NotFoundError) return undefined;
+      throw error;
+    });
     if (!user || user.status === "deactivated") throw new UnauthorizedError("The account of this token no longer exists.", "invalid_token");
     return user;
   };
