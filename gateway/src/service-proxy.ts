@@ -13,6 +13,7 @@ import {
 } from "@docex/kit";
 import type { Request, RequestHandler, Response } from "express";
 import { createProxyMiddleware, type Options, type Plugin } from "http-proxy-middleware";
+import { passTraceContext } from "./trace-headers.js";
 import type { Upstream } from "./upstream-pool.js";
 
 export interface ServiceProxyOptions {
@@ -68,6 +69,7 @@ export function createServiceProxy(options: ServiceProxyOptions): RequestHandler
     proxyServer.on("proxyReq", (proxyReq, req, res) => {
       res.on("error", ignoreResponseError);
       passClientAddress(proxyReq, req, upstream.service, options.clientAddresses);
+      passTraceContext(proxyReq);
       proxyReq.once("timeout", () => cutShort.set(req, "timeout"));
       if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] !== undefined) {
         limitStreamedBody(req, proxyReq, options.bodyLimitOf(req));

@@ -90,6 +90,7 @@ interface FixtureReport {
   tracing: boolean;
   registered: string[];
   innerTraceparent: string | null;
+  innerBaggage: string | null;
   log: Record<string, unknown>;
   logs: Array<Record<string, unknown>>;
 }
@@ -150,7 +151,7 @@ describe("the tracing register in a process (node --import @docex/kit/tracing/re
     expect(report.inWorker).to.deep.equal([]);
   });
 
-  it("with an endpoint continues the client's trace, hands it on to outgoing requests, names it in log lines and exports as http/json", async () => {
+  it("with an endpoint continues the client's trace (not its baggage), hands it on to outgoing requests, names it in log lines and exports as http/json", async () => {
     const report = await runFixture({
       OTEL_EXPORTER_OTLP_ENDPOINT: baseUrlOf(collector.server),
       OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
@@ -158,6 +159,8 @@ describe("the tracing register in a process (node --import @docex/kit/tracing/re
     });
     expect(report.tracing).to.equal(true);
     expect(report.innerTraceparent?.split("-")[1]).to.equal(clientTrace);
+    // The client's baggage is not propagated: the kit's SDK propagates trace context only.
+    expect(report.innerBaggage).to.equal(null);
     expect(report.log).to.include({ trace_id: clientTrace, msg: "handling outer" });
     expect(report.log.span_id).to.match(/^[0-9a-f]{16}$/);
     expect(collector.exports.length).to.be.greaterThan(0);

@@ -1,3 +1,4 @@
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { OTLPTraceExporter as OtlpJsonTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { OTLPTraceExporter as OtlpProtobufTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { ExpressInstrumentation, ExpressLayerType } from "@opentelemetry/instrumentation-express";
@@ -29,6 +30,9 @@ export function startTracing(settings: TracingSettings): void {
     traceExporter: new RedactingSpanExporter(
       settings.protocol === "http/json" ? new OtlpJsonTraceExporter() : new OtlpProtobufTraceExporter(),
     ),
+    // Trace context only: W3C baggage (the SDK's other default) would carry whatever a client sent along every call,
+    // event and webhook of its request, and docex reads none of it.
+    textMapPropagator: new W3CTraceContextPropagator(),
     metricReaders: [],
     logRecordProcessors: [],
     resourceDetectors: [envDetector, processDetector, hostDetector],
