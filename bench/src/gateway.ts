@@ -24,6 +24,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import {
   authenticate,
   CachedTokenVerifier,
+  ClientAddressSigner,
   createHttpApp,
   createLogger,
   listen,
@@ -32,7 +33,6 @@ import {
   SERVICE_NAMES,
   type ServiceName,
   TokenVerifier,
-  ClientAddressSigner,
 } from "@docex/kit";
 import { TestIssuer, testGrpcIdentity } from "@docex/testkit";
 import { Pool } from "undici";

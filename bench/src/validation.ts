@@ -27,6 +27,7 @@ import { fileURLToPath } from "node:url";
 import { createGateway, UpstreamPool } from "@docex/gateway";
 import {
   CachedTokenVerifier,
+  ClientAddressSigner,
   createLogger,
   EventBus,
   listen,
@@ -35,7 +36,6 @@ import {
   SERVICE_NAMES,
   type ServiceName,
   TokenVerifier,
-  ClientAddressSigner,
 } from "@docex/kit";
 import { dropDatabase, TestIssuer, testDatabaseServerUrl, testGrpcIdentity, testGrpcTlsDir, testNatsUrl } from "@docex/testkit";
 import { jetstreamManager } from "@nats-io/jetstream";

@@ -5,6 +5,7 @@ import { createGateway, UpstreamPool } from "@docex/gateway";
 import {
   ApiDescription,
   CachedTokenVerifier,
+  ClientAddressSigner,
   closeHttp,
   createHttpApp,
   createLogger,
@@ -15,7 +16,6 @@ import {
   SERVICE_NAMES,
   type ServiceName,
   TokenVerifier,
-  ClientAddressSigner,
 } from "@docex/kit";
 import { TestIssuer, testGrpcIdentity } from "@docex/testkit";
 import { expect } from "chai";

@@ -1,4 +1,4 @@
 export * from "./envelope.js";
 export * from "./event-data.js";
-export * from "./webhook-payloads.js";
 export * from "./service-events.js";
+export * from "./webhook-payloads.js";

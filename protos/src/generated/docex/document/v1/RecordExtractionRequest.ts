@@ -21,6 +21,7 @@ export interface RecordExtractionRequestInput {
    * document moves to extraction_failed with the messages, and extraction_json is ignored.
    */
   'failed'?: (boolean);
+  '_failed'?: "failed";
 }
 
 export interface RecordExtractionRequest {
@@ -42,5 +43,6 @@ export interface RecordExtractionRequest {
    * The engine gave up on the file (it overran the reader's memory or time, or stopped the reader on every try): the
    * document moves to extraction_failed with the messages, and extraction_json is ignored.
    */
-  'failed': (boolean);
+  'failed'?: (boolean);
+  '_failed'?: "failed";
 }
