@@ -186,6 +186,32 @@ describe("quotas per organization: stored bytes (413), uploads per minute and do
     expect(unchanged.body.data.stored_bytes).to.include({ overridden: false });
   });
 
+  it("a burst of one organization's uploads three times the database pool is counted one after the other: exactly the quota's worth stored, the rest 429, none 503", async () => {
+    await awayFromTheMinuteEnd();
+    const busy = await queueFixture(h, "burst");
+    const pool = h.config.DATABASE_POOL_MAX;
+    const burst = 3 * pool;
+    const quota = 2 * pool;
+    expect(quota, "the override fits under the ceiling").to.be.at.most(50);
+    const set = await busy.owner.patch(`/organizations/${busy.organization.id}/quotas`, { uploads_per_minute: quota });
+    expect(set.status, JSON.stringify(set.body)).to.equal(200);
+
+    const started = performance.now();
+    const replies = await Promise.all(Array.from({ length: burst }, () => jsonUpload(busy.owner, busy.queueId)));
+    const seconds = (performance.now() - started) / 1000;
+    const statuses = replies.map((reply) => reply.status);
+    expect(
+      statuses.filter((status) => status !== 201 && status !== 429),
+      JSON.stringify(replies.find((reply) => reply.status !== 201 && reply.status !== 429)?.body),
+    ).to.deep.equal([]);
+    expect(statuses.filter((status) => status === 201)).to.have.length(quota);
+    for (const refused of replies.filter((reply) => reply.status === 429)) expectQuotaProblem(refused, 429, "uploads_per_minute", quota);
+    expect(await count("SELECT count(*) AS n FROM documents WHERE organization_id = $1", [busy.organization.id])).to.equal(quota);
+    // Waiting for a second connection until the pool's acquire timeout (10 s) would show here.
+    expect(seconds, "seconds for the burst").to.be.below(8);
+    console.log(`      measured: ${burst} uploads at once on a pool of ${pool} in ${seconds.toFixed(1)} s`);
+  });
+
   it("counts refusals by quota in /metrics", async () => {
     const metrics = await (await fetch(`${h.baseUrl}/metrics`)).text();
     for (const quota of ["uploads_per_minute", "documents_per_month", "stored_bytes"])

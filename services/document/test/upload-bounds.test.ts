@@ -113,6 +113,19 @@ function expectRefusalsPastTheBound(result: Awaited<ReturnType<typeof fiveConcur
   }
 }
 
+/** Waits (polling /metrics, 10 s at most) until the service is reading `count` uploads. */
+async function untilUploadsInFlight(h: Harness, count: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  let seen = "";
+  while (Date.now() < deadline) {
+    const metrics = await (await fetch(`${h.baseUrl}/metrics`)).text();
+    seen = /^document_uploads_in_flight(?:\{[^}]*\})? (\d+)$/m.exec(metrics)?.[1] ?? "none";
+    if (Number(seen) === count) return;
+    await sleep(20);
+  }
+  throw new Error(`the service never read ${count} uploads at once (last seen: ${seen})`);
+}
+
 /** Sets process.env for the S3 client the service builds (it reads the usual AWS variables), and puts it back. */
 function withEnvironment(values: Record<string, string>) {
   const before = Object.fromEntries(Object.keys(values).map((name) => [name, process.env[name]]));
@@ -228,20 +241,41 @@ describe("uploads in flight are bounded per process and per organization; files 
     it("one organization's third upload at once is refused by its own bound while another organization's upload is stored", async () => {
       const busy = await queueFixture(h, "busy");
       const other = await queueFixture(h, "other");
-      const answers = await Promise.all([
-        ...[0, 1, 2].map(() => upload(h, busy.owner, busy.queueId, pacedBody(bigPdf(8 * MiB)))),
-        upload(h, other.owner, other.queueId, pacedBody(bigPdf(8 * MiB))),
-      ]);
+      // The order is made, not raced: with the process's bound at 3, the other organization's upload taking its slot
+      // before the busy one's third would refuse that third by the process's bound instead. The busy organization's
+      // first two send their first MiB and hold the rest until the refusal and the other's upload are answered.
+      let letThemFinish = () => {};
+      const held = new Promise<void>((resolve) => {
+        letThemFinish = resolve;
+      });
+      const heldBody = (bytes: Buffer) => {
+        let offset = 0;
+        return new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            if (offset >= bytes.length) return controller.close();
+            if (offset > 0) await held;
+            controller.enqueue(bytes.subarray(offset, offset + MiB));
+            offset += MiB;
+          },
+        });
+      };
+      const first = [0, 1].map(() => upload(h, busy.owner, busy.queueId, heldBody(bigPdf(8 * MiB))));
+      try {
+        await untilUploadsInFlight(h, 2);
+        const third = await upload(h, busy.owner, busy.queueId, pacedBody(bigPdf(8 * MiB)));
+        expect(third.status, JSON.stringify(third.body)).to.equal(429);
+        expect(third.body).to.include({ code: "too_many_uploads", bound: "organization", limit: 2 });
+        expect(third.body.detail).to.include("DOCUMENT_MAX_CONCURRENT_UPLOADS_PER_ORGANIZATION");
+        const another = await upload(h, other.owner, other.queueId, pacedBody(bigPdf(8 * MiB)));
+        expect(another.status, `another organization, while the first holds its two: ${JSON.stringify(another.body)}`).to.equal(201);
+      } finally {
+        letThemFinish();
+      }
+      const answers = await Promise.all(first);
       expect(
-        answers
-          .slice(0, 3)
-          .map((answer) => answer.status)
-          .sort(),
-      ).to.deep.equal([201, 201, 429]);
-      const refused = answers.find((answer) => answer.status === 429)!;
-      expect(refused.body).to.include({ code: "too_many_uploads", bound: "organization", limit: 2 });
-      expect(refused.body.detail).to.include("DOCUMENT_MAX_CONCURRENT_UPLOADS_PER_ORGANIZATION");
-      expect(answers[3]!.status, JSON.stringify(answers[3]!.body)).to.equal(201);
+        answers.map((answer) => answer.status),
+        JSON.stringify(answers.map((answer) => answer.body)),
+      ).to.deep.equal([201, 201]);
       const metrics = await (await fetch(`${h.baseUrl}/metrics`)).text();
       expect(metrics).to.match(/document_upload_refusals_total\{[^}]*bound="organization"[^}]*\} 1/);
     });

@@ -141,7 +141,10 @@ export class Quotas {
 
   /** In the upload's transaction: the organization's usage locked, checked with the file's size, and the upload counted. */
   async charge(tx: Tx, organizationId: string, fileBytes: number): Promise<void> {
-    const overrides = await this.deps.store.overrides(organizationId);
+    // Every read here goes through `tx`. One beside it needs a second pool connection while the transaction holds
+    // its own: a burst of uploads as large as the pool then holds every connection, each waiting for another, until
+    // the pool's acquire timeout (503 database_unavailable).
+    const overrides = await this.deps.store.overrides(organizationId, tx);
     const usage = await this.deps.store.lockedUsage(tx, organizationId);
     this.check(this.limitsOf(overrides), usage, fileBytes);
     await this.deps.store.countUpload(tx, organizationId, usage);

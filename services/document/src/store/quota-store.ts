@@ -61,10 +61,12 @@ function usageOf(row: UsageRow): OrganizationUsage {
 export class QuotaStore {
   constructor(private readonly sql: Sql) {}
 
-  async overrides(organizationId: string): Promise<QuotaOverrides> {
+  /** In `tx` when given: a transaction holds its connection, so a read beside it would take a second one. */
+  async overrides(organizationId: string, tx?: Tx): Promise<QuotaOverrides> {
     const row = await this.sql.one<{ stored_bytes: string | null; uploads_per_minute: number | null; documents_per_month: number | null }>(
       "SELECT stored_bytes, uploads_per_minute, documents_per_month FROM organization_quotas WHERE organization_id = $1",
       [organizationId],
+      tx,
     );
     return {
       storedBytes: row?.stored_bytes == null ? null : Number(row.stored_bytes),
