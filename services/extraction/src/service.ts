@@ -55,6 +55,8 @@ export async function startExtractionService(
     client?.close();
   };
   return infra.startOrClose(closeResources, async () => {
+    if (!(await pool.started(60_000)))
+      infra.logger.warn("the file readers were not all started within 60 s; the first files wait for them");
     const swept = await pool.sweep();
     if (swept > 0) infra.logger.info({ directories: swept }, "removed the temporary files of readers of an earlier run");
     const runs = new RunStore(infra.sequelize);

@@ -227,6 +227,15 @@ describe("extraction service (real Postgres and NATS)", function () {
     expect(JSON.parse(record.messagesJson)[0].message).to.match(/stopped the reader 3 times; it was given up/);
   });
 
+  it("does not count reads that ended against a file: a delivery retried EXTRACTION_MAX_READS times because document was away is still read", async () => {
+    const cii = corpus.find((document) => document.format === "cii") as CorpusDocument;
+    documents.failNextRecord = config.EXTRACTION_MAX_READS;
+    const { documentId } = await upload(cii, builtinQueue);
+    const record = await eventually(() => documents.records.find((candidate) => candidate.documentId === documentId), 60_000);
+    expect(record.failed).to.equal(false);
+    expect(JSON.parse(record.extractionJson).annotations.length).to.be.greaterThan(0);
+  });
+
   it("leaves out what the document service would refuse (over 2,000 rows), with an info message, instead of failing the record", () => {
     const rows = Array.from({ length: 2_100 }, (_, index) => ({ activity: `Row ${index}`, total_incl_tax: "1.00" }));
     const long = "x".repeat(10_001);

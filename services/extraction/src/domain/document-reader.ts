@@ -59,9 +59,9 @@ export class DocumentReader {
     if (file === undefined) return runs.record({ ...base, format: null, outcome: "skipped_no_file", fieldsFound: 0, durationMs: 0 });
 
     let result: ExtractionResult;
-    const reads = await runs.startRead(base);
+    const reads = file === "too_large" ? 0 : await runs.startRead(base);
     if (reads > this.deps.maxReads) {
-      // The earlier reads never ended (each stopped the service, so none recorded anything): not one more.
+      // The earlier reads never ended (each stopped the service before the pool answered): not one more.
       result = {
         format: "unreadable",
         fields: {},
@@ -84,6 +84,7 @@ export class DocumentReader {
       };
     } else {
       result = await this.deps.pool.extract({ bytes: file.bytes, fileName: file.fileName, contentType: file.contentType });
+      await runs.endRead(event.id);
     }
     const { annotations, confidence, clamped } = result.stopped
       ? { annotations: [], confidence: null, clamped: [] }

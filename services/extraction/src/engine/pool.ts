@@ -34,6 +34,7 @@ interface Reader {
   child: ChildProcess;
   /** The reader's temporary directory (its TMPDIR): OCR's rasterized pages; removed with the reader. */
   tmpDir: string;
+  /** Started and measured: it may take a file. */
   ready: boolean;
   /** Resident memory once started, in bytes: the watchdog's cap counts from here. */
   baseRss: number;
@@ -151,6 +152,19 @@ export class ExtractionPool {
     });
   }
 
+  /**
+   * Resolves once every reader has started (pdf.js loaded and warmed, memory capped), or after `timeoutMs`: the
+   * service says it is ready only then, so that the first file does not pay a reader's start.
+   */
+  async started(timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline && !this.closed) {
+      if (this.readers.every((reader) => reader.ready)) return true;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    return false;
+  }
+
   /** Process ids of the readers (tests look at their environment and memory). */
   readerPids(): number[] {
     return this.readers.flatMap((reader) => (reader.child.pid === undefined ? [] : [reader.child.pid]));
@@ -209,13 +223,14 @@ export class ExtractionPool {
 
   private onReply(reader: Reader, reply: ReaderReply): void {
     if ("ready" in reply) {
-      reader.ready = true;
       if (!reply.capped && !this.warnedUncapped) {
         this.warnedUncapped = true;
         this.options.onUncapped?.();
       }
+      // Ready once its start is measured: the watchdog counts from there.
       void residentBytes(reader.child.pid ?? 0).then((bytes) => {
         reader.baseRss = bytes ?? 0;
+        reader.ready = true;
         this.dispatch();
       });
       return;

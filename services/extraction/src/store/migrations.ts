@@ -24,8 +24,10 @@ export const migrations: Migration[] = [
   sqlMigration(
     "0002-extraction-reads",
     `
-        -- Reads of a document.created event's file that were started; committed before each read, so that a file
-        -- that kills the service while it is read (and is redelivered) is counted, and given up past a limit.
+        -- Reads of a document.created event's file that were started and never ended: counted (and committed) before
+        -- each read, the row removed once a read ends, whatever its result. A file that kills the service while it
+        -- is read (and is redelivered) adds one each time, and is given up past a limit; a delivery retried for
+        -- another reason (document unreachable afterwards) adds nothing.
         CREATE TABLE extraction_reads (
           event_id         uuid PRIMARY KEY,
           document_id      uuid NOT NULL,

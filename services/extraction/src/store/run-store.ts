@@ -22,7 +22,7 @@ export class RunStore {
     return rows.length > 0;
   }
 
-  /** Counts one more started read of the event's file and answers how many were started, this one included. */
+  /** Counts one more started read of the event's file and answers how many never ended, this one included. */
   async startRead(read: { eventId: string; documentId: string; queueId: string }): Promise<number> {
     const rows = await this.sequelize.query<{ reads: number }>(
       `INSERT INTO extraction_reads (event_id, document_id, queue_id, reads) VALUES ($1, $2, $3, 1)
@@ -31,6 +31,11 @@ export class RunStore {
       { bind: [read.eventId, read.documentId, read.queueId], type: QueryTypes.SELECT },
     );
     return Number(rows[0]?.reads ?? 1);
+  }
+
+  /** A read of the event's file ended (with any result): it no longer counts against the file. */
+  async endRead(eventId: string): Promise<void> {
+    await this.sequelize.query("DELETE FROM extraction_reads WHERE event_id = $1", { bind: [eventId] });
   }
 
   async record(run: ExtractionRun): Promise<void> {
