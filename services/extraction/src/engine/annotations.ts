@@ -28,6 +28,10 @@ const FIELD_KEYS: Record<InvoiceFieldKey, string[]> = {
   supplier_name: ["supplier_name", "sender_name"],
   supplier_tax_id: ["supplier_tax_id", "sender_vat_id"],
   supplier_register_id: ["supplier_register_id", "sender_ic"],
+  buyer_name: ["buyer_name", "recipient_name", "customer_name"],
+  buyer_tax_id: ["buyer_tax_id", "recipient_vat_id", "customer_tax_id"],
+  total_without_tax: ["total_without_tax", "amount_total_base", "total_net"],
+  total_tax: ["total_tax", "amount_total_tax", "tax_total"],
 };
 
 const COLUMN_KEYS: Record<LineItemColumn, string[]> = {

@@ -6,7 +6,7 @@ const EXACT = 100;
 const SOURCE = "builtin:einvoice" as const;
 
 /** Which e-invoice standard a parsed XML document is, from its root element (and CII's guideline id). */
-export function einvoiceFormatOf(root: Record<string, XmlNode>): "isdoc" | "ubl" | "cii" | "xrechnung" | undefined {
+export function einvoiceFormatOf(root: Record<string, XmlNode>): "isdoc" | "ubl" | "cii" | "xrechnung" | "zugferd1" | undefined {
   // Namespace prefixes are dropped by the parser; the two `Invoice` roots differ in elements only one standard has.
   const invoice = root.Invoice;
   if (typeof invoice === "object" && invoice !== null) {
@@ -22,6 +22,8 @@ export function einvoiceFormatOf(root: Record<string, XmlNode>): "isdoc" | "ubl"
     const guideline = text(cii, "ExchangedDocumentContext", "GuidelineSpecifiedDocumentContextParameter", "ID") ?? "";
     return /xrechnung/i.test(guideline) ? "xrechnung" : "cii";
   }
+  const zugferd1 = root.CrossIndustryDocument;
+  if (typeof zugferd1 === "object" && zugferd1 !== null && children(zugferd1, "HeaderExchangedDocument").length) return "zugferd1";
   return undefined;
 }
 
@@ -76,8 +78,14 @@ function iban(value: string | undefined): string | undefined {
 export function readIsdoc(invoice: XmlNode, format: ExtractionFormat = "isdoc"): ExtractionResult {
   const supplier = children(invoice, "AccountingSupplierParty")[0];
   const party = children(supplier, "Party")[0];
-  const payment = children(children(invoice, "PaymentMeans")[0], "Payment")[0];
-  const details = children(payment, "Details")[0];
+  const buyer = children(children(invoice, "AccountingCustomerParty")[0], "Party")[0];
+  // Several Payment entries (a deposit and the rest, or one per account) are common: each value is taken from the
+  // first entry that has it, so that a first entry without an account does not hide the second's.
+  const payments = children(children(invoice, "PaymentMeans")[0], "Payment");
+  const payment = payments[0];
+  const detailsOf = payments.map((entry) => children(entry, "Details")[0]).filter((entry) => entry !== undefined);
+  const firstOf = (name: string) => detailsOf.map((entry) => text(entry, name)).find((value) => value !== undefined);
+  const details = detailsOf.find((entry) => text(entry, "IBAN") ?? text(entry, "ID")) ?? detailsOf[0];
   const accountId = text(details, "ID");
   const bankCode = text(details, "BankCode");
   const account = accountId && bankCode ? (normalizeCzechAccount(`${accountId}/${bankCode}`) ?? `${accountId}/${bankCode}`) : undefined;
@@ -96,15 +104,19 @@ export function readIsdoc(invoice: XmlNode, format: ExtractionFormat = "isdoc"):
     {
       invoice_id: text(invoice, "ID"),
       issue_date: normalizeDate(text(invoice, "IssueDate") ?? ""),
-      due_date: normalizeDate(text(details, "PaymentDueDate") ?? ""),
+      due_date: normalizeDate(firstOf("PaymentDueDate") ?? ""),
       total_due: amount(text(monetary, "PayableAmount") ?? text(payment, "PaidAmount")),
       currency: text(invoice, "ForeignCurrencyCode") ?? text(invoice, "LocalCurrencyCode"),
       iban: iban(text(details, "IBAN")),
       bank_account: account,
-      variable_symbol: text(details, "VariableSymbol"),
+      variable_symbol: firstOf("VariableSymbol"),
       supplier_name: text(party, "PartyName", "Name"),
       supplier_tax_id: text(party, "PartyTaxScheme", "CompanyID"),
       supplier_register_id: text(party, "PartyIdentification", "ID"),
+      buyer_name: text(buyer, "PartyName", "Name"),
+      buyer_tax_id: text(buyer, "PartyTaxScheme", "CompanyID"),
+      total_without_tax: amount(text(monetary, "TaxExclusiveAmount")),
+      total_tax: amount(text(invoice, "TaxTotal", "TaxAmount")),
     },
     rows,
   );
@@ -113,8 +125,21 @@ export function readIsdoc(invoice: XmlNode, format: ExtractionFormat = "isdoc"):
 /** UBL 2.1 Invoice / CreditNote, PEPPOL BIS Billing 3.0 included. */
 export function readUbl(invoice: XmlNode): ExtractionResult {
   const party = children(children(invoice, "AccountingSupplierParty")[0], "Party")[0];
-  const means = children(invoice, "PaymentMeans")[0];
-  const taxScheme = children(party, "PartyTaxScheme").find((scheme) => (text(scheme, "TaxScheme", "ID") ?? "VAT") === "VAT");
+  const buyer = children(children(invoice, "AccountingCustomerParty")[0], "Party")[0];
+  // The first payment means that names an account (BT-84); a document may list a card or cash first.
+  const allMeans = children(invoice, "PaymentMeans");
+  const means = allMeans.find((entry) => text(entry, "PayeeFinancialAccount", "ID")) ?? allMeans[0];
+  const currency = text(invoice, "DocumentCurrencyCode");
+  // BT-31 is the VAT registration only: a tax number of another scheme (a German Steuernummer, BT-32) is not one.
+  const vatOf = (of: XmlNode) =>
+    text(
+      children(of, "PartyTaxScheme").find((scheme) => /^VAT$/i.test(text(scheme, "TaxScheme", "ID") ?? "")),
+      "CompanyID",
+    );
+  // BT-110 is the tax total in the document's currency; a second TaxTotal may give it in the accounting currency.
+  const taxTotal =
+    children(invoice, "TaxTotal").find((total) => attributeValue(children(total, "TaxAmount")[0], "currencyID") === currency) ??
+    children(invoice, "TaxTotal")[0];
   const lines = [...children(invoice, "InvoiceLine"), ...children(invoice, "CreditNoteLine")];
   const rows = lines.map((line): LineItemRow => {
     const rate = text(line, "Item", "ClassifiedTaxCategory", "Percent");
@@ -133,15 +158,35 @@ export function readUbl(invoice: XmlNode): ExtractionResult {
       issue_date: normalizeDate(text(invoice, "IssueDate") ?? ""),
       due_date: normalizeDate(text(invoice, "DueDate") ?? text(invoice, "PaymentMeans", "PaymentDueDate") ?? ""),
       total_due: amount(text(invoice, "LegalMonetaryTotal", "PayableAmount")),
-      currency: text(invoice, "DocumentCurrencyCode"),
+      currency,
       iban: iban(text(means, "PayeeFinancialAccount", "ID")),
       variable_symbol: text(means, "PaymentID"),
-      supplier_name: text(party, "PartyName", "Name") ?? text(party, "PartyLegalEntity", "RegistrationName"),
-      supplier_tax_id: text(taxScheme, "CompanyID"),
-      supplier_register_id: text(party, "PartyLegalEntity", "CompanyID") ?? text(party, "PartyIdentification", "ID"),
+      // BT-27, the seller's legal name; the trading name (BT-28, PartyName) only where no legal name is given.
+      supplier_name: text(party, "PartyLegalEntity", "RegistrationName") ?? text(party, "PartyName", "Name"),
+      supplier_tax_id: vatOf(party),
+      // BT-30, the legal registration; PartyIdentification (BT-29) is an identifier of any scheme, not a register's.
+      supplier_register_id: text(party, "PartyLegalEntity", "CompanyID"),
+      buyer_name: text(buyer, "PartyLegalEntity", "RegistrationName") ?? text(buyer, "PartyName", "Name"),
+      buyer_tax_id: vatOf(buyer),
+      total_without_tax: amount(text(invoice, "LegalMonetaryTotal", "TaxExclusiveAmount")),
+      total_tax: amount(text(taxTotal, "TaxAmount")),
     },
     rows,
   );
+}
+
+/** A CII party's VAT id (BT-31/BT-48: a tax registration of scheme VA); a tax number (FC) is not one. */
+function ciiVatId(party: XmlNode): string | undefined {
+  const registration = children(party, "SpecifiedTaxRegistration").find(
+    (entry) => attributeValue(children(entry, "ID")[0], "schemeID") === "VA",
+  );
+  return text(registration, "ID");
+}
+
+/** The tax total in the invoice's currency (BT-110), where the document also gives it in its accounting currency. */
+function taxInCurrency(totals: XmlNode[], currency: string | undefined): string | undefined {
+  const inCurrency = totals.find((total) => attributeValue(total, "currencyID") === currency) ?? totals[0];
+  return text(inCurrency);
 }
 
 /** UN/CEFACT Cross Industry Invoice D16B (EN 16931, XRechnung, the XML of Factur-X / ZUGFeRD 2.x). */
@@ -149,10 +194,8 @@ export function readCii(invoice: XmlNode, format: ExtractionFormat): ExtractionR
   const transaction = children(invoice, "SupplyChainTradeTransaction")[0];
   const seller = children(children(transaction, "ApplicableHeaderTradeAgreement")[0], "SellerTradeParty")[0];
   const settlement = children(transaction, "ApplicableHeaderTradeSettlement")[0];
-  const vatRegistration =
-    children(seller, "SpecifiedTaxRegistration").find(
-      (registration) => attributeValue(children(registration, "ID")[0], "schemeID") === "VA",
-    ) ?? children(seller, "SpecifiedTaxRegistration")[0];
+  const buyer = children(children(transaction, "ApplicableHeaderTradeAgreement")[0], "BuyerTradeParty")[0];
+  const currency = text(settlement, "InvoiceCurrencyCode");
   const rows = children(transaction, "IncludedSupplyChainTradeLineItem").map((line): LineItemRow => {
     const lineSettlement = children(line, "SpecifiedLineTradeSettlement")[0];
     const rate = text(lineSettlement, "ApplicableTradeTax", "RateApplicablePercent");
@@ -165,6 +208,9 @@ export function readCii(invoice: XmlNode, format: ExtractionFormat): ExtractionR
     };
   });
   const summation = children(settlement, "SpecifiedTradeSettlementHeaderMonetarySummation")[0];
+  const accounts = children(settlement, "SpecifiedTradeSettlementPaymentMeans").map((means) =>
+    text(means, "PayeePartyCreditorFinancialAccount", "IBANID"),
+  );
   return result(
     format,
     {
@@ -172,12 +218,65 @@ export function readCii(invoice: XmlNode, format: ExtractionFormat): ExtractionR
       issue_date: normalizeDate(text(invoice, "ExchangedDocument", "IssueDateTime", "DateTimeString") ?? ""),
       due_date: normalizeDate(text(settlement, "SpecifiedTradePaymentTerms", "DueDateDateTime", "DateTimeString") ?? ""),
       total_due: amount(text(summation, "DuePayableAmount") ?? text(summation, "GrandTotalAmount")),
-      currency: text(settlement, "InvoiceCurrencyCode"),
-      iban: iban(text(settlement, "SpecifiedTradeSettlementPaymentMeans", "PayeePartyCreditorFinancialAccount", "IBANID")),
+      currency,
+      iban: iban(accounts.find((account) => account !== undefined)),
       variable_symbol: text(settlement, "PaymentReference"),
       supplier_name: text(seller, "Name"),
-      supplier_tax_id: text(vatRegistration, "ID"),
+      supplier_tax_id: ciiVatId(seller),
       supplier_register_id: text(seller, "SpecifiedLegalOrganization", "ID"),
+      buyer_name: text(buyer, "Name"),
+      buyer_tax_id: ciiVatId(buyer),
+      total_without_tax: amount(text(summation, "TaxBasisTotalAmount")),
+      total_tax: amount(taxInCurrency(children(summation, "TaxTotalAmount"), currency)),
+    },
+    rows,
+  );
+}
+
+/**
+ * ZUGFeRD 1.0 (`CrossIndustryDocument` of urn:ferd:CrossIndustryDocument:invoice:1p0), the XML of PDFs from 2014
+ * to 2019 that are still sent: CII's elements under their 1.0 names (`HeaderExchangedDocument`,
+ * `…SupplyChainTrade…`, `ApplicablePercent`).
+ */
+export function readZugferd1(document: XmlNode): ExtractionResult {
+  const transaction = children(document, "SpecifiedSupplyChainTradeTransaction")[0];
+  const agreement = children(transaction, "ApplicableSupplyChainTradeAgreement")[0];
+  const seller = children(agreement, "SellerTradeParty")[0];
+  const buyer = children(agreement, "BuyerTradeParty")[0];
+  const settlement = children(transaction, "ApplicableSupplyChainTradeSettlement")[0];
+  const currency = text(settlement, "InvoiceCurrencyCode");
+  const summation = children(settlement, "SpecifiedTradeSettlementMonetarySummation")[0];
+  const rows = children(transaction, "IncludedSupplyChainTradeLineItem").map((line): LineItemRow => {
+    const lineSettlement = children(line, "SpecifiedSupplyChainTradeSettlement")[0];
+    const rate = text(lineSettlement, "ApplicableTradeTax", "ApplicablePercent");
+    return {
+      activity: text(line, "SpecifiedTradeProduct", "Name"),
+      quantity: quantity(text(line, "SpecifiedSupplyChainTradeDelivery", "BilledQuantity")),
+      unit_price: amount(text(line, "SpecifiedSupplyChainTradeAgreement", "NetPriceProductTradePrice", "ChargeAmount")),
+      vat_rate: quantity(rate),
+      total_incl_tax: inclTax(text(lineSettlement, "SpecifiedTradeSettlementMonetarySummation", "LineTotalAmount"), rate),
+    };
+  });
+  const accounts = children(settlement, "SpecifiedTradeSettlementPaymentMeans").map((means) =>
+    text(means, "PayeePartyCreditorFinancialAccount", "IBANID"),
+  );
+  return result(
+    "zugferd1",
+    {
+      invoice_id: text(document, "HeaderExchangedDocument", "ID"),
+      issue_date: normalizeDate(text(document, "HeaderExchangedDocument", "IssueDateTime", "DateTimeString") ?? ""),
+      due_date: normalizeDate(text(settlement, "SpecifiedTradePaymentTerms", "DueDateDateTime", "DateTimeString") ?? ""),
+      total_due: amount(text(summation, "DuePayableAmount") ?? text(summation, "GrandTotalAmount")),
+      currency,
+      iban: iban(accounts.find((account) => account !== undefined)),
+      variable_symbol: text(settlement, "PaymentReference"),
+      supplier_name: text(seller, "Name"),
+      supplier_tax_id: ciiVatId(seller),
+      supplier_register_id: text(seller, "SpecifiedLegalOrganization", "ID"),
+      buyer_name: text(buyer, "Name"),
+      buyer_tax_id: ciiVatId(buyer),
+      total_without_tax: amount(text(summation, "TaxBasisTotalAmount")),
+      total_tax: amount(taxInCurrency(children(summation, "TaxTotalAmount"), currency)),
     },
     rows,
   );
@@ -189,5 +288,6 @@ export function readEinvoice(root: Record<string, XmlNode>, container?: "isdocx"
   if (format === "isdoc") return readIsdoc(root.Invoice, container === "isdocx" ? "isdocx" : container === "pdf" ? "pdf_isdoc" : "isdoc");
   if (format === "ubl") return readUbl(root.Invoice ?? root.CreditNote);
   if (format === "cii" || format === "xrechnung") return readCii(root.CrossIndustryInvoice, container === "pdf" ? "facturx" : format);
+  if (format === "zugferd1") return readZugferd1(root.CrossIndustryDocument);
   return undefined;
 }

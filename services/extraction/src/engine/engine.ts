@@ -73,6 +73,30 @@ async function fromOcr(
 
 const EINVOICE_ATTACHMENT = /\.(xml|isdoc)$/i;
 
+/** An amount as a page may print it: 1589.80, 1589,80, 1,589.80, 1.589,80, 1 589,80. */
+function printedAmounts(value: string): string[] {
+  const [whole = "", cents = "00"] = value.replace(/^-/, "").split(".");
+  const grouped = (separator: string) => whole.replace(/\B(?=(\d{3})+(?!\d))/g, separator);
+  return [`${whole}.${cents}`, `${whole},${cents}`, `${grouped(",")}.${cents}`, `${grouped(".")},${cents}`, `${grouped("")},${cents}`];
+}
+
+/**
+ * Whether an embedded e-invoice is the printed one: its number or its total is on the page (compared without
+ * spaces). A page without text (a scan with an XML) cannot contradict it.
+ */
+function printedMatches(read: ExtractionResult, items: TextItem[]): boolean {
+  const page = items
+    .map((item) => item.text)
+    .join("")
+    .replace(/\s+/g, "");
+  if (page.length < 20) return true;
+  const id = read.fields.invoice_id?.value.replace(/\s+/g, "");
+  if (id && page.includes(id)) return true;
+  const total = read.fields.total_due?.value;
+  if (total && printedAmounts(total).some((form) => page.includes(form.replace(/\s+/g, "")))) return true;
+  return !id && !total;
+}
+
 async function fromPdf(bytes: Uint8Array, limits: ExtractionLimits): Promise<ExtractionResult> {
   const pdf = await openPdf(bytes);
   try {
@@ -81,7 +105,30 @@ async function fromPdf(bytes: Uint8Array, limits: ExtractionLimits): Promise<Ext
     for (const attachment of embedded.attachments) {
       try {
         const read = readEinvoice(parseXml(attachment.content, limits.maxXmlBytes), "pdf");
-        if (read) return read;
+        if (!read) continue;
+        const printed = await pdf.text(limits.maxPages);
+        if (printedMatches(read, printed)) return read;
+        // The XML describes another invoice than the page (a template's XML left in happens). Which one is the
+        // invoice is the standard's rule: in Factur-X / ZUGFeRD 2 the XML is, in ZUGFeRD 1.0 the printed page is.
+        const described = `its number ${read.fields.invoice_id?.value ?? "–"} and total ${read.fields.total_due?.value ?? "–"} are not on the page`;
+        if (read.format !== "zugferd1")
+          return {
+            ...read,
+            messages: [
+              ...read.messages,
+              {
+                key: null,
+                message: `The attached ${attachment.name} describes another invoice than the printed page (${described}); its values were read, as the XML is the invoice in this standard. Check the page with the supplier.`,
+                severity: "warning",
+              },
+            ],
+          };
+        messages.push({
+          key: null,
+          message: `The attached ${attachment.name} describes another invoice (${described}); the printed invoice was read instead, as the page is the invoice in ZUGFeRD 1.0.`,
+          severity: "warning",
+        });
+        break;
       } catch (error) {
         if (!(error instanceof UnreadableFileError)) throw error;
         messages.push({ key: null, message: `The attached ${attachment.name} was not read: ${error.message}`, severity: "warning" });

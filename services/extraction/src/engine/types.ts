@@ -14,6 +14,10 @@ export const INVOICE_FIELD_KEYS = [
   "supplier_name",
   "supplier_tax_id",
   "supplier_register_id",
+  "buyer_name",
+  "buyer_tax_id",
+  "total_without_tax",
+  "total_tax",
 ] as const;
 export type InvoiceFieldKey = (typeof INVOICE_FIELD_KEYS)[number];
 
@@ -43,6 +47,7 @@ export type ExtractionFormat =
   | "cii"
   | "xrechnung"
   | "facturx"
+  | "zugferd1"
   | "pdf_isdoc"
   | "pdf_text"
   | "ocr"

@@ -8,8 +8,9 @@ const parser = new XMLParser({
   ignoreAttributes: false,
   attributeNamePrefix: "@",
   removeNSPrefix: true,
-  // No entity is ever expanded and no DOCTYPE is ever read (the text is refused before it reaches the parser).
-  processEntities: false,
+  // XML's five predefined entities and character references are decoded ("GmbH &amp; Co." is "GmbH & Co.");
+  // no declared entity can exist, since a DOCTYPE is refused before the text reaches the parser.
+  processEntities: true,
   htmlEntities: false,
   parseTagValue: false,
   parseAttributeValue: false,
