@@ -189,33 +189,78 @@ function taxInCurrency(totals: XmlNode[], currency: string | undefined): string 
   return text(inCurrency);
 }
 
+/** Where CII keeps what is read: D16B's element names, and ZUGFeRD 1.0's for the same terms. */
+interface CrossIndustryNames {
+  document: string;
+  transaction: string;
+  agreement: string;
+  settlement: string;
+  summation: string;
+  lineAgreement: string;
+  lineDelivery: string;
+  lineSettlement: string;
+  lineSummation: string;
+  ratePercent: string;
+}
+
 /** UN/CEFACT Cross Industry Invoice D16B (EN 16931, XRechnung, the XML of Factur-X / ZUGFeRD 2.x). */
-export function readCii(invoice: XmlNode, format: ExtractionFormat): ExtractionResult {
-  const transaction = children(invoice, "SupplyChainTradeTransaction")[0];
-  const seller = children(children(transaction, "ApplicableHeaderTradeAgreement")[0], "SellerTradeParty")[0];
-  const settlement = children(transaction, "ApplicableHeaderTradeSettlement")[0];
-  const buyer = children(children(transaction, "ApplicableHeaderTradeAgreement")[0], "BuyerTradeParty")[0];
+const CII_NAMES: CrossIndustryNames = {
+  document: "ExchangedDocument",
+  transaction: "SupplyChainTradeTransaction",
+  agreement: "ApplicableHeaderTradeAgreement",
+  settlement: "ApplicableHeaderTradeSettlement",
+  summation: "SpecifiedTradeSettlementHeaderMonetarySummation",
+  lineAgreement: "SpecifiedLineTradeAgreement",
+  lineDelivery: "SpecifiedLineTradeDelivery",
+  lineSettlement: "SpecifiedLineTradeSettlement",
+  lineSummation: "SpecifiedTradeSettlementLineMonetarySummation",
+  ratePercent: "RateApplicablePercent",
+};
+
+/**
+ * ZUGFeRD 1.0 (`CrossIndustryDocument` of urn:ferd:CrossIndustryDocument:invoice:1p0), the XML of PDFs from 2014
+ * to 2019 that are still sent: the same terms as CII under their 1.0 names.
+ */
+const ZUGFERD1_NAMES: CrossIndustryNames = {
+  document: "HeaderExchangedDocument",
+  transaction: "SpecifiedSupplyChainTradeTransaction",
+  agreement: "ApplicableSupplyChainTradeAgreement",
+  settlement: "ApplicableSupplyChainTradeSettlement",
+  summation: "SpecifiedTradeSettlementMonetarySummation",
+  lineAgreement: "SpecifiedSupplyChainTradeAgreement",
+  lineDelivery: "SpecifiedSupplyChainTradeDelivery",
+  lineSettlement: "SpecifiedSupplyChainTradeSettlement",
+  lineSummation: "SpecifiedTradeSettlementMonetarySummation",
+  ratePercent: "ApplicablePercent",
+};
+
+function readCrossIndustry(invoice: XmlNode, names: CrossIndustryNames, format: ExtractionFormat): ExtractionResult {
+  const transaction = children(invoice, names.transaction)[0];
+  const agreement = children(transaction, names.agreement)[0];
+  const seller = children(agreement, "SellerTradeParty")[0];
+  const buyer = children(agreement, "BuyerTradeParty")[0];
+  const settlement = children(transaction, names.settlement)[0];
   const currency = text(settlement, "InvoiceCurrencyCode");
   const rows = children(transaction, "IncludedSupplyChainTradeLineItem").map((line): LineItemRow => {
-    const lineSettlement = children(line, "SpecifiedLineTradeSettlement")[0];
-    const rate = text(lineSettlement, "ApplicableTradeTax", "RateApplicablePercent");
+    const lineSettlement = children(line, names.lineSettlement)[0];
+    const rate = text(lineSettlement, "ApplicableTradeTax", names.ratePercent);
     return {
       activity: text(line, "SpecifiedTradeProduct", "Name"),
-      quantity: quantity(text(line, "SpecifiedLineTradeDelivery", "BilledQuantity")),
-      unit_price: amount(text(line, "SpecifiedLineTradeAgreement", "NetPriceProductTradePrice", "ChargeAmount")),
+      quantity: quantity(text(line, names.lineDelivery, "BilledQuantity")),
+      unit_price: amount(text(line, names.lineAgreement, "NetPriceProductTradePrice", "ChargeAmount")),
       vat_rate: quantity(rate),
-      total_incl_tax: inclTax(text(lineSettlement, "SpecifiedTradeSettlementLineMonetarySummation", "LineTotalAmount"), rate),
+      total_incl_tax: inclTax(text(lineSettlement, names.lineSummation, "LineTotalAmount"), rate),
     };
   });
-  const summation = children(settlement, "SpecifiedTradeSettlementHeaderMonetarySummation")[0];
+  const summation = children(settlement, names.summation)[0];
   const accounts = children(settlement, "SpecifiedTradeSettlementPaymentMeans").map((means) =>
     text(means, "PayeePartyCreditorFinancialAccount", "IBANID"),
   );
   return result(
     format,
     {
-      invoice_id: text(invoice, "ExchangedDocument", "ID"),
-      issue_date: normalizeDate(text(invoice, "ExchangedDocument", "IssueDateTime", "DateTimeString") ?? ""),
+      invoice_id: text(invoice, names.document, "ID"),
+      issue_date: normalizeDate(text(invoice, names.document, "IssueDateTime", "DateTimeString") ?? ""),
       due_date: normalizeDate(text(settlement, "SpecifiedTradePaymentTerms", "DueDateDateTime", "DateTimeString") ?? ""),
       total_due: amount(text(summation, "DuePayableAmount") ?? text(summation, "GrandTotalAmount")),
       currency,
@@ -233,53 +278,12 @@ export function readCii(invoice: XmlNode, format: ExtractionFormat): ExtractionR
   );
 }
 
-/**
- * ZUGFeRD 1.0 (`CrossIndustryDocument` of urn:ferd:CrossIndustryDocument:invoice:1p0), the XML of PDFs from 2014
- * to 2019 that are still sent: CII's elements under their 1.0 names (`HeaderExchangedDocument`,
- * `…SupplyChainTrade…`, `ApplicablePercent`).
- */
+export function readCii(invoice: XmlNode, format: ExtractionFormat): ExtractionResult {
+  return readCrossIndustry(invoice, CII_NAMES, format);
+}
+
 export function readZugferd1(document: XmlNode): ExtractionResult {
-  const transaction = children(document, "SpecifiedSupplyChainTradeTransaction")[0];
-  const agreement = children(transaction, "ApplicableSupplyChainTradeAgreement")[0];
-  const seller = children(agreement, "SellerTradeParty")[0];
-  const buyer = children(agreement, "BuyerTradeParty")[0];
-  const settlement = children(transaction, "ApplicableSupplyChainTradeSettlement")[0];
-  const currency = text(settlement, "InvoiceCurrencyCode");
-  const summation = children(settlement, "SpecifiedTradeSettlementMonetarySummation")[0];
-  const rows = children(transaction, "IncludedSupplyChainTradeLineItem").map((line): LineItemRow => {
-    const lineSettlement = children(line, "SpecifiedSupplyChainTradeSettlement")[0];
-    const rate = text(lineSettlement, "ApplicableTradeTax", "ApplicablePercent");
-    return {
-      activity: text(line, "SpecifiedTradeProduct", "Name"),
-      quantity: quantity(text(line, "SpecifiedSupplyChainTradeDelivery", "BilledQuantity")),
-      unit_price: amount(text(line, "SpecifiedSupplyChainTradeAgreement", "NetPriceProductTradePrice", "ChargeAmount")),
-      vat_rate: quantity(rate),
-      total_incl_tax: inclTax(text(lineSettlement, "SpecifiedTradeSettlementMonetarySummation", "LineTotalAmount"), rate),
-    };
-  });
-  const accounts = children(settlement, "SpecifiedTradeSettlementPaymentMeans").map((means) =>
-    text(means, "PayeePartyCreditorFinancialAccount", "IBANID"),
-  );
-  return result(
-    "zugferd1",
-    {
-      invoice_id: text(document, "HeaderExchangedDocument", "ID"),
-      issue_date: normalizeDate(text(document, "HeaderExchangedDocument", "IssueDateTime", "DateTimeString") ?? ""),
-      due_date: normalizeDate(text(settlement, "SpecifiedTradePaymentTerms", "DueDateDateTime", "DateTimeString") ?? ""),
-      total_due: amount(text(summation, "DuePayableAmount") ?? text(summation, "GrandTotalAmount")),
-      currency,
-      iban: iban(accounts.find((account) => account !== undefined)),
-      variable_symbol: text(settlement, "PaymentReference"),
-      supplier_name: text(seller, "Name"),
-      supplier_tax_id: ciiVatId(seller),
-      supplier_register_id: text(seller, "SpecifiedLegalOrganization", "ID"),
-      buyer_name: text(buyer, "Name"),
-      buyer_tax_id: ciiVatId(buyer),
-      total_without_tax: amount(text(summation, "TaxBasisTotalAmount")),
-      total_tax: amount(taxInCurrency(children(summation, "TaxTotalAmount"), currency)),
-    },
-    rows,
-  );
+  return readCrossIndustry(document, ZUGFERD1_NAMES, "zugferd1");
 }
 
 /** Reads a parsed XML e-invoice of any supported standard; undefined when the XML is none of them. */
