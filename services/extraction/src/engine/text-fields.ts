@@ -28,9 +28,17 @@ const amount: Parser = (text) => {
 const date: Parser = (text) => normalizeDate(text);
 const digits: Parser = (text) => (/^\d{1,10}$/.test(text.trim()) ? text.trim() : undefined);
 const registerId: Parser = (text) => normalizeIco(text) ?? normalizeGermanRegister(text);
+/** Words that label a value, never a party's name (they stood where a name was looked for on six layouts). */
+const LABEL_WORD =
+  /^(nummer|number|name|datum|date|nr|no|cislo|c|tel|telefon|phone|fax|e-?mail|web|iban|bic|swift|ust-?id(nr)?|steuernummer|vat|dic|ico)\.?$/;
+
+/** A party's name: more letters than digits (not "4000001123452 (GLN)"), and not a label ("Nummer:", "Name"). */
 const name: Parser = (text) => {
   const trimmed = text.trim();
-  return trimmed.length >= 2 && /\p{L}/u.test(trimmed) ? trimmed : undefined;
+  const letters = trimmed.match(/\p{L}/gu)?.length ?? 0;
+  const digitCount = trimmed.match(/\d/g)?.length ?? 0;
+  if (trimmed.length < 2 || letters === 0 || digitCount > letters || /:$/.test(trimmed)) return undefined;
+  return LABEL_WORD.test(foldText(trimmed)) ? undefined : trimmed;
 };
 
 interface FieldRule {
@@ -349,7 +357,7 @@ export function fieldsFromLines(lines: Line[], source: ValueSource): ExtractionR
   if (taxId) set("supplier_tax_id", { value: taxId.value, confidence: taxId.confidence + regionConfidence });
   const register = findLabelled(lines, REGISTER_LABEL, registerId, 2, inSupplier);
   if (register) set("supplier_register_id", { value: register.value, confidence: register.confidence + regionConfidence });
-  const supplierName = region?.nameFromLabel ?? region?.nameSegment?.text;
+  const supplierName = name(region?.nameFromLabel ?? "") ?? (region?.nameSegment ? name(region.nameSegment.text) : undefined);
   if (supplierName) set("supplier_name", { value: supplierName, confidence: 75 });
 
   const table = findLineItems(lines);
