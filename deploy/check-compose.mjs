@@ -29,6 +29,19 @@ const JAEGER_ENDPOINT = "${OTEL_EXPORTER_OTLP_ENDPOINT:-http://jaeger:4318}";
 /** Every process starts with the kit's tracing register loaded first (it does nothing unless OTEL_* turns tracing on). */
 const TRACING_REGISTER = "@docex/kit/tracing/register";
 const secrets = { AUTH_KEY_ENCRYPTION_KEY: "auth", WEBHOOK_KEY_ENCRYPTION_KEY: "webhook" };
+/** The generated users of NATS (node scripts/dist/nats-users-config.js) that the compose NATS loads, as the cluster's does. */
+const NATS_USERS_FILE = "deploy/k8s/infra/nats/docex-users.conf";
+/** The variable of NATS's environment that holds a user's password (scripts/src/nats-users.ts). */
+const natsPasswordVariable = (user) => `NATS_${user.toUpperCase()}_PASSWORD`;
+/** A compose variable the file requires: `${NAME:?message}`. */
+const requiredVariable = (variable) => new RegExp(`^\\$\\{${variable}:\\?[^}]+\\}$`);
+
+/** The users docex-users.conf names, and the variables it reads their passwords from. */
+function natsUsersOf(root) {
+  const text = readFileSync(path.join(root, NATS_USERS_FILE), "utf8");
+  const users = [...text.matchAll(/user: "([a-z]+)"\n\s*password: \$([A-Z_]+)/g)].map(([, user, variable]) => ({ user, variable }));
+  return users;
+}
 
 /** The processes docex runs: the gateway and every workspace folder under services/. */
 function expectedProcesses(root) {
@@ -383,6 +396,59 @@ export async function checkCompose({ root = defaultRoot } = {}) {
       }),
   );
 
+  // NATS: a user per service, as npm start, the fault stack and deploy/k8s run it (issue 39, item 3).
+  const natsUsers = natsUsersOf(root);
+  const nats = services.nats ?? {};
+  const natsEnv = environmentOf(nats);
+  const natsCommand = Array.isArray(nats.command) ? nats.command : String(nats.command ?? "").split(/\s+/);
+  const configAt = natsCommand[natsCommand.indexOf("-c") + 1];
+  const bindOf = (target) =>
+    (nats.volumes ?? []).find((volume) => typeof volume === "object" && volume.type === "bind" && volume.target === target);
+  const natsConfig = configAt ? bindOf(configAt) : undefined;
+  const usersTarget = configAt ? path.posix.join(path.posix.dirname(configAt), "docex-users.conf") : undefined;
+  const usersMount = usersTarget ? bindOf(usersTarget) : undefined;
+  const configText =
+    natsConfig && existsSync(path.resolve(root, natsConfig.source)) ? readFileSync(path.resolve(root, natsConfig.source), "utf8") : "";
+  check(`nats loads the generated users (${NATS_USERS_FILE}) and reads every user's password from a required variable`, [
+    natsUsers.length === 0 && `${NATS_USERS_FILE} names no user`,
+    !configAt && `nats runs ${JSON.stringify(nats.command)}, not with -c <config>`,
+    configAt && !natsConfig && `nats does not mount its configuration at ${configAt}`,
+    natsConfig && natsConfig.read_only !== true && "nats mounts its configuration writable",
+    natsConfig && !/^include \.\/docex-users\.conf$/m.test(configText) && `${natsConfig.source} does not include ./docex-users.conf`,
+    natsConfig && !/^jetstream/m.test(configText) && `${natsConfig.source} does not turn JetStream on`,
+    configAt && !usersMount && `nats does not mount the users file at ${usersTarget}`,
+    usersMount &&
+      path.normalize(usersMount.source) !== path.normalize(`./${NATS_USERS_FILE}`) &&
+      `nats mounts ${usersMount.source} as its users`,
+    usersMount && usersMount.read_only !== true && "nats mounts its users writable",
+    ...natsUsers.map(({ variable }) =>
+      requiredVariable(variable).test(String(natsEnv[variable] ?? ""))
+        ? undefined
+        : `nats ${variable} is ${JSON.stringify(natsEnv[variable])}`,
+    ),
+    natsEnv.NATS_TOKEN !== undefined && "nats is given a token",
+  ]);
+  check(
+    "every service connects to NATS as its own user, with its own password only (no shared token)",
+    serviceNames
+      .filter((name) => services[name])
+      .flatMap((name) => {
+        const env = environmentOf(services[name]);
+        const variable = natsPasswordVariable(name);
+        const others = natsUsers.filter((user) => user.variable !== variable);
+        return [
+          !natsUsers.some((user) => user.user === name && user.variable === variable) && `${NATS_USERS_FILE} has no user ${name}`,
+          env.NATS_USER !== name && `${name} NATS_USER=${env.NATS_USER}`,
+          !requiredVariable(variable).test(String(env.NATS_PASSWORD ?? "")) &&
+            `${name} NATS_PASSWORD is ${JSON.stringify(env.NATS_PASSWORD)}`,
+          env.NATS_TOKEN !== undefined && `${name} is given NATS_TOKEN`,
+          ...others
+            .filter(({ variable: other }) => Object.values(env).some((value) => String(value).includes(other)))
+            .map(({ user }) => `${name} receives ${user}'s NATS password`),
+        ];
+      }),
+  );
+
   const allowPrivate = environmentOf(services.webhook ?? {}).WEBHOOK_ALLOW_PRIVATE_TARGETS;
   check(
     "webhook refuses private targets (WEBHOOK_ALLOW_PRIVATE_TARGETS=false)",
@@ -390,7 +456,9 @@ export async function checkCompose({ root = defaultRoot } = {}) {
   );
 
   if (hasComposeCli(root)) {
-    const dummies = Object.fromEntries(Object.keys(secrets).map((variable) => [variable, "ZHVtbXk="]));
+    const dummies = Object.fromEntries(
+      [...Object.keys(secrets), ...natsUsers.map(({ variable }) => variable)].map((variable) => [variable, "ZHVtbXk="]),
+    );
     const valid = dockerCompose(root, ["config", "--quiet"], dummies);
     check("docker compose config accepts the file", valid.status === 0 ? [] : valid.stderr.trim());
     const withoutKeys = dockerCompose(

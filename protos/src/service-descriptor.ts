@@ -51,7 +51,11 @@ export type PromiseClient<D, Streams extends string = never> = {
   [M in MethodName<D> as Uncapitalize<M>]: M extends Streams
     ? (request: RequestOf<D, M>, ctx?: CallContext) => AsyncIterable<ResponseOf<D, M>>
     : (request: RequestOf<D, M>, ctx?: CallContext) => Promise<ResponseOf<D, M>>;
-} & { close(): void };
+} & {
+  close(): void;
+  /** Opens the channel and waits for the server's first answer (GrpcClient.warm): true when it answered in time. */
+  warm(timeoutMs?: number): Promise<boolean>;
+};
 
 export function loadService<D extends grpc.ServiceDefinition>(file: string, serviceName: string): ServiceDescriptor<D> {
   const packageDefinition = protoLoader.loadSync(file, { ...PROTO_LOADER_OPTIONS, includeDirs: [PROTO_DIR] });
@@ -96,5 +100,8 @@ export function createPromiseClient<D extends grpc.ServiceDefinition, Streams ex
       ? (request, ctx) => client.serverStream(method, request, ctx)
       : (request, ctx) => client.unary(method, request, ctx);
   }
-  return { ...calls, close: () => client.close() } as unknown as PromiseClient<D, Streams>;
+  return { ...calls, close: () => client.close(), warm: (timeoutMs?: number) => client.warm(timeoutMs) } as unknown as PromiseClient<
+    D,
+    Streams
+  >;
 }

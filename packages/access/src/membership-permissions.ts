@@ -67,6 +67,11 @@ export class MembershipPermissions implements PermissionSource, MemberCheck {
     return { role: roles.role, queueIds: roles.all_queues ? null : roles.queue_ids };
   }
 
+  /** Opens the channel to membership and waits for its first answer (GrpcClient.warm). */
+  warm(timeoutMs?: number): Promise<boolean> {
+    return this.client.warm(timeoutMs);
+  }
+
   async close(): Promise<void> {
     await this.eviction?.stop();
     this.client.close();

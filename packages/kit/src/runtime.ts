@@ -147,6 +147,9 @@ export class Infrastructure {
       await this.outbox.stop().catch(() => undefined);
       throw error;
     }
+    // The start ends once the channels and pools a hot path needs are open (Readiness.addStartUpWork, each bounded):
+    // a caller that starts the service in-process gets one as warm as /readyz promises.
+    await this.readiness.startUpFinished();
     logger.info({ http_port: httpPort, grpc_port: grpcPort }, "service started");
 
     let stopping: Promise<void> | undefined;
@@ -205,6 +208,7 @@ export async function connectInfrastructure(
     serverUrl: config.DATABASE_URL,
     database: config.DATABASE_NAME,
     poolMax: config.DATABASE_POOL_MAX,
+    poolMin: Math.min(WARM_POOL_CONNECTIONS, config.DATABASE_POOL_MAX),
     logger,
   });
   try {
@@ -223,6 +227,7 @@ export async function connectInfrastructure(
     // The service's own database: no request can be served without it. NATS can be away for a while: events
     // wait in the outbox, and consumers catch up when it is back; its outage shows in dependency_up.
     readiness.add("postgres", () => sequelize.query("SELECT 1"));
+    readiness.addStartUpWork("postgres_pool", warmPool(sequelize, Math.min(WARM_POOL_CONNECTIONS, config.DATABASE_POOL_MAX)));
     readiness.watch("nats", () => bus.check());
     const verifier = new CachedTokenVerifier(
       new TokenVerifier({ jwksUri: config.AUTH_JWKS_URL, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE }),
@@ -232,6 +237,18 @@ export async function connectInfrastructure(
     await sequelize.close();
     throw error;
   }
+}
+
+/**
+ * Connections each service's pool keeps open, opened before it is ready: a request (the PATCH of a user's edit reads
+ * and writes in one transaction, beside the permission cache's reads) finds them open instead of paying the
+ * connection's set-up inside its budget.
+ */
+export const WARM_POOL_CONNECTIONS = 2;
+
+/** Opens `connections` of the pool at once (each query holds one while the others open theirs); failures are the readiness check's to report. */
+async function warmPool(sequelize: Sequelize, connections: number): Promise<void> {
+  await Promise.all(Array.from({ length: connections }, () => sequelize.query("SELECT pg_sleep(0.01)").catch(() => undefined)));
 }
 
 /**

@@ -80,6 +80,9 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
     validators,
   });
   const validatorSeed = new ValidatorSeed(validators, webhook, infra.logger);
+  // A user's edit (PATCH …/annotations) asks membership for the permission and the webhook service's Validate within
+  // DOCUMENT_VALIDATION_TIMEOUT_MS: their channels are open and warm before the service is ready (see DECISIONS.md).
+  infra.readiness.addStartUpWork("grpc_channels", Promise.all([membership.warm(), webhook.warm()]));
   const closeOnFailure = async () => {
     await membership.close();
     automation.close();

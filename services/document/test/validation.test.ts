@@ -152,10 +152,6 @@ describe("external validation end to end: document, webhook and membership servi
       return reply.status === 201 ? reply : undefined;
     });
     workspaceId = workspace.body.data.id;
-    // One validated edit first: the first call from document to webhook and on to a receiver opens connections
-    // (mutual TLS included), which on a busy machine can take much of the 200 ms budget the tests below rely on.
-    const { queueId } = await linkedQueue();
-    await edit(await extractedDocument(queueId), [{ key: "invoice_id", value: "warm-up" }]);
   });
 
   after(async () => {
@@ -164,6 +160,21 @@ describe("external validation end to end: document, webhook and membership servi
     if (!webhookStopped) await webhook?.stop();
     await dropDatabase(webhookDatabase);
     await Promise.all(receivers.map((started) => started.stop()));
+  });
+
+  it("the first validated edit after a fresh start gets the receiver's answer: the channels it needs were warm before the start ended", async () => {
+    const readiness = (await (await fetch(`${h.baseUrl}/readyz`)).json()) as { checks: Record<string, string> };
+    expect(readiness.checks).to.include({ grpc_channels: "ok", postgres_pool: "ok" });
+    const { queueId, validator } = await linkedQueue();
+    const id = await extractedDocument(queueId);
+    validator.respondWith(() => ({ body: [{ key: "invoice_id", value: "INV-FIRST" }] }));
+    const started = performance.now();
+    const reply = await edit(id, [{ key: "invoice_id", value: "inv first" }]);
+    const elapsedMs = performance.now() - started;
+    expect(reply.status).to.equal(200);
+    expect(validator.requests, "calls the receiver got").to.have.length(1);
+    expect(fieldValue(reply.body.data, "invoice_id"), `the first edit took ${Math.round(elapsedMs)} ms`).to.equal("INV-FIRST");
+    expect(reply.body.data.messages).to.deep.equal([]);
   });
 
   it("applies an answer of the array form: the PATCH answers with the replaced values, and the receiver got the spec's payload", async () => {

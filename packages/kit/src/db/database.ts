@@ -33,6 +33,8 @@ export interface DatabaseOptions {
   serverUrl: string;
   database: string;
   poolMax?: number;
+  /** Connections the pool keeps open when idle (0 unless given): the first queries after a quiet while open none. */
+  poolMin?: number;
   logger: Logger;
 }
 
@@ -56,12 +58,12 @@ export class GuardedPgClient extends pg.Client {
 const guardedPg = { ...pg, Client: GuardedPgClient };
 
 /** A Sequelize of the database at `url`: `poolMax` connections, named `applicationName`, with `serverOptions` (`-c …`). */
-function sequelizeOf(url: string, poolMax: number, applicationName: string, serverOptions?: string): Sequelize {
+function sequelizeOf(url: string, poolMax: number, applicationName: string, serverOptions?: string, poolMin = 0): Sequelize {
   return new Sequelize(url, {
     dialect: "postgres",
     dialectModule: guardedPg,
     logging: false,
-    pool: { max: poolMax, min: 0, idle: 10_000, acquire: 10_000 },
+    pool: { max: poolMax, min: poolMin, idle: 10_000, acquire: 10_000 },
     define: { underscored: true, timestamps: false, freezeTableName: true },
     dialectOptions: { application_name: applicationName, ...(serverOptions ? { options: serverOptions } : {}) },
   });
@@ -69,7 +71,13 @@ function sequelizeOf(url: string, poolMax: number, applicationName: string, serv
 
 export async function connectDatabase(options: DatabaseOptions): Promise<Sequelize> {
   await ensureDatabase(options.serverUrl, options.database);
-  const sequelize = sequelizeOf(databaseUrl(options.serverUrl, options.database), options.poolMax ?? 10, options.database);
+  const sequelize = sequelizeOf(
+    databaseUrl(options.serverUrl, options.database),
+    options.poolMax ?? 10,
+    options.database,
+    undefined,
+    options.poolMin,
+  );
   await sequelize.authenticate();
   connectionUrls.set(sequelize, databaseUrl(options.serverUrl, options.database));
   return sequelize;

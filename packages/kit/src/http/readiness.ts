@@ -22,6 +22,7 @@ export class Readiness {
   private readonly checks = new Map<string, Check>();
   private readonly dependencies = new Map<string, Check>();
   private draining = false;
+  private readonly startUpWork: Promise<void>[] = [];
 
   constructor(private readonly metrics?: Pick<Metrics, "dependencyUp">) {}
 
@@ -33,6 +34,27 @@ export class Readiness {
   /** A dependency the process copes without: reported and measured, never deciding readiness. */
   watch(name: string, check: Check): void {
     this.dependencies.set(name, check);
+  }
+
+  /**
+   * Start-up work that opens and warms what a hot path needs (channels, pools): the process is not ready until it
+   * finished. Finished means done or given up within the work's own bound: a dependency that is down is watched, not
+   * waited for (it is connected to when it is back), so the work's outcome does not decide readiness.
+   */
+  addStartUpWork(name: string, work: Promise<unknown>): void {
+    let finished = false;
+    const finish = () => {
+      finished = true;
+    };
+    this.startUpWork.push(work.then(finish, finish));
+    this.add(name, async () => {
+      if (!finished) throw new Error("under way");
+    });
+  }
+
+  /** Resolves when every start-up work added so far finished. */
+  async startUpFinished(): Promise<void> {
+    await Promise.all(this.startUpWork);
   }
 
   drain(): void {

@@ -100,6 +100,11 @@ export class MembershipAccessClient implements MembershipAccess {
     });
   }
 
+  /** Opens the channel to membership and waits for its first answer. */
+  warm(): Promise<boolean> {
+    return this.permissions.warm();
+  }
+
   close(): Promise<void> {
     return this.permissions.close();
   }

@@ -32,6 +32,8 @@ const answerSchema = z.object({
 });
 
 export interface WebhookValidator extends ExternalValidator, ValidatorList {
+  /** Opens the channel that Validate calls take and waits for the webhook service's first answer. */
+  warm(): Promise<boolean>;
   close(): void;
 }
 
@@ -201,6 +203,7 @@ export function webhookValidator(
       duration.observe({ type: call.type, outcome: result.outcome }, (performance.now() - started) / 1000);
       return result;
     },
+    warm: () => client.warm(),
     close: () => {
       client.close();
       listing.close();
