@@ -115,7 +115,7 @@ function judge(term: Term, expected: unknown, alternatives: unknown[], got: stri
   return "wrong";
 }
 
-function valueOf(result: ExtractionResult, term: Term): string | undefined {
+function termValue(result: ExtractionResult, term: Term): string | undefined {
   if (term === "line_count") return String(result.lineItems?.rows.length ?? 0);
   return (result.fields as Record<string, { value: string } | undefined>)[FIELDS[term]]?.value;
 }
@@ -148,7 +148,7 @@ if (!existsSync(CORPUS)) {
     let whole = true;
     for (const term of Object.keys(FIELDS) as Term[]) {
       const alternatives = (entry.truth[`${term}_alternatives`] as unknown[] | undefined) ?? [];
-      const got = valueOf(result, term);
+      const got = termValue(result, term);
       const verdict = judge(term, entry.truth[term], alternatives, got);
       if (verdict === "wrong" || verdict === "missing" || verdict === "extra") whole = false;
       const counts = byTerm.get(term) ?? { right: 0, wrong: 0, missing: 0, extra: 0, none: 0 };

@@ -7,7 +7,7 @@ import { extractInvoice } from "../src/engine/engine.js";
 import type { ExtractionResult } from "../src/engine/types.js";
 
 const encode = (xml: string) => new TextEncoder().encode(xml);
-const valueOf = (result: ExtractionResult, key: string) => (result.fields as Record<string, { value: string } | undefined>)[key]?.value;
+const fieldValue = (result: ExtractionResult, key: string) => (result.fields as Record<string, { value: string } | undefined>)[key]?.value;
 
 const UBL = `<?xml version="1.0" encoding="UTF-8"?>
 <Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"
@@ -40,24 +40,24 @@ const UBL = `<?xml version="1.0" encoding="UTF-8"?>
 describe("extraction engine: e-invoices read exactly (the residuals of issue 36)", () => {
   it("UBL: the seller is its legal name (BT-27), not its trading name; '&amp;' is decoded", async () => {
     const result = await extractInvoice({ bytes: encode(UBL) });
-    expect(valueOf(result, "supplier_name")).to.equal("Muster Handel GmbH & Co. KG");
+    expect(fieldValue(result, "supplier_name")).to.equal("Muster Handel GmbH & Co. KG");
   });
 
   it("UBL: a German tax number (scheme FC) is not the VAT id, and PartyIdentification is not a register id", async () => {
     const result = await extractInvoice({ bytes: encode(UBL) });
-    expect(valueOf(result, "supplier_tax_id")).to.equal(undefined);
-    expect(valueOf(result, "supplier_register_id")).to.equal(undefined);
+    expect(fieldValue(result, "supplier_tax_id")).to.equal(undefined);
+    expect(fieldValue(result, "supplier_register_id")).to.equal(undefined);
   });
 
   it("UBL: the buyer, the totals without tax and of tax in the document's currency, the account of the means that has one", async () => {
     const result = await extractInvoice({ bytes: encode(UBL) });
-    expect(valueOf(result, "buyer_name")).to.equal("Kunde AG");
-    expect(valueOf(result, "buyer_tax_id")).to.equal("DE999999999");
-    expect(valueOf(result, "total_without_tax")).to.equal("100.00");
-    expect(valueOf(result, "total_tax")).to.equal("19.00");
-    expect(valueOf(result, "total_due")).to.equal("119.00");
-    expect(valueOf(result, "iban")).to.equal("DE02120300000000202051");
-    expect(valueOf(result, "variable_symbol")).to.equal("RF18539007547034");
+    expect(fieldValue(result, "buyer_name")).to.equal("Kunde AG");
+    expect(fieldValue(result, "buyer_tax_id")).to.equal("DE999999999");
+    expect(fieldValue(result, "total_without_tax")).to.equal("100.00");
+    expect(fieldValue(result, "total_tax")).to.equal("19.00");
+    expect(fieldValue(result, "total_due")).to.equal("119.00");
+    expect(fieldValue(result, "iban")).to.equal("DE02120300000000202051");
+    expect(fieldValue(result, "variable_symbol")).to.equal("RF18539007547034");
   });
 
   it("CII: only a VA registration is the VAT id; a seller with a tax number alone has none", async () => {
@@ -83,9 +83,9 @@ describe("extraction engine: e-invoices read exactly (the residuals of issue 36)
   </rsm:SupplyChainTradeTransaction>
 </rsm:CrossIndustryInvoice>`;
     const result = await extractInvoice({ bytes: encode(cii) });
-    expect(valueOf(result, "supplier_tax_id")).to.equal(undefined);
-    expect(valueOf(result, "buyer_name")).to.equal("Kunden AG Mitte");
-    expect([valueOf(result, "total_without_tax"), valueOf(result, "total_tax"), valueOf(result, "total_due")]).to.deep.equal([
+    expect(fieldValue(result, "supplier_tax_id")).to.equal(undefined);
+    expect(fieldValue(result, "buyer_name")).to.equal("Kunden AG Mitte");
+    expect([fieldValue(result, "total_without_tax"), fieldValue(result, "total_tax"), fieldValue(result, "total_due")]).to.deep.equal([
       "198.00",
       "37.62",
       "235.62",
@@ -165,11 +165,11 @@ describe("extraction engine: e-invoices read exactly (the residuals of issue 36)
   </PaymentMeans>
 </Invoice>`;
     const result = await extractInvoice({ bytes: encode(isdoc) });
-    expect(valueOf(result, "due_date")).to.equal("2026-12-14");
-    expect(valueOf(result, "iban")).to.equal("CZ6508000000192000145399");
-    expect(valueOf(result, "variable_symbol")).to.equal("20260042");
-    expect(valueOf(result, "buyer_name")).to.equal("Odběratel a.s.");
-    expect([valueOf(result, "total_without_tax"), valueOf(result, "total_tax")]).to.deep.equal(["1000.00", "210.00"]);
+    expect(fieldValue(result, "due_date")).to.equal("2026-12-14");
+    expect(fieldValue(result, "iban")).to.equal("CZ6508000000192000145399");
+    expect(fieldValue(result, "variable_symbol")).to.equal("20260042");
+    expect(fieldValue(result, "buyer_name")).to.equal("Odběratel a.s.");
+    expect([fieldValue(result, "total_without_tax"), fieldValue(result, "total_tax")]).to.deep.equal(["1000.00", "210.00"]);
   });
 
   describe("on the real corpus (../shared/corpus, skipped where absent)", function () {
@@ -204,7 +204,7 @@ describe("extraction engine: e-invoices read exactly (the residuals of issue 36)
           files += 1;
           for (const [term, key] of Object.entries(keys)) {
             const expected = truth.truth[term];
-            const got = valueOf(result, key);
+            const got = fieldValue(result, key);
             const same =
               expected === null || expected === undefined
                 ? got === undefined
