@@ -11,12 +11,14 @@ import {
   learningFeedbackData,
   loginAttemptedData,
   mailRequestedData,
+  memberPersonalDataErasedData,
   membershipChangedData,
   organizationCreatedData,
   queueCreatedData,
   queueDeletedData,
   registerUpdatedData,
   userOnboardedData,
+  userPersonalDataErasedData,
   uuidSchema,
   workspaceDeletedData,
 } from "./event-data.js";
@@ -42,6 +44,8 @@ export const EVENT_TYPES = [
   "learning.feedback",
   "register.updated",
   "configuration.changed",
+  "user.personal_data_erased",
+  "member.personal_data_erased",
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -64,6 +68,8 @@ export const eventDataSchemas = {
   "learning.feedback": learningFeedbackData,
   "register.updated": registerUpdatedData,
   "configuration.changed": configurationChangedData,
+  "user.personal_data_erased": userPersonalDataErasedData,
+  "member.personal_data_erased": memberPersonalDataErasedData,
 } as const satisfies Record<EventType, z.ZodType>;
 
 export type EventData<T extends EventType> = z.infer<(typeof eventDataSchemas)[T]>;

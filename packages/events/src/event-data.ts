@@ -258,3 +258,23 @@ export const registerUpdatedData = z.object({
   method: z.enum(["replace", "append", "upsert"]),
   item_count: z.number().int().nonnegative(),
 });
+
+/**
+ * A person erased themselves (DELETE /auth/me): their account's name and email are placeholders now and it can no
+ * longer sign in. Every service that holds something of the person erases it in every organization.
+ */
+export const userPersonalDataErasedData = z.object({
+  user_id: uuidSchema,
+});
+
+/**
+ * An owner erased what their organization holds of a member (DELETE /organizations/{id}/members/{user_id}/personal-data):
+ * the membership is deactivated and its email and name erased, and the organization's audit entries of the person
+ * keep their shape without values. `account_erased`: the person belonged to no other organization, so their account
+ * is erased as well (auth consumes this) and every organization's data of them goes with it.
+ */
+export const memberPersonalDataErasedData = z.object({
+  organization_id: uuidSchema,
+  user_id: uuidSchema,
+  account_erased: z.boolean(),
+});

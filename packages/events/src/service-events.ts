@@ -36,13 +36,13 @@ export interface ServiceEvents {
  */
 export const SERVICE_EVENTS = {
   auth: {
-    publishes: ["auth.user_onboarded", "auth.mail_requested", "auth.login_attempted"],
-    consumes: [],
+    publishes: ["auth.user_onboarded", "auth.mail_requested", "auth.login_attempted", "user.personal_data_erased"],
+    consumes: ["member.personal_data_erased"],
     hears: [],
   },
   membership: {
-    publishes: ["organization.created", "membership.changed", "configuration.changed"],
-    consumes: ["auth.user_onboarded", "queue.deleted"],
+    publishes: ["organization.created", "membership.changed", "configuration.changed", "member.personal_data_erased"],
+    consumes: ["auth.user_onboarded", "queue.deleted", "user.personal_data_erased"],
     hears: [],
   },
   document: {

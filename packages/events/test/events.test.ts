@@ -118,6 +118,8 @@ const samples: { [T in EventType]: EventData<T> } = {
     previous: { active: true },
     current: { active: false },
   },
+  "user.personal_data_erased": { user_id: user },
+  "member.personal_data_erased": { organization_id: org, user_id: user, account_erased: false },
 };
 
 function rejection(action: () => unknown): EventValidationError {
