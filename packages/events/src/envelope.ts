@@ -8,6 +8,7 @@ import {
   documentCreatedData,
   documentExtractedData,
   documentStatusChangedData,
+  documentsPurgedData,
   learningFeedbackData,
   loginAttemptedData,
   mailRequestedData,
@@ -46,6 +47,7 @@ export const EVENT_TYPES = [
   "configuration.changed",
   "user.personal_data_erased",
   "member.personal_data_erased",
+  "documents.purged",
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -70,6 +72,7 @@ export const eventDataSchemas = {
   "configuration.changed": configurationChangedData,
   "user.personal_data_erased": userPersonalDataErasedData,
   "member.personal_data_erased": memberPersonalDataErasedData,
+  "documents.purged": documentsPurgedData,
 } as const satisfies Record<EventType, z.ZodType>;
 
 export type EventData<T extends EventType> = z.infer<(typeof eventDataSchemas)[T]>;

@@ -82,6 +82,20 @@ export const queueCreatedData = z.object({
 /** A queue removed with everything of it (DELETE /queues/{id}, or its workspace's deletion): every service forgets it. */
 export const queueDeletedData = queueCreatedData;
 
+/** Documents purged per batch of the lifetime sweep (one `documents.purged` each): what a consumer deletes at once. */
+export const MAX_PURGED_DOCUMENTS = 500;
+
+/**
+ * Documents of a queue older than its `document_lifetime_days`, purged with their files, annotations and changes:
+ * every service deletes what it keeps of them, and the audit log keeps their entries without values.
+ */
+export const documentsPurgedData = z.object({
+  organization_id: uuidSchema,
+  workspace_id: uuidSchema,
+  queue_id: uuidSchema,
+  document_ids: z.array(uuidSchema).min(1).max(MAX_PURGED_DOCUMENTS),
+});
+
 /** A workspace removed; `queue.deleted` of each of its queues comes with it. */
 export const workspaceDeletedData = z.object({
   workspace_id: uuidSchema,

@@ -120,6 +120,7 @@ const samples: { [T in EventType]: EventData<T> } = {
   },
   "user.personal_data_erased": { user_id: user },
   "member.personal_data_erased": { organization_id: org, user_id: user, account_erased: false },
+  "documents.purged": { organization_id: org, workspace_id: workspace, queue_id: queue, document_ids: [documentId] },
 };
 
 function rejection(action: () => unknown): EventValidationError {

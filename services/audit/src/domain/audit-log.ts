@@ -54,6 +54,8 @@ export class AuditLog {
     } else if (event.type === "member.personal_data_erased") {
       const scope = event.data.account_erased ? undefined : event.data.organization_id;
       await this.audit.eraseValuesOf(event.data.user_id, scope, event.id);
+    } else if (event.type === "documents.purged") {
+      await this.audit.eraseValuesOfDocuments(event.data.document_ids, event.data.organization_id);
     }
   }
 

@@ -160,6 +160,22 @@ export class AuditStore {
     return erased;
   }
 
+  /** Erases the values of the entries of purged documents (of their organization); answers how many were erased. */
+  async eraseValuesOfDocuments(documentIds: string[], organizationId: string): Promise<number> {
+    return this.sequelize.transaction(async (tx) => {
+      await this.sequelize.query("SET LOCAL docex.audit_erasure = 'on'", { transaction: tx });
+      const [row] = await this.sequelize.query<{ erased: string }>(
+        `WITH erased AS (
+           UPDATE audit_entries SET details = audit_erased_values(details), erased_at = now()
+           WHERE document_id = ANY($1::uuid[]) AND organization_id = $2 AND erased_at IS NULL
+           RETURNING 1)
+         SELECT count(*) AS erased FROM erased`,
+        { bind: [documentIds, organizationId], transaction: tx, type: QueryTypes.SELECT },
+      );
+      return Number(row?.erased ?? 0);
+    });
+  }
+
   /** Deletes entries older than `before`, a batch per transaction; returns how many went. */
   async purgeOlderThan(before: Date, maxBatches = 100): Promise<number> {
     let purged = 0;

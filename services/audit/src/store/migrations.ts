@@ -54,7 +54,8 @@ export const migrations: Migration[] = [
   sqlMigration(
     "0002-erasure-of-personal-data",
     `
-        -- Erasure of a person (user.personal_data_erased, member.personal_data_erased) keeps their entries with every
+        -- Erasure of a person (user.personal_data_erased, member.personal_data_erased), or of purged documents
+        -- (documents.purged), keeps their entries with every
         -- value of details replaced by null (keys and list lengths kept: the records keep their shape). Only the
         -- erasure, which sets docex.audit_erasure for its transaction, may update an entry, and only its details and
         -- erased_at.
