@@ -171,6 +171,15 @@ describe("personal data has a lifetime: document purge and erasure of a person i
         expect((await stack.call("GET", `/documents/${old}`, { token })).status).to.equal(404);
         expect((await stack.call("GET", `/documents/${young}`, { token })).status).to.equal(200);
         expect(Object.keys(await rowsOf([young])).length).to.be.at.least(6);
+        const audited = await eventually(async () => {
+          const log = await stack.call("GET", "/organizations/bootstrap/audit-log?type=documents", { token });
+          return log.body.data?.find((entry: { queue_id: string }) => entry.queue_id === queueId);
+        }, 10_000);
+        expect(audited).to.deep.include({
+          type: "documents.purged",
+          user_id: null,
+          details: { workspace_id: workspace.id, document_ids: [old] },
+        });
       } finally {
         await receiver.stop();
       }
@@ -272,6 +281,11 @@ describe("personal data has a lifetime: document purge and erasure of a person i
         email: null,
         name: null,
       });
+      const audited = await eventually(async () => {
+        const log = await stack.call("GET", `/organizations/${organizationId}/audit-log?type=member`, { token });
+        return log.body.data?.find((entry: { type: string }) => entry.type === "member.personal_data_erased");
+      }, 10_000);
+      expect(audited.details).to.deep.equal({ erased_user_id: person.id, account_erased: true });
       // The colleague is untouched.
       expect(Object.keys(await personalRows(colleague.id, colleague.email))).to.include("auth.users with the email");
     });
