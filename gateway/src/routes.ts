@@ -61,6 +61,7 @@ const TABLE: Record<ServiceName, Row[]> = {
     ["POST", "/auth/totp"],
     ["DELETE", "/auth/totp"],
     ["POST", "/auth/totp/confirm"],
+    ["DELETE", "/auth/me"],
   ],
   membership: [
     ["POST", "/organizations"],
@@ -70,6 +71,7 @@ const TABLE: Record<ServiceName, Row[]> = {
     ["POST", "/organizations/{organization_id}/assign-roles"],
     ["POST", "/organizations/{organization_id}/manage-user-schema"],
     ["GET", "/organizations/{organization_id}/raw-memberships"],
+    ["DELETE", "/organizations/{organization_id}/members/{user_id}/personal-data"],
   ],
   document: [
     ["GET", "/organizations/{organization_id}/workspaces"],

@@ -8,15 +8,18 @@ import {
   documentCreatedData,
   documentExtractedData,
   documentStatusChangedData,
+  documentsPurgedData,
   learningFeedbackData,
   loginAttemptedData,
   mailRequestedData,
+  memberPersonalDataErasedData,
   membershipChangedData,
   organizationCreatedData,
   queueCreatedData,
   queueDeletedData,
   registerUpdatedData,
   userOnboardedData,
+  userPersonalDataErasedData,
   uuidSchema,
   workspaceDeletedData,
 } from "./event-data.js";
@@ -42,6 +45,9 @@ export const EVENT_TYPES = [
   "learning.feedback",
   "register.updated",
   "configuration.changed",
+  "user.personal_data_erased",
+  "member.personal_data_erased",
+  "documents.purged",
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -64,6 +70,9 @@ export const eventDataSchemas = {
   "learning.feedback": learningFeedbackData,
   "register.updated": registerUpdatedData,
   "configuration.changed": configurationChangedData,
+  "user.personal_data_erased": userPersonalDataErasedData,
+  "member.personal_data_erased": memberPersonalDataErasedData,
+  "documents.purged": documentsPurgedData,
 } as const satisfies Record<EventType, z.ZodType>;
 
 export type EventData<T extends EventType> = z.infer<(typeof eventDataSchemas)[T]>;

@@ -82,6 +82,20 @@ export const queueCreatedData = z.object({
 /** A queue removed with everything of it (DELETE /queues/{id}, or its workspace's deletion): every service forgets it. */
 export const queueDeletedData = queueCreatedData;
 
+/** Documents purged per batch of the lifetime sweep (one `documents.purged` each): what a consumer deletes at once. */
+export const MAX_PURGED_DOCUMENTS = 500;
+
+/**
+ * Documents of a queue older than its `document_lifetime_days`, purged with their files, annotations and changes:
+ * every service deletes what it keeps of them, and the audit log keeps their entries without values.
+ */
+export const documentsPurgedData = z.object({
+  organization_id: uuidSchema,
+  workspace_id: uuidSchema,
+  queue_id: uuidSchema,
+  document_ids: z.array(uuidSchema).min(1).max(MAX_PURGED_DOCUMENTS),
+});
+
 /** A workspace removed; `queue.deleted` of each of its queues comes with it. */
 export const workspaceDeletedData = z.object({
   workspace_id: uuidSchema,
@@ -257,4 +271,24 @@ export const registerUpdatedData = z.object({
   name: z.string().min(1),
   method: z.enum(["replace", "append", "upsert"]),
   item_count: z.number().int().nonnegative(),
+});
+
+/**
+ * A person erased themselves (DELETE /auth/me): their account's name and email are placeholders now and it can no
+ * longer sign in. Every service that holds something of the person erases it in every organization.
+ */
+export const userPersonalDataErasedData = z.object({
+  user_id: uuidSchema,
+});
+
+/**
+ * An owner erased what their organization holds of a member (DELETE /organizations/{id}/members/{user_id}/personal-data):
+ * the membership is deactivated and its email and name erased, and the organization's audit entries of the person
+ * keep their shape without values. `account_erased`: the person belonged to no other organization, so their account
+ * is erased as well (auth consumes this) and every organization's data of them goes with it.
+ */
+export const memberPersonalDataErasedData = z.object({
+  organization_id: uuidSchema,
+  user_id: uuidSchema,
+  account_erased: z.boolean(),
 });

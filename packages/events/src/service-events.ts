@@ -36,13 +36,13 @@ export interface ServiceEvents {
  */
 export const SERVICE_EVENTS = {
   auth: {
-    publishes: ["auth.user_onboarded", "auth.mail_requested", "auth.login_attempted"],
-    consumes: [],
+    publishes: ["auth.user_onboarded", "auth.mail_requested", "auth.login_attempted", "user.personal_data_erased"],
+    consumes: ["member.personal_data_erased"],
     hears: [],
   },
   membership: {
-    publishes: ["organization.created", "membership.changed", "configuration.changed"],
-    consumes: ["auth.user_onboarded", "queue.deleted"],
+    publishes: ["organization.created", "membership.changed", "configuration.changed", "member.personal_data_erased"],
+    consumes: ["auth.user_onboarded", "queue.deleted", "user.personal_data_erased"],
     hears: [],
   },
   document: {
@@ -56,18 +56,19 @@ export const SERVICE_EVENTS = {
       "document.status_changed",
       "document.approved",
       "configuration.changed",
+      "documents.purged",
     ],
     consumes: ["organization.created", "configuration.changed"],
     hears: ["configuration.changed", "queue.deleted", "membership.changed"],
   },
   automation: {
     publishes: ["automation.applied", "configuration.changed"],
-    consumes: ["document.extracted", "register.updated", "queue.deleted"],
+    consumes: ["document.extracted", "register.updated", "queue.deleted", "documents.purged"],
     hears: ["membership.changed"],
   },
   learning: {
     publishes: ["learning.feedback"],
-    consumes: ["document.extracted", "queue.deleted"],
+    consumes: ["document.extracted", "queue.deleted", "documents.purged"],
     hears: ["configuration.changed", "queue.deleted", "membership.changed"],
   },
   register: {
@@ -77,13 +78,13 @@ export const SERVICE_EVENTS = {
   },
   webhook: {
     publishes: ["configuration.changed"],
-    consumes: ["document.status_changed", "queue.created", "queue.deleted", "workspace.deleted"],
+    consumes: ["document.status_changed", "queue.created", "queue.deleted", "workspace.deleted", "documents.purged"],
     hears: ["membership.changed"],
   },
   // Reads hostile files: it publishes nothing, and hears only what invalidates its cache of queues.
   extraction: {
     publishes: [],
-    consumes: ["document.created", "queue.deleted"],
+    consumes: ["document.created", "queue.deleted", "documents.purged"],
     hears: ["configuration.changed", "queue.deleted"],
   },
   audit: {

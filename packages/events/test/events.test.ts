@@ -118,6 +118,9 @@ const samples: { [T in EventType]: EventData<T> } = {
     previous: { active: true },
     current: { active: false },
   },
+  "user.personal_data_erased": { user_id: user },
+  "member.personal_data_erased": { organization_id: org, user_id: user, account_erased: false },
+  "documents.purged": { organization_id: org, workspace_id: workspace, queue_id: queue, document_ids: [documentId] },
 };
 
 function rejection(action: () => unknown): EventValidationError {

@@ -56,6 +56,8 @@ export interface QueueFacts {
   annotationSchema: FieldDefinition[];
   duplicateFileRejection: boolean;
   extractionEngine: ExtractionEngine;
+  /** Days a document is kept before it is purged; null: kept. */
+  documentLifetimeDays: number | null;
   /** ISO 8601. */
   createdAt: string;
 }
@@ -120,6 +122,13 @@ export const queueWithAnnotationSchemaSchema = z.object({
   extraction_engine: z
     .enum(EXTRACTION_ENGINES)
     .describe("`builtin`: the extraction service reads uploaded files; `external`: an outside engine posts `/extraction`"),
+  document_lifetime_days: z
+    .number()
+    .int()
+    .min(1)
+    .max(3650)
+    .nullable()
+    .describe("Documents older than this many days are purged with their files, annotations and projections; null: kept"),
   created_at: z.iso.datetime(),
 });
 
@@ -136,6 +145,7 @@ export function queueDto(queue: QueueFacts, switches: QueueSwitches): z.output<t
     annotation_schema: queue.annotationSchema,
     duplicate_file_rejection: queue.duplicateFileRejection ? "enabled" : "disabled",
     extraction_engine: queue.extractionEngine,
+    document_lifetime_days: queue.documentLifetimeDays,
     created_at: queue.createdAt,
   };
 }

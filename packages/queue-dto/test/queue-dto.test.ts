@@ -11,6 +11,7 @@ describe("the queue as the API shows it", () => {
     annotationSchema: [{ key: "total_due", label: "Total due", type: "number" as const }],
     duplicateFileRejection: true,
     extractionEngine: "builtin" as const,
+    documentLifetimeDays: 90,
     createdAt: "2026-11-27T02:00:00.000Z",
   };
 
@@ -35,6 +36,7 @@ describe("the queue as the API shows it", () => {
       "annotation_schema",
       "duplicate_file_rejection",
       "extraction_engine",
+      "document_lifetime_days",
       "created_at",
     ]);
     expect(dto).to.deep.include({
@@ -45,6 +47,7 @@ describe("the queue as the API shows it", () => {
         fields: [{ key: "total_due", min_confidence: 80, required: true }],
       },
       duplicate_file_rejection: "enabled",
+      document_lifetime_days: 90,
     });
     expect(queueWithAnnotationSchemaSchema.parse(dto)).to.deep.equal(dto);
   });

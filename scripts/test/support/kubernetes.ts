@@ -81,6 +81,7 @@ export const LEFT_TO_THE_CODE: Record<string, string> = {
   FILE_STORE_URL: "empty: files in the document database (CNPG, backed up with it); s3://bucket/prefix for large installations",
   DOCUMENT_FILE_RETENTION_DAYS: "30 days a deleted document's file is kept (document README)",
   DOCUMENT_FILE_SWEEP_INTERVAL_MS: "hourly retention sweep",
+  DOCUMENT_LIFETIME_SWEEP_INTERVAL_MS: "hourly lifetime sweep; lifetimes are days, an hour late purges nothing early",
   AUTOMATION_DOCUMENT_DEADLINE_MS: TUNED_DEFAULT,
   AUTOMATION_MEMBERSHIP_DEADLINE_MS: TUNED_DEFAULT,
   AUTOMATION_REGISTER_DEADLINE_MS: TUNED_DEFAULT,

@@ -1,3 +1,4 @@
+import { parseEvent } from "@docex/events";
 import { connectInfrastructure, type Infrastructure, type Logger, type RunningService } from "@docex/kit";
 import { authService } from "@docex/protos";
 import { Counter } from "prom-client";
@@ -18,6 +19,7 @@ import { SelfOnboarding } from "./domain/onboarding.js";
 import { OneTimeSecrets } from "./domain/one-time-secrets.js";
 import { PasswordChange } from "./domain/password-change.js";
 import { PasswordHasher } from "./domain/passwords.js";
+import { PersonalDataErasure } from "./domain/personal-data-erasure.js";
 import { SealingKey } from "./domain/secrets.js";
 import { Sessions } from "./domain/sessions.js";
 import { SigningKeys } from "./domain/signing-keys.js";
@@ -82,6 +84,13 @@ export async function startAuthService(config: AuthConfig, options: AuthServiceO
     return infra.serve({
       app,
       grpc,
+      subscriptions: [
+        {
+          durable: "auth__member_personal_data_erased",
+          subject: "docex.member.personal_data_erased",
+          handler: (payload) => domain.erasure.onMemberErased(parseEvent(payload, "member.personal_data_erased")),
+        },
+      ],
       onStop: async () => {
         clearInterval(housekeeping);
         await background.drain(Math.min(config.SHUTDOWN_TIMEOUT_MS, 5_000));
@@ -154,6 +163,7 @@ async function buildDomain(
     onboarding,
     twoFactor,
     directory: new UserDirectory(sql, users, secrets, mail, throttle, clock),
+    erasure: new PersonalDataErasure(sql, users, sessions, events, clock),
     signingKeys,
     throttle,
     hasher,

@@ -63,7 +63,7 @@ describe("auth's OpenAPI description: every route described, and real answers fi
     });
     const mounted = mountedRoutes(app).filter((route) => route.includes(" /api/v2/"));
     expect(mounted).to.have.members(describedRoutes(api));
-    expect(mounted).to.have.lengthOf(16);
+    expect(mounted).to.have.lengthOf(17);
     expect(operationsOf(document).map(({ route }) => route)).to.have.members(describedRoutes(api));
   });
 
@@ -88,11 +88,16 @@ describe("auth's OpenAPI description: every route described, and real answers fi
     }
   });
 
-  it("marks the token-less operations public and the TOTP ones as needing a token", () => {
+  it("marks the token-less operations public and the TOTP and erasure ones as needing a token", () => {
     const needToken = operationsOf(document)
       .filter(({ operation }) => operation.security === undefined)
       .map(({ route }) => route);
-    expect(needToken).to.have.members(["POST /api/v2/auth/totp", "POST /api/v2/auth/totp/confirm", "DELETE /api/v2/auth/totp"]);
+    expect(needToken).to.have.members([
+      "POST /api/v2/auth/totp",
+      "POST /api/v2/auth/totp/confirm",
+      "DELETE /api/v2/auth/totp",
+      "DELETE /api/v2/auth/me",
+    ]);
   });
 
   it("answers login, JWKS, the password-change token and a failed login exactly as described", async () => {

@@ -1,5 +1,12 @@
 import { MembershipPermissions } from "@docex/access";
-import { connectInfrastructure, deleteRowsOfQueue, type Logger, type RunningService, removalSubscription } from "@docex/kit";
+import {
+  connectInfrastructure,
+  deleteRowsOfDocuments,
+  deleteRowsOfQueue,
+  type Logger,
+  type RunningService,
+  removalSubscription,
+} from "@docex/kit";
 import { automationService } from "@docex/protos";
 import { documentGateway } from "./clients/document.js";
 import { registerLookup } from "./clients/register.js";
@@ -104,6 +111,7 @@ export async function startAutomationService(config: AutomationConfig, options: 
           "queue.deleted",
           deleteRowsOfQueue(infra.sql, ["document_runs", "queue_registers", "rules", "queue_settings"]),
         ),
+        removalSubscription("automation__documents_purged", "documents.purged", deleteRowsOfDocuments(infra.sql, ["document_runs"])),
       ],
       onStop: closeClients,
     });

@@ -87,6 +87,8 @@ export const configSchema = serviceConfigSchema("document").extend({
   DOCUMENT_FILE_RETENTION_DAYS: z.coerce.number().min(0).max(36_500).default(30),
   /** How often the retention sweep runs. */
   DOCUMENT_FILE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(10).max(86_400_000).default(3_600_000),
+  /** How often the lifetime sweep purges documents older than their queue's `document_lifetime_days`. */
+  DOCUMENT_LIFETIME_SWEEP_INTERVAL_MS: z.coerce.number().int().min(10).max(86_400_000).default(3_600_000),
 });
 
 export type DocumentConfig = z.infer<typeof configSchema>;

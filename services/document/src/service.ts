@@ -8,6 +8,7 @@ import type { DocumentConfig } from "./config.js";
 import { AccessControl } from "./domain/access.js";
 import { AutomationSwitchSeed } from "./domain/automation-switch-seed.js";
 import { DocumentChanges } from "./domain/document-changes.js";
+import { DocumentLifetime } from "./domain/document-lifetime.js";
 import { DocumentWriter } from "./domain/document-writer.js";
 import { Documents } from "./domain/documents.js";
 import { DuplicateCheck } from "./domain/duplicates.js";
@@ -29,6 +30,7 @@ import { documentRoutes } from "./http/routes.js";
 import { AutomationSwitchStore } from "./store/automation-switch-store.js";
 import { DocumentStore } from "./store/document-store.js";
 import { HierarchyStore } from "./store/hierarchy-store.js";
+import { LifetimeStore } from "./store/lifetime-store.js";
 import { migrations } from "./store/migrations.js";
 import { QuotaStore } from "./store/quota-store.js";
 import { ValidationJobStore } from "./store/validation-job-store.js";
@@ -101,6 +103,10 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
       retentionMs: config.DOCUMENT_FILE_RETENTION_DAYS * 86_400_000,
       sweepIntervalMs: config.DOCUMENT_FILE_SWEEP_INTERVAL_MS,
       batchSize: 100,
+    });
+    const lifetime = new DocumentLifetime(sql, new LifetimeStore(sql), events, files, infra.logger, {
+      sweepIntervalMs: config.DOCUMENT_LIFETIME_SWEEP_INTERVAL_MS,
+      maxBatchesPerQueue: 20,
     });
     const hierarchy = new Hierarchy({ sql, store: hierarchyStore, events, access, membership, automation: switches, files });
     const jobs = new ValidationJobStore(sql);
@@ -187,6 +193,7 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
         await seed.stop();
         await validatorSeed.stop();
         await runner?.stop();
+        await lifetime.stop();
         await files.stop();
         await membership.close();
         automation.close();
@@ -197,6 +204,7 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
     validatorSeed.start();
     runner?.start();
     files.start();
+    lifetime.start();
     return running;
   });
 }

@@ -1,6 +1,7 @@
 import {
   ApiDescription,
   connectInfrastructure,
+  deleteRowsOfDocuments,
   deleteRowsOfQueue,
   type Logger,
   type RunningService,
@@ -89,6 +90,11 @@ export async function startExtractionService(
           "extraction__queue_deleted",
           "queue.deleted",
           deleteRowsOfQueue(infra.sql, ["extraction_runs", "extraction_reads"]),
+        ),
+        removalSubscription(
+          "extraction__documents_purged",
+          "documents.purged",
+          deleteRowsOfDocuments(infra.sql, ["extraction_runs", "extraction_reads"]),
         ),
       ],
       onStop: closeResources,

@@ -62,6 +62,17 @@ export async function startLearningService(config: LearningConfig, options: { lo
           // feedback last: the others name the feedback they came from.
           deleteRowsOfQueue(infra.sql, ["field_confirmations", "pinned_fields", "supplier_preferences", "learned_fills", "feedback"]),
         ),
+        // What the queue learned from a purged document stays the queue's memory; the feedback forgets the document.
+        removalSubscription("learning__documents_purged", "documents.purged", (event) =>
+          infra.sql.transaction(async (tx) => {
+            await infra.sql.run("DELETE FROM learned_fills WHERE document_id = ANY($1::uuid[])", [event.data.document_ids], tx);
+            await infra.sql.run(
+              "UPDATE feedback SET document_id = NULL WHERE document_id = ANY($1::uuid[])",
+              [event.data.document_ids],
+              tx,
+            );
+          }),
+        ),
       ],
       onStop: closeClients,
     });

@@ -1,3 +1,4 @@
+import { eventSubject, parseEvent } from "@docex/events";
 import { connectInfrastructure, type Logger, type RunningService, removalSubscription, serviceConfigSchema } from "@docex/kit";
 import { membershipService } from "@docex/protos";
 import { z } from "zod";
@@ -7,6 +8,7 @@ import { InvitationAcceptance } from "./domain/invitation-acceptance.js";
 import { MemberListing } from "./domain/member-listing.js";
 import { MemberProfiles, type MemberProfilesOptions } from "./domain/member-profiles.js";
 import { Organizations } from "./domain/organizations.js";
+import { PersonalDataErasure } from "./domain/personal-data-erasure.js";
 import { RoleAssignment } from "./domain/role-assignment.js";
 import type { UserDirectory } from "./domain/user-directory.js";
 import { type QueueDirectory, UserSchemas } from "./domain/user-schemas.js";
@@ -25,6 +27,9 @@ export const configSchema = serviceConfigSchema("membership").extend({
   INVITATION_MAX_PER_DAY: z.coerce.number().int().min(1).default(100),
 });
 export type MembershipConfig = z.infer<typeof configSchema>;
+
+/** Erases the person's memberships in every organization when they erased their account (DELETE /auth/me). */
+const USER_ERASED_CONSUMER = "membership__user_personal_data_erased";
 
 export interface MembershipServiceOptions {
   logger?: Logger;
@@ -53,6 +58,7 @@ export async function startMembershipService(config: MembershipConfig, options: 
     const organizations = new Organizations(store);
     const profiles = new MemberProfiles(store, directory, infra.logger, options.profiles);
     const userSchemas = new UserSchemas(store, queues);
+    const erasure = new PersonalDataErasure(store);
     const domain = {
       organizations,
       listing: new MemberListing(store, profiles),
@@ -62,6 +68,7 @@ export async function startMembershipService(config: MembershipConfig, options: 
         maxPerDay: config.INVITATION_MAX_PER_DAY,
       }),
       userSchemas,
+      erasure,
     };
 
     const http = membershipHttp(domain, infra.verifier);
@@ -80,6 +87,11 @@ export async function startMembershipService(config: MembershipConfig, options: 
       subscriptions: [
         userOnboardedSubscription({ store, organizations, logger: infra.logger }, USER_ONBOARDED_CONSUMER),
         removalSubscription("membership__queue_deleted", "queue.deleted", (event) => store.forgetQueue(event.data.queue_id)),
+        {
+          durable: USER_ERASED_CONSUMER,
+          subject: eventSubject("user.personal_data_erased"),
+          handler: (payload) => erasure.onUserErased(parseEvent(payload, "user.personal_data_erased"), USER_ERASED_CONSUMER),
+        },
       ],
       onStop: async () => {
         directory.close();

@@ -75,7 +75,7 @@ describe("membership's OpenAPI description: every route described, and real answ
     const methodFallbacks = mounted.filter((route) => route.startsWith("_ALL "));
     const operations = mounted.filter((route) => !route.startsWith("_ALL "));
     expect(operations).to.have.members(describedRoutes(api));
-    expect(operations).to.have.lengthOf(7);
+    expect(operations).to.have.lengthOf(8);
     const describedPaths = new Set(describedRoutes(api).map((route) => route.split(" ")[1]));
     expect(methodFallbacks.map((route) => route.split(" ")[1])).to.have.members([...describedPaths]);
     expect(operationsOf(document).map(({ route }) => route)).to.have.members(describedRoutes(api));

@@ -181,6 +181,9 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
         removalSubscription("webhook__workspace_deleted", "workspace.deleted", (event) =>
           webhookStore.removeUnder("workspace", event.data.workspace_id),
         ),
+        removalSubscription("webhook__documents_purged", "documents.purged", (event) =>
+          webhookStore.removeDocuments(event.data.document_ids),
+        ),
       ],
       // At SIGTERM, not after the HTTP drain: no delivery is claimed any more, those on the wire finish and are
       // recorded (WEBHOOK_DELIVERY_TIMEOUT_MS at most), and another replica sends the rest.

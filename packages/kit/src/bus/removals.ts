@@ -2,8 +2,8 @@ import { type DocexEvent, eventSubject, parseEvent } from "@docex/events";
 import type { Sql } from "../db/sql.js";
 import type { SubscriptionOptions } from "./event-bus.js";
 
-/** The events that tell every service to remove what it keeps of a part of the hierarchy. */
-export type RemovalEvent = "queue.deleted" | "workspace.deleted";
+/** The events that tell every service to remove what it keeps of a part of the hierarchy, or of purged documents. */
+export type RemovalEvent = "queue.deleted" | "workspace.deleted" | "documents.purged";
 
 /**
  * A durable consumer that removes what this service keeps of a deleted queue (or workspace): `remove` deletes rows
@@ -32,5 +32,18 @@ export function deleteRowsOfQueue(sql: Sql, tables: readonly string[]): (event: 
   return (event) =>
     sql.transaction(async (tx) => {
       for (const table of tables) await sql.run(`DELETE FROM ${table} WHERE queue_id = $1`, [event.data.queue_id], tx);
+    });
+}
+
+/**
+ * The `remove` of a service whose rows of a document all carry `document_id`: deletes those of the purged documents
+ * (`documents.purged`) from `tables`, in that order (children first), in one transaction.
+ */
+export function deleteRowsOfDocuments(sql: Sql, tables: readonly string[]): (event: DocexEvent<"documents.purged">) => Promise<void> {
+  return (event) =>
+    sql.transaction(async (tx) => {
+      for (const table of tables) {
+        await sql.run(`DELETE FROM ${table} WHERE document_id = ANY($1::uuid[])`, [event.data.document_ids], tx);
+      }
     });
 }

@@ -133,5 +133,13 @@ export function auditEntryOf(event: DocexEvent & { type: AuditedType }): AuditEn
       const { queue_id, ...details } = event.data;
       return { ...base, queueId: queue_id, details };
     }
+    case "documents.purged": {
+      const { queue_id, workspace_id, document_ids } = event.data;
+      return { ...base, queueId: queue_id, details: { workspace_id, document_ids } };
+    }
+    case "user.personal_data_erased":
+      return { ...base, details: { erased_user_id: event.data.user_id } };
+    case "member.personal_data_erased":
+      return { ...base, details: { erased_user_id: event.data.user_id, account_erased: event.data.account_erased } };
   }
 }

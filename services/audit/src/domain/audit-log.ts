@@ -39,7 +39,24 @@ export class AuditLog {
       if (memberOf.length > 0) organizationIds = memberOf;
     }
     await this.audit.append(entry, organizationIds);
+    await this.eraseOnRequest(event);
     return true;
+  }
+
+  /**
+   * After recording an erasure: the person's own entries keep their shape, without values. An owner's erasure covers
+   * their organization's entries, unless the person's account went with it (they were in no other organization);
+   * the person's own, every organization's.
+   */
+  private async eraseOnRequest(event: DocexEvent): Promise<void> {
+    if (event.type === "user.personal_data_erased") {
+      await this.audit.eraseValuesOf(event.data.user_id, undefined, event.id);
+    } else if (event.type === "member.personal_data_erased") {
+      const scope = event.data.account_erased ? undefined : event.data.organization_id;
+      await this.audit.eraseValuesOf(event.data.user_id, scope, event.id);
+    } else if (event.type === "documents.purged") {
+      await this.audit.eraseValuesOfDocuments(event.data.document_ids, event.data.organization_id);
+    }
   }
 
   /** An organization that does not exist, or of which the caller is no member, answers 404 before anything else. */

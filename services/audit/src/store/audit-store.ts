@@ -33,7 +33,7 @@ interface AuditRow {
   details: Record<string, unknown>;
 }
 
-/** Rows deleted per statement of the retention purge, so that it never holds many locks for long. */
+/** Rows deleted (or erased) per statement of the retention purge (or an erasure), so that it never holds many locks for long. */
 const PURGE_BATCH = 5_000;
 
 /** The consumer's insert, once per event: prepared on each connection (kit `Prepared`). */
@@ -129,6 +129,51 @@ export class AuditStore {
       type: QueryTypes.SELECT,
     });
     return Number(row?.total ?? 0);
+  }
+
+  /**
+   * Erases the values of the entries `userId` made (in `organizationId`, or in every organization when undefined),
+   * leaving out the entry of the erasure itself; a batch per transaction, so a redelivered erasure updates nothing.
+   * Returns how many entries were erased.
+   */
+  async eraseValuesOf(userId: string, organizationId: string | undefined, exceptEventId: string, maxBatches = 1_000): Promise<number> {
+    const scope = organizationId === undefined ? "" : " AND organization_id = $3";
+    const bind = organizationId === undefined ? [userId, exceptEventId] : [userId, exceptEventId, organizationId];
+    let erased = 0;
+    for (let batch = 0; batch < maxBatches; batch += 1) {
+      const updated = await this.sequelize.transaction(async (tx) => {
+        await this.sequelize.query("SET LOCAL docex.audit_erasure = 'on'", { transaction: tx });
+        const [row] = await this.sequelize.query<{ erased: string }>(
+          `WITH erased AS (
+             UPDATE audit_entries SET details = audit_erased_values(details), erased_at = now()
+             WHERE ctid IN (SELECT ctid FROM audit_entries
+                            WHERE user_id = $1 AND erased_at IS NULL AND event_id <> $2${scope} LIMIT ${PURGE_BATCH})
+             RETURNING 1)
+           SELECT count(*) AS erased FROM erased`,
+          { bind, transaction: tx, type: QueryTypes.SELECT },
+        );
+        return Number(row?.erased ?? 0);
+      });
+      erased += updated;
+      if (updated < PURGE_BATCH) break;
+    }
+    return erased;
+  }
+
+  /** Erases the values of the entries of purged documents (of their organization); answers how many were erased. */
+  async eraseValuesOfDocuments(documentIds: string[], organizationId: string): Promise<number> {
+    return this.sequelize.transaction(async (tx) => {
+      await this.sequelize.query("SET LOCAL docex.audit_erasure = 'on'", { transaction: tx });
+      const [row] = await this.sequelize.query<{ erased: string }>(
+        `WITH erased AS (
+           UPDATE audit_entries SET details = audit_erased_values(details), erased_at = now()
+           WHERE document_id = ANY($1::uuid[]) AND organization_id = $2 AND erased_at IS NULL
+           RETURNING 1)
+         SELECT count(*) AS erased FROM erased`,
+        { bind: [documentIds, organizationId], transaction: tx, type: QueryTypes.SELECT },
+      );
+      return Number(row?.erased ?? 0);
+    });
   }
 
   /** Deletes entries older than `before`, a batch per transaction; returns how many went. */

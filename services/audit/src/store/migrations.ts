@@ -51,4 +51,46 @@ export const migrations: Migration[] = [
         );
       `,
   ),
+  sqlMigration(
+    "0002-erasure-of-personal-data",
+    `
+        -- Erasure of a person (user.personal_data_erased, member.personal_data_erased), or of purged documents
+        -- (documents.purged), keeps their entries with every
+        -- value of details replaced by null (keys and list lengths kept: the records keep their shape). Only the
+        -- erasure, which sets docex.audit_erasure for its transaction, may update an entry, and only its details and
+        -- erased_at.
+        ALTER TABLE audit_entries ADD COLUMN erased_at timestamptz;
+
+        CREATE FUNCTION audit_erased_values(value jsonb) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS $$
+        BEGIN
+          RETURN CASE jsonb_typeof(value)
+            WHEN 'object' THEN coalesce(
+              (SELECT jsonb_object_agg(member.key, audit_erased_values(member.value)) FROM jsonb_each(value) AS member), '{}'::jsonb)
+            WHEN 'array' THEN coalesce(
+              (SELECT jsonb_agg(audit_erased_values(item.value)) FROM jsonb_array_elements(value) AS item), '[]'::jsonb)
+            ELSE 'null'::jsonb
+          END;
+        END;
+        $$;
+
+        CREATE OR REPLACE FUNCTION audit_entries_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF TG_OP = 'DELETE' AND current_setting('docex.audit_purge', true) = 'on' THEN
+            RETURN OLD;
+          END IF;
+          IF TG_OP = 'UPDATE' AND current_setting('docex.audit_erasure', true) = 'on'
+             AND (NEW.event_id, NEW.organization_id, NEW.type, NEW.occurred_at, NEW.user_id, NEW.request_id, NEW.document_id,
+                  NEW.queue_id, NEW.recorded_at)
+                 IS NOT DISTINCT FROM
+                 (OLD.event_id, OLD.organization_id, OLD.type, OLD.occurred_at, OLD.user_id, OLD.request_id, OLD.document_id,
+                  OLD.queue_id, OLD.recorded_at)
+             AND NEW.details = audit_erased_values(OLD.details) THEN
+            RETURN NEW;
+          END IF;
+          RAISE EXCEPTION 'audit entries are append-only (% refused)', TG_OP USING ERRCODE = 'insufficient_privilege';
+        END;
+        $$;
+        CREATE INDEX audit_entries_of_person ON audit_entries (user_id) WHERE erased_at IS NULL;
+      `,
+  ),
 ];

@@ -3,6 +3,7 @@ import type { Login } from "./login.js";
 import type { MailedTokens } from "./mailed-tokens.js";
 import type { SelfOnboarding } from "./onboarding.js";
 import type { PasswordChange } from "./password-change.js";
+import type { PersonalDataErasure } from "./personal-data-erasure.js";
 import type { Sessions } from "./sessions.js";
 import type { SigningKeys } from "./signing-keys.js";
 import type { Throttle } from "./throttle.js";
@@ -19,6 +20,7 @@ export interface AuthDomain {
   onboarding: SelfOnboarding;
   twoFactor: TwoFactor;
   directory: UserDirectory;
+  erasure: PersonalDataErasure;
   signingKeys: SigningKeys;
   throttle: Throttle;
 }

@@ -403,6 +403,29 @@ export function authHttp(domain: AuthDomain, verifier: AccessTokenVerifier): Aut
       router,
       {
         method: "delete",
+        path: `${AUTH}/me`,
+        operationId: "erasePersonalData",
+        summary: "Erase the caller's personal data",
+        description:
+          "The account's name and email are erased (the email becomes a placeholder in `erased.invalid`) and it can no longer " +
+          "sign in: every session is revoked. Publishes `user.personal_data_erased`: membership erases the person's email and " +
+          "name in every organization (their memberships are deactivated) and the audit log keeps their entries without values.",
+        tags: TAGS,
+        responses: { 204: { description: "Erased", headers: NOT_STORED } },
+        problems: [503],
+      },
+      signedIn,
+      async (_input, req, res) => {
+        const user = await currentUser(req);
+        await domain.erasure.eraseSelf(user.id, contextOf(req));
+        res.status(204).end();
+      },
+    );
+
+    api.route(
+      router,
+      {
+        method: "delete",
         path: `${AUTH}/totp`,
         operationId: "disableTotp",
         summary: "Turn off two-factor authentication",

@@ -135,4 +135,12 @@ export const migrations: Migration[] = [
         CREATE UNIQUE INDEX signing_keys_one_next ON signing_keys ((true)) WHERE activated_at IS NULL;
       `,
   ),
+  sqlMigration(
+    "0005-erased-users",
+    `
+        -- When the person's name and email were erased (DELETE /auth/me, or an owner's erasure that took the account):
+        -- the row keeps its id and shape with a placeholder email, and can no longer sign in.
+        ALTER TABLE users ADD COLUMN erased_at timestamptz;
+      `,
+  ),
 ];

@@ -133,4 +133,42 @@ export class UserStore {
   async setOnboardingOrganization(userId: string, organizationId: string): Promise<void> {
     await this.sql.rows("UPDATE onboardings SET organization_id = $2 WHERE user_id = $1 RETURNING user_id", [userId, organizationId]);
   }
+
+  /**
+   * Erases the person's name, email and what self-registration kept of them, and closes every way back in (password,
+   * second factor, pending mailed tokens, trusted sources). False when the user does not exist or was erased before.
+   */
+  async erase(tx: Tx, userId: string, placeholderEmail: string, now: Date): Promise<boolean> {
+    const rows = await this.sql.rows(
+      `UPDATE users SET email = $2, name = '', status = 'deactivated', password_hash = NULL, password_changed_at = NULL,
+         ui_locale = NULL, totp_secret = NULL, totp_pending_secret = NULL, totp_enabled_at = NULL, totp_last_step = NULL,
+         erased_at = $3, updated_at = $3
+       WHERE id = $1 AND erased_at IS NULL RETURNING id`,
+      [userId, placeholderEmail, now],
+      tx,
+    );
+    if (rows.length === 0) return false;
+    await this.sql.run(
+      `UPDATE onboardings SET phone = '', company = NULL, register_id = NULL, vat_id = NULL, erp = NULL, invoice_count = NULL
+       WHERE user_id = $1`,
+      [userId],
+      tx,
+    );
+    await this.sql.run("DELETE FROM one_time_secrets WHERE user_id = $1", [userId], tx);
+    await this.sql.run("DELETE FROM trusted_sources WHERE user_id = $1", [userId], tx);
+    return true;
+  }
+
+  /**
+   * Forgets the published events that carried the person's email (mail requests, logins, onboarding), which the outbox
+   * keeps for a while after publishing; unpublished ones still go out.
+   */
+  async forgetPublishedEventsWith(tx: Tx, email: string): Promise<void> {
+    await this.sql.run(
+      `DELETE FROM outbox WHERE published_at IS NOT NULL
+         AND (payload -> 'data' ->> 'email' = $1 OR payload -> 'data' ->> 'recipient' = $1)`,
+      [email],
+      tx,
+    );
+  }
 }

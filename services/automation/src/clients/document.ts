@@ -51,6 +51,7 @@ export function documentGateway(
         annotationSchema: JSON.parse(queue.annotation_schema_json || "[]") as FieldDefinition[],
         duplicateFileRejection: queue.duplicate_file_rejection,
         extractionEngine: queue.extraction_engine === "external" ? "external" : "builtin",
+        documentLifetimeDays: queue.document_lifetime_days || null,
         createdAt: queue.created_at,
       };
     },

@@ -49,6 +49,7 @@ function queueState(queue: Queue): Record<keyof QueueChanges, unknown> {
     annotationSchema: queue.annotationSchema,
     duplicateFileRejection: queue.duplicateFileRejection,
     extractionEngine: queue.extractionEngine,
+    documentLifetimeDays: queue.documentLifetimeDays,
   };
 }
 
@@ -57,6 +58,7 @@ const SNAKE_CASE: Record<keyof QueueChanges, string> = {
   annotationSchema: "annotation_schema",
   duplicateFileRejection: "duplicate_file_rejection",
   extractionEngine: "extraction_engine",
+  documentLifetimeDays: "document_lifetime_days",
 };
 
 /** Of two states of a queue, only the fields that differ, under their API names: what configuration.changed shows. */

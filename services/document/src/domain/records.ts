@@ -29,6 +29,8 @@ export interface Queue {
   duplicateFileRejection: boolean;
   /** Who reads uploaded files: the extraction service ("builtin") or an outside engine posting /extraction. Fixed at creation. */
   extractionEngine: ExtractionEngine;
+  /** Days a document is kept before the lifetime sweep purges it; null: kept. */
+  documentLifetimeDays: number | null;
   createdAt: Date;
 }
 

@@ -38,6 +38,7 @@ function queueMessage(queue: Queue): QueueMessage {
     created_at: queue.createdAt.toISOString(),
     duplicate_file_rejection: queue.duplicateFileRejection,
     extraction_engine: queue.extractionEngine,
+    document_lifetime_days: queue.documentLifetimeDays ?? 0,
   };
 }
 

@@ -270,7 +270,8 @@ export function documentRoutes(
         description:
           "Who manages the queue (owners, supervisors, admins of it). Fields not sent stay. A new annotation schema keeps " +
           "documents' annotations: keys it lacks stay readable on the documents that have them, new keys start empty. " +
-          "The humanized id stays. Publishes `configuration.changed` with the fields that changed.",
+          "The humanized id stays. `document_lifetime_days` (1 to 3650, null: kept) purges older documents (`documents.purged`). " +
+          "Publishes `configuration.changed` with the fields that changed.",
         tags: ["Queues"],
         params: { queue_id: QUEUE_ID },
         body: updateQueueBody,
@@ -284,6 +285,7 @@ export function documentRoutes(
           ...(body.annotation_schema ? { annotationSchema: body.annotation_schema } : {}),
           ...(body.duplicate_file_rejection ? { duplicateFileRejection: body.duplicate_file_rejection === "enabled" } : {}),
           ...(body.extraction_engine ? { extractionEngine: body.extraction_engine } : {}),
+          ...(body.document_lifetime_days === undefined ? {} : { documentLifetimeDays: body.document_lifetime_days }),
         });
         res.json({ data: queueDto(view) });
       },

@@ -45,6 +45,17 @@ export const updateQueueBody = z.strictObject({
     .describe("Replaces the schema. Documents keep their annotations: removed keys stay readable, new keys start empty."),
   duplicate_file_rejection: z.enum(["enabled", "disabled"]).optional().describe("Applies to uploads from now on."),
   extraction_engine: z.enum(EXTRACTION_ENGINES).optional().describe("Applies to documents uploaded from now on."),
+  document_lifetime_days: z
+    .number()
+    .int()
+    .min(1)
+    .max(3650)
+    .nullable()
+    .optional()
+    .describe(
+      "Documents uploaded more than this many days ago are purged (the lifetime sweep) with their files, annotations, changes " +
+        "and what every service keeps of them; the audit log keeps their entries without values. null: kept (the default).",
+    ),
 });
 
 export const uploadDocumentBody = z.strictObject({

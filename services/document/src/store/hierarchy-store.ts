@@ -5,7 +5,7 @@ import type { OrganizationRef, Queue, Workspace } from "../domain/records.js";
 const WORKSPACE_COLUMNS = `id, humanized_id AS "humanizedId", organization_id AS "organizationId", name, created_at AS "createdAt"`;
 const QUEUE_COLUMNS = `id, humanized_id AS "humanizedId", workspace_id AS "workspaceId", organization_id AS "organizationId", name,
   annotation_schema AS "annotationSchema", duplicate_file_rejection AS "duplicateFileRejection",
-  extraction_engine AS "extractionEngine", created_at AS "createdAt"`;
+  extraction_engine AS "extractionEngine", document_lifetime_days AS "documentLifetimeDays", created_at AS "createdAt"`;
 
 function where(ref: EntityRef): { clause: string; value: string } {
   return "id" in ref ? { clause: "id = $1", value: ref.id } : { clause: "humanized_id = $1", value: ref.humanizedId };
@@ -28,6 +28,8 @@ export interface QueueChanges {
   annotationSchema?: Queue["annotationSchema"];
   duplicateFileRejection?: boolean;
   extractionEngine?: Queue["extractionEngine"];
+  /** Null: documents are kept. */
+  documentLifetimeDays?: number | null;
 }
 
 /** `q` as a LIKE pattern matching it literally anywhere. */
@@ -150,7 +152,8 @@ export class HierarchyStore {
     this.queuesById.delete(id);
     const updated = await this.sql.one<Queue>(
       `UPDATE queues SET name = coalesce($2, name), annotation_schema = coalesce($3::jsonb, annotation_schema),
-         duplicate_file_rejection = coalesce($4, duplicate_file_rejection), extraction_engine = coalesce($5, extraction_engine)
+         duplicate_file_rejection = coalesce($4, duplicate_file_rejection), extraction_engine = coalesce($5, extraction_engine),
+         document_lifetime_days = CASE WHEN $6 THEN $7::integer ELSE document_lifetime_days END
        WHERE id = $1 RETURNING ${QUEUE_COLUMNS}`,
       [
         id,
@@ -158,6 +161,8 @@ export class HierarchyStore {
         changes.annotationSchema ? JSON.stringify(changes.annotationSchema) : null,
         changes.duplicateFileRejection ?? null,
         changes.extractionEngine ?? null,
+        changes.documentLifetimeDays !== undefined,
+        changes.documentLifetimeDays ?? null,
       ],
       tx,
     );
@@ -240,7 +245,7 @@ export class HierarchyStore {
   }
 
   /** Undefined when the humanized id is taken. */
-  insertQueue(tx: Tx, queue: Omit<Queue, "createdAt">): Promise<Queue | undefined> {
+  insertQueue(tx: Tx, queue: Omit<Queue, "createdAt" | "documentLifetimeDays">): Promise<Queue | undefined> {
     return this.sql.one<Queue>(
       `INSERT INTO queues (id, humanized_id, workspace_id, organization_id, name, annotation_schema, duplicate_file_rejection,
          extraction_engine)

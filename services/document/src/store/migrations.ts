@@ -205,4 +205,12 @@ export const migrations: Migration[] = [
       `,
   ),
   quotasMigration,
+  sqlMigration(
+    "0010-document-lifetime",
+    `
+        -- Days a document of the queue is kept (from its upload) before the lifetime sweep purges it; null: kept.
+        ALTER TABLE queues ADD COLUMN IF NOT EXISTS document_lifetime_days integer
+          CHECK (document_lifetime_days BETWEEN 1 AND 3650);
+      `,
+  ),
 ];

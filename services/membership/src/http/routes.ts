@@ -3,6 +3,7 @@ import type { Request, RequestHandler, Response, Router } from "express";
 import { z } from "zod";
 import type { MemberListing } from "../domain/member-listing.js";
 import type { Organizations } from "../domain/organizations.js";
+import type { PersonalDataErasure } from "../domain/personal-data-erasure.js";
 import type { RoleAssignment } from "../domain/role-assignment.js";
 import type { UserSchemas } from "../domain/user-schemas.js";
 import {
@@ -26,6 +27,7 @@ export interface MembershipDomain {
   listing: MemberListing;
   roleAssignment: RoleAssignment;
   userSchemas: UserSchemas;
+  erasure: PersonalDataErasure;
 }
 
 type Visible = Awaited<ReturnType<Organizations["visibleTo"]>>;
@@ -46,7 +48,7 @@ export interface MembershipHttp {
 
 /** Thin routes: parse with the schema, call the domain, shape the answer. Every path needs an access token. */
 export function membershipHttp(domain: MembershipDomain, verifier: AccessTokenVerifier): MembershipHttp {
-  const { organizations, listing, roleAssignment, userSchemas } = domain;
+  const { organizations, listing, roleAssignment, userSchemas, erasure } = domain;
   const api = new ApiDescription("membership");
 
   /** Resolves the path's organization before any body is parsed: one the caller cannot see is 404 whatever the body. */
@@ -231,6 +233,30 @@ export function membershipHttp(domain: MembershipDomain, verifier: AccessTokenVe
         const change = { userId: body.user_id, queueId: body.queue_id, fields: body.fields };
         const saved = await userSchemas.manage(organization, caller, change, ctxOf(req));
         res.json({ data: userSchemaResponse(saved) });
+      },
+    );
+
+    api.route(
+      router,
+      {
+        method: "delete",
+        path: `${ORGANIZATION}/members/{user_id}/personal-data`,
+        operationId: "eraseMemberPersonalData",
+        summary: "Erase what the organization holds of a member's personal data",
+        description:
+          "Owners. The membership stays, deactivated, and lists no email or name; the organization's audit entries of the " +
+          "person keep their shape without values. When the person belongs to no other organization, their account is erased " +
+          "too (as by `DELETE /auth/me`); otherwise it stays theirs. An owner's data is not erased (409 `owner_membership`: " +
+          "change their role first). Publishes `member.personal_data_erased` and `membership.changed`.",
+        tags: MEMBERSHIP_TAGS,
+        params: { ...ORGANIZATION_ID, user_id: "UUID of the member" },
+        responses: { 204: { description: "Erased" } },
+        problems: [403, 404, 409],
+      },
+      visibleOrganization,
+      async (_input, req, res) => {
+        await erasure.eraseMember(visibleOf(res), String(req.params.user_id), ctxOf(req));
+        res.status(204).end();
       },
     );
 

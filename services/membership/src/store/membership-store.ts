@@ -228,8 +228,9 @@ export class MembershipStore {
   async members(organizationId: string, tx?: Tx): Promise<Member[]> {
     const rows = await this.select<MemberRow>(
       `SELECT ${GRANT_COLUMNS},
-              CASE WHEN m.status = 'invited' THEN m.invited_email ELSE p.email END AS email,
-              CASE WHEN m.status = 'invited' THEN NULL ELSE p.name END AS name,
+              CASE WHEN m.personal_data_erased_at IS NOT NULL THEN NULL
+                   WHEN m.status = 'invited' THEN m.invited_email ELSE p.email END AS email,
+              CASE WHEN m.status = 'invited' OR m.personal_data_erased_at IS NOT NULL THEN NULL ELSE p.name END AS name,
               m.invitation_expires_at, p.refreshed_at, m.created_at
        FROM memberships m LEFT JOIN member_profiles p ON p.user_id = m.user_id
        WHERE m.organization_id = $1 ORDER BY m.created_at, m.user_id`,
@@ -359,6 +360,40 @@ export class MembershipStore {
       queueIds: row.queue_ids,
       previousStatus: row.previous_status,
     }));
+  }
+
+  /**
+   * Erases what the memberships of `userId` hold of the person (in `organizationId`, or in every organization when
+   * undefined): deactivated, no invited email, marked erased. Answers each membership as it was before.
+   */
+  async eraseMemberships(tx: Tx, userId: string, organizationId: string | undefined): Promise<Array<Grant & { organizationId: string }>> {
+    const scope = organizationId === undefined ? "" : " AND m.organization_id = $2";
+    const rows = await this.select<GrantRow & { organization_id: string }>(
+      `UPDATE memberships m SET status = 'deactivated', invited_email = NULL, invitation_expires_at = NULL,
+         personal_data_erased_at = coalesce(m.personal_data_erased_at, now()), updated_at = now()
+       FROM memberships before
+       WHERE m.user_id = $1${scope}
+         AND before.organization_id = m.organization_id AND before.user_id = m.user_id
+       RETURNING m.organization_id, before.user_id, before.role, before.queue_ids::text[] AS queue_ids, before.status`,
+      organizationId === undefined ? [userId] : [userId, organizationId],
+      tx,
+    );
+    return rows.map((row) => ({ ...grantOf(row), organizationId: row.organization_id }));
+  }
+
+  /** How many memberships (any status) the user has in organizations other than `organizationId`. */
+  async membershipsElsewhere(tx: Tx, userId: string, organizationId: string): Promise<number> {
+    const [row] = await this.select<{ n: string }>(
+      "SELECT count(*) AS n FROM memberships WHERE user_id = $1 AND organization_id <> $2",
+      [userId, organizationId],
+      tx,
+    );
+    return Number(row?.n ?? 0);
+  }
+
+  /** Forgets the copy of auth's email and name of the person (their account was erased). */
+  async eraseProfile(tx: Tx, userId: string): Promise<void> {
+    await this.execute("UPDATE member_profiles SET email = NULL, name = NULL WHERE user_id = $1", [userId], tx);
   }
 
   // Member profiles

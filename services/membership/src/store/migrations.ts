@@ -79,4 +79,12 @@ export const migrations: Migration[] = [
         CREATE INDEX invitations_sent_recent ON invitations_sent (organization_id, sent_at);
       `,
   ),
+  sqlMigration(
+    "0005-erased-personal-data",
+    `
+        -- When an owner (DELETE .../members/{user_id}/personal-data) or the person (DELETE /auth/me) erased what this
+        -- membership holds of them: the row stays, deactivated, and shows no email or name.
+        ALTER TABLE memberships ADD COLUMN personal_data_erased_at timestamptz;
+      `,
+  ),
 ];

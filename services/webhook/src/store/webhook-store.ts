@@ -186,6 +186,23 @@ export class WebhookStore {
     });
   }
 
+  /**
+   * Removes what is kept of purged documents (documents.purged): the webhooks attached to them, and every delivery
+   * about them (their bodies name the document and its status). Removing nothing is fine.
+   */
+  async removeDocuments(documentIds: string[]): Promise<void> {
+    await this.sql.transaction(async (tx) => {
+      const onDocuments = "SELECT id FROM webhooks WHERE entity_type = 'document' AND entity_id = ANY($1::uuid[])";
+      await this.sql.run(`DELETE FROM deliveries WHERE webhook_id IN (${onDocuments})`, [documentIds], tx);
+      await this.sql.run(
+        "DELETE FROM deliveries WHERE type = 'document_status_changed' AND (body::jsonb ->> 'document_id') = ANY($1::text[])",
+        [documentIds],
+        tx,
+      );
+      await this.sql.run(`DELETE FROM webhooks WHERE id IN (${onDocuments})`, [documentIds], tx);
+    });
+  }
+
   /** The webhooks attached to one entity itself, oldest first: all of them without `page`, else that page. */
   async webhooksOf(entityType: EntityType, entityId: string, page?: Page): Promise<Paged<Webhook>> {
     const [items, count] = await Promise.all([

@@ -23,6 +23,10 @@ export interface QueueInput {
    * "builtin" (the extraction service reads uploaded files) | "external" (an outside engine posts /extraction).
    */
   'extraction_engine'?: (string);
+  /**
+   * Days a document is kept before the lifetime sweep purges it; 0: kept (document_lifetime_days null).
+   */
+  'document_lifetime_days'?: (number);
 }
 
 export interface Queue {
@@ -47,4 +51,8 @@ export interface Queue {
    * "builtin" (the extraction service reads uploaded files) | "external" (an outside engine posts /extraction).
    */
   'extraction_engine': (string);
+  /**
+   * Days a document is kept before the lifetime sweep purges it; 0: kept (document_lifetime_days null).
+   */
+  'document_lifetime_days': (number);
 }
