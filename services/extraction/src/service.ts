@@ -42,6 +42,7 @@ export async function startExtractionService(
     size: config.EXTRACTION_WORKERS,
     timeoutMs: config.EXTRACTION_TIMEOUT_MS,
     maxMemoryMb: config.EXTRACTION_MAX_MEMORY_MB,
+    onStartFailed: (delayMs) => infra.logger.error({ delay_ms: delayMs }, "a file reader died before it was ready; the next starts later"),
     onUncapped: () =>
       infra.logger.warn("a reading process could not cap its own memory (no prlimit or /proc); only the watchdog bounds it"),
     limits: {

@@ -162,6 +162,28 @@ describe("extraction engine: hostile files end within seconds in a reader of the
     }
   });
 
+  it("restarts a reader that dies before it is ready after a delay that doubles, never in a loop", async () => {
+    const broken = path.join(tmpRoot, "broken-reader.mjs");
+    await writeFile(broken, "process.exit(3);\n");
+    const delays: number[] = [];
+    const failing = new ExtractionPool({
+      size: 1,
+      timeoutMs: 5_000,
+      maxMemoryMb: MEMORY_MB,
+      tmpRoot,
+      readerPath: broken,
+      onStartFailed: (delay) => delays.push(delay),
+    });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      // 250, 500, 1,000 ms: three or four restarts in two seconds (a loop would have made hundreds).
+      expect(delays.length).to.be.within(2, 4);
+      expect(delays.slice(0, 3)).to.deep.equal([250, 500, 1_000].slice(0, Math.min(3, delays.length)));
+    } finally {
+      await failing.close();
+    }
+  });
+
   it("sweeps the temporary directories of readers of an earlier run at start, and leaves those of a live one", async () => {
     const stale = path.join(tmpRoot, `docex-reader-${process.pid}-deadbeef-1`);
     const foreign = path.join(tmpRoot, "docex-reader-999999999-deadbeef-1");

@@ -21,6 +21,10 @@ export interface ExtractionPoolOptions {
   tmpRoot?: string;
   /** Told once when a reading process could not cap its own memory (the watchdog is then the only bound). */
   onUncapped?: () => void;
+  /** Told when a reader died before it was ready, with the delay before the next one starts. */
+  onStartFailed?: (delayMs: number) => void;
+  /** The reader's entry point: reader-process.ts beside this file (tests give one that cannot start). */
+  readerPath?: string;
 }
 
 interface Job {
@@ -117,6 +121,8 @@ export class ExtractionPool {
   private nextReader = 1;
   private closed = false;
   private warnedUncapped = false;
+  /** Readers in a row that died before they were ready. */
+  private failedStarts = 0;
 
   constructor(private readonly options: ExtractionPoolOptions) {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
@@ -191,7 +197,7 @@ export class ExtractionPool {
       // The heap fits inside the data cap; the cap is what bounds buffers that live outside the heap.
       `--max-old-space-size=${this.options.maxMemoryMb}`,
     ];
-    const child = fork(READER_PATH, [], {
+    const child = fork(this.options.readerPath ?? READER_PATH, [], {
       execArgv,
       env: readerEnvironment(tmpDir, this.capBytes),
       cwd: tmpDir,
@@ -282,17 +288,31 @@ export class ExtractionPool {
     await rm(reader.tmpDir, { recursive: true, force: true }).catch(() => undefined);
   }
 
-  /** Ends the reader's job with `result`, ends the reader, starts a new one and goes on with the queue. */
+  /**
+   * Ends the reader's job with `result`, ends the reader, starts a new one and goes on with the queue. A reader that
+   * died before it was ready (a broken install, a runtime that refuses to start) is restarted after a delay that
+   * doubles up to 30 s, instead of in a loop that would take a core.
+   */
   private replace(reader: Reader, result: ExtractionResult, finished?: Job): void {
     const job = finished ?? reader.job;
     const index = this.readers.indexOf(reader);
     if (index >= 0) this.readers.splice(index, 1);
     void this.end(reader);
     job?.resolve(result);
-    if (!this.closed) {
+    if (this.closed) return;
+    this.failedStarts = reader.ready ? 0 : this.failedStarts + 1;
+    if (this.failedStarts === 0) {
       this.readers.push(this.spawn());
       this.dispatch();
+      return;
     }
+    const delay = Math.min(30_000, 250 * 2 ** (this.failedStarts - 1));
+    this.options.onStartFailed?.(delay);
+    setTimeout(() => {
+      if (this.closed) return;
+      this.readers.push(this.spawn());
+      this.dispatch();
+    }, delay).unref();
   }
 
   private dispatch(): void {
