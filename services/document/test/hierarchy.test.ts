@@ -99,6 +99,7 @@ describe("workspaces and queues (membership is an in-process test double)", func
         "annotation_schema",
         "automation_rules",
         "created_at",
+        "document_lifetime_days",
         "duplicate_file_rejection",
         "extraction_engine",
         "extraction_evaluation",
