@@ -101,13 +101,18 @@ async function fromPdf(bytes: Uint8Array, limits: ExtractionLimits): Promise<Ext
   const pdf = await openPdf(bytes);
   try {
     const embedded = await readAttachments(bytes, EINVOICE_ATTACHMENT, limits.maxXmlBytes);
+    // The page's text is read at most once: to check an embedded XML against it, and to read the page.
+    let printedItems: TextItem[] | undefined;
+    const printedText = async () => {
+      printedItems ??= await pdf.text(limits.maxPages);
+      return printedItems;
+    };
     const messages: ExtractionMessage[] = embedded.problems.map((message) => ({ key: null, message, severity: "warning" }));
     for (const attachment of embedded.attachments) {
       try {
         const read = readEinvoice(parseXml(attachment.content, limits.maxXmlBytes), "pdf");
         if (!read) continue;
-        const printed = await pdf.text(limits.maxPages);
-        if (printedMatches(read, printed)) return read;
+        if (printedMatches(read, await printedText())) return read;
         // The XML describes another invoice than the page (a template's XML left in happens). Which one is the
         // invoice is the standard's rule: in Factur-X / ZUGFeRD 2 the XML is, in ZUGFeRD 1.0 the printed page is.
         const described = `its number ${read.fields.invoice_id?.value ?? "–"} and total ${read.fields.total_due?.value ?? "–"} are not on the page`;
@@ -140,7 +145,7 @@ async function fromPdf(bytes: Uint8Array, limits: ExtractionLimits): Promise<Ext
         message: `The PDF has ${pdf.pages} pages; only the first ${limits.maxPages} were read.`,
         severity: "info",
       });
-    const items = await pdf.text(limits.maxPages);
+    const items = await printedText();
     const textLength = items.reduce((total, item) => total + item.text.trim().length, 0);
     const result =
       textLength >= 20

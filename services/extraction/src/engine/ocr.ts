@@ -68,9 +68,16 @@ export function ocrDpi(page: PageSize, maxPixels: number): number | undefined {
 /** Thrown for a file OCR must not touch (pixels past the cap); its message is the user's. */
 export class OcrRefusedError extends Error {}
 
+/**
+ * One thread per tesseract run, wherever the engine runs (a reader, the bench, a test): the pool runs readers side
+ * by side, and OpenMP's threads on a small machine made a page take three times as long. In a reader the rest of
+ * the environment is already its own (see pool.ts): no secret.
+ */
+const TESSERACT_ENV = { ...process.env, OMP_THREAD_LIMIT: "1" };
+
 async function recognize(image: string, page: number, timeoutMs: number, scale = 1): Promise<TextItem[]> {
-  // The environment is the reader's own (see pool.ts): no secret, one thread per run.
   const { stdout } = await run("tesseract", [image, "stdout", "-l", "ces+eng", "--psm", "4", "tsv"], {
+    env: TESSERACT_ENV,
     timeout: timeoutMs,
     maxBuffer: 16 * 1024 * 1024,
     killSignal: "SIGKILL",
