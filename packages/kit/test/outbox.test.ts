@@ -397,6 +397,56 @@ describe("outbox and JetStream bus (real Postgres and NATS)", () => {
     }
   });
 
+  it("runs up to `concurrency` handlers at once, keeps events a handler holds past the ack wait from redelivery, and tells the service when it stops", async () => {
+    const durable = `kit_test_${randomBytes(4).toString("hex")}`;
+    const consumerBus = await EventBus.connect({ url: natsUrl, name: durable, logger: silentLogger, namespace });
+    let active = 0;
+    let mostActive = 0;
+    const deliveries = new Map<number, number[]>();
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let stopping = false;
+    const subscription = await consumerBus.subscribe({
+      durable,
+      subject,
+      ackWaitMs: 600,
+      maxInFlight: 10,
+      concurrency: 4,
+      onStop: () => {
+        stopping = true;
+        release();
+      },
+      handler: async (payload, message) => {
+        const n = (payload as { n: number }).n;
+        deliveries.set(n, [...(deliveries.get(n) ?? []), message.deliveryCount]);
+        active += 1;
+        mostActive = Math.max(mostActive, active);
+        try {
+          // Held three times the ack wait: without the handler's heartbeat NATS would deliver it again meanwhile.
+          await Promise.race([released, new Promise((resolve) => setTimeout(resolve, 1_800))]);
+          if (stopping) throw new Error("let go at stop");
+        } finally {
+          active -= 1;
+        }
+      },
+    });
+    try {
+      for (let n = 0; n < 6; n += 1) await bus.publish(subject, { n }, { msgId: randomUUID() });
+      await eventually(() => (deliveries.size >= 4 ? true : undefined));
+      expect(mostActive).to.equal(4);
+      // The first four are held past the ack wait, then end; the last two follow.
+      await eventually(() => (deliveries.size === 6 ? true : undefined), 10_000);
+      expect(mostActive).to.equal(4);
+      expect([...deliveries.values()].filter((counts) => counts.length > 1)).to.deep.equal([]);
+    } finally {
+      await subscription.stop();
+      await consumerBus.close();
+    }
+    expect(stopping).to.equal(true);
+  });
+
   it("broadcasts an event to every listening instance in the namespace, under its canonical subject", async () => {
     const received: Array<{ payload: unknown; subject: string }> = [];
     const other = await EventBus.connect({ url: natsUrl, name: "kit-test-other", logger: silentLogger, namespace });

@@ -42,7 +42,7 @@ export const LEFT_TO_THE_CODE: Record<string, string> = {
   EXTRACTION_MAX_FILE_BYTES: "64 MiB read from document at most",
   EXTRACTION_DOCUMENT_DEADLINE_MS: "5 s for GetQueue and RecordExtraction",
   EXTRACTION_READ_DEADLINE_MS: "60 s to stream one file",
-  EXTRACTION_CONCURRENCY: "2 documents in flight per replica",
+  EXTRACTION_CONCURRENCY: "1,000 documents in hand per replica, waiting for a reader in fair order (text first, organizations in turn)",
   DATABASE_NAME: "docex_<service>: each service's own database on the server that DATABASE_URL names",
   DATABASE_POOL_MAX:
     "10 connections per replica where a service does not set its own; kubernetes-postgres.test.ts keeps every pool within max_connections",

@@ -1,11 +1,15 @@
+import os from "node:os";
 import { serviceConfigSchema } from "@docex/kit";
 import { z } from "zod";
 
 const milliseconds = (fallback: number, max = 600_000) => z.coerce.number().int().min(1).max(max).default(fallback);
 
 export const configSchema = serviceConfigSchema("extraction").extend({
-  /** Reading processes side by side; each reads one file at a time. */
-  EXTRACTION_WORKERS: z.coerce.number().int().min(1).max(32).default(1),
+  /**
+   * Reading processes for scans (OCR), each reading one file at a time; one more reader is kept for text (e-invoices
+   * and PDFs with a text layer), so a text file never waits behind OCR. By default one per core (at most 8).
+   */
+  EXTRACTION_WORKERS: z.coerce.number().int().min(1).max(32).default(Math.min(os.availableParallelism(), 8)),
   /** A file still being read after this long is abandoned (its process group is killed): extraction_failed. */
   EXTRACTION_TIMEOUT_MS: milliseconds(60_000),
   /**
@@ -31,8 +35,12 @@ export const configSchema = serviceConfigSchema("extraction").extend({
   EXTRACTION_DOCUMENT_DEADLINE_MS: milliseconds(5_000, 60_000),
   /** Deadline of streaming one file (ReadDocumentFile). */
   EXTRACTION_READ_DEADLINE_MS: milliseconds(60_000),
-  /** Documents extracted at once by one instance (JetStream messages in flight). */
-  EXTRACTION_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /**
+   * Documents one instance holds at once (JetStream messages in flight), waiting for a reader in the read scheduler's
+   * lanes: text before scans, organizations in turn. Fairness reaches as far as this window: one organization's
+   * backlog beyond it is still in the stream, ahead of a later file of another organization.
+   */
+  EXTRACTION_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(1_000),
 });
 
 export type ExtractionConfig = z.infer<typeof configSchema>;

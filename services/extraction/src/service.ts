@@ -11,6 +11,7 @@ import { documentSource } from "./clients/document.js";
 import type { ExtractionConfig } from "./config.js";
 import { DocumentReader } from "./domain/document-reader.js";
 import type { DocumentSource } from "./domain/document-source.js";
+import { ReadScheduler } from "./domain/read-scheduler.js";
 import { ExtractionPool } from "./engine/pool.js";
 import { documentCreatedSubscription } from "./events/document-created.js";
 import { migrations } from "./store/migrations.js";
@@ -38,8 +39,11 @@ export async function startExtractionService(
         metrics: infra.metrics,
         bus: infra.bus,
       });
+  // The OCR readers and one kept for text (see ReadScheduler).
+  const readers = config.EXTRACTION_WORKERS + 1;
+  const scheduler = new ReadScheduler({ readers, ocrReaders: config.EXTRACTION_WORKERS });
   const pool = new ExtractionPool({
-    size: config.EXTRACTION_WORKERS,
+    size: readers,
     timeoutMs: config.EXTRACTION_TIMEOUT_MS,
     maxMemoryMb: config.EXTRACTION_MAX_MEMORY_MB,
     onStartFailed: (delayMs) => infra.logger.error({ delay_ms: delayMs }, "a file reader died before it was ready; the next starts later"),
@@ -53,6 +57,7 @@ export async function startExtractionService(
     },
   });
   const closeResources = async () => {
+    scheduler.close();
     await pool.close();
     client?.close();
   };
@@ -65,6 +70,7 @@ export async function startExtractionService(
     const reader = new DocumentReader({
       documents: options.documents ?? (client as DocumentSource),
       pool,
+      scheduler,
       runs,
       logger: infra.logger,
       metrics: infra.metrics,
@@ -86,6 +92,9 @@ export async function startExtractionService(
           // Reading may take the whole worker deadline plus the file's transfer; the ack must outlast both.
           ackWaitMs: config.EXTRACTION_TIMEOUT_MS + config.EXTRACTION_READ_DEADLINE_MS + 30_000,
           maxInFlight: config.EXTRACTION_CONCURRENCY,
+          // Every document in hand has a handler waiting for its turn in the scheduler, which decides the order.
+          concurrency: config.EXTRACTION_CONCURRENCY,
+          onStop: () => scheduler.close(),
         }),
         removalSubscription(
           "extraction__queue_deleted",

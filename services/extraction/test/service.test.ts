@@ -4,9 +4,10 @@ import { createLogger, EventBus } from "@docex/kit";
 import { dropDatabase, eventually, probeRunningService, testEventNamespace, testNatsUrl, testServiceConfig } from "@docex/testkit";
 import { type BadFile, badInvoiceFiles, buildInvoiceCorpus, type CorpusDocument } from "@docex/testkit/invoice-corpus";
 import { expect } from "chai";
-import type { DocumentFile, ExtractionRecord, QueueView } from "../src/domain/document-source.js";
+import type { ExtractionRecord, QueueView } from "../src/domain/document-source.js";
 import { annotationsFor } from "../src/engine/annotations.js";
-import { configSchema, type DocumentSource, startExtractionService } from "../src/service.js";
+import { configSchema, startExtractionService } from "../src/service.js";
+import { DocumentDouble } from "./support/document-double.js";
 
 const SCHEMA: QueueView["schema"] = [
   { key: "invoice_id", type: "string" },
@@ -25,34 +26,6 @@ const SCHEMA: QueueView["schema"] = [
   },
 ];
 
-/** The document service as this service sees it: queues, files, and RecordExtraction idempotent per key like document's. */
-class DocumentDouble implements DocumentSource {
-  readonly queues = new Map<string, QueueView>();
-  readonly files = new Map<string, DocumentFile>();
-  readonly records: ExtractionRecord[] = [];
-  readonly applied = new Set<string>();
-  failNextRecord = 0;
-
-  async findQueue(queueId: string) {
-    return this.queues.get(queueId);
-  }
-  async readFile(_organizationId: string, documentId: string, maxBytes: number) {
-    const file = this.files.get(documentId);
-    if (file && file.bytes.length > maxBytes) return "too_large" as const;
-    return file;
-  }
-  async recordExtraction(record: ExtractionRecord) {
-    if (this.failNextRecord > 0) {
-      this.failNextRecord -= 1;
-      throw new Error("document service unavailable");
-    }
-    this.records.push(record);
-    if (this.applied.has(record.idempotencyKey)) return { applied: false, reason: "already_applied" };
-    this.applied.add(record.idempotencyKey);
-    return { applied: true, reason: "" };
-  }
-}
-
 describe("extraction service (real Postgres and NATS)", function () {
   this.timeout(120_000);
   const documents = new DocumentDouble();
@@ -69,7 +42,11 @@ describe("extraction service (real Postgres and NATS)", function () {
     corpus = await buildInvoiceCorpus({ einvoices: 1, textPdfs: 1, offset: 900 });
     documents.queues.set(builtinQueue, { id: builtinQueue, extractionEngine: "builtin", schema: SCHEMA });
     documents.queues.set(externalQueue, { id: externalQueue, extractionEngine: "external", schema: SCHEMA });
-    config = testServiceConfig("extraction", { EXTRACTION_TIMEOUT_MS: 30_000, EXTRACTION_MAX_MEMORY_MB: 192 }, configSchema);
+    config = testServiceConfig(
+      "extraction",
+      { EXTRACTION_TIMEOUT_MS: 30_000, EXTRACTION_MAX_MEMORY_MB: 192, EXTRACTION_WORKERS: 1 },
+      configSchema,
+    );
     running = await startExtractionService(config, { documents });
     bus = await EventBus.connect({
       url: testNatsUrl(),

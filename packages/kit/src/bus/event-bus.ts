@@ -133,6 +133,19 @@ export interface SubscriptionOptions {
   /** Delay before redelivery after a failed attempt, by attempt number (the last one repeats). */
   retryDelaysMs?: number[];
   maxInFlight?: number;
+  /**
+   * Handlers running at once (1 by default: one event after the other). Above 1, each event is handed to a handler
+   * without waiting for the ones before it, up to this many at once, the rest waiting in hand (`maxInFlight` bounds
+   * both); every event in hand is reported to NATS as in progress every third of `ackWaitMs`, so one that waits, or
+   * whose handler waits its turn (a scheduler of the service's own), is not redelivered. Order between events is
+   * then the handler's business.
+   */
+  concurrency?: number;
+  /**
+   * Told when a concurrent subscription stops taking events, before it waits for its handlers: the moment to let go of
+   * events still waiting their turn (their handlers then fail, and they are given back at once for another instance).
+   */
+  onStop?: () => void;
 }
 
 /**
@@ -390,27 +403,74 @@ export class EventBus {
   async subscribe(options: SubscriptionOptions): Promise<Subscription> {
     const rules = redeliveryRules(options);
     const maxAckPending = Math.max(options.maxInFlight ?? 256, 1);
-    const subscription = await this.consume(
-      options,
-      rules,
-      { maxAckPending, maxMessages: Math.min(maxAckPending, 256) },
-      async (message) => {
-        const span = this.consumerSpan(message, options.durable);
-        const delivered = { ...this.delivered(message), traceContext: carrierOf(span) };
-        await withSpan(span, async () => {
-          try {
-            await options.handler(message.json(), delivered);
-            message.ack();
-            this.count(options.durable, "ok");
-          } catch (error) {
-            markFailed(span, error);
-            await this.failed(message, error, rules);
-          } finally {
-            span.end();
-          }
-        });
+    let stopping = false;
+    const handle = async (message: JsMsg) => {
+      const span = this.consumerSpan(message, options.durable);
+      const delivered = { ...this.delivered(message), traceContext: carrierOf(span) };
+      await withSpan(span, async () => {
+        try {
+          await options.handler(message.json(), delivered);
+          message.ack();
+          this.count(options.durable, "ok");
+        } catch (error) {
+          markFailed(span, error);
+          // An event given back because the consumer stops (its handler was told to let go) is for the next instance
+          // at once: not a failure to log or to delay.
+          if (stopping) message.nak();
+          else await this.failed(message, error, rules);
+        } finally {
+          span.end();
+        }
+      });
+    };
+    const concurrency = Math.max(options.concurrency ?? 1, 1);
+    const limits = { maxAckPending, maxMessages: Math.min(maxAckPending, 256) };
+    if (concurrency === 1) {
+      const subscription = await this.consume(options, rules, limits, handle);
+      this.consumers.push(subscription);
+      return subscription;
+    }
+    // Every event in hand, waiting for a handler or in one, is kept from redelivery by one heartbeat for all of them.
+    const held = new Set<JsMsg>();
+    const waiting: JsMsg[] = [];
+    const active = new Set<Promise<void>>();
+    const heartbeat = setInterval(
+      () => {
+        for (const message of held) message.working();
       },
+      Math.max(Math.floor((options.ackWaitMs ?? 30_000) / 3), 100),
     );
+    heartbeat.unref();
+    const startWaiting = () => {
+      while (active.size < concurrency && waiting.length > 0) {
+        const message = waiting.shift() as JsMsg;
+        const running: Promise<void> = handle(message).finally(() => {
+          held.delete(message);
+          active.delete(running);
+          startWaiting();
+        });
+        active.add(running);
+      }
+    };
+    // The pump never waits here: NATS's max_ack_pending bounds what is in hand.
+    const consumer = await this.consume(options, rules, limits, (message) => {
+      held.add(message);
+      waiting.push(message);
+      startWaiting();
+    });
+    const subscription = {
+      stop: async () => {
+        await consumer.stop();
+        stopping = true;
+        for (const message of waiting.splice(0)) {
+          held.delete(message);
+          message.nak();
+        }
+        options.onStop?.();
+        await Promise.all(active);
+        clearInterval(heartbeat);
+      },
+    };
     this.consumers.push(subscription);
     return subscription;
   }

@@ -1,10 +1,12 @@
 import type { DocexEvent } from "@docex/events";
 import type { Logger, Metrics } from "@docex/kit";
 import { annotationsFor } from "../engine/annotations.js";
+import { sniffKind } from "../engine/engine.js";
 import type { ExtractionPool } from "../engine/pool.js";
 import type { ExtractionMessage, ExtractionResult } from "../engine/types.js";
 import type { RunStore } from "../store/run-store.js";
-import type { DocumentSource } from "./document-source.js";
+import type { CallContext, DocumentSource } from "./document-source.js";
+import type { ReadScheduler } from "./read-scheduler.js";
 
 /** document.created as this service reads it: `has_file` says whether document keeps the file. */
 export type DocumentCreated = Omit<DocexEvent<"document.created">, "data"> & {
@@ -17,6 +19,8 @@ export const DOCUMENT_CREATED_CONSUMER = "extraction__document_created";
 export interface DocumentReaderDeps {
   documents: DocumentSource;
   pool: Pick<ExtractionPool, "extract">;
+  /** Who reads next: text before scans, organizations in turn. */
+  scheduler: ReadScheduler;
   runs: RunStore;
   logger: Logger;
   metrics?: Metrics;
@@ -55,37 +59,12 @@ export class DocumentReader {
     if (queue.extractionEngine !== "builtin")
       return runs.record({ ...base, format: null, outcome: "skipped_external", fieldsFound: 0, durationMs: 0 });
 
-    const file = await documents.readFile(organizationId, data.document_id, this.deps.maxFileBytes, ctx);
-    if (file === undefined) return runs.record({ ...base, format: null, outcome: "skipped_no_file", fieldsFound: 0, durationMs: 0 });
-
-    let result: ExtractionResult;
-    const reads = file === "too_large" ? 0 : await runs.startRead(base);
-    if (reads > this.deps.maxReads) {
-      // The earlier reads never ended (each stopped the service before the pool answered): not one more.
-      result = {
-        format: "unreadable",
-        fields: {},
-        messages: [
-          {
-            key: null,
-            message: `Reading this file stopped the reader ${reads - 1} times; it was given up. Fill the fields by hand or upload another file.`,
-            severity: "warning",
-          },
-        ],
-        stopped: true,
-      };
-    } else if (file === "too_large") {
-      result = {
-        format: "unreadable",
-        fields: {},
-        messages: [
-          { key: null, message: `The file is larger than ${this.deps.maxFileBytes} bytes; it was not read.`, severity: "warning" },
-        ],
-      };
-    } else {
-      result = await this.deps.pool.extract({ bytes: file.bytes, fileName: file.fileName, contentType: file.contentType });
-      await runs.endRead(event.id);
-    }
+    // The text lane first: an e-invoice or a PDF with text is read there at once; a file that needs OCR only finds
+    // that out there, and waits for its turn in the OCR lane.
+    let result = await this.deps.scheduler.run(organizationId, "text", () => this.read(base, organizationId, ctx, { deferOcr: true }));
+    if (result !== "no_file" && result.needsOcr)
+      result = await this.deps.scheduler.run(organizationId, "ocr", () => this.read(base, organizationId, ctx, { counted: true }));
+    if (result === "no_file") return runs.record({ ...base, format: null, outcome: "skipped_no_file", fieldsFound: 0, durationMs: 0 });
     const { annotations, confidence, clamped } = result.stopped
       ? { annotations: [], confidence: null, clamped: [] }
       : annotationsFor(result, queue.schema);
@@ -110,6 +89,53 @@ export class DocumentReader {
       "document read",
     );
     await runs.record({ ...base, format: result.format, outcome, fieldsFound: annotations.length, durationMs });
+  }
+
+  /**
+   * Reads the event's file from document and extracts it. A read that starts is counted against the file until it
+   * ends (a file that stops the service each time is given up after `maxReads`); the OCR run of a file whose text
+   * read found none continues that read (`counted`) rather than starting another.
+   */
+  private async read(
+    base: { eventId: string; documentId: string; queueId: string },
+    organizationId: string,
+    ctx: CallContext,
+    how: { deferOcr?: boolean; counted?: boolean },
+  ): Promise<ExtractionResult | "no_file"> {
+    const { documents, runs, maxFileBytes, maxReads } = this.deps;
+    const file = await documents.readFile(organizationId, base.documentId, maxFileBytes, ctx);
+    // Gone, or replaced by a larger one, since the text read that counted this one: that read ends here.
+    if (how.counted && (file === undefined || file === "too_large")) await runs.endRead(base.eventId);
+    if (file === undefined) return "no_file";
+    if (file === "too_large")
+      return {
+        format: "unreadable",
+        fields: {},
+        messages: [{ key: null, message: `The file is larger than ${maxFileBytes} bytes; it was not read.`, severity: "warning" }],
+      };
+    const reads = how.counted ? 0 : await runs.startRead(base);
+    if (reads > maxReads)
+      // The earlier reads never ended (each stopped the service before the pool answered): not one more.
+      return {
+        format: "unreadable",
+        fields: {},
+        messages: [
+          {
+            key: null,
+            message: `Reading this file stopped the reader ${reads - 1} times; it was given up. Fill the fields by hand or upload another file.`,
+            severity: "warning",
+          },
+        ],
+        stopped: true,
+      };
+    const input = { bytes: file.bytes, fileName: file.fileName, contentType: file.contentType };
+    // An image is a scan: nothing to read before its OCR.
+    const result: ExtractionResult =
+      how.deferOcr && sniffKind(file.bytes) === "image"
+        ? { format: "ocr", fields: {}, messages: [], needsOcr: true }
+        : await this.deps.pool.extract(input, how.deferOcr ? { deferOcr: true } : {});
+    if (!result.needsOcr) await runs.endRead(base.eventId);
+    return result;
   }
 }
 

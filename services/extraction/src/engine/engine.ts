@@ -54,6 +54,7 @@ async function fromOcr(
   pageSizes: PageSize[] = [],
 ): Promise<ExtractionResult> {
   if (!limits.ocr || !(await ocrAvailable())) return unreadable(NO_TEXT, "info");
+  if (limits.deferOcr) return { format: "ocr", fields: {}, messages: [], needsOcr: true };
   let items: TextItem[];
   try {
     items = await ocr(bytes, kind, {

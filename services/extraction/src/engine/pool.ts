@@ -30,6 +30,7 @@ export interface ExtractionPoolOptions {
 interface Job {
   id: number;
   input: ExtractionInput;
+  limits: ExtractionLimits;
   resolve: (result: ExtractionResult) => void;
   reject: (error: Error) => void;
 }
@@ -48,6 +49,8 @@ interface Reader {
   /** The end of the reader's stderr, where V8 says it ran out of memory. */
   stderrTail: string;
   ended: boolean;
+  /** Its memory is capped by the kernel (RLIMIT_DATA), as it said when ready. */
+  capped?: boolean;
 }
 
 const running = import.meta.url.endsWith(".ts");
@@ -56,6 +59,7 @@ const TMP_PREFIX = "docex-reader-";
 /** How often a reader's resident memory is looked at while it reads. */
 const WATCH_INTERVAL_MS = 50;
 const MEMORY_SIGNS = /out of memory|allocation failed|heap limit|Cannot allocate memory|ENOMEM/i;
+const CRASH_SIGNALS = new Set(["SIGSEGV", "SIGBUS", "SIGABRT", "SIGTRAP", "SIGILL"]);
 
 /** The variables a reader runs with: none of the service's (database URL, NATS token, keys); only what programs need. */
 function readerEnvironment(tmpDir: string, capBytes: number): NodeJS.ProcessEnv {
@@ -150,10 +154,11 @@ export class ExtractionPool {
     return removed;
   }
 
-  extract(input: ExtractionInput): Promise<ExtractionResult> {
+  /** Reads one file; `limits` overrides the pool's for this file (e.g. `deferOcr`). */
+  extract(input: ExtractionInput, limits: Partial<ExtractionLimits> = {}): Promise<ExtractionResult> {
     if (this.closed) return Promise.reject(new Error("the extraction pool is closed"));
     return new Promise((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, input, resolve, reject });
+      this.queue.push({ id: this.nextId++, input, limits: { ...this.limits, ...limits }, resolve, reject });
       this.dispatch();
     });
   }
@@ -213,7 +218,9 @@ export class ExtractionPool {
     child.on("message", (reply: ReaderReply) => this.onReply(reader, reply));
     child.on("exit", (code, signal) => {
       if (reader.ended) return;
-      const memory = MEMORY_SIGNS.test(reader.stderrTail);
+      // Under RLIMIT_DATA an allocation refused outside V8's heap checks (a decoder's buffer, V8's own reservations)
+      // ends the process with one of these signals instead of an "out of memory" line.
+      const memory = MEMORY_SIGNS.test(reader.stderrTail) || (reader.capped && reader.job !== undefined && CRASH_SIGNALS.has(signal ?? ""));
       this.replace(
         reader,
         memory ? this.memoryResult() : stoppedResult(`The file could not be read (the reader stopped: ${signal ?? `exit code ${code}`}).`),
@@ -229,6 +236,7 @@ export class ExtractionPool {
 
   private onReply(reader: Reader, reply: ReaderReply): void {
     if ("ready" in reply) {
+      reader.capped = reply.capped;
       if (!reply.capped && !this.warnedUncapped) {
         this.warnedUncapped = true;
         this.options.onUncapped?.();
@@ -330,7 +338,7 @@ export class ExtractionPool {
         this.options.timeoutMs,
       );
       reader.watchdog = setInterval(() => void this.watch(reader, job), WATCH_INTERVAL_MS);
-      const message: ReaderJob = { id: job.id, input: job.input, limits: this.limits };
+      const message: ReaderJob = { id: job.id, input: job.input, limits: job.limits };
       reader.child.send(message, (error) => {
         if (error && reader.job === job) this.replace(reader, stoppedResult("The file could not be handed to the reader."));
       });

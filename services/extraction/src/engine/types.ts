@@ -60,6 +60,8 @@ export interface ExtractionResult {
   messages: ExtractionMessage[];
   /** The reader was stopped (memory, time, a crash): the document goes to extraction_failed, not to validation. */
   stopped?: true;
+  /** The file needs OCR, which `deferOcr` left for a run of its own: nothing else is in this result. */
+  needsOcr?: true;
 }
 
 /** The input of one extraction: the uploaded bytes and what the uploader said about them. */
@@ -83,6 +85,11 @@ export interface ExtractionLimits {
   ocr: boolean;
   /** Pixels one page is rasterized to, or one image may have, for OCR. */
   maxOcrPixels: number;
+  /**
+   * A file that needs OCR is not OCRed in this run: the result only says `needsOcr`, so that the service can run the
+   * OCR where it does not hold up files that have text (see the read scheduler).
+   */
+  deferOcr?: boolean;
 }
 
 export const DEFAULT_LIMITS: ExtractionLimits = {

@@ -5,13 +5,15 @@ import { DOCUMENT_CREATED_CONSUMER, type DocumentReader } from "../domain/docume
 /** document.created → read the file (durable, explicit ack; the ack waits long enough for an OCR run). */
 export function documentCreatedSubscription(
   reader: DocumentReader,
-  options: { ackWaitMs: number; maxInFlight: number },
+  options: { ackWaitMs: number; maxInFlight: number; concurrency: number; onStop: () => void },
 ): SubscriptionOptions {
   return {
     durable: DOCUMENT_CREATED_CONSUMER,
     subject: eventSubject("document.created"),
     ackWaitMs: options.ackWaitMs,
     maxInFlight: options.maxInFlight,
+    concurrency: options.concurrency,
+    onStop: options.onStop,
     handler: async (payload) => {
       const event = parseEvent(payload, "document.created");
       // has_file is read from the payload as sent, so an event schema that does not name it yet cannot drop it.

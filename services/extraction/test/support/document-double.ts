@@ -1,0 +1,33 @@
+import type { DocumentFile, ExtractionRecord, QueueView } from "../../src/domain/document-source.js";
+import type { DocumentSource } from "../../src/service.js";
+
+/** The document service as this service sees it: queues, files, and RecordExtraction idempotent per key like document's. */
+export class DocumentDouble implements DocumentSource {
+  readonly queues = new Map<string, QueueView>();
+  readonly files = new Map<string, DocumentFile>();
+  readonly records: ExtractionRecord[] = [];
+  readonly applied = new Set<string>();
+  /** The documents whose file was read, in the order of the reads. */
+  readonly reads: string[] = [];
+  failNextRecord = 0;
+
+  async findQueue(queueId: string) {
+    return this.queues.get(queueId);
+  }
+  async readFile(_organizationId: string, documentId: string, maxBytes: number) {
+    this.reads.push(documentId);
+    const file = this.files.get(documentId);
+    if (file && file.bytes.length > maxBytes) return "too_large" as const;
+    return file;
+  }
+  async recordExtraction(record: ExtractionRecord) {
+    if (this.failNextRecord > 0) {
+      this.failNextRecord -= 1;
+      throw new Error("document service unavailable");
+    }
+    this.records.push(record);
+    if (this.applied.has(record.idempotencyKey)) return { applied: false, reason: "already_applied" };
+    this.applied.add(record.idempotencyKey);
+    return { applied: true, reason: "" };
+  }
+}
