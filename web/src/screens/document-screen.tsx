@@ -176,7 +176,20 @@ export function DocumentScreen({ documentId }: { documentId: string }) {
   };
 
   if (loadError) return <p role="alert">{t("loadFailed", { detail: loadError })}</p>;
-  if (!document || !queue) return <p aria-live="polite">{t("loading")}</p>;
+  // The original is fetched at once, beside the document and its queue, not after them.
+  const original = (
+    <section className="page-pane" aria-label={t("original")}>
+      <OriginalFile documentId={documentId} fileName={document?.file_name ?? "document"} />
+    </section>
+  );
+  if (!document || !queue) {
+    return (
+      <div className="document">
+        {original}
+        <p aria-live="polite">{t("loading")}</p>
+      </div>
+    );
+  }
 
   const messagesOf = (view: FieldView) => [
     ...view.messages,
@@ -190,9 +203,7 @@ export function DocumentScreen({ documentId }: { documentId: string }) {
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: the shortcuts of the whole screen are read where its keys bubble to
     <div className="document" onKeyDown={onKeyDown}>
-      <section className="page-pane" aria-label={t("original")}>
-        <OriginalFile documentId={document.id} fileName={document.file_name} />
-      </section>
+      {original}
       <section className="field-pane" aria-labelledby="document-title">
         <p>
           <a
