@@ -7,6 +7,7 @@ export const BASE = "http://docex.test";
 export interface Call {
   method: string;
   path: string;
+  query: URLSearchParams;
   headers: Headers;
   body: unknown;
 }
@@ -48,7 +49,13 @@ export class FakeApi {
     try {
       body = text ? JSON.parse(text) : undefined;
     } catch {}
-    const call = { method: request.method, path: url.pathname.replace(/^\/api\/v2/, ""), headers: request.headers, body };
+    const call = {
+      method: request.method,
+      path: url.pathname.replace(/^\/api\/v2/, ""),
+      query: url.searchParams,
+      headers: request.headers,
+      body,
+    };
     this.calls.push(call);
     const handler = this.routes[`${call.method} ${call.path}`];
     return handler ? handler(call) : json(404, { status: 404, code: "route_not_found", title: "Not Found", detail: "", errors: [] });
