@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { tokenIn } from "@docex/testkit";
@@ -189,6 +189,20 @@ describe("validation workspace in headless Chromium against the stack", function
     } finally {
       await context.close();
     }
+  });
+
+  it("every operation of the app's OpenAPI snapshot (web/openapi.json) is one the stack serves", async () => {
+    const operations = (document: { paths: Record<string, Record<string, unknown>> }) =>
+      Object.entries(document.paths).flatMap(([apiPath, methods]) =>
+        Object.keys(methods).map((method) => `${method.toUpperCase()} ${apiPath}`),
+      );
+    const snapshot = operations(JSON.parse(readFileSync(path.join(root, "web/openapi.json"), "utf8")));
+    const live = (await (await fetch(`${stack.gateway}/api/v2/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const served = new Set(operations(live));
+    expect(
+      snapshot.filter((operation) => !served.has(operation)),
+      "in the snapshot but no longer served: run `npm run openapi -w @docex/web` against `npm start`",
+    ).to.deep.equal([]);
   });
 
   it("a viewer opens the document by its URL and can change nothing", async () => {
