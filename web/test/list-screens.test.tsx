@@ -82,5 +82,10 @@ describe("QueueScreen", () => {
     const sent = api.callsTo("POST", "/queues/q-1/documents");
     expect(sent.every((call) => call.headers.get("content-type")?.startsWith("multipart/form-data"))).toBe(true);
     await waitFor(() => expect(api.callsTo("GET", "/queues/q-1/documents").length).toBeGreaterThan(1));
+
+    const dropped = new File(["%PDF-1.7 c"], "c.pdf", { type: "application/pdf" });
+    fireEvent.drop(screen.getByRole("region", { name: "Upload files" }), { dataTransfer: { files: [dropped] } });
+    await screen.findByText("c.pdf uploaded.");
+    expect(uploads).toBe(3);
   });
 });
