@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import MochaSummaryReporter from "./test/mocha-summary-reporter.ts";
 
 /**
  * Served by the gateway at /app/: every asset under /app/assets/ with a content hash in its name (cached for a year),
@@ -19,5 +20,6 @@ export default defineConfig({
     environment: "jsdom",
     include: ["test/**/*.test.{ts,tsx}"],
     testTimeout: 10_000,
+    reporters: ["default", new MochaSummaryReporter()],
   },
 });
