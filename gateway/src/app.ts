@@ -25,6 +25,7 @@ import { RouteMatcher } from "./route-matcher.js";
 import { DEFAULT_BODY_LIMIT_BYTES, ROUTES, type RouteDefinition } from "./routes.js";
 import { createServiceProxy } from "./service-proxy.js";
 import type { UpstreamPool } from "./upstream-pool.js";
+import { defaultWebAppDirectory, webAppRouter } from "./web-app.js";
 
 export interface GatewayDeps {
   logger: Logger;
@@ -45,6 +46,8 @@ export interface GatewayDeps {
   openApi?: OpenApiAggregator;
   /** The route table; `ROUTES` unless a test narrows it. */
   routes?: readonly RouteDefinition[];
+  /** The built validation workspace served at /app/; the `@docex/web` workspace's dist unless given (null: none). */
+  webAppDirectory?: string | null;
 }
 
 interface GatewayLocals {
@@ -88,6 +91,7 @@ export function createGateway(deps: GatewayDeps): Express {
 
   mountOperationalRoutes(app, readiness, metrics);
   app.use(apiDocsRouter(deps.openApi ?? new OpenApiAggregator(deps.upstreams, logger)));
+  app.use(webAppRouter(deps.webAppDirectory === undefined ? defaultWebAppDirectory() : (deps.webAppDirectory ?? undefined)));
 
   if (deps.rateLimitPerMinute > 0) app.use(limitRatePerClient(deps.rateLimitPerMinute));
   app.use(resolveRoute(matcher));

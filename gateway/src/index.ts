@@ -7,3 +7,4 @@ export * from "./route-matcher.js";
 export * from "./routes.js";
 export * from "./service-proxy.js";
 export * from "./upstream-pool.js";
+export * from "./web-app.js";

@@ -208,6 +208,7 @@ async function main(): Promise<void> {
   for (const line of signIn) say(line);
   if (mail) say(`mail: every mail is caught, shown here as [mail], and readable at ${mail.pageUrl}`);
   say(`API reference: ${gatewayUrl}/api/v2/docs`);
+  say(`validation app: ${gatewayUrl}/app/`);
   say(`docex is ready: http://127.0.0.1:${gatewayPort}/api/v2 (Ctrl-C stops everything)`);
 }
 

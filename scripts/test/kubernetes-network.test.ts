@@ -200,7 +200,7 @@ describe("Kubernetes manifests: network and service identity", function () {
       });
     }
 
-    it("the Ingress sends /api/v2 to the gateway's http port, over TLS", () => {
+    it("the Ingress sends /api/v2 and the app (/app) to the gateway's http port, over TLS", () => {
       const ingresses = ofKind<
         K8sObject & {
           spec: {
@@ -214,7 +214,10 @@ describe("Kubernetes manifests: network and service identity", function () {
       expect(ingresses.length).to.equal(1);
       const paths = ingresses[0]?.spec.rules.flatMap((rule) => rule.http.paths) ?? [];
       expect(paths.map((entry) => [entry.path, entry.pathType, entry.backend.service.name, entry.backend.service.port.name])).to.deep.equal(
-        [["/api/v2", "Prefix", "gateway", "http"]],
+        [
+          ["/api/v2", "Prefix", "gateway", "http"],
+          ["/app", "Prefix", "gateway", "http"],
+        ],
       );
       expect(ingresses[0]?.spec.tls?.length).to.equal(1);
     });

@@ -1,0 +1,226 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { tokenIn } from "@docex/testkit";
+import { invoicePdf, makeInvoice } from "@docex/testkit/invoice-corpus";
+import { expect } from "chai";
+import { type Browser, chromium, type Locator, type Page } from "playwright-core";
+import { type Stack, sharedStack } from "./support/stack.js";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+/** Git ignores it (web/.gitignore); the README may show the screenshots. */
+const SCREENSHOTS = path.join(root, "web/e2e-screenshots");
+
+/** What a person does in the browser: clicks and non-character keys one each, a typed value one fill (its characters counted apart). */
+class Actions {
+  clicks = 0;
+  keys = 0;
+  fills = 0;
+  typed = 0;
+
+  get total(): number {
+    return this.clicks + this.keys + this.fills;
+  }
+
+  async click(locator: Locator): Promise<void> {
+    this.clicks++;
+    await locator.click({ timeout: 10_000 });
+  }
+
+  async press(page: Page, key: string): Promise<void> {
+    this.keys++;
+    await page.keyboard.press(key);
+  }
+
+  /** Replaces the focused field's text: select-all and the typed characters are one action. */
+  async type(page: Page, text: string): Promise<void> {
+    this.fills++;
+    this.typed += text.length;
+    await page.keyboard.press("ControlOrMeta+A");
+    await page.keyboard.type(text);
+  }
+}
+
+async function signIn(page: Page, url: string, email: string, password: string): Promise<void> {
+  await page.goto(url);
+  await page.getByLabel("Email").fill(email, { timeout: 20_000 });
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+}
+
+/**
+ * The validation workspace in Debian's Chromium against the whole stack (every service as `npm start` runs them):
+ * an editor signs in, uploads an invoice PDF by the file picker, sees it extracted to `to_validate`, corrects two
+ * fields with the keyboard and confirms it to `ready_to_export`; a viewer opens the same document by its URL and
+ * can change nothing. Counts the actions of the validation, measures the time a document takes to open, and writes
+ * screenshots of the three screens. Skipped where Chromium is not installed; CI installs it.
+ */
+describe("validation workspace in headless Chromium against the stack", function () {
+  this.timeout(240_000);
+  let stack: Stack;
+  let browser: Browser | undefined;
+  const suffix = Math.random().toString(36).slice(2, 8);
+  const viewer = { email: `app-viewer-${suffix}@example.test`, password: "viewer password 123" };
+  let organizationId: string;
+  let documentId: string;
+
+  before(async function () {
+    if (!existsSync(CHROMIUM)) {
+      console.log(`    skipped: no Chromium at ${CHROMIUM} (set CHROMIUM_PATH, or install Debian's chromium package)`);
+      this.skip();
+    }
+    stack = await sharedStack();
+    const owner = await stack.login(stack.owner.email, stack.owner.password);
+    const asOwner = (method: string, apiPath: string, body?: unknown) => stack.call(method, apiPath, { token: owner.access_token, body });
+    const organizations = await asOwner("GET", "/organizations");
+    organizationId = organizations.body.data[0].id;
+    const workspace = await asOwner("POST", "/workspaces", { organization_id: organizationId, name: `Accounts ${suffix}` });
+    expect(workspace.status, JSON.stringify(workspace.body)).to.equal(201);
+    const queue = await asOwner("POST", "/queues", { workspace_id: workspace.body.data.id, name: `Received invoices ${suffix}` });
+    expect(queue.status, JSON.stringify(queue.body)).to.equal(201);
+    const invited = await asOwner("POST", `/organizations/${organizationId}/assign-roles`, [
+      { operation: "invite", email: viewer.email, role: "viewer" },
+    ]);
+    expect(invited.status, JSON.stringify(invited.body)).to.equal(200);
+    const token = tokenIn(await stack.mail.waitForMail(viewer.email, 1, 20_000));
+    const accepted = await stack.call("POST", "/auth/change-password", { body: { token, password: viewer.password } });
+    expect(accepted.status, JSON.stringify(accepted.body)).to.equal(200);
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+  });
+
+  it("an editor uploads a PDF, corrects two fields by keyboard and confirms it to ready_to_export", async () => {
+    const context = await browser!.newContext({ locale: "en-GB", viewport: { width: 1400, height: 900 } });
+    const page = await context.newPage();
+    const refused: string[] = [];
+    page.on("console", (message) => {
+      if (/Content.Security.Policy|Refused to/i.test(message.text())) refused.push(message.text());
+    });
+    page.on("request", (request) => {
+      // The browser's own PDF viewer loads from chrome:// and chrome-extension://; the app itself asks only the gateway.
+      if (/^(https?|wss?):/.test(request.url()) && !request.url().startsWith(stack.gateway)) refused.push(`outside: ${request.url()}`);
+    });
+    try {
+      await page.goto(`${stack.gateway}/app/`);
+      await page.getByRole("heading", { name: "Sign in" }).waitFor({ timeout: 20_000 });
+      await page.screenshot({ path: path.join(SCREENSHOTS, "sign-in.png") });
+      await signIn(page, `${stack.gateway}/app/`, stack.owner.email, stack.owner.password);
+      await page.getByRole("link", { name: `Received invoices ${suffix}` }).click({ timeout: 20_000 });
+      await page.getByRole("heading", { name: `Received invoices ${suffix}` }).waitFor();
+
+      const invoice = makeInvoice(37, "en");
+      const pdf = await (await invoicePdf(invoice, "en", "columns")).save();
+      await page
+        .locator('input[type="file"]')
+        .setInputFiles({ name: "invoice-37.pdf", mimeType: "application/pdf", buffer: Buffer.from(pdf) });
+      await page.getByText("invoice-37.pdf uploaded.").waitFor({ timeout: 30_000 });
+      // The list reads itself again while a document is being extracted.
+      const row = page.getByRole("row").filter({ hasText: "invoice-37.pdf" });
+      await row.getByText("to validate").waitFor({ timeout: 90_000 });
+      await page.screenshot({ path: path.join(SCREENSHOTS, "documents.png") });
+
+      const actions = new Actions();
+      const opening = Date.now();
+      await actions.click(row.getByRole("link", { name: "invoice-37.pdf" }));
+      const invoiceNumber = page.getByLabel("Invoice number", { exact: true });
+      await invoiceNumber.waitFor({ timeout: 10_000 });
+      const fieldsShownMs = Date.now() - opening;
+      await page.locator("[data-file-ready]").waitFor({ timeout: 10_000 });
+      const fileShownMs = Date.now() - opening;
+      documentId = page.url().split("/").pop()!;
+      const owner = await stack.login(stack.owner.email, stack.owner.password);
+      const extracted = await stack.call("GET", `/documents/${documentId}`, { token: owner.access_token });
+      const extractedValue = (key: string) =>
+        extracted.body.data.annotations.find((annotation: { key: string }) => annotation.key === key)?.value ?? "";
+      expect(await invoiceNumber.inputValue(), "the field shows the extracted value").to.equal(extractedValue("invoice_id"));
+
+      // Two corrections, each: focus the field, type, Enter (saves and moves on); then Ctrl+Enter confirms.
+      await actions.click(invoiceNumber);
+      await actions.type(page, "FV-2026-0042");
+      await actions.press(page, "Enter");
+      await actions.click(page.getByLabel("Due date", { exact: true }));
+      await actions.type(page, "2026-12-31");
+      await actions.press(page, "Enter");
+      await page.getByText("Saved").waitFor();
+      await page.screenshot({ path: path.join(SCREENSHOTS, "document.png") });
+      await actions.press(page, "Control+Enter");
+      await page.getByTestId("document-status").getByText("ready to export").waitFor({ timeout: 15_000 });
+
+      const stored = await stack.call("GET", `/documents/${documentId}`, { token: owner.access_token });
+      expect(stored.body.data.status).to.equal("ready_to_export");
+      const storedValue = (key: string) =>
+        stored.body.data.annotations.find((annotation: { key: string }) => annotation.key === key)?.value;
+      expect(storedValue("invoice_id")).to.equal("FV-2026-0042");
+      expect(storedValue("due_date")).to.equal("2026-12-31");
+      expect(refused, "CSP refusals or requests to other origins").to.deep.equal([]);
+
+      const figures = {
+        fieldsShownMs,
+        fileShownMs,
+        actions: actions.total,
+        clicks: actions.clicks,
+        keys: actions.keys,
+        fills: actions.fills,
+        typed: actions.typed,
+      };
+      writeFileSync(path.join(SCREENSHOTS, "figures.json"), `${JSON.stringify(figures, null, 2)}\n`);
+      console.log(
+        `    validation: ${actions.total} actions (${actions.clicks} clicks, ${actions.keys} keys, ${actions.fills} typed values of ${actions.typed} characters); ` +
+          `document opened: fields in ${fieldsShownMs} ms, original file in ${fileShownMs} ms`,
+      );
+      expect(actions.total).to.be.at.most(12);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("every operation of the app's OpenAPI snapshot (web/openapi.json) is one the stack serves", async () => {
+    const operations = (document: { paths: Record<string, Record<string, unknown>> }) =>
+      Object.entries(document.paths).flatMap(([apiPath, methods]) =>
+        Object.keys(methods).map((method) => `${method.toUpperCase()} ${apiPath}`),
+      );
+    const snapshot = operations(JSON.parse(readFileSync(path.join(root, "web/openapi.json"), "utf8")));
+    const live = (await (await fetch(`${stack.gateway}/api/v2/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const served = new Set(operations(live));
+    expect(
+      snapshot.filter((operation) => !served.has(operation)),
+      "in the snapshot but no longer served: run `npm run openapi -w @docex/web` against `npm start`",
+    ).to.deep.equal([]);
+  });
+
+  it("a viewer opens the document by its URL and can change nothing", async () => {
+    expect(documentId, "the first test made the document").to.be.a("string");
+    const context = await browser!.newContext({ locale: "cs-CZ" });
+    const page = await context.newPage();
+    try {
+      await page.goto(`${stack.gateway}/app/documents/${documentId}`);
+      await page.getByLabel("E-mail").fill(viewer.email, { timeout: 20_000 });
+      await page.getByLabel("Heslo").fill(viewer.password);
+      await page.getByRole("button", { name: "Přihlásit se" }).click();
+      const invoiceNumber = page.getByLabel("Invoice number", { exact: true });
+      await invoiceNumber.waitFor({ timeout: 15_000 });
+      await page.getByText("Dokument můžete číst, ale ne měnit.").waitFor();
+      expect(await invoiceNumber.isDisabled()).to.equal(true);
+      expect(await page.getByRole("button", { name: "Potvrdit" }).count()).to.equal(0);
+    } finally {
+      await context.close();
+    }
+  });
+});

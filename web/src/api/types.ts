@@ -1,0 +1,32 @@
+import type { components, operations } from "../generated/api.ts";
+
+type Json<T> = T extends { content: { "application/json": infer Body } } ? Body : never;
+type DataOf<T> = Json<T> extends { data: infer Data } ? Data : never;
+
+export type Problem = components["schemas"]["Problem"] & { messages?: Message[] };
+export type DocumentDto = DataOf<operations["getDocument"]["responses"][200]>;
+export type Annotation = DocumentDto["annotations"][number];
+export type Message = DocumentDto["messages"][number];
+export type Queue = DataOf<operations["getQueue"]["responses"][200]>;
+export type FieldDefinition = Queue["annotation_schema"][number];
+export type Organization = DataOf<operations["listOrganizations"]["responses"][200]>[number];
+export type Workspace = DataOf<operations["listWorkspaces"]["responses"][200]>[number];
+export type Pagination = Json<operations["listQueueDocuments"]["responses"][200]>["pagination"];
+export type TokenResponse = DataOf<operations["login"]["responses"][200]>;
+
+/** Every status of API.md, in the order a document goes through them. */
+export const DOCUMENT_STATUSES = [
+  "received",
+  "extracting",
+  "extraction_failed",
+  "to_validate",
+  "in_approval",
+  "ready_to_export",
+  "exporting",
+  "exported",
+  "export_failed",
+  "postponed",
+  "rejected",
+  "deleted",
+] as const;
+export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];

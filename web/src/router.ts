@@ -1,0 +1,66 @@
+import { type MouseEvent, useEffect, useState } from "react";
+
+export const BASE = "/app";
+
+/** The screens of the app, by path under /app/. */
+export type Place =
+  | { screen: "queues" }
+  | { screen: "queue"; queueId: string; status?: string; page: number }
+  | { screen: "document"; documentId: string }
+  | { screen: "not_found" };
+
+export function placeOf(pathname: string, search = ""): Place {
+  const path = pathname.startsWith(BASE) ? pathname.slice(BASE.length) : pathname;
+  const segments = path.split("/").filter(Boolean).map(decodeURIComponent);
+  const query = new URLSearchParams(search);
+  if (segments.length === 0) return { screen: "queues" };
+  if (segments[0] === "queues" && segments.length === 2) {
+    const status = query.get("status") ?? undefined;
+    const page = Math.max(1, Number(query.get("page")) || 1);
+    return { screen: "queue", queueId: segments[1]!, page, ...(status ? { status } : {}) };
+  }
+  if (segments[0] === "documents" && segments.length === 2) return { screen: "document", documentId: segments[1]! };
+  return { screen: "not_found" };
+}
+
+export function hrefOf(place: Place): string {
+  switch (place.screen) {
+    case "queues":
+    case "not_found":
+      return `${BASE}/`;
+    case "queue": {
+      const query = new URLSearchParams();
+      if (place.status) query.set("status", place.status);
+      if (place.page > 1) query.set("page", String(place.page));
+      const search = query.toString();
+      return `${BASE}/queues/${encodeURIComponent(place.queueId)}${search ? `?${search}` : ""}`;
+    }
+    case "document":
+      return `${BASE}/documents/${encodeURIComponent(place.documentId)}`;
+  }
+}
+
+export function navigate(place: Place, replace = false): void {
+  const href = hrefOf(place);
+  if (replace) history.replaceState(null, "", href);
+  else history.pushState(null, "", href);
+  dispatchEvent(new PopStateEvent("popstate"));
+}
+
+/** The current place, following the history (back and forward too). */
+export function usePlace(): Place {
+  const [place, setPlace] = useState(() => placeOf(location.pathname, location.search));
+  useEffect(() => {
+    const update = () => setPlace(placeOf(location.pathname, location.search));
+    addEventListener("popstate", update);
+    return () => removeEventListener("popstate", update);
+  }, []);
+  return place;
+}
+
+/** A link that moves within the app without a reload; a modified click (new tab) is left to the browser. */
+export function followLink(event: MouseEvent<HTMLAnchorElement>, place: Place): void {
+  if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+  event.preventDefault();
+  navigate(place);
+}

@@ -1,0 +1,110 @@
+import { type FormEvent, useEffect, useRef, useState } from "react";
+import { useServices } from "../context.ts";
+import { useI18n } from "../i18n.ts";
+
+/** Email and password; then, for an account with two-step verification, the code of its authenticator app. */
+export function SignInScreen({ notice }: { notice?: string | undefined }) {
+  const { session } = useServices();
+  const { t } = useI18n();
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [code, setCode] = useState("");
+  const [step, setStep] = useState<"password" | "totp">("password");
+  const [error, setError] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  const codeInput = useRef<HTMLInputElement>(null);
+  const emailInput = useRef<HTMLInputElement>(null);
+
+  // The first input of each step takes the focus: the screen has nothing else to do.
+  useEffect(() => {
+    (step === "totp" ? codeInput : emailInput).current?.focus();
+  }, [step]);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const outcome = await session.signIn(email, password, step === "totp" ? code.trim() : undefined);
+      if (outcome.kind === "totp_required") {
+        if (step === "totp") setError(t("wrongCode"));
+        setStep("totp");
+        setCode("");
+      } else if (outcome.kind === "refused") {
+        setError(
+          outcome.status === 429
+            ? t("tooManyTries")
+            : outcome.status === 401 || outcome.status === 400
+              ? t(step === "totp" ? "wrongCode" : "wrongCredentials")
+              : t("signInFailed", { status: outcome.status }),
+        );
+      }
+    } catch {
+      setError(t("signInFailed", { status: "—" }));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section className="sign-in" aria-labelledby="sign-in-title">
+      <h1 id="sign-in-title">{step === "totp" ? t("totpTitle") : t("signInTitle")}</h1>
+      {notice && <p className="notice">{notice}</p>}
+      <form onSubmit={submit} noValidate>
+        {step === "password" ? (
+          <>
+            <label htmlFor="email">{t("email")}</label>
+            <input
+              id="email"
+              type="email"
+              autoComplete="username"
+              required
+              value={email}
+              onChange={(e) => setEmail(e.target.value)}
+              ref={emailInput}
+            />
+            <label htmlFor="password">{t("password")}</label>
+            <input
+              id="password"
+              type="password"
+              autoComplete="current-password"
+              required
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+            />
+          </>
+        ) : (
+          <>
+            <label htmlFor="totp">{t("totpCode")}</label>
+            <input
+              id="totp"
+              ref={codeInput}
+              inputMode="numeric"
+              autoComplete="one-time-code"
+              pattern="[0-9]{6}"
+              maxLength={6}
+              required
+              value={code}
+              onChange={(e) => setCode(e.target.value)}
+            />
+          </>
+        )}
+        {error && (
+          <p className="error" role="alert">
+            {error}
+          </p>
+        )}
+        <div className="actions">
+          {step === "totp" && (
+            <button type="button" className="secondary" onClick={() => setStep("password")}>
+              {t("back")}
+            </button>
+          )}
+          <button type="submit" disabled={busy}>
+            {step === "totp" ? t("verify") : t("signIn")}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}

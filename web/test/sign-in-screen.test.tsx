@@ -1,0 +1,67 @@
+import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { afterEach, describe, expect, it } from "vitest";
+import { createApiClient } from "../src/api/client.ts";
+import { Session } from "../src/api/session.ts";
+import { ServicesContext } from "../src/context.ts";
+import { SignInScreen } from "../src/screens/sign-in-screen.tsx";
+import { BASE, FakeApi, json, tokens } from "./fake-api.ts";
+
+afterEach(() => {
+  cleanup();
+  sessionStorage.clear();
+  localStorage.clear();
+});
+
+describe("SignInScreen", () => {
+  it("asks for the TOTP code after the password when the account has one, then signs in", async () => {
+    const api = new FakeApi({
+      "POST /auth/login": ({ headers }) =>
+        headers.get("x-totp") === "654321"
+          ? json(200, tokens("user-1"))
+          : json(401, { status: 401, code: headers.get("x-totp") ? "invalid_totp" : "totp_required", title: "Unauthorized", detail: "" }),
+    });
+    const session = new Session(api.fetch);
+    render(
+      <ServicesContext.Provider value={{ session, api: createApiClient(session, BASE) }}>
+        <SignInScreen />
+      </ServicesContext.Provider>,
+    );
+    expect(document.activeElement).toBe(screen.getByLabelText("Email"));
+    fireEvent.change(screen.getByLabelText("Email"), { target: { value: "a@example.test" } });
+    fireEvent.change(screen.getByLabelText("Password"), { target: { value: "password 1234" } });
+    fireEvent.click(screen.getByRole("button", { name: "Sign in" }));
+    const code = await screen.findByLabelText("Code from your authenticator app");
+    await waitFor(() => expect(document.activeElement).toBe(code));
+    fireEvent.change(code, { target: { value: "111111" } });
+    fireEvent.click(screen.getByRole("button", { name: "Verify" }));
+    expect((await screen.findByRole("alert")).textContent).toBe("The code is not right or was used already.");
+    fireEvent.change(screen.getByLabelText("Code from your authenticator app"), { target: { value: "654321" } });
+    fireEvent.click(screen.getByRole("button", { name: "Verify" }));
+    await waitFor(() => expect(session.signedIn).toBe(true));
+    expect(api.callsTo("POST", "/auth/login").map((call) => call.body)).toEqual([
+      { email: "a@example.test", password: "password 1234" },
+      { email: "a@example.test", password: "password 1234" },
+      { email: "a@example.test", password: "password 1234" },
+    ]);
+  });
+
+  it("says when the email or password is wrong, and when there were too many tries", async () => {
+    let answer = 401;
+    const api = new FakeApi({
+      "POST /auth/login": () =>
+        json(answer, { status: answer, code: answer === 429 ? "rate_limited" : "invalid_credentials", title: "", detail: "" }),
+    });
+    const session = new Session(api.fetch);
+    render(
+      <ServicesContext.Provider value={{ session, api: createApiClient(session, BASE) }}>
+        <SignInScreen notice="Your session ended. Sign in again." />
+      </ServicesContext.Provider>,
+    );
+    expect(screen.getByText("Your session ended. Sign in again.")).toBeTruthy();
+    fireEvent.click(screen.getByRole("button", { name: "Sign in" }));
+    expect((await screen.findByRole("alert")).textContent).toBe("The email or password is not right.");
+    answer = 429;
+    fireEvent.click(screen.getByRole("button", { name: "Sign in" }));
+    await waitFor(() => expect(screen.getByRole("alert").textContent).toBe("Too many tries. Wait a minute and try again."));
+  });
+});
