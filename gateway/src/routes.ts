@@ -88,6 +88,8 @@ const TABLE: Record<ServiceName, Row[]> = {
     ["DELETE", "/queues/{queue_id}"],
     ["POST", "/queues/{queue_id}/documents", "token", DOCUMENT_UPLOAD_LIMIT_BYTES],
     ["GET", "/queues/{queue_id}/documents"],
+    ["GET", "/queues/{queue_id}/document-counts"],
+    ["GET", "/documents"],
     ["GET", "/documents/{document_id}"],
     ["GET", "/documents/{document_id}/file"],
     ["POST", "/documents/{document_id}/extraction"],

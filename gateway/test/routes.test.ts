@@ -20,6 +20,8 @@ describe("route table", () => {
     expect(serviceOf("GET", "/api/v2/organizations/acme/webhooks")).to.equal("webhook");
     expect(serviceOf("POST", "/api/v2/organizations/acme/webhook-signing-key")).to.equal("webhook");
     expect(serviceOf("POST", "/api/v2/queues/q1/documents")).to.equal("document");
+    expect(serviceOf("GET", "/api/v2/documents")).to.equal("document");
+    expect(serviceOf("GET", "/api/v2/queues/q1/document-counts")).to.equal("document");
     expect(serviceOf("PATCH", "/api/v2/documents/d1/annotations")).to.equal("document");
     expect(serviceOf("POST", "/api/v2/documents/d1/learn")).to.equal("learning");
     expect(serviceOf("POST", "/api/v2/queues/q1/relearn")).to.equal("learning");

@@ -17,6 +17,8 @@ type JsonSchema = {
 interface OpenApiOperation {
   operationId: string;
   requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
+  parameters?: Array<{ name: string; in: string; schema?: JsonSchema }>;
+  responses?: Record<string, { content?: Record<string, { schema?: JsonSchema }> }>;
 }
 
 interface Operation {
@@ -191,5 +193,33 @@ describe("bad input across every POST, PUT and PATCH of the API, through the gat
     console.log(`      input sweep: ${requests} requests to ${operations.length} operations`);
     expect(failures, failures.slice(0, 20).join("\n")).to.deep.equal([]);
     expect(await snapshot()).to.deep.equal(before);
+  });
+
+  it("answers an unknown query parameter on every list, and a bad value of each typed one, with a 400 problem+json naming it", async () => {
+    const document = (await stack.call("GET", "/openapi.json")).body;
+    const failures: string[] = [];
+    let lists = 0;
+    for (const [path, methods] of Object.entries(document.paths as Record<string, Record<string, OpenApiOperation>>)) {
+      const operation = methods.get;
+      if (operation?.responses?.["200"]?.content?.["application/json"]?.schema?.properties?.data?.type !== "array") continue;
+      lists += 1;
+      const base = path.replace("/api/v2", "").replace(/\{([a-z_]+)\}/g, (_match, name: string) => ids[name] ?? randomUUID());
+      const queries: Array<[query: string, name: string]> = [["x_unknown=1", "x_unknown"]];
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.in !== "query") continue;
+        const type = Array.isArray(parameter.schema?.type) ? parameter.schema?.type[0] : parameter.schema?.type;
+        if (type === "integer" || type === "number") queries.push([`${parameter.name}=not-a-number`, parameter.name]);
+        else if (parameter.schema?.enum) queries.push([`${parameter.name}=not-one-of-them`, parameter.name]);
+      }
+      for (const [query, name] of queries) {
+        const answer = await stack.call("GET", `${base}?${query}`, { token });
+        const problem = answer.headers.get("content-type")?.startsWith("application/problem+json");
+        const named = (answer.body?.errors ?? []).some((error: { path: string }) => error.path === name);
+        if (answer.status !== 400 || !problem || !named)
+          failures.push(`GET ${path}?${query} → ${answer.status} ${JSON.stringify(answer.body)?.slice(0, 200)}`);
+      }
+    }
+    expect(lists, "lists in the OpenAPI document").to.be.greaterThan(12);
+    expect(failures, failures.join("\n")).to.deep.equal([]);
   });
 });

@@ -237,6 +237,40 @@ describe("the role matrix of API.md through the gateway", function () {
       call: () => ({ method: "GET", path: `/queues/${ids.queueB}/documents` }),
     },
     {
+      name: "list every document the caller may read (GET /documents)",
+      expect: EVERYONE,
+      ok: 200,
+      call: () => ({ method: "GET", path: `/documents?workspace_id=${ids.workspace}&page_size=100` }),
+      check: (role, answer) => {
+        const listed: Array<{ id: string; approvers: string[] }> = answer.body.data;
+        const has = (id: string) => listed.some((document) => document.id === id);
+        if (!has(ids.assigned)) return "the document assigned to the approver is not listed";
+        const limited = role !== "owner" && role !== "supervisor";
+        if (has(ids.inB) === limited) return `the document of queue B is ${limited ? "" : "not "}listed`;
+        if (role !== "approver") return has(ids.unassigned) ? undefined : "an unassigned document is not listed";
+        const foreign = listed.filter((document) => !document.approvers.includes(userIds.approver));
+        return foreign.length ? `the approver is shown ${foreign.length} document(s) not assigned to it` : undefined;
+      },
+    },
+    {
+      name: "count the documents of queue A",
+      expect: EVERYONE,
+      ok: 200,
+      call: () => ({ method: "GET", path: `/queues/${ids.queueA}/document-counts` }),
+      check: (role, answer) => {
+        const total = Object.values(answer.body.data as Record<string, number>).reduce((sum, count) => sum + count, 0);
+        // The approver counts its assigned document only; the others the assigned and the unassigned one at least.
+        const least = role === "approver" ? 1 : 2;
+        return total >= least ? undefined : `${total} documents counted, ${least} or more are readable`;
+      },
+    },
+    {
+      name: "count the documents of queue B",
+      expect: OUTSIDE_QUEUE_IDS,
+      ok: 200,
+      call: () => ({ method: "GET", path: `/queues/${ids.queueB}/document-counts` }),
+    },
+    {
       name: "read an unassigned document of A",
       expect: READERS_OF_UNASSIGNED,
       ok: 200,

@@ -160,6 +160,20 @@ describe("tenancy across every operation, through the gateway", function () {
     expect(await stateOfOrganization()).to.deep.equal(before);
   });
 
+  it("never lists the other organization's documents across queues, and its queue and workspace filters answer 404 as unknown ones", async () => {
+    const listed = await stack.call("GET", "/documents?page_size=100&status=received,to_validate", { token: stranger });
+    expect(listed.status).to.equal(200);
+    expect(
+      listed.body.data.filter((document: { organization_id: string }) => document.organization_id === ids.organization_id),
+    ).to.deep.equal([]);
+    for (const name of ["queue_id", "workspace_id"]) {
+      const theirs = await stack.call("GET", `/documents?${name}=${ids[name]}`, { token: stranger });
+      const nobodys = await stack.call("GET", `/documents?${name}=${randomUUID()}`, { token: stranger });
+      expect(theirs.status, name).to.equal(404);
+      expect(theirs.body.code, name).to.equal(nobodys.body.code);
+    }
+  });
+
   it("refuses to create anything under the other organization's workspace, queue or entities", async () => {
     const call = as(stranger);
     const attempts = [

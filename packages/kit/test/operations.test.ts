@@ -86,6 +86,17 @@ describe("ApiDescription: one source for routes, input parsing and OpenAPI", () 
     expect((await fetch(`${base}/api/v2/items?page=0`)).status).to.equal(400);
   });
 
+  it("answers a query parameter the operation does not declare with a 400 naming it, beside the bad values", async () => {
+    const unknown = await fetch(`${base}/api/v2/items?page=2&q=acme`);
+    expect(unknown.status).to.equal(400);
+    expect(unknown.headers.get("content-type")).to.match(/^application\/problem\+json/);
+    const problem = (await unknown.json()) as Json;
+    expect(problem.detail).to.equal("Unknown query parameter: q.");
+    expect(problem.errors).to.deep.equal([{ path: "q", message: "is not a parameter of this operation (it takes page)" }]);
+    const both = (await (await fetch(`${base}/api/v2/items?page=0&sort=name`)).json()) as Json;
+    expect(both.errors.map((error: { path: string }) => error.path)).to.deep.equal(["sort", "page"]);
+  });
+
   it("publishes paths with parameters, request and response schemas and problem answers at /openapi.json", async () => {
     const document = (await (await fetch(`${base}/openapi.json`)).json()) as Json;
     const create = document.paths["/api/v2/shelves/{shelf_id}/items"].post;

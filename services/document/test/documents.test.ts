@@ -214,10 +214,10 @@ describe("documents and annotations (membership is an in-process test double)", 
     }
   });
 
-  it("lists a queue's documents page by page, oldest first, with the pagination object", async () => {
+  it("lists a queue's documents page by page, newest first by default (API.md), with the pagination object", async () => {
     const { owner: listOwner, queueId: listQueue } = await queueFixture(h, "list");
     const ids: string[] = [];
-    for (let index = 0; index < 5; index += 1) ids.push(await documentFixture(listOwner, listQueue, { fileName: `d${index}.pdf` }));
+    for (let index = 0; index < 5; index += 1) ids.unshift(await documentFixture(listOwner, listQueue, { fileName: `d${index}.pdf` }));
     const first = await listOwner.get(`/queues/${listQueue}/documents?page_size=2`);
     expect(first.status).to.equal(200);
     expect(first.body.pagination).to.deep.equal({ page: 1, page_size: 2, total: 5, total_pages: 3 });
@@ -229,7 +229,10 @@ describe("documents and annotations (membership is an in-process test double)", 
     const defaults = await listOwner.get(`/queues/${listQueue}/documents`);
     expect(defaults.body.pagination).to.deep.equal({ page: 1, page_size: 20, total: 5, total_pages: 1 });
 
-    for (const query of ["page=0", "page_size=0", "page_size=101", "page=x", "status=archived"]) {
+    const oldestFirst = await listOwner.get(`/queues/${listQueue}/documents?sort=created_at`);
+    expect(oldestFirst.body.data.map((document: { id: string }) => document.id)).to.deep.equal([...ids].reverse());
+
+    for (const query of ["page=0", "page_size=0", "page_size=101", "page=x", "status=archived", "sort=name", "created_from=yesterday"]) {
       const bad = await listOwner.get(`/queues/${listQueue}/documents?${query}`);
       expect(bad.status, query).to.equal(400);
       expect(bad.body.errors).to.have.length.greaterThan(0);
@@ -247,10 +250,10 @@ describe("documents and annotations (membership is an in-process test double)", 
     const ids = async (query: string) =>
       (await listOwner.get(`/queues/${listQueue}/documents${query}`)).body.data.map((d: { id: string }) => d.id);
 
-    expect(await ids("")).to.deep.equal([received, toValidate, postponed]);
+    expect(await ids("")).to.deep.equal([postponed, toValidate, received]);
     expect(await ids("?status=to_validate")).to.deep.equal([toValidate]);
-    expect(await ids("?status=to_validate,postponed")).to.deep.equal([toValidate, postponed]);
-    expect(await ids("?status=received&status=deleted")).to.deep.equal([received, deleted]);
+    expect(await ids("?status=to_validate,postponed")).to.deep.equal([postponed, toValidate]);
+    expect(await ids("?status=received&status=deleted&sort=created_at")).to.deep.equal([received, deleted]);
     expect((await listOwner.get(`/queues/${listQueue}/documents?status=postponed`)).body.pagination.total).to.equal(1);
   });
 

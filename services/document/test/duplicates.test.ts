@@ -78,7 +78,7 @@ describe("duplicate detection (membership is an in-process test double)", functi
     expect(earlier.body.data.duplicates).to.deep.equal([second]);
     expect(warnings(earlier.body.data.messages)[0]!.message).to.include(second);
 
-    const listed = await owner.get(`/queues/${queueId}/documents`);
+    const listed = await owner.get(`/queues/${queueId}/documents?sort=created_at`);
     expect(listed.body.data.map((document: { id: string; duplicates: string[] }) => [document.id, document.duplicates])).to.deep.equal([
       [first, [second]],
       [second, [first]],

@@ -93,7 +93,7 @@ describe("OpenAPI of the document service: every /api/v2 route described, every 
       api,
     });
     const mounted = mountedRoutes(app).filter((route) => route.includes(" /api/v2/"));
-    expect(mounted).to.have.lengthOf(21);
+    expect(mounted).to.have.lengthOf(23);
     expect(mounted).to.have.members(describedRoutes(api));
     expect(operationsOf(paths).map(({ route }) => route)).to.have.members(describedRoutes(api));
   });
@@ -134,11 +134,15 @@ describe("OpenAPI of the document service: every /api/v2 route described, every 
         expect(operation.requestBody, route).to.equal(undefined);
       }
     }
+    const filters = ["status", "q", "created_from", "created_to", "updated_since", "assigned_to_me", "sort", "page", "page_size"];
     expect(paths["/api/v2/queues/{queue_id}/documents"]!.get!.parameters!.map((parameter) => parameter.name)).to.have.members([
       "queue_id",
-      "status",
-      "page",
-      "page_size",
+      ...filters,
+    ]);
+    expect(paths["/api/v2/documents"]!.get!.parameters!.map((parameter) => parameter.name)).to.have.members([
+      "queue_id",
+      "workspace_id",
+      ...filters,
     ]);
     expect(paths["/api/v2/queues/{queue_id}"]!.get!.parameters![0]!.description).to.include("UUID or humanized id");
     const upload = paths["/api/v2/queues/{queue_id}/documents"]!.post!.requestBody!.content["application/json"]!.schema as {

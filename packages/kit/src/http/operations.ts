@@ -1,7 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response, Router } from "express";
 import { z } from "zod";
-import { MethodNotAllowedError } from "../errors.js";
-import { parseInput } from "../validation.js";
+import { type FieldError, MethodNotAllowedError, ValidationError } from "../errors.js";
+import { fieldErrorsOf, parseInput } from "../validation.js";
 
 export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
 
@@ -68,6 +68,37 @@ const PROBLEM_TITLES: Record<number, string> = {
   504: "A service this operation depends on did not answer in time.",
 };
 
+/** The names of the parameters a query schema declares (its JSON Schema's properties). */
+function queryParameterNames(schema: z.ZodType): Set<string> {
+  const described = jsonSchema(schema, "input") as { properties?: Record<string, unknown> };
+  return new Set(Object.keys(described.properties ?? {}));
+}
+
+/**
+ * Parses a query with its schema. A parameter the schema does not declare is a 400 naming it, never dropped: a
+ * client that misspells a filter (`?statuses=`) or sends one this route does not have (`?q=` where there is no
+ * search) would otherwise get everything and believe it was filtered. Bad values of declared parameters are listed
+ * in the same answer.
+ */
+function parseQuery<S extends z.ZodType>(schema: S, known: Set<string>, query: Record<string, unknown>): z.output<S> {
+  const unknown: FieldError[] = Object.keys(query)
+    .filter((name) => !known.has(name))
+    .map((name) => ({
+      path: name,
+      message: known.size
+        ? `is not a parameter of this operation (it takes ${[...known].sort().join(", ")})`
+        : "is not a parameter of this operation (it takes none)",
+    }));
+  const declared = Object.fromEntries(Object.entries(query).filter(([name]) => known.has(name)));
+  const result = schema.safeParse(declared);
+  if (unknown.length === 0 && result.success) return result.data;
+  const errors = [...unknown, ...(result.success ? [] : fieldErrorsOf(result.error))];
+  const detail = unknown.length
+    ? `Unknown query parameter${unknown.length > 1 ? "s" : ""}: ${unknown.map((error) => error.path).join(", ")}.`
+    : "The query is invalid.";
+  throw new ValidationError(detail, errors);
+}
+
 /** The express form of an OpenAPI path: `{queue_id}` → `:queue_id`. */
 export function expressPath(openApiPath: string): string {
   return openApiPath.replace(/\{([A-Za-z0-9_]+)\}/g, ":$1");
@@ -97,11 +128,12 @@ export class ApiDescription {
     this.document = undefined;
     const handler = handlers.pop() as OperationHandler<Body, Query>;
     const middlewares = handlers as RequestHandler[];
+    const knownParameters = spec.query ? queryParameterNames(spec.query) : undefined;
     router[spec.method](expressPath(spec.path), ...middlewares, async (req: Request, res: Response, next: NextFunction) => {
       try {
         const input = {
           body: spec.body ? parseInput(spec.body, req.body) : undefined,
-          query: spec.query ? parseInput(spec.query, req.query, "query") : undefined,
+          query: spec.query && knownParameters ? parseQuery(spec.query, knownParameters, req.query) : undefined,
           params: Object.fromEntries(Object.entries(req.params).map(([key, value]) => [key, String(value)])),
         } as OperationInput<Body, Query>;
         await handler(input, req, res);

@@ -4,7 +4,7 @@ import { DOCUMENT_STATUSES } from "@docex/events";
 import { ConflictError, NotFoundError, type OutboxEvents, type Sql, type Tx } from "@docex/kit";
 import { ForeignKeyConstraintError } from "sequelize";
 import type { FileStore } from "../files/file-store.js";
-import type { DocumentStore } from "../store/document-store.js";
+import type { DocumentSort, DocumentStore, ReadableScope } from "../store/document-store.js";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
 import type { ValidationJobStore } from "../store/validation-job-store.js";
 import { type AccessControl, type Actor, forbidden, isApproverOnly, type MembershipDirectory } from "./access.js";
@@ -89,8 +89,23 @@ export interface ExtractionInput {
 }
 
 export interface DocumentListQuery {
-  /** Absent: every status but `deleted`. */
+  /** Absent: every status but `deleted` (every status with `updatedSince`). */
   statuses?: DocumentStatus[];
+  /** UUID or humanized id of a queue the caller may read (else 404). */
+  queueRef?: string;
+  /** UUID or humanized id of a workspace the caller may read (else 404). */
+  workspaceRef?: string;
+  /** A part of the invoice number, the supplier's name or tax id, or the file name; any case. */
+  q?: string;
+  createdFrom?: Date;
+  /** Exclusive. */
+  createdBefore?: Date;
+  /** Documents changed at or after this instant. */
+  updatedSince?: Date;
+  /** Only documents whose approvers include the caller. */
+  assignedToMe?: boolean;
+  /** Absent: `-created_at`, or `updated_at` with `updatedSince`. */
+  sort?: DocumentSort;
   page: number;
   pageSize: number;
 }
@@ -316,17 +331,88 @@ export class Documents {
     return (await this.view(actor, await this.fieldRules(actor, document.organizationId, document.queueId), [document]))[0]!;
   }
 
+  /** The documents of one queue the caller may read, filtered and sorted as `query` says. */
   async list(actor: Actor, queueRef: string, query: DocumentListQuery): Promise<Page<DocumentView>> {
     const { queue, grant } = await this.readableQueue(actor, queueRef);
-    const { items, total } = await this.deps.documents.list({
-      queueId: queue.id,
-      statuses: query.statuses?.length ? query.statuses : LISTED_BY_DEFAULT,
+    const scope: ReadableScope = {
+      organizationId: queue.organizationId,
+      queueIds: [queue.id],
       ...(isApproverOnly(grant) ? { approverId: actor.userId } : {}),
+    };
+    return this.listIn(actor, [scope], { ...query, queueId: queue.id });
+  }
+
+  /**
+   * Every document the caller may read, across the queues of every organization they belong to: for each, the
+   * queues of their membership (`queue_ids`), and for an approver only what is assigned to them.
+   */
+  async listReadable(actor: Actor, query: DocumentListQuery): Promise<Page<DocumentView>> {
+    const ctx = { requestId: actor.requestId };
+    const organizations = await this.deps.membership.organizationsOf(actor.userId, ctx);
+    const reaches = await Promise.all(
+      organizations.map(async (organization) => ({
+        organizationId: organization.id,
+        reach: await this.deps.membership.reachOf(actor.userId, organization.id, ctx),
+      })),
+    );
+    const scopes: ReadableScope[] = reaches.flatMap(({ organizationId, reach }) =>
+      reach ? [{ organizationId, queueIds: reach.queueIds, ...(reach.role === "approver" ? { approverId: actor.userId } : {}) }] : [],
+    );
+    return this.listIn(actor, scopes, query);
+  }
+
+  /** How many documents of the queue are in each status, every status named (0 included); an approver counts what is assigned to them. */
+  async countByStatus(actor: Actor, queueRef: string): Promise<Record<DocumentStatus, number>> {
+    const { queue, grant } = await this.readableQueue(actor, queueRef);
+    const counted = await this.deps.documents.countByStatus(queue.id, isApproverOnly(grant) ? actor.userId : undefined);
+    return Object.fromEntries(DOCUMENT_STATUSES.map((status) => [status, counted.get(status) ?? 0])) as Record<DocumentStatus, number>;
+  }
+
+  private async listIn(
+    actor: Actor,
+    scopes: ReadableScope[],
+    query: DocumentListQuery & { queueId?: string },
+  ): Promise<Page<DocumentView>> {
+    const queueId = query.queueId ?? (query.queueRef ? (await this.readableQueue(actor, query.queueRef)).queue.id : undefined);
+    const workspaceId = query.workspaceRef ? (await this.readableWorkspace(actor, query.workspaceRef)).id : undefined;
+    const statuses = query.statuses?.length ? query.statuses : query.updatedSince ? [...DOCUMENT_STATUSES] : LISTED_BY_DEFAULT;
+    const { items, total } = await this.deps.documents.list({
+      scopes,
+      statuses,
+      ...(queueId ? { queueId } : {}),
+      ...(workspaceId ? { workspaceId } : {}),
+      ...(query.q ? { q: query.q.toLowerCase() } : {}),
+      ...(query.createdFrom ? { createdFrom: query.createdFrom } : {}),
+      ...(query.createdBefore ? { createdBefore: query.createdBefore } : {}),
+      ...(query.updatedSince ? { updatedSince: query.updatedSince } : {}),
+      ...(query.assignedToMe ? { approverId: actor.userId } : {}),
+      sort: query.sort ?? (query.updatedSince ? "updated_at" : "-created_at"),
       offset: (query.page - 1) * query.pageSize,
       limit: query.pageSize,
     });
-    const rules = await this.fieldRules(actor, queue.organizationId, queue.id);
-    return { items: await this.view(actor, rules, items), page: query.page, pageSize: query.pageSize, total };
+    return { items: await this.viewAcrossQueues(actor, items), page: query.page, pageSize: query.pageSize, total };
+  }
+
+  private async readableWorkspace(actor: Actor, ref: string) {
+    const notFound = () => new NotFoundError(`Workspace ${ref} does not exist.`, "workspace_not_found");
+    const workspace = await this.deps.hierarchy.findWorkspace(entityRefOf(ref));
+    if (!workspace) throw notFound();
+    await this.deps.access.requireReadable(actor, { organizationId: workspace.organizationId }, notFound);
+    return workspace;
+  }
+
+  /** Documents of several queues, each as the caller's field rules of its queue show it. */
+  private async viewAcrossQueues(actor: Actor, documents: StoredDocument[]): Promise<DocumentView[]> {
+    const queues = new Map(documents.map((document) => [document.queueId, document.organizationId]));
+    const rules = new Map(
+      await Promise.all(
+        [...queues].map(async ([queueId, organizationId]) => [queueId, await this.fieldRules(actor, organizationId, queueId)] as const),
+      ),
+    );
+    return (await this.deps.duplicates.view(actor, documents)).map((document) => ({
+      ...document,
+      ...(rules.get(document.queueId) ?? UserFieldRules.none).visibleDocument(document),
+    }));
   }
 
   /**

@@ -1,7 +1,9 @@
 import { pipeline } from "node:stream/promises";
+import { DOCUMENT_STATUSES } from "@docex/events";
 import { type AccessTokenVerifier, ApiDescription, actorOf, authenticate, dataOf, pageOf } from "@docex/kit";
 import type { Request, Response, Router } from "express";
-import type { Documents } from "../domain/documents.js";
+import { z } from "zod";
+import type { DocumentListQuery, Documents } from "../domain/documents.js";
 import type { Hierarchy } from "../domain/hierarchy.js";
 import type { Quotas } from "../domain/quotas.js";
 import type { KeptFiles } from "../files/kept-files.js";
@@ -21,11 +23,13 @@ import { type StreamedUploadSettings, streamedUpload } from "./file-upload.js";
 import { quotaRoutes } from "./quota-routes.js";
 import {
   annotationsPatchBody,
+  createdBeforeOf,
   createQueueBody,
   createWorkspaceBody,
   documentListQuery,
   extractionBody,
   nameListQuery,
+  queueDocumentListQuery,
   renameBody,
   statusBody,
   updateQueueBody,
@@ -43,6 +47,39 @@ const DOCUMENT_ID = "The document's UUID";
 function param(req: Request, name: string): string {
   return String(req.params[name] ?? "");
 }
+
+/** The list filters as the domain takes them. */
+function listQueryOf(
+  query: z.output<typeof queueDocumentListQuery> & Partial<Pick<z.output<typeof documentListQuery>, "queue_id" | "workspace_id">>,
+): DocumentListQuery {
+  const createdBefore = createdBeforeOf(query.created_to);
+  return {
+    ...(query.status.length ? { statuses: query.status } : {}),
+    ...(query.queue_id ? { queueRef: query.queue_id } : {}),
+    ...(query.workspace_id ? { workspaceRef: query.workspace_id } : {}),
+    ...(query.q ? { q: query.q } : {}),
+    ...(query.created_from ? { createdFrom: query.created_from.at } : {}),
+    ...(createdBefore ? { createdBefore } : {}),
+    ...(query.updated_since ? { updatedSince: query.updated_since.at } : {}),
+    ...(query.assigned_to_me ? { assignedToMe: true } : {}),
+    ...(query.sort ? { sort: query.sort } : {}),
+    page: query.page,
+    pageSize: query.page_size,
+  };
+}
+
+const LIST_DESCRIPTION =
+  "Filters combine: `status` (repeated or comma-separated), `q` (part of the invoice number, supplier name or tax id, or " +
+  "file name, any case), `created_from` / `created_to` (dates include the whole day, UTC), `assigned_to_me`, `queue_id`, " +
+  "`workspace_id` (GET /documents only; 404 when the caller may not read it). `updated_since` lists what changed at or after an instant, oldest " +
+  "change first, deleted documents included: a client keeps up with changes by asking again from the last `updated_at` it saw " +
+  "(minus a few seconds, see the document service's DECISIONS.md). Without `status`, deleted documents are left out " +
+  "(except with `updated_since`). An approver sees only the documents assigned to them. An unknown parameter is 400.";
+
+/** `{data: {<status>: count}}` of a queue. */
+const documentCountsSchema = z.object({
+  data: z.object(Object.fromEntries(DOCUMENT_STATUSES.map((status) => [status, z.number().int().min(0)]))),
+});
 
 function created(res: Response, location: string, data: unknown): void {
   res.status(201).location(`${API}${location}`).json({ data });
@@ -384,21 +421,58 @@ export function documentRoutes(
         path: `${API}/queues/{queue_id}/documents`,
         operationId: "listQueueDocuments",
         summary: "List a queue's documents",
-        description: "An approver sees only the documents assigned to them.",
+        description: `Newest first unless \`sort\` says otherwise. ${LIST_DESCRIPTION}`,
         tags: ["Documents"],
         params: { queue_id: QUEUE_ID },
+        query: queueDocumentListQuery,
+        responses: { 200: { description: "A page of documents", schema: pageOf(documentSchema) } },
+        problems: [404, ...MEMBERSHIP_PROBLEMS],
+      },
+      signedIn,
+      async ({ query }, req, res) => {
+        const page = await documents.list(actorOf(req), param(req, "queue_id"), listQueryOf(query));
+        res.json({ data: page.items.map(documentDto), pagination: paginationDto(page) });
+      },
+    );
+
+    api.route(
+      router,
+      {
+        method: "get",
+        path: `${API}/documents`,
+        operationId: "listDocuments",
+        summary: "List every document the caller may read, across queues and organizations",
+        description: `The queues of every organization the caller belongs to, within their membership's \`queue_ids\`. Newest first unless \`sort\` says otherwise. ${LIST_DESCRIPTION}`,
+        tags: ["Documents"],
         query: documentListQuery,
         responses: { 200: { description: "A page of documents", schema: pageOf(documentSchema) } },
         problems: [404, ...MEMBERSHIP_PROBLEMS],
       },
       signedIn,
       async ({ query }, req, res) => {
-        const page = await documents.list(actorOf(req), param(req, "queue_id"), {
-          ...(query.status.length ? { statuses: query.status } : {}),
-          page: query.page,
-          pageSize: query.page_size,
-        });
+        const page = await documents.listReadable(actorOf(req), listQueryOf(query));
         res.json({ data: page.items.map(documentDto), pagination: paginationDto(page) });
+      },
+    );
+
+    api.route(
+      router,
+      {
+        method: "get",
+        path: `${API}/queues/{queue_id}/document-counts`,
+        operationId: "countQueueDocuments",
+        summary: "Count a queue's documents in each status",
+        description:
+          "Every status is named, with 0 where there is none, `deleted` included. An approver counts the documents assigned to them.",
+        tags: ["Documents"],
+        params: { queue_id: QUEUE_ID },
+        query: z.strictObject({}),
+        responses: { 200: { description: "The number of documents in each status", schema: documentCountsSchema } },
+        problems: [404, ...MEMBERSHIP_PROBLEMS],
+      },
+      signedIn,
+      async (_input, req, res) => {
+        res.json({ data: await documents.countByStatus(actorOf(req), param(req, "queue_id")) });
       },
     );
 

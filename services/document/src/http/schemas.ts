@@ -4,6 +4,7 @@ import { humanizedIdInput } from "@docex/kit";
 import { z } from "zod";
 import { annotationsInput } from "../domain/annotations.js";
 import { EXTRACTION_ENGINES } from "../domain/records.js";
+import { DOCUMENT_SORTS } from "../store/document-store.js";
 
 const name = z.string().trim().min(1).max(200);
 const idOrHumanized = z.string().trim().min(1).max(100).describe("UUID or humanized id");
@@ -127,8 +128,85 @@ export const nameListQuery = z.object({
   page_size: pageSizeQuery,
 });
 
-export const documentListQuery = z.object({
+const DAY_MS = 86_400_000;
+
+/** An ISO date (`2026-03-01`, midnight UTC) or date-time with a zone; its instant and whether it named a whole day. */
+const instantQuery = (meaning: string) =>
+  z.preprocess(
+    firstOf,
+    z
+      .union([z.iso.date(), z.iso.datetime({ offset: true })], {
+        error: "Must be an ISO 8601 date (YYYY-MM-DD) or date-time with a time zone.",
+      })
+      .transform((text) => ({ at: new Date(text.length === 10 ? `${text}T00:00:00Z` : text), wholeDay: text.length === 10 }))
+      .optional()
+      .describe(`${meaning}: an ISO 8601 date (YYYY-MM-DD, UTC) or date-time with a time zone`),
+  );
+
+// Control characters cannot be typed into a search box; one of them separates the searched fields, and Postgres text
+// holds no NUL.
+const searchText = z.preprocess(
+  firstOf,
+  z
+    .string()
+    .transform((text) => text.replace(/\p{Cc}/gu, "").trim())
+    .pipe(z.string().max(200))
+    .optional()
+    .describe("A part of the invoice number, the supplier's name or tax id, or the file name; case-insensitive"),
+);
+
+const refQuery = (what: string) =>
+  z.preprocess(firstOf, idOrHumanized.optional().describe(`Only the documents of this ${what} (UUID or humanized id)`));
+
+/**
+ * The filters of GET /documents and GET /queues/{queue_id}/documents (API.md); they combine (AND). `created_to` with a
+ * date includes that whole day (UTC); with a date-time, up to that instant.
+ */
+const documentListFilters = z.object({
+  queue_id: refQuery("queue"),
+  workspace_id: refQuery("workspace"),
   status: statusFilter,
+  q: searchText,
+  created_from: instantQuery("Documents created at or after"),
+  created_to: instantQuery("Documents created up to (a date: that whole day)"),
+  updated_since: instantQuery(
+    "Documents changed (any write: status, annotations, messages, approvers) at or after; deleted documents included unless " +
+      "`status` says otherwise; sorted by `updated_at` unless `sort` says otherwise",
+  ),
+  assigned_to_me: z.preprocess(
+    firstOf,
+    z
+      .enum(["true", "false", "1", "0"])
+      .transform((value) => value === "true" || value === "1")
+      .optional()
+      .describe("`true`: only documents whose `approvers` include the caller"),
+  ),
+  sort: z.preprocess(
+    firstOf,
+    z
+      .enum(DOCUMENT_SORTS)
+      .optional()
+      .describe(
+        "The order, `-` for descending; documents without a due date or total come last; ties by id. Default `-created_at` " +
+          "(`updated_at` with `updated_since`)",
+      ),
+  ),
   page: pageQuery,
   page_size: pageSizeQuery,
 });
+
+type DatedQuery = { created_from?: { at: Date } | undefined; created_to?: { at: Date } | undefined };
+const inOrder = (query: DatedQuery) =>
+  !query.created_from || !query.created_to || query.created_from.at.getTime() <= query.created_to.at.getTime();
+const outOfOrder = { message: "created_from is after created_to", path: ["created_from"] };
+
+export const documentListQuery = documentListFilters.refine(inOrder, outOfOrder);
+
+/** The queue's list: the same filters, its queue being the path's (`queue_id` or `workspace_id` there is 400). */
+export const queueDocumentListQuery = documentListFilters.omit({ queue_id: true, workspace_id: true }).refine(inOrder, outOfOrder);
+
+/** The inclusive `created_to` as the exclusive bound the store takes. */
+export function createdBeforeOf(createdTo: { at: Date; wholeDay: boolean } | undefined): Date | undefined {
+  if (!createdTo) return undefined;
+  return new Date(createdTo.at.getTime() + (createdTo.wholeDay ? DAY_MS : 1));
+}

@@ -23,13 +23,86 @@ const RECORD_CHANGE = prepared(
    VALUES ($1, $2, $3, $4, $5, $6, $7, $8::text[], $9::uuid[])`,
 );
 
+/** Part of what a caller may read: an organization, maybe only some of its queues, maybe only what they approve. */
+export interface ReadableScope {
+  organizationId: string;
+  /** null: every queue of the organization. */
+  queueIds: string[] | null;
+  /** Only documents this user approves (an approver reads what is assigned to them). */
+  approverId?: string;
+}
+
+/** The orders of the lists: a column, ascending or (`-`) descending; ties broken by id, missing values last. */
+export const DOCUMENT_SORTS = [
+  "created_at",
+  "-created_at",
+  "due_date",
+  "-due_date",
+  "total_due",
+  "-total_due",
+  "updated_at",
+  "-updated_at",
+] as const;
+export type DocumentSort = (typeof DOCUMENT_SORTS)[number];
+
 export interface DocumentQuery {
-  queueId: string;
+  /** What the caller may read: documents in any of these (none: nothing). */
+  scopes: ReadableScope[];
+  queueId?: string;
+  workspaceId?: string;
   statuses: DocumentStatus[];
+  /** Lower case, without control characters: a part of the invoice number, supplier name or tax id, or file name. */
+  q?: string;
+  createdFrom?: Date;
+  /** Exclusive. */
+  createdBefore?: Date;
+  /** Documents whose last change is at or after this instant. */
+  updatedSince?: Date;
   /** Only documents this user approves. */
   approverId?: string;
+  sort: DocumentSort;
   offset: number;
   limit: number;
+}
+
+const ORDER_BY: Record<DocumentSort, string> = {
+  created_at: "created_at, id",
+  "-created_at": "created_at DESC, id DESC",
+  due_date: "due_date NULLS LAST, id",
+  "-due_date": "due_date DESC NULLS LAST, id DESC",
+  total_due: "total_due NULLS LAST, id",
+  "-total_due": "total_due DESC NULLS LAST, id DESC",
+  updated_at: "updated_at, id",
+  "-updated_at": "updated_at DESC, id DESC",
+};
+
+/** `%` and `_` in a search are themselves, not wildcards. */
+function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+}
+
+/** The WHERE clause of a list and its bound values. */
+function listFilter(query: Omit<DocumentQuery, "sort" | "offset" | "limit">): { filter: string; bind: unknown[] } {
+  const bind: unknown[] = [];
+  const param = (value: unknown) => {
+    bind.push(value);
+    return `$${bind.length}`;
+  };
+  const scopes = query.scopes.map((scope) => {
+    const parts = [`organization_id = ${param(scope.organizationId)}`];
+    if (scope.queueIds !== null) parts.push(`queue_id = ANY(${param(scope.queueIds)}::uuid[])`);
+    if (scope.approverId) parts.push(`approvers @> ARRAY[${param(scope.approverId)}]::uuid[]`);
+    return `(${parts.join(" AND ")})`;
+  });
+  const conditions = [scopes.length ? `(${scopes.join(" OR ")})` : "false", `status = ANY(${param(query.statuses)}::text[])`];
+  if (query.queueId) conditions.push(`queue_id = ${param(query.queueId)}`);
+  if (query.workspaceId) conditions.push(`workspace_id = ${param(query.workspaceId)}`);
+  if (query.q) conditions.push(`search_text LIKE ${param(likePattern(query.q))}`);
+  if (query.createdFrom) conditions.push(`created_at >= ${param(query.createdFrom)}`);
+  if (query.createdBefore) conditions.push(`created_at < ${param(query.createdBefore)}`);
+  if (query.updatedSince) conditions.push(`updated_at >= ${param(query.updatedSince)}`);
+  if (query.approverId) conditions.push(`approvers @> ARRAY[${param(query.approverId)}]::uuid[]`);
+  return { filter: conditions.join(" AND "), bind };
 }
 
 /** Another document (not deleted, same organization) that a document may duplicate, and why. */
@@ -120,21 +193,27 @@ export class DocumentStore {
   }
 
   async list(query: DocumentQuery): Promise<{ items: StoredDocument[]; total: number }> {
-    const conditions = ["queue_id = $1", "status = ANY($2::text[])"];
-    const bind: unknown[] = [query.queueId, query.statuses];
-    if (query.approverId) {
-      bind.push(query.approverId);
-      conditions.push(`approvers @> ARRAY[$${bind.length}]::uuid[]`);
-    }
-    const filter = conditions.join(" AND ");
+    const { filter, bind } = listFilter(query);
     const [items, counted] = await Promise.all([
       this.sql.rows<StoredDocument>(
-        `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE ${filter} ORDER BY created_at, id LIMIT $${bind.length + 1} OFFSET $${bind.length + 2}`,
+        `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE ${filter} ORDER BY ${ORDER_BY[query.sort]}
+         LIMIT $${bind.length + 1} OFFSET $${bind.length + 2}`,
         [...bind, query.limit, query.offset],
       ),
       this.sql.one<{ total: string }>(`SELECT count(*) AS total FROM documents WHERE ${filter}`, bind),
     ]);
     return { items, total: Number(counted?.total ?? 0) };
+  }
+
+  /** How many documents of the queue are in each status (only those `approverId` approves, when given). */
+  async countByStatus(queueId: string, approverId?: string): Promise<Map<DocumentStatus, number>> {
+    const rows = await this.sql.rows<{ status: DocumentStatus; count: string }>(
+      `SELECT status, count(*) AS count FROM documents
+       WHERE queue_id = $1 AND ($2::uuid IS NULL OR approvers @> ARRAY[$2::uuid])
+       GROUP BY status`,
+      [queueId, approverId ?? null],
+    );
+    return new Map(rows.map((row) => [row.status, Number(row.count)]));
   }
 
   /**

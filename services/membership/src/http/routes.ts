@@ -169,6 +169,8 @@ export function membershipHttp(domain: MembershipDomain, verifier: AccessTokenVe
         summary: "List the members visible to the caller, each with whether the caller may manage them",
         tags: MEMBERSHIP_TAGS,
         params: ORGANIZATION_ID,
+        // A list without filters: any query parameter is a 400 naming it (API.md), not silently dropped.
+        query: z.strictObject({}),
         responses: { 200: { description: "MembershipResponseDto", schema: dataOf(z.array(membershipSchema)) } },
         problems: [404],
       },

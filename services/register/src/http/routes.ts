@@ -73,6 +73,8 @@ export function registerHttp(
         summary: "List a queue's registers",
         tags: TAGS,
         params: { queue_id: "UUID or humanized id of the queue" },
+        // A list without filters: any query parameter is a 400 naming it (API.md), not silently dropped.
+        query: z.strictObject({}),
         responses: { 200: { description: "The queue's registers", schema: dataOf(z.array(registerSchema)) } },
         problems: [404],
       },

@@ -389,6 +389,8 @@ export function webhookHttp(domain: WebhookDomain, verifier: AccessTokenVerifier
           "workspace or its organization that Validate calls (nearest first), with its `webhook_id`.",
         tags: LINK_TAGS,
         params: QUEUE_ID,
+        // A list without filters: any query parameter is a 400 naming it (API.md), not silently dropped.
+        query: z.strictObject({}),
         responses: { 200: { description: "The links that exist", schema: dataOf(z.array(validationLinkSchema)) } },
         problems: [404],
       },
