@@ -97,10 +97,10 @@ function printedMatches(read: ExtractionResult, items: TextItem[]): boolean {
   return !id && !total;
 }
 
-async function fromPdf(bytes: Uint8Array, limits: ExtractionLimits): Promise<ExtractionResult> {
+async function fromPdf(bytes: Uint8Array, limits: ExtractionLimits, pagesOnly = false): Promise<ExtractionResult> {
   const pdf = await openPdf(bytes);
   try {
-    const embedded = await readAttachments(bytes, EINVOICE_ATTACHMENT, limits.maxXmlBytes);
+    const embedded = pagesOnly ? { attachments: [], problems: [] } : await readAttachments(bytes, EINVOICE_ATTACHMENT, limits.maxXmlBytes);
     // The page's text is read at most once: to check an embedded XML against it, and to read the page.
     let printedItems: TextItem[] | undefined;
     const printedText = async () => {
@@ -166,7 +166,7 @@ export async function extractInvoice(input: ExtractionInput, limits: ExtractionL
   const { bytes } = input;
   try {
     const kind = sniffKind(bytes);
-    if (kind === "pdf") return await fromPdf(bytes, limits);
+    if (kind === "pdf") return await fromPdf(bytes, limits, input.pagesOnly === true);
     if (kind === "zip") {
       const read = readEinvoice(parseXml(isdocOfIsdocx(bytes, limits.maxXmlBytes), limits.maxXmlBytes), "isdocx");
       return read ?? unreadable("The archive's .isdoc document is not an ISDOC invoice.");

@@ -67,6 +67,11 @@ export interface ExtractionInput {
   bytes: Uint8Array;
   fileName?: string;
   contentType?: string;
+  /**
+   * Read a PDF's printed pages only, as if it had no embedded e-invoice: the bench's way of turning a hybrid
+   * PDF (Factur-X, ZUGFeRD) into a labelled text PDF. Production never sets it.
+   */
+  pagesOnly?: boolean;
 }
 
 /** Bounds of one extraction; the worker pool adds time and memory limits around it. */
