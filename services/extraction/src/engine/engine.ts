@@ -4,7 +4,7 @@ import { OcrRefusedError, ocr, ocrAvailable, type PageSize } from "./ocr.js";
 import { linesOf, type TextItem } from "./page-text.js";
 import { openPdf } from "./pdf.js";
 import { readAttachments } from "./pdf-attachments.js";
-import { fieldsFromLines } from "./text-fields.js";
+import { fieldsFromLines, type PageSizes } from "./text-fields.js";
 import {
   DEFAULT_LIMITS,
   type ExtractionInput,
@@ -43,8 +43,12 @@ function unreadable(message: string, severity: ExtractionMessage["severity"] = "
 
 const NO_TEXT = "No text could be read from this document (it has no text layer and OCR is not installed); fill the fields by hand.";
 
-async function fromWords(items: TextItem[], source: "builtin:pdf_text" | "builtin:ocr"): Promise<ExtractionResult> {
-  return fieldsFromLines(linesOf(items), source);
+async function fromWords(
+  items: TextItem[],
+  source: "builtin:pdf_text" | "builtin:ocr",
+  pageSizes: PageSizes = [],
+): Promise<ExtractionResult> {
+  return fieldsFromLines(linesOf(items), source, pageSizes);
 }
 
 async function fromOcr(
@@ -149,7 +153,7 @@ async function fromPdf(bytes: Uint8Array, limits: ExtractionLimits, pagesOnly = 
     const textLength = items.reduce((total, item) => total + item.text.trim().length, 0);
     const result =
       textLength >= 20
-        ? await fromWords(items, "builtin:pdf_text")
+        ? await fromWords(items, "builtin:pdf_text", await pdf.pageSizes(limits.maxPages))
         : await fromOcr(bytes, "pdf", limits, await pdf.pageSizes(limits.maxOcrPages));
     return { ...result, messages: [...messages, ...result.messages] };
   } finally {
