@@ -3,7 +3,7 @@
  * without docex): per category and field, right, wrong and missing, and documents wholly right. The engine runs in
  * this process, as bench/extraction does; `../shared/corpus/run.mjs` measures the same through a stack's API.
  *
- *   npm run build && node bench/dist/real-corpus.js [--only ubl,cii,facturx_pdf:text] [--wrong]
+ *   npm run build && node bench/dist/real-corpus.js [--only ubl,cii,facturx_pdf:text] [--wrong] [--missing]
  *
  * Every hybrid PDF (facturx_pdf, zugferd1_pdf) is read a second time with its embedded XML ignored
  * (`pagesOnly`), as the categories `facturx_pdf:text` and `zugferd1_pdf:text`: a labelled text PDF.
@@ -26,6 +26,7 @@ const CORPUS = path.resolve(process.env.DOCEX_CORPUS_DIR ?? path.join(here, "../
 const args = process.argv.slice(2);
 const only = args.includes("--only") ? new Set((args[args.indexOf("--only") + 1] ?? "").split(",")) : undefined;
 const listWrong = args.includes("--wrong");
+const listMissing = args.includes("--missing");
 /** Categories read as text PDFs: their figures are split into halves. */
 const TEXT_CATEGORIES = new Set(["pdf_text_stripped", "pdf_text_real", "facturx_pdf:text", "zugferd1_pdf:text"]);
 type Half = "dev" | "held-out";
@@ -204,6 +205,8 @@ if (!existsSync(CORPUS)) {
         current.sure += 1;
         if (verdict !== "right") current.sureWrong += 1;
       }
+      if (verdict === "missing" && listMissing && half !== "held-out")
+        wrong.push(`${entry.category} ${path.basename(entry.file)} ${term}: expected ${String(entry.truth[term])}, none read`);
       if (verdict === "wrong" || verdict === "extra") {
         if (half === "held-out") heldOutWrong += 1;
         else if (listWrong)
@@ -274,6 +277,6 @@ if (!existsSync(CORPUS)) {
   };
   for (const term of Object.keys(FIELDS) as Term[])
     console.log(`| ${term} | ${cell(einvoices, term)} | ${cell(dev, term)} | ${cell(held, term)} |`);
-  if (listWrong)
+  if (listWrong || listMissing)
     console.log(`\nwrong values, development half and e-invoices (held-out: ${heldOutWrong}, not listed):\n${wrong.join("\n")}`);
 }

@@ -72,7 +72,7 @@ function confidenceOf(evidence: Evidence): number {
   if (evidence.place === "shape") score -= 6;
   if (evidence.check === true) score += 10;
   if (evidence.check === false) score -= 20;
-  if (evidence.consistent) score += 14;
+  if (evidence.consistent) score += 20;
   if (evidence.ambiguous) score -= 15;
   if (evidence.party === true) score += 4;
   if (evidence.party === false) score -= 12;
@@ -124,8 +124,8 @@ function luhn(digits: string): boolean {
 const registerId: Parser = (text) => {
   const trimmed = text.trim();
   const compact = trimmed.replace(/[\s.]/g, "");
-  if (/^\d{14}$/.test(compact) && luhn(compact)) return compact;
-  if (/^\d{9}$/.test(compact) && luhn(compact)) return compact;
+  // SIRET (14 digits) and SIREN (9): sample numbers fail their Luhn check, so the label decides.
+  if (/^\d{14}$/.test(compact) || (/^\d{9}$/.test(compact) && luhn(compact))) return compact;
   return normalizeIco(compact) ?? normalizeGermanRegister(trimmed) ?? (/^\d{8}$|^\d{10}$/.test(compact) ? compact : undefined);
 };
 
@@ -198,7 +198,7 @@ interface Hit {
 }
 
 const CONNECTOR =
-  /^(?:[\s:#.=\-–—]+|\(\d{1,3}\)|nr\.?|no\.?|n[°º]\.?|number|nummer|numero|num\.?|c\.|cislo|#|\d{1,2}(?:[.,]\d{1,2})? ?%|in|en|ve|w)(?=[\s:#.]|$)/;
+  /^(?:[\s:#.=\-–—)]+|\(\d{1,3}\)|nr\.?|no\.?|n[°º]\.?|number|nummer|numero|num\.?|c\.|cislo|#|\d{1,2}(?:[.,]\d{1,2})? ?%|in|en|ve|w)(?=[\s:#.]|$)/;
 
 /** The original text after a label, connectors ("Nr.", "#", ":", "(380)", "19 %") skipped. */
 function afterLabel(seg: Seg, end: number): { text: string; start: number; numbered: boolean } {
@@ -247,7 +247,10 @@ export function fieldsFromLines(lines: Line[], source: ValueSource, pageSizes: P
     }
     found.sort((a, b) => b.end - b.start - (a.end - a.start) || (a.tier === "strong" ? -1 : 1));
     const kept: Hit[] = [];
-    for (const hit of found) if (!kept.some((other) => hit.start < other.end && other.start < hit.end)) kept.push(hit);
+    // Two fields may share a label's span ("TVA" names a VAT id and the tax): both are kept, the parsers decide.
+    for (const hit of found)
+      if (!kept.some((other) => hit.start < other.end && other.start < hit.end && !(hit.start === other.start && hit.end === other.end)))
+        kept.push(hit);
     kept.sort((a, b) => a.start - b.start);
     hits.push(...kept);
     bySeg.set(seg, kept);
@@ -277,7 +280,9 @@ export function fieldsFromLines(lines: Line[], source: ValueSource, pageSizes: P
     }
     if (nextHit && nextHit.start < hit.seg.text.length) return found;
     const row = segs[hit.seg.line] as Seg[];
-    const right = row[hit.seg.index + 1];
+    // A currency code alone between the label and the value ("Steuerbetrag in | EUR | 37,62") is skipped.
+    const skip = /^[A-Z]{3}$|^[€$£]$/.test(row[hit.seg.index + 1]?.text.trim() ?? "") && parse === amount ? 1 : 0;
+    const right = row[hit.seg.index + 1 + skip];
     if (right) {
       const text = right.text.replace(/^[:\s]+/, "");
       const offset = right.text.length - text.length;
@@ -308,7 +313,7 @@ export function fieldsFromLines(lines: Line[], source: ValueSource, pageSizes: P
 
   // ---- dates: day or month first, from the document's own dates
   const order = dateOrder(all);
-  const dateParser: Parser = (text) => normalizeDate(text, order.order);
+  const dateParser: Parser = (text) => normalizeDate(text.replace(/[.,;)]+$/, ""), order.order);
   const dateCandidates = (key: LabelledKey, filter?: (hit: Hit) => boolean) =>
     labelled(key, dateParser, 4, filter).map((candidate) => {
       const ambiguous = !order.sure && /^\d{1,2}[/-]\d{1,2}[/-]\d{2,4}/.test(candidate.seg.text.slice(candidate.start).trim());
@@ -348,7 +353,7 @@ export function fieldsFromLines(lines: Line[], source: ValueSource, pageSizes: P
   set("variable_symbol", best(labelled("variable_symbol", (text) => digitsSymbol(text) ?? invoiceNumber(text), 1)));
 
   // ---- parties
-  const parties = findParties(segs, all, hits);
+  const parties = findParties(segs, all, hits, hitsIn);
   const inBuyer = (seg: Seg) => parties.buyer?.has(seg) ?? false;
   const inSupplier = (seg: Seg) => parties.supplier?.has(seg) ?? false;
   if (parties.supplierName) set("supplier_name", parties.supplierName);
@@ -452,9 +457,17 @@ export function fieldsFromLines(lines: Line[], source: ValueSource, pageSizes: P
   return {
     format: source === "builtin:ocr" ? "ocr" : "pdf_text",
     fields,
-    ...(table ? { lineItems: { rows: table.rows, confidence: Math.round((table.consistent ? 90 : 60) * scale), source } } : {}),
+    ...(table ? { lineItems: { rows: table.rows, confidence: Math.round(tableConfidence(table, fields) * scale), source } } : {}),
     messages: [],
   };
+}
+
+/** A table is trusted when its rows add up to a total printed elsewhere; rows whose cells disagree lower it. */
+function tableConfidence(table: { consistent: boolean; sum: number }, fields: ExtractionResult["fields"]): number {
+  const totals = [fields.total_due, fields.total_without_tax].flatMap((field) => (field ? [Number(field.value)] : []));
+  const sumAgrees = totals.some((total) => Math.abs(total - table.sum) < 0.011);
+  if (!table.consistent) return 50;
+  return sumAgrees ? 92 : 70;
 }
 
 // ---------------------------------------------------------------- positions
@@ -530,7 +543,7 @@ function headingOf(seg: Seg): { role: "supplier" | "buyer" | "other"; end: numbe
 /** Labels that belong inside a party's block. */
 const PARTY_KEYS = new Set<LabelledKey>(["tax_id", "buyer_tax_id", "register_id", "name"]);
 
-function findParties(segs: Seg[][], all: Seg[], hits: Hit[]): Parties {
+function findParties(segs: Seg[][], all: Seg[], hits: Hit[], hitsOf: (seg: Seg) => Hit[]): Parties {
   const headings = all.flatMap((seg) => {
     const heading = headingOf(seg);
     return heading ? [{ seg, ...heading }] : [];
@@ -558,8 +571,14 @@ function findParties(segs: Seg[][], all: Seg[], hits: Hit[]): Parties {
       const first = line[0] as Seg;
       if (first.y - lastY > Math.max(seg.height, first.height) * 3.2) break;
       if (line.some((other) => headings.some((heading) => heading.seg === other))) break;
-      // A line that starts with the invoice's own data (number, dates, payment, totals) is past the party's block.
-      if (line.some((other) => hits.some((hit) => hit.seg === other && hit.start === 0 && !PARTY_KEYS.has(hit.key)))) break;
+      // A row of the invoice's own data (number, dates, payment, totals) across the page, or of several such labels,
+      // is past the party's block; one such line inside the block's column (the buyer's own IBAN) is not.
+      const dataLabel = (other: Seg) => {
+        const first = hitsOf(other).filter((hit) => hit.start === 0);
+        return first.length > 0 && first.every((hit) => !PARTY_KEYS.has(hit.key));
+      };
+      const full = segs[lineIndex] as Seg[];
+      if (full.filter(dataLabel).length >= 2 || full.some((other) => dataLabel(other) && !line.includes(other))) break;
       block.push(...line);
       lastY = first.y;
       if (block.length > 30) break;
