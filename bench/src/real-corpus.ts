@@ -11,6 +11,9 @@
  * dropped, so a stripped copy falls in its original's half); every figure is given for both halves. `--wrong`
  * lists the development half's wrong values only: the held-out half is for measuring, not for looking at.
  *
+ * A hybrid whose embedded XML describes another invoice than its page (the engine warns so) is left out of the
+ * `:text` categories: its XML is no truth for its page.
+ *
  * Judged as run.mjs judges (formats normalized, a different value stays wrong).
  * Skipped with a message where the corpus folder is absent.
  */
@@ -177,8 +180,17 @@ if (!existsSync(CORPUS)) {
   const table = new Map<string, Map<string, Tally>>();
   const wrong: string[] = [];
   let heldOutWrong = 0;
+  const excluded: string[] = [];
   for (const entry of await truths()) {
     const bytes = new Uint8Array(await readFile(path.join(CORPUS, entry.file)));
+    // A hybrid whose XML is another invoice than its page (the engine says so) has no truth for its page: left out.
+    if (entry.category.endsWith(":text")) {
+      const whole = await extractInvoice({ bytes, fileName: path.basename(entry.file) });
+      if (whole.messages.some((message) => /describes another invoice/.test(message.message))) {
+        excluded.push(`${entry.category} ${path.basename(entry.file)}`);
+        continue;
+      }
+    }
     const started = performance.now();
     const result = await extractInvoice({
       bytes,
@@ -193,7 +205,10 @@ if (!existsSync(CORPUS)) {
     byHalf.set(half, current);
     let whole = true;
     for (const term of Object.keys(FIELDS) as Term[]) {
-      const alternatives = (entry.truth[`${term}_alternatives`] as unknown[] | undefined) ?? [];
+      const alternatives = [...((entry.truth[`${term}_alternatives`] as unknown[] | undefined) ?? [])];
+      // As for pdf_text_stripped's truth: a credit note's amounts may be printed negative on its page.
+      if (entry.category.endsWith(":text") && KIND[term] === "amount" && / 381$/.test(String(entry.truth.document_kind ?? "")))
+        alternatives.push(`-${String(entry.truth[term])}`);
       const got = termValue(result, term);
       const verdict = judge(term, entry.truth[term], alternatives, got);
       if (verdict === "wrong" || verdict === "missing" || verdict === "extra") whole = false;
@@ -241,6 +256,7 @@ if (!existsSync(CORPUS)) {
     );
   };
   console.log(`real corpus: ${CORPUS}`);
+  if (excluded.length) console.log(`left out of the text categories (the XML is another invoice than the page): ${excluded.join(", ")}`);
   console.log(
     "| category | half | files | fields right | fields wrong | fields missing | wrong where none is printed | wholly right | wrong among confidence ≥ 90 | median ms |",
   );

@@ -540,6 +540,18 @@ function headingOf(seg: Seg): { role: "supplier" | "buyer" | "other"; end: numbe
   return undefined;
 }
 
+/** The segment on the line just above `seg`, at its x, alone on that line's left: the start of a value in two lines. */
+function continuationAbove(segs: Seg[][], seg: Seg): Seg | undefined {
+  const line = segs[seg.line - 1];
+  if (!line) return undefined;
+  const candidate = line.find((other) => Math.abs(other.x - seg.x) < 2);
+  if (!candidate || candidate.page !== seg.page || seg.y - candidate.y > seg.height * 1.6) return undefined;
+  if (line.some((other) => other.xEnd < candidate.x)) return undefined;
+  return partyName(candidate.text) !== undefined || /^(herrn?|frau|mr\.?|mrs\.?|ms\.?)$/i.test(candidate.text.trim())
+    ? candidate
+    : undefined;
+}
+
 /** Labels that belong inside a party's block. */
 const PARTY_KEYS = new Set<LabelledKey>(["tax_id", "buyer_tax_id", "register_id", "name"]);
 
@@ -604,7 +616,16 @@ function findParties(segs: Seg[][], all: Seg[], hits: Hit[], hitsOf: (seg: Seg) 
       const value = partyName(text);
       if (value && target) {
         const start = target.text.indexOf(value);
-        return { value, evidence: { label: "heading", place: "right", party: true }, seg: target, start, end: start + value.length };
+        // A name printed over two lines beside its label ("MVM Musterhafter" / "Versicherungsverein …", "Herrn" / "Max
+        // Mustermann") starts on the line above, at the same x, with nothing to its left.
+        const above = target === right ? continuationAbove(segs, target) : undefined;
+        return {
+          value: above ? `${above.text} ${value}` : value,
+          evidence: { label: "heading", place: "right", party: true },
+          seg: target,
+          start,
+          end: start + value.length,
+        };
       }
     }
     for (const other of block) {
