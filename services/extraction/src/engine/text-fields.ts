@@ -863,7 +863,8 @@ function findLineItems(segs: Seg[][]): { rows: LineItemRow[]; consistent: boolea
     const amounts: number[] = [];
     let consistent = true;
     let misses = 0;
-    for (let rowIndex = index + 1; rowIndex < segs.length && misses < 4; rowIndex += 1) {
+    let pending: { row: LineItemRow; y: number; height: number } | undefined;
+    for (let rowIndex = index + 1; rowIndex < segs.length && misses < 6; rowIndex += 1) {
       const line = segs[rowIndex] as Seg[];
       if (TABLE_END.test((line[0] as Seg).folded) && !/\d/.test(((line[0] as Seg).folded.match(/^\D*/) ?? [""])[0].slice(0, 1))) {
         if (rows.length) break;
@@ -890,11 +891,19 @@ function findLineItems(segs: Seg[][]): { rows: LineItemRow[]; consistent: boolea
           if (value !== undefined) row[nearest.column] = value;
         }
       }
-      const lineAmount = row[amountColumn as "total_incl_tax" | "net_amount"];
+      let lineAmount = row[amountColumn as "total_incl_tax" | "net_amount"];
+      // A row whose amount sits a little lower than its text (its own line here) is one row.
+      const lineY = (line[0] as Seg).y;
+      if (lineAmount !== undefined && row.activity === undefined && pending && lineY - pending.y < pending.height * 1.6) {
+        Object.assign(row, { ...pending.row, ...row });
+        lineAmount = row[amountColumn as "total_incl_tax" | "net_amount"];
+      }
       if (lineAmount === undefined || row.activity === undefined) {
+        pending = lineAmount === undefined && row.activity !== undefined ? { row, y: lineY, height: (line[0] as Seg).height } : undefined;
         misses += 1;
         continue;
       }
+      pending = undefined;
       misses = 0;
       amounts.push(Number(lineAmount));
       if (row.quantity && row.unit_price && row.vat_rate && amountColumn === "total_incl_tax") {
