@@ -198,7 +198,7 @@ interface Hit {
 }
 
 const CONNECTOR =
-  /^(?:[\s:#.=\-–—)]+|\(\d{1,3}\)|nr\.?|no\.?|n[°º]\.?|number|nummer|numero|num\.?|c\.|cislo|#|\d{1,2}(?:[.,]\d{1,2})? ?%|in|en|ve|w)(?=[\s:#.]|$)/;
+  /^(?:[\s:#.=\-–—)]+|\((?:excl|incl|inkl|zzgl|ohne|mit|bez|vc?etne|ht|ttc|hors|toutes)[^)]{0,30}\)|\(\d{1,3}\)|nr\.?|no\.?|n[°º]\.?|number|nummer|numero|num\.?|c\.|cislo|#|\d{1,2}(?:[.,]\d{1,2})? ?%|in|en|ve|w)(?=[\s:#.]|$)/;
 
 /** The original text after a label, connectors ("Nr.", "#", ":", "(380)", "19 %") skipped. */
 function afterLabel(seg: Seg, end: number): { text: string; start: number; numbered: boolean } {
@@ -260,8 +260,9 @@ export function fieldsFromLines(lines: Line[], source: ValueSource, pageSizes: P
   /** Values for a label hit: after it in its segment, in the next segment right, or below it. */
   const valuesOf = (hit: Hit, parse: Parser, maxTokens: number, allowBelow = hit.tier === "strong"): Candidate[] => {
     const found: Candidate[] = [];
-    const nextHit = hitsIn(hit.seg).find((other) => other.start >= hit.end);
     const after = afterLabel(hit.seg, hit.end);
+    // The next label after the skipped connectors ("(excl. USt.)" holds one) bounds the value.
+    const nextHit = hitsIn(hit.seg).find((other) => other.start >= after.start);
     // "Rechnung Nr. 42": a weak label made specific by the word for number after it.
     const label = after.numbered ? "strong" : hit.tier;
     const limit = nextHit ? Math.max(0, nextHit.start - after.start) : after.text.length;
@@ -443,7 +444,15 @@ export function fieldsFromLines(lines: Line[], source: ValueSource, pageSizes: P
 
   // ---- line items, then totals by consistency
   const table = findLineItems(segs);
-  const totals = findTotals(labelled, table?.sum);
+  const totals = findTotals(
+    labelled,
+    table?.sum,
+    hits.flatMap((hit) =>
+      hit.key === "total_tax"
+        ? (segs[hit.seg.line] as Seg[]).filter((seg) => seg.index > hit.seg.index).map((seg) => ({ ...hit, seg }))
+        : [],
+    ),
+  );
   for (const [key, candidate] of Object.entries(totals) as [InvoiceFieldKey, Candidate | undefined][]) {
     if (candidate) set(key, candidate);
   }
@@ -710,12 +719,22 @@ type Labelled = (key: LabelledKey, parse: Parser, maxTokens: number, filter?: (h
 function findTotals(
   labelled: Labelled,
   rowSum: number | undefined,
+  taxLines: Hit[],
 ): Partial<Record<"total_due" | "total_without_tax" | "total_tax", Candidate>> {
   const due = labelled("total_due", amount, 4);
   const gross = labelled("total_gross", amount, 4);
   const net = labelled("total_without_tax", amount, 4);
   const tax = labelled("total_tax", amount, 4);
   const num = (candidate: Candidate) => Number(candidate.value);
+  // A tax printed beside its base on a breakdown line ("USt. 19% | 198,00 | 37,62"): every amount on a tax line.
+  for (const hit of taxLines) {
+    for (const match of hit.seg.text.matchAll(/-?\d[\d ., ]*[.,]\d{2}(?!\d)/g)) {
+      const value = amount(match[0]);
+      const start = match.index as number;
+      if (value && !tax.some((candidate) => candidate.seg === hit.seg && candidate.start === start))
+        tax.push({ value, evidence: { label: "weak", place: "inline" }, seg: hit.seg, start, end: start + match[0].length });
+    }
+  }
   let triple: { net: Candidate; tax: Candidate; gross: Candidate; score: number } | undefined;
   for (const n of net)
     for (const t of tax)
