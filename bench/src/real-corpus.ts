@@ -211,7 +211,8 @@ if (!existsSync(CORPUS)) {
         alternatives.push(`-${String(entry.truth[term])}`);
       const got = termValue(result, term);
       // The MINIMUM and BASIC WL profiles carry no line items: their XML's count of 0 is no truth for the page's table.
-      const noLines = term === "line_count" && /minimum|basicwl/i.test(String(entry.truth.profile ?? ""));
+      const noLines =
+        TEXT_CATEGORIES.has(entry.category) && term === "line_count" && /minimum|basicwl/i.test(String(entry.truth.profile ?? ""));
       const verdict = noLines ? "none" : judge(term, entry.truth[term], alternatives, got);
       if (verdict === "wrong" || verdict === "missing" || verdict === "extra") whole = false;
       const counts = current.byTerm.get(term) ?? zero();
