@@ -625,8 +625,8 @@ function findParties(segs: Seg[][], all: Seg[], hits: Hit[], hitsOf: (seg: Seg) 
       const value = partyName(text);
       if (value && target) {
         const start = target.text.indexOf(value);
-        // A name printed over two lines beside its label ("MVM Musterhafter" / "Versicherungsverein …", "Herrn" / "Max
-        // Mustermann") starts on the line above, at the same x, with nothing to its left.
+        // A name printed over two lines beside its label ("Nordlicht Versicherung" / "auf Gegenseitigkeit a.G.", "Herrn" /
+        // "Jan Novak") starts on the line above, at the same x, with nothing to its left.
         const above = target === right ? continuationAbove(segs, target) : undefined;
         return {
           value: above ? `${above.text} ${value}` : value,
@@ -655,7 +655,7 @@ function findParties(segs: Seg[][], all: Seg[], hits: Hit[], hitsOf: (seg: Seg) 
       for (const seg of block)
         for (const token of seg.text.split(/\s+/)) result.buyerValues.add(token.replace(/[^A-Z0-9]/gi, "").toUpperCase());
   }
-  // A window envelope's sender line ("Bei Spiel GmbH ● Ecke 12 ● 12345 Stadthausen") above the buyer's address.
+  // A window envelope's sender line ("Firma GmbH ● Hauptstr. 1 ● 12345 Stadt") above the buyer's address.
   if (!result.supplierName || !result.buyerName) {
     for (const line of segs) {
       const text = line.map((seg) => seg.text).join(" ");
