@@ -19,6 +19,7 @@ export interface ExtractedAnnotation {
 const FIELD_KEYS: Record<InvoiceFieldKey, string[]> = {
   invoice_id: ["invoice_id", "document_id"],
   issue_date: ["issue_date", "date_issue", "invoice_date"],
+  taxable_supply_date: ["taxable_supply_date", "date_uzp", "tax_point_date"],
   due_date: ["due_date", "date_due"],
   total_due: ["total_due", "amount_due", "amount_total"],
   currency: ["currency"],

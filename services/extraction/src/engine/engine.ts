@@ -4,7 +4,7 @@ import { OcrRefusedError, ocr, ocrAvailable, type PageSize } from "./ocr.js";
 import { linesOf, type TextItem } from "./page-text.js";
 import { openPdf } from "./pdf.js";
 import { readAttachments } from "./pdf-attachments.js";
-import { fieldsFromLines } from "./text-fields.js";
+import { fieldsFromLines, type PageSizes } from "./text-fields.js";
 import {
   DEFAULT_LIMITS,
   type ExtractionInput,
@@ -43,8 +43,12 @@ function unreadable(message: string, severity: ExtractionMessage["severity"] = "
 
 const NO_TEXT = "No text could be read from this document (it has no text layer and OCR is not installed); fill the fields by hand.";
 
-async function fromWords(items: TextItem[], source: "builtin:pdf_text" | "builtin:ocr"): Promise<ExtractionResult> {
-  return fieldsFromLines(linesOf(items), source);
+async function fromWords(
+  items: TextItem[],
+  source: "builtin:pdf_text" | "builtin:ocr",
+  pageSizes: PageSizes = [],
+): Promise<ExtractionResult> {
+  return fieldsFromLines(linesOf(items), source, pageSizes);
 }
 
 async function fromOcr(
@@ -98,10 +102,10 @@ function printedMatches(read: ExtractionResult, items: TextItem[]): boolean {
   return !id && !total;
 }
 
-async function fromPdf(bytes: Uint8Array, limits: ExtractionLimits): Promise<ExtractionResult> {
+async function fromPdf(bytes: Uint8Array, limits: ExtractionLimits, pagesOnly = false): Promise<ExtractionResult> {
   const pdf = await openPdf(bytes);
   try {
-    const embedded = await readAttachments(bytes, EINVOICE_ATTACHMENT, limits.maxXmlBytes);
+    const embedded = pagesOnly ? { attachments: [], problems: [] } : await readAttachments(bytes, EINVOICE_ATTACHMENT, limits.maxXmlBytes);
     // The page's text is read at most once: to check an embedded XML against it, and to read the page.
     let printedItems: TextItem[] | undefined;
     const printedText = async () => {
@@ -150,7 +154,7 @@ async function fromPdf(bytes: Uint8Array, limits: ExtractionLimits): Promise<Ext
     const textLength = items.reduce((total, item) => total + item.text.trim().length, 0);
     const result =
       textLength >= 20
-        ? await fromWords(items, "builtin:pdf_text")
+        ? await fromWords(items, "builtin:pdf_text", await pdf.pageSizes(limits.maxPages))
         : await fromOcr(bytes, "pdf", limits, await pdf.pageSizes(limits.maxOcrPages));
     return { ...result, messages: [...messages, ...result.messages] };
   } finally {
@@ -167,7 +171,7 @@ export async function extractInvoice(input: ExtractionInput, limits: ExtractionL
   const { bytes } = input;
   try {
     const kind = sniffKind(bytes);
-    if (kind === "pdf") return await fromPdf(bytes, limits);
+    if (kind === "pdf") return await fromPdf(bytes, limits, input.pagesOnly === true);
     if (kind === "zip") {
       const read = readEinvoice(parseXml(isdocOfIsdocx(bytes, limits.maxXmlBytes), limits.maxXmlBytes), "isdocx");
       return read ?? unreadable("The archive's .isdoc document is not an ISDOC invoice.");

@@ -5,6 +5,7 @@ export type ValueSource = "builtin:einvoice" | "builtin:pdf_text" | "builtin:ocr
 export const INVOICE_FIELD_KEYS = [
   "invoice_id",
   "issue_date",
+  "taxable_supply_date",
   "due_date",
   "total_due",
   "currency",
@@ -25,12 +26,20 @@ export const LINE_ITEM_COLUMNS = ["activity", "quantity", "unit_price", "vat_rat
 export type LineItemColumn = (typeof LINE_ITEM_COLUMNS)[number];
 export type LineItemRow = Partial<Record<LineItemColumn, string>>;
 
+/** Where a value was read: its page (from 1) and box as fractions of the page, [left, top, right, bottom] from top-left. */
+export interface FieldPosition {
+  page: number;
+  box: [number, number, number, number];
+}
+
 export interface ExtractedField {
   /** Normalized text: dates YYYY-MM-DD, amounts with a point and two decimals, IBAN without spaces. */
   value: string;
   /** 0–100, the scale of the API's confidences. */
   confidence: number;
   source: ValueSource;
+  /** Where on which page the value was read (text PDFs and OCR); e-invoices have none. */
+  position?: FieldPosition;
 }
 
 export interface ExtractionMessage {
@@ -69,6 +78,11 @@ export interface ExtractionInput {
   bytes: Uint8Array;
   fileName?: string;
   contentType?: string;
+  /**
+   * Read a PDF's printed pages only, as if it had no embedded e-invoice: the bench's way of turning a hybrid
+   * PDF (Factur-X, ZUGFeRD) into a labelled text PDF. Production never sets it.
+   */
+  pagesOnly?: boolean;
 }
 
 /** Bounds of one extraction; the worker pool adds time and memory limits around it. */

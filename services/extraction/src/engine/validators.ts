@@ -64,10 +64,103 @@ const VAT_FORMATS: Record<string, RegExp> = {
   DE: /^DE\d{9}$/,
   AT: /^ATU\d{8}$/,
   PL: /^PL\d{10}$/,
-  FR: /^FR[A-Z0-9]{2}\d{9}$/,
+  FR: /^FR[A-HJ-NP-Z0-9]{2}\d{9}$/,
   NL: /^NL\d{9}B\d{2}$/,
-  GB: /^GB\d{9}(\d{3})?$/,
+  GB: /^GB(\d{9}(\d{3})?|GD\d{3}|HA\d{3})$/,
+  BE: /^BE[01]\d{9}$/,
+  IT: /^IT\d{11}$/,
+  ES: /^ES[A-Z0-9]\d{7}[A-Z0-9]$/,
+  LU: /^LU\d{8}$/,
+  DK: /^DK\d{8}$/,
+  SE: /^SE\d{10}01$/,
+  FI: /^FI\d{8}$/,
+  HU: /^HU\d{8}$/,
+  SI: /^SI\d{8}$/,
+  HR: /^HR\d{11}$/,
+  RO: /^RO\d{2,10}$/,
+  PT: /^PT\d{9}$/,
+  IE: /^IE\d[A-Z0-9+*]\d{5}[A-Z]{1,2}$/,
+  EL: /^EL\d{9}$/,
+  CH: /^CHE\d{9}(MWST|TVA|IVA)?$/,
 };
+
+const digitsOf = (text: string) => [...text].map(Number);
+
+/**
+ * Whether a VAT id (normalized, country prefix included) passes its country's check digit, where one is defined
+ * and known here: true or false; undefined where this engine knows no check for the country.
+ */
+export function vatChecksumHolds(vatId: string): boolean | undefined {
+  const country = vatId.slice(0, 2);
+  const body = vatId.slice(2);
+  switch (country) {
+    case "DE": {
+      // ISO 7064 MOD 11,10 over the first eight digits.
+      let product = 10;
+      for (const digit of digitsOf(body.slice(0, 8))) {
+        let sum = (digit + product) % 10;
+        if (sum === 0) sum = 10;
+        product = (2 * sum) % 11;
+      }
+      const check = (11 - product) % 10;
+      return check === Number(body[8]);
+    }
+    case "AT": {
+      const digits = digitsOf(body.slice(1, 8));
+      let sum = 0;
+      digits.forEach((digit, index) => {
+        if (index % 2 === 0) sum += digit;
+        else sum += Math.floor((digit * 2) / 10) + ((digit * 2) % 10);
+      });
+      return (96 - sum) % 10 === Number(body[8]);
+    }
+    case "FR": {
+      if (!/^\d{2}/.test(body)) return undefined;
+      const siren = Number(body.slice(2));
+      return (12 + 3 * (siren % 97)) % 97 === Number(body.slice(0, 2));
+    }
+    case "BE":
+      return 97 - (Number(body.slice(0, 8)) % 97) === Number(body.slice(8));
+    case "NL": {
+      const number = body.slice(0, 9);
+      const weights = [9, 8, 7, 6, 5, 4, 3, 2];
+      const sum = weights.reduce((total, weight, index) => total + weight * Number(number[index]), 0);
+      if (sum % 11 === Number(number[8])) return true;
+      // Since 2020 a sole trader's id is checked with mod 97 over "NL" + the id, as an IBAN is.
+      return mod97(`2321${body}`.replace("B", "11")) === 1;
+    }
+    case "PL": {
+      const weights = [6, 5, 7, 2, 3, 4, 5, 6, 7];
+      const sum = weights.reduce((total, weight, index) => total + weight * Number(body[index]), 0);
+      return sum % 11 === Number(body[9]);
+    }
+    case "SK":
+      return Number(body) % 11 === 0;
+    case "CZ":
+      return body.length === 8 ? normalizeIco(body) !== undefined : undefined;
+    case "IT": {
+      let sum = 0;
+      digitsOf(body.slice(0, 10)).forEach((digit, index) => {
+        if (index % 2 === 0) sum += digit;
+        else sum += digit * 2 > 9 ? digit * 2 - 9 : digit * 2;
+      });
+      return (10 - (sum % 10)) % 10 === Number(body[10]);
+    }
+    case "DK": {
+      const weights = [2, 7, 6, 5, 4, 3, 2, 1];
+      return weights.reduce((total, weight, index) => total + weight * Number(body[index]), 0) % 11 === 0;
+    }
+    case "FI": {
+      const weights = [7, 9, 10, 5, 8, 4, 2];
+      const rest = weights.reduce((total, weight, index) => total + weight * Number(body[index]), 0) % 11;
+      return rest !== 1 && (rest === 0 ? 0 : 11 - rest) === Number(body[7]);
+    }
+    case "LU":
+      return Number(body.slice(0, 6)) % 89 === Number(body.slice(6));
+    default:
+      return undefined;
+  }
+}
 
 /** DIČ / VAT id in its country's format, without spaces. */
 export function normalizeVatId(text: string): string | undefined {
@@ -83,6 +176,82 @@ export function normalizeGermanRegister(text: string): string | undefined {
 }
 
 const MONTHS: Record<string, number> = {
+  // fr, nl, it, es, pl (genitive), cs and sk (genitive), folded (no diacritics, lower case)
+  janvier: 1,
+  fevrier: 2,
+  mars: 3,
+  avril: 4,
+  juin: 6,
+  juillet: 7,
+  aout: 8,
+  septembre: 9,
+  octobre: 10,
+  novembre: 11,
+  decembre: 12,
+  januari: 1,
+  februari: 2,
+  maart: 3,
+  mei: 5,
+  augustus: 8,
+  gennaio: 1,
+  febbraio: 2,
+  marzo: 3,
+  aprile: 4,
+  maggio: 5,
+  giugno: 6,
+  luglio: 7,
+  agosto: 8,
+  settembre: 9,
+  ottobre: 10,
+  dicembre: 12,
+  enero: 1,
+  febrero: 2,
+  abril: 4,
+  mayo: 5,
+  junio: 6,
+  julio: 7,
+  septiembre: 9,
+  setiembre: 9,
+  octubre: 10,
+  noviembre: 11,
+  diciembre: 12,
+  stycznia: 1,
+  lutego: 2,
+  marca: 3,
+  kwietnia: 4,
+  maja: 5,
+  czerwca: 6,
+  lipca: 7,
+  sierpnia: 8,
+  wrzesnia: 9,
+  pazdziernika: 10,
+  listopada: 11,
+  grudnia: 12,
+  ledna: 1,
+  unora: 2,
+  brezna: 3,
+  dubna: 4,
+  kvetna: 5,
+  cervna: 6,
+  cervence: 7,
+  srpna: 8,
+  zari: 9,
+  rijna: 10,
+  listopadu: 11,
+  prosince: 12,
+  januara: 1,
+  februara: 2,
+  aprila: 4,
+  juna: 6,
+  jula: 7,
+  augusta: 8,
+  septembra: 9,
+  oktobra: 10,
+  novembra: 11,
+  decembra: 12,
+  mrt: 3,
+  fev: 2,
+  avr: 4,
   jan: 1,
   january: 1,
   januar: 1,
@@ -119,6 +288,10 @@ const MONTHS: Record<string, number> = {
   dezember: 12,
 };
 
+function monthOf(word: string): number | undefined {
+  return MONTHS[word] ?? (word.length >= 3 ? MONTHS[word.slice(0, 3)] : undefined);
+}
+
 function isoDate(year: number, month: number, day: number): string | undefined {
   if (year < 1900 || year > 2200) return undefined;
   const date = new Date(Date.UTC(year, month - 1, day));
@@ -126,23 +299,31 @@ function isoDate(year: number, month: number, day: number): string | undefined {
   return date.toISOString().slice(0, 10);
 }
 
-/** A real calendar date in one of the forms invoices print, as YYYY-MM-DD. */
-export function normalizeDate(text: string): string | undefined {
-  const trimmed = text.trim().replace(/\s+/g, " ");
+/** The order of a numeric date's day and month: day first (most of the world) or month first (the US). */
+export type DateOrder = "dmy" | "mdy";
+
+/** A real calendar date in one of the forms invoices print, as YYYY-MM-DD; `order` reads 03/11/2017 (default day first). */
+export function normalizeDate(text: string, order: DateOrder = "dmy"): string | undefined {
+  const trimmed = foldText(text).trim().replace(/\s+/g, " ");
+  const slashed = /^(\d{1,2})\s?([./-])\s?(\d{1,2})\s?\2\s?(\d{4}|\d{2})$/.exec(trimmed);
+  if (slashed) {
+    const [, first, , second, yearText] = slashed as unknown as [string, string, string, string, string];
+    const year = yearText.length === 2 ? 2000 + Number(yearText) : Number(yearText);
+    const [day, month] = order === "mdy" ? [Number(second), Number(first)] : [Number(first), Number(second)];
+    return isoDate(year, month, day);
+  }
   let match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(trimmed);
   if (match) return isoDate(Number(match[1]), Number(match[2]), Number(match[3]));
   match = /^(\d{4})(\d{2})(\d{2})$/.exec(trimmed);
   if (match) return isoDate(Number(match[1]), Number(match[2]), Number(match[3]));
-  match = /^(\d{1,2})\s?[./]\s?(\d{1,2})\s?[./]\s?(\d{4})$/.exec(trimmed);
-  if (match) return isoDate(Number(match[3]), Number(match[2]), Number(match[1]));
-  match = /^(\d{1,2})\.?\s([A-Za-zä]+)\.?\s(\d{4})$/.exec(trimmed);
+  match = /^(\d{1,2})\.?\s?(?:de\s)?([a-z]+)\.?,?\s(?:de\s)?(\d{4})$/.exec(trimmed);
   if (match) {
-    const month = MONTHS[(match[2] as string).toLowerCase().replace("ä", "a")];
+    const month = monthOf(match[2] as string);
     return month ? isoDate(Number(match[3]), month, Number(match[1])) : undefined;
   }
-  match = /^([A-Za-z]+)\.?\s(\d{1,2}),?\s(\d{4})$/.exec(trimmed);
+  match = /^([a-z]+)\.?\s(\d{1,2})(?:st|nd|rd|th)?,?\s(\d{4})$/.exec(trimmed);
   if (match) {
-    const month = MONTHS[(match[1] as string).toLowerCase()];
+    const month = monthOf(match[1] as string);
     return month ? isoDate(Number(match[3]), month, Number(match[2])) : undefined;
   }
   return undefined;
