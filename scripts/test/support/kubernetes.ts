@@ -168,6 +168,8 @@ const FREE_FORM = new Set([
   "nodeSelector",
   "limits",
   "requests",
+  // A PodMonitor endpoint's query parameters (the NATS TLS probe's module and target).
+  "params",
 ]);
 
 function unknownFields(value: unknown, at: string, known: Set<string>, found: string[]): string[] {
