@@ -1,6 +1,9 @@
 // Postgres on CloudNativePG (deploy/k8s/infra/postgres-cnpg), the production option in the cluster.
+import { readFileSync } from "node:fs";
 import path from "node:path";
+import { parser as promql } from "@prometheus-io/lezer-promql";
 import { expect } from "chai";
+import { parse } from "yaml";
 import {
   environmentOf,
   type KubernetesFacts,
@@ -290,6 +293,76 @@ describe("Kubernetes manifests: Postgres", function () {
         .filter(([from, to, port, allowed]) => mayConnect(policies, from, to, port) !== allowed)
         .map(([from, to, port, allowed]) => `${from.label} → ${to.label}:${port} should be ${allowed ? "allowed" : "denied"}`);
       expect(wrong, wrong.join("\n")).to.deep.equal([]);
+    });
+    it("alerts on archiving (failing, and hung without a failure), a base backup older than 26 h or none at all, a recovery window shorter than the retention, replication lag and a missing replica, volumes over 80 %: over this Cluster's pods and volumes, each fired by a promtool test", () => {
+      const { metadata } = cluster();
+      const rules = ofKind<K8sObject & { spec: { groups: { rules: { alert: string; expr: string }[] }[] } }>(
+        objects,
+        "PrometheusRule",
+      ).flatMap((rule) => rule.spec.groups.flatMap((group) => group.rules));
+      const exprOf = (alert: string) =>
+        rules
+          .filter((rule) => rule.alert === alert)
+          .map((rule) => rule.expr)
+          .join("\n");
+      const CNPG_METRICS = new Set([
+        "cnpg_pg_stat_archiver_last_failed_time",
+        "cnpg_pg_stat_archiver_last_archived_time",
+        "cnpg_collector_pg_wal_archive_status",
+        "cnpg_collector_up",
+        "barman_cloud_cloudnative_pg_io_last_available_backup_timestamp",
+        "barman_cloud_cloudnative_pg_io_first_recoverability_point",
+        "cnpg_pg_replication_lag",
+        "cnpg_pg_replication_streaming_replicas",
+        "kubelet_volume_stats_used_bytes",
+        "kubelet_volume_stats_capacity_bytes",
+      ]);
+      const problems: string[] = [];
+      for (const { alert, expr } of rules) {
+        promql.parse(expr).iterate({
+          enter(node) {
+            if (node.type.isError) problems.push(`${alert}: syntax error at ${node.from}`);
+            const name = expr.slice(node.from, node.to);
+            if (node.name === "Identifier" && node.node.parent?.name === "VectorSelector" && !CNPG_METRICS.has(name))
+              problems.push(`${alert}: ${name} is not a metric of CloudNativePG, its Barman Cloud plugin or the kubelet`);
+          },
+        });
+        // Each selector names this Cluster's instances (pods docex-postgres-<n>, volumes docex-postgres-<n>[-wal]), never the drill's.
+        for (const [, label, pattern] of expr.matchAll(/(pod|persistentvolumeclaim)=~"([^"]+)"/g)) {
+          const matches = (value: string) => new RegExp(`^(?:${pattern})$`).test(value);
+          if (!matches(`${metadata.name}-1`)) problems.push(`${alert}: ${label}=~"${pattern}" misses ${metadata.name}-1`);
+          if (matches(`${metadata.name}-drill-1`)) problems.push(`${alert}: ${label}=~"${pattern}" takes in the drill`);
+          if (label === "persistentvolumeclaim" && !matches(`${metadata.name}-1-wal`)) problems.push(`${alert}: misses the WAL volume`);
+        }
+        if (!/\{[^}]*(pod|persistentvolumeclaim)=~/.test(expr)) problems.push(`${alert}: selects no pods or volumes of the Cluster`);
+      }
+      expect(problems, problems.join("\n")).to.deep.equal([]);
+      expect(exprOf("DocexPostgresWalArchivingFailing")).to.include("cnpg_pg_stat_archiver_last_failed_time");
+      expect(exprOf("DocexPostgresWalArchiveBehind")).to.include('value="ready"');
+      expect(exprOf("DocexPostgresBackupTooOld")).to.match(/> 26 \* 3600\s*$/);
+      expect(exprOf("DocexPostgresBackupUnreported")).to.include("unless");
+      const retentionDays = Number(
+        find<ObjectStoreObject>(objects, "ObjectStore", "docex-postgres-backups")?.spec.retentionPolicy?.match(/^(\d+)d$/)?.[1],
+      );
+      expect(exprOf("DocexPostgresRecoveryWindowShort"), "the ObjectStore's retention").to.include(`< ${retentionDays} * 86400`);
+      expect(exprOf("DocexPostgresReplicationLag")).to.include("cnpg_pg_replication_lag");
+      expect(exprOf("DocexPostgresReplicaMissing"), "instances - 1 replicas").to.match(
+        new RegExp(`< ${cluster().spec.instances - 1}\\s*$`),
+      );
+      expect(exprOf("DocexPostgresVolumeFilling")).to.match(/> 0\.8\s*$/);
+      // Every alert fires in deploy/monitoring/rule-tests/postgres-cnpg.test.yaml (monitoring-rules.test.ts runs it).
+      const ruleTests = parse(readFileSync(path.join(k8sDir, "../monitoring/rule-tests/postgres-cnpg.test.yaml"), "utf8")) as {
+        tests: { alert_rule_test?: { alertname: string; exp_alerts: unknown[] }[] }[];
+      };
+      const fired = new Set(
+        ruleTests.tests.flatMap((test) =>
+          (test.alert_rule_test ?? []).filter((check) => check.exp_alerts.length > 0).map((check) => check.alertname),
+        ),
+      );
+      expect(
+        [...new Set(rules.map((rule) => rule.alert))].filter((alert) => !fired.has(alert)),
+        "alerts no test fires",
+      ).to.deep.equal([]);
     });
   });
 
