@@ -17,6 +17,7 @@ import {
 import { kubectlKustomize, renderKustomization } from "./support/kustomize.js";
 import {
   find,
+  findConfigMap,
   idOf,
   isObject,
   type K8sObject,
@@ -113,6 +114,30 @@ describe("Kubernetes manifests: Postgres", function () {
         rule.to?.some((peer) => peer.podSelector && selects(peer.podSelector, spec.inheritedMetadata?.labels)),
       );
       expect(admitted, "services-to-postgres selects the Cluster's pods").to.equal(true);
+    });
+
+    it("its data and WAL volumes are sized from the volume it states (docex.io/sized-for): the data with bloat below the 80 % alert, the WAL for a week without archiving", () => {
+      const { metadata, spec } = cluster();
+      const stated = Object.fromEntries(
+        (metadata.annotations?.["docex.io/sized-for"] ?? "").split(/\s+/).map((pair) => pair.split("=") as [string, string]),
+      );
+      const documents = Number(stated["documents-per-month"]) * Number(stated["months-kept"]);
+      expect(documents, "documents kept").to.be.greaterThan(0);
+      const perDocument =
+        quantity(stated["database-bytes-per-document"]) +
+        (stated["files-in"] === "postgres" ? quantity(stated["file-bytes-per-document"]) : 0);
+      expect(["s3", "postgres"], "files-in").to.include(stated["files-in"]);
+      expect(perDocument, "bytes per document").to.be.greaterThan(0);
+      const BLOAT = 1.2;
+      const ALERT_AT = 0.8;
+      expect(quantity(spec.storage?.size), "storage.size").to.be.at.least((documents * perDocument * BLOAT) / ALERT_AT);
+      const walPerDay = ((Number(stated["documents-per-month"]) / 30) * quantity(stated["database-bytes-per-document"]) * 3) as number;
+      const maxWalSize = quantity(spec.postgresql?.parameters?.max_wal_size ?? "1Gi");
+      const walStorage = (spec as { walStorage?: { size?: string } }).walStorage?.size;
+      expect(quantity(walStorage), "walStorage.size").to.be.at.least((2 * maxWalSize + 7 * walPerDay) / ALERT_AT);
+      // Production keeps the files where the statement says (S3: overlays/production's FILE_STORE_URL).
+      const fileStore = findConfigMap(renders.production, "document-config")?.data?.FILE_STORE_URL ?? "";
+      expect(fileStore.startsWith("s3://") ? "s3" : "postgres", "where production keeps files").to.equal(stated["files-in"]);
     });
 
     it("spreads its instances over zones (one per zone where there are three) and keeps the operator's PodDisruptionBudgets", () => {
