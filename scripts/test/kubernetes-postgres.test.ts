@@ -232,6 +232,111 @@ describe("Kubernetes manifests: Postgres", function () {
       expect(wrong, wrong.join("\n")).to.deep.equal([]);
     });
 
+    it("the restore drill runs every month: a Job recovers drill/cluster.yaml to a moment before it started, waits for it, checks it against the live Cluster with drill-check.sh, and deletes it, allowed only that", () => {
+      type CronJob = K8sObject & {
+        spec: {
+          schedule: string;
+          concurrencyPolicy?: string;
+          jobTemplate: {
+            spec: {
+              backoffLimit?: number;
+              template: { metadata?: { labels?: Record<string, string> }; spec: Workload["spec"]["template"]["spec"] };
+            };
+          };
+        };
+      };
+      const cronJob = ofKind<CronJob>(objects, "CronJob")[0];
+      expect(cronJob, "a CronJob").to.not.equal(undefined);
+      const [minute, hour, dayOfMonth, month, dayOfWeek] = cronJob?.spec.schedule.split(" ") ?? [];
+      expect(
+        [minute, hour].every((field) => /^\d+$/.test(field ?? "")),
+        "at a fixed time",
+      ).to.equal(true);
+      expect(month === "*" && (/^\d+$/.test(dayOfMonth ?? "") || dayOfWeek !== "*"), "at least every month").to.equal(true);
+      expect(cronJob?.spec.concurrencyPolicy).to.equal("Forbid");
+      expect(cronJob?.spec.jobTemplate.spec.backoffLimit, "a failed drill is not retried over its own remains").to.equal(0);
+      const pod = cronJob?.spec.jobTemplate.spec.template.spec;
+      const steps = [...(pod?.initContainers ?? []), ...(pod?.containers ?? [])];
+      expect(steps.map((container) => container.name)).to.deep.equal([
+        "prepare",
+        "remove-previous",
+        "restore",
+        "wait",
+        "check",
+        "clean-up",
+      ]);
+      const step = (name: string) => steps.find((container) => container.name === name);
+      const configMap = find(objects, "ConfigMap", pod?.volumes?.find((volume) => volume.name === "drill")?.configMap?.name ?? "");
+      expect(configMap?.data?.["cluster.yaml"], "the drill Cluster of drill/").to.equal(
+        readFileSync(path.join(cnpgDir, "drill/cluster.yaml"), "utf8"),
+      );
+      expect(configMap?.data?.["drill-check.sh"], "the check restore-drill.test.ts runs").to.equal(
+        readFileSync(path.join(cnpgDir, "drill-check.sh"), "utf8"),
+      );
+      expect(step("prepare")?.command?.join(" "))
+        .to.match(/targetTime/)
+        .and.to.match(/minutes ago/);
+      expect(step("remove-previous")?.args?.slice(0, 3)).to.deep.equal(["delete", "cluster", "docex-postgres-drill"]);
+      expect(step("restore")?.args).to.deep.equal(["apply", "-f", "/work/cluster.yaml"]);
+      expect(step("wait")?.args?.slice(0, 2)).to.deep.equal(["wait", "cluster/docex-postgres-drill"]);
+      expect(step("check")?.command?.join(" ")).to.include("/etc/drill/drill-check.sh");
+      const checkEnv = Object.fromEntries((step("check")?.env ?? []).map((variable) => [variable.name, variable.value]));
+      expect(checkEnv.SERVICES?.split(" ").sort(), "every service's database").to.deep.equal(
+        processes
+          .filter((process) => process.name !== "gateway")
+          .map((process) => process.name)
+          .sort(),
+      );
+      expect(step("clean-up")?.args?.slice(0, 3)).to.deep.equal(["delete", "cluster", "docex-postgres-drill"]);
+      const role = find<K8sObject & { rules: { apiGroups: string[]; resources: string[] }[] }>(
+        objects,
+        "Role",
+        "docex-postgres-restore-drill",
+      );
+      expect(role?.rules.map((rule) => `${rule.apiGroups}/${rule.resources}`)).to.deep.equal(["postgresql.cnpg.io/clusters"]);
+      const drillPolicies = ofKind<NetworkPolicy>(renderKustomization(path.join(cnpgDir, "drill")), "NetworkPolicy");
+      const policies = [...ofKind<NetworkPolicy>(objects, "NetworkPolicy"), ...drillPolicies].map((policy) => ({
+        ...policy,
+        metadata: { ...policy.metadata, namespace: "docex" },
+      }));
+      const job: Endpoint = {
+        label: "the drill's Job",
+        namespace: "docex",
+        labels: pod ? (cronJob?.spec.jobTemplate.spec.template.metadata?.labels ?? {}) : {},
+        ip: "10.244.6.1",
+      };
+      const live: Endpoint = {
+        label: "a live instance",
+        namespace: "docex",
+        labels: { "cnpg.io/cluster": "docex-postgres", "app.kubernetes.io/component": "postgres" },
+        ip: "10.244.6.2",
+      };
+      const drill: Endpoint = {
+        label: "the drill instance",
+        namespace: "docex",
+        labels: { "cnpg.io/cluster": "docex-postgres-drill" },
+        ip: "10.244.6.3",
+      };
+      const service: Endpoint = {
+        label: "a service",
+        namespace: "docex",
+        labels: { "app.kubernetes.io/component": "service" },
+        ip: "10.244.6.4",
+      };
+      const cases: [Endpoint, Endpoint, number, boolean][] = [
+        [job, live, 5432, true],
+        [job, drill, 5432, true],
+        [job, { label: "the Kubernetes API", ip: "10.0.0.1" }, 443, true],
+        [job, service, 8080, false],
+        [service, drill, 5432, false],
+        [job, live, 8000, false],
+      ];
+      const wrong = cases
+        .filter(([from, to, port, allowed]) => mayConnect(policies, from, to, port) !== allowed)
+        .map(([from, to, port, allowed]) => `${from.label} → ${to.label}:${port} should be ${allowed ? "allowed" : "denied"}`);
+      expect(wrong, wrong.join("\n")).to.deep.equal([]);
+    });
+
     it("a role and a database docex_<service> for every service with a database, owned by that role, with passwords only referenced", () => {
       const { metadata, spec } = cluster();
       const services = processes.filter((process) => process.settings.has("DATABASE_URL")).map((process) => process.name);
@@ -341,7 +446,12 @@ describe("Kubernetes manifests: Postgres", function () {
         "cnpg_pg_replication_streaming_replicas",
         "kubelet_volume_stats_used_bytes",
         "kubelet_volume_stats_capacity_bytes",
+        // kube-state-metrics, for the monthly restore drill's Jobs
+        "kube_job_status_failed",
+        "kube_cronjob_status_last_successful_time",
+        "kube_cronjob_created",
       ]);
+      const drillJob = ofKind(objects, "CronJob")[0]?.metadata.name ?? "";
       const problems: string[] = [];
       for (const { alert, expr } of rules) {
         promql.parse(expr).iterate({
@@ -359,7 +469,13 @@ describe("Kubernetes manifests: Postgres", function () {
           if (matches(`${metadata.name}-drill-1`)) problems.push(`${alert}: ${label}=~"${pattern}" takes in the drill`);
           if (label === "persistentvolumeclaim" && !matches(`${metadata.name}-1-wal`)) problems.push(`${alert}: misses the WAL volume`);
         }
-        if (!/\{[^}]*(pod|persistentvolumeclaim)=~/.test(expr)) problems.push(`${alert}: selects no pods or volumes of the Cluster`);
+        if (alert.startsWith("DocexRestoreDrill")) {
+          for (const [, label, operator, value = ""] of expr.matchAll(/(job_name|cronjob)(=~?)"([^"]+)"/g)) {
+            const names = label === "job_name" ? `${drillJob}-29412240` : drillJob;
+            if (!(operator === "=" ? value === names : new RegExp(`^(?:${value})$`).test(names)))
+              problems.push(`${alert}: ${label}${operator}"${value}" misses the CronJob ${drillJob}'s`);
+          }
+        } else if (!/\{[^}]*(pod|persistentvolumeclaim)=~/.test(expr)) problems.push(`${alert}: selects no pods or volumes of the Cluster`);
       }
       expect(problems, problems.join("\n")).to.deep.equal([]);
       expect(exprOf("DocexPostgresWalArchivingFailing")).to.include("cnpg_pg_stat_archiver_last_failed_time");
