@@ -33,6 +33,9 @@ type RenderName = keyof typeof RENDERS;
 const EXPORTER_METRICS = new Set([
   "up",
   "probe_success",
+  // kube-state-metrics: a server that is down reports nothing itself (DocexNatsServerDown).
+  "kube_statefulset_replicas",
+  "kube_statefulset_status_replicas_ready",
   "probe_ssl_earliest_cert_expiry",
   "gnatsd_healthz_status",
   "jetstream_server_total_streams",
