@@ -1,9 +1,11 @@
 // Postgres on CloudNativePG (deploy/k8s/infra/postgres-cnpg), the production option in the cluster.
-import { readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { parser as promql } from "@prometheus-io/lezer-promql";
 import { expect } from "chai";
-import { parse } from "yaml";
+import { parse, parseAllDocuments } from "yaml";
 import {
   environmentOf,
   type KubernetesFacts,
@@ -335,6 +337,80 @@ describe("Kubernetes manifests: Postgres", function () {
         .filter(([from, to, port, allowed]) => mayConnect(policies, from, to, port) !== allowed)
         .map(([from, to, port, allowed]) => `${from.label} → ${to.label}:${port} should be ${allowed ? "allowed" : "denied"}`);
       expect(wrong, wrong.join("\n")).to.deep.equal([]);
+    });
+
+    it("the README's recipe renders (`kubectl kustomize`, when installed): production with the Cluster and components/postgres-cnpg-ca mounts the Cluster's CA, for verify-full, in every service and its migrate init container", async function () {
+      if (spawnSync("kubectl", ["version", "--client"], { encoding: "utf8" }).status !== 0) this.skip();
+      const dir = mkdtempSync(path.join(tmpdir(), "docex-cnpg-recipe-"));
+      try {
+        const relative = (target: string) => path.relative(dir, target);
+        // deploy/README.md, "Postgres in production": the Cluster in production's resources, services-to-postgres
+        // back to the Cluster's pods (the overlay's patch for an outside server removed), and the CA component.
+        writeFileSync(
+          path.join(dir, "kustomization.yaml"),
+          [
+            "apiVersion: kustomize.config.k8s.io/v1beta1",
+            "kind: Kustomization",
+            "namespace: docex",
+            "resources:",
+            `  - ${relative(path.join(k8sDir, "overlays/production"))}`,
+            `  - ${relative(cnpgDir)}`,
+            "components:",
+            `  - ${relative(path.join(k8sDir, "components/postgres-cnpg-ca"))}`,
+            "patches:",
+            "  - target: { kind: NetworkPolicy, name: services-to-postgres }",
+            "    patch: |-",
+            "      - op: replace",
+            "        path: /spec/egress/0/to",
+            "        value: [{ podSelector: { matchLabels: { app.kubernetes.io/component: postgres } } }]",
+            "",
+          ].join("\n"),
+        );
+        const rendered = spawnSync("kubectl", ["kustomize", dir, "--load-restrictor", "LoadRestrictionsNone"], {
+          encoding: "utf8",
+          maxBuffer: 64 * 1024 * 1024,
+        });
+        expect(rendered.status, rendered.stderr).to.equal(0);
+        const all = parseAllDocuments(rendered.stdout).map((document) => document.toJS() as K8sObject);
+        const problems = await schemaProblems(ofKubernetes(all));
+        expect(problems, problems.join("\n")).to.deep.equal([]);
+        const clusterName = ofKind(all, "Cluster")[0]?.metadata.name;
+        const services = ofKind<Workload>(all, "Deployment").filter(
+          (deployment) => deployment.spec.template.metadata?.labels?.["app.kubernetes.io/component"] === "service",
+        );
+        expect(services.length).to.equal(processes.filter((process) => process.name !== "gateway").length);
+        const wrong: string[] = [];
+        for (const deployment of services) {
+          const pod = deployment.spec.template.spec;
+          const volume = pod.volumes?.find((candidate) => candidate.secret?.secretName === `${clusterName}-ca`);
+          for (const container of [...(pod.initContainers ?? []), ...pod.containers]) {
+            const file = container.env?.find((variable) => variable.name === "NODE_EXTRA_CA_CERTS")?.value ?? "";
+            const mount = container.volumeMounts?.find((candidate) => candidate.name === volume?.name);
+            const item = volume?.secret?.items?.find((candidate) => candidate.key === "ca.crt");
+            if (!mount || file !== `${mount.mountPath}/${item?.path}` || mount.readOnly !== true)
+              wrong.push(`${deployment.metadata.name}/${container.name}: NODE_EXTRA_CA_CERTS=${file}, mount ${JSON.stringify(mount)}`);
+          }
+        }
+        expect(wrong, wrong.join("\n")).to.deep.equal([]);
+        // The recipe's DATABASE_URL host is the Cluster's read-write Service, which CloudNativePG's server certificate names.
+        expect(`${clusterName}-rw`).to.equal("docex-postgres-rw");
+        const policies = ofKind<NetworkPolicy>(all, "NetworkPolicy");
+        const service: Endpoint = {
+          label: "a service",
+          namespace: "docex",
+          labels: { "app.kubernetes.io/component": "service" },
+          ip: "10.244.7.1",
+        };
+        const instance: Endpoint = {
+          label: "an instance",
+          namespace: "docex",
+          labels: { "cnpg.io/cluster": clusterName ?? "", "app.kubernetes.io/component": "postgres" },
+          ip: "10.244.7.2",
+        };
+        expect(mayConnect(policies, service, instance, 5432), "services reach the Cluster").to.equal(true);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     it("a role and a database docex_<service> for every service with a database, owned by that role, with passwords only referenced", () => {
