@@ -2,11 +2,13 @@
 // servers' storage, a payload limit set on purpose, a startup that waits for the full /healthz, lame-duck
 // shutdown, a user of its own for every service, TLS in production, and metrics with alerts. The overlays are rendered
 // as in kubernetes.test.ts.
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { NATS_SERVICE_USERS } from "@docex/kit";
 import { parser as promql } from "@prometheus-io/lezer-promql";
 import { expect } from "chai";
+import { parse } from "yaml";
 import { deploymentNatsUsersConfig, natsPasswordVariable } from "../src/nats-users.js";
 import { renderKustomization } from "./support/kustomize.js";
 import {
@@ -24,9 +26,17 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const RENDERS = { dev: "deploy/k8s/overlays/dev", production: "deploy/k8s/overlays/production" } as const;
 type RenderName = keyof typeof RENDERS;
 
-/** The metrics of prometheus-nats-exporter (-varz -healthz -jsz=all) that alerts may use, and Prometheus' own `up`. */
+/**
+ * The metrics of prometheus-nats-exporter (-varz -healthz -jsz=all) that alerts may use, Prometheus' own `up`, and
+ * blackbox_exporter's probe of the served certificate (production's tls-probe).
+ */
 const EXPORTER_METRICS = new Set([
   "up",
+  "probe_success",
+  // kube-state-metrics: a server that is down reports nothing itself (DocexNatsServerDown).
+  "kube_statefulset_replicas",
+  "kube_statefulset_status_replicas_ready",
+  "probe_ssl_earliest_cert_expiry",
   "gnatsd_healthz_status",
   "jetstream_server_total_streams",
   "jetstream_server_total_consumers",
@@ -155,7 +165,11 @@ describe("NATS on Kubernetes (deploy/k8s/infra/nats, its overlays and deploy/mon
       expect(selects(podMonitor?.spec.selector, statefulSet.spec.template.metadata?.labels), "PodMonitor selects the servers").to.equal(
         true,
       );
-      expect(podMonitor?.spec.podMetricsEndpoints.map((endpoint) => endpoint.port)).to.deep.equal(["metrics"]);
+      expect(podMonitor?.spec.podMetricsEndpoints.map((endpoint) => endpoint.port)).to.deep.equal(["metrics", "tls-probe"]);
+      const tlsProbePort = statefulSet.spec.template.spec.containers
+        .find((container) => container.name === "tls-probe")
+        ?.ports?.find((port) => port.name === "tls-probe")?.containerPort;
+      expect(tlsProbePort !== undefined, "the TLS probe where NATS serves TLS").to.equal(name === "production");
       const policy = find<
         K8sObject & {
           spec: {
@@ -170,8 +184,8 @@ describe("NATS on Kubernetes (deploy/k8s/infra/nats, its overlays and deploy/mon
       );
       expect(
         fromMonitoring?.ports.map((port) => port.port),
-        "Prometheus may reach the exporter, and only it",
-      ).to.deep.equal([metricsPort]);
+        "Prometheus may reach the exporter and the TLS probe, and only them",
+      ).to.deep.equal(tlsProbePort === undefined ? [metricsPort] : [metricsPort, tlsProbePort]);
     });
   }
 
@@ -201,6 +215,55 @@ describe("NATS on Kubernetes (deploy/k8s/infra/nats, its overlays and deploy/mon
     }
   });
 
+  it("production: a reloader beside each server reloads it when the kubelet shows a renewed certificate, and a probe reads the certificate it serves", () => {
+    const { statefulSet, server, conf } = natsOf("production");
+    const pod = statefulSet.spec.template.spec as Workload["spec"]["template"]["spec"] & { shareProcessNamespace?: boolean };
+    expect(pod.shareProcessNamespace, "the reloader signals the server's process").to.equal(true);
+    const containers = Object.fromEntries(pod.containers.map((container) => [container.name, container]));
+    const reloader = containers.reloader;
+    const envOf = (container: Container | undefined, key: string) => container?.env?.find((variable) => variable.name === key)?.value;
+    expect(reloader?.image, "the server's own image, at the same version").to.equal(server.image);
+    const tlsDir = path.dirname(confValue(conf, "cert_file") ?? "");
+    expect(path.dirname(confValue(conf, "key_file") ?? "")).to.equal(tlsDir);
+    expect(envOf(reloader, "NATS_TLS_DIR"), "the directory of nats.conf's cert_file").to.equal(tlsDir);
+    expect(envOf(reloader, "NATS_PID_FILE"), "nats.conf's pid_file").to.equal(confValue(conf, "pid_file"));
+    expect(Number(envOf(reloader, "RELOAD_INTERVAL_SECONDS"))).to.be.within(1, 300);
+    const volumeAt = (container: Container | undefined, dir: string) =>
+      container?.volumeMounts?.find((mount) => mount.mountPath === dir)?.name;
+    expect(volumeAt(reloader, tlsDir), "the same Secret as the server").to.equal(volumeAt(server, tlsDir));
+    const pidDir = path.dirname(envOf(reloader, "NATS_PID_FILE") ?? "");
+    expect(volumeAt(reloader, pidDir), "the server's pid file").to.equal(volumeAt(server, pidDir));
+    // The script is the file the kit test "NATS reloads a renewed certificate" runs against a real nats-server.
+    const [shell, script = ""] = reloader?.command ?? [];
+    expect(shell).to.equal("/bin/sh");
+    const scriptVolume = pod.volumes?.find((volume) => volume.name === volumeAt(reloader, path.dirname(script)));
+    const scriptMap = findConfigMap(renders.production, scriptVolume?.configMap?.name.replace(/-[a-z0-9]{10}$/, "") ?? "");
+    expect(scriptMap?.data?.[path.basename(script)]).to.equal(
+      readFileSync(path.join(root, "deploy/k8s/overlays/production/nats-reload-tls.sh"), "utf8"),
+    );
+
+    const probe = containers["tls-probe"];
+    const configFile = probe?.args?.find((arg) => arg.startsWith("--config.file="))?.slice("--config.file=".length) ?? "";
+    const probeVolume = pod.volumes?.find((volume) => volume.name === volumeAt(probe, path.dirname(configFile)));
+    const probeConfig = parse(
+      findConfigMap(renders.production, probeVolume?.configMap?.name.replace(/-[a-z0-9]{10}$/, "") ?? "")?.data?.[
+        path.basename(configFile)
+      ] ?? "",
+    ) as { modules: Record<string, { prober: string; tcp: { tls_config: { ca_file: string; server_name: string } } }> };
+    const podMonitor = find<K8sObject & { spec: { podMetricsEndpoints: { port: string; params?: Record<string, string[]> }[] } }>(
+      monitoring,
+      "PodMonitor",
+      "nats",
+    );
+    const endpoint = podMonitor?.spec.podMetricsEndpoints.find((candidate) => candidate.port === "tls-probe");
+    const module = probeConfig.modules[endpoint?.params?.module?.[0] ?? ""];
+    expect(module?.prober).to.equal("tcp");
+    expect(endpoint?.params?.target).to.deep.equal([`127.0.0.1:${server.ports?.find((port) => port.name === "client")?.containerPort}`]);
+    expect(path.dirname(module?.tcp.tls_config.ca_file ?? ""), "the CA beside the served certificate").to.equal(tlsDir);
+    expect(volumeAt(probe, tlsDir)).to.equal(volumeAt(server, tlsDir));
+    expect(docexConfig("production").NATS_URL, "the name the services verify").to.include(`//${module?.tcp.tls_config.server_name}:`);
+  });
+
   it("NATS's alerts parse as PromQL, use only the exporter's metrics and cover storage, consumer pending and stream leaders", () => {
     const rules = ofKind<K8sObject & { spec: { groups: { rules: { alert: string; expr: string }[] }[] } }>(monitoring, "PrometheusRule")
       .filter((rule) => rule.metadata.name === "docex-nats")
@@ -218,7 +281,14 @@ describe("NATS on Kubernetes (deploy/k8s/infra/nats, its overlays and deploy/mon
     }
     expect(problems, problems.join("\n")).to.deep.equal([]);
     const exprs = rules.map((rule) => rule.expr).join("\n");
-    for (const metric of ["jetstream_server_max_storage", "jetstream_consumer_num_pending", 'stream_leader=""', "gnatsd_healthz_status"])
+    for (const metric of [
+      "jetstream_server_max_storage",
+      "jetstream_consumer_num_pending",
+      'stream_leader=""',
+      "gnatsd_healthz_status",
+      "probe_ssl_earliest_cert_expiry",
+      "probe_success",
+    ])
       expect(exprs, metric).to.include(metric);
   });
 });

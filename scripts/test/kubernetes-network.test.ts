@@ -1,16 +1,18 @@
 // Who may reach whom: the NetworkPolicies open exactly the paths of the architecture, the Ingress
 // reaches the gateway, and gRPC between services is mutual TLS with one identity per service.
+import path from "node:path";
 import { expect } from "chai";
 import {
   environmentOf,
   type KubernetesFacts,
+  k8sDir,
   loadDeployment,
   type ProcessFacts,
   RENDER_NAMES,
   RENDERS,
   type RenderName,
 } from "./support/kubernetes.js";
-import { find, type K8sObject, ofKind } from "./support/manifests.js";
+import { find, type K8sObject, ofKind, readManifests } from "./support/manifests.js";
 import { type Endpoint, inCidr, mayConnect, type NetworkPolicy, podsOf } from "./support/network-policy.js";
 
 describe("Kubernetes manifests: network and service identity", function () {
@@ -184,8 +186,15 @@ describe("Kubernetes manifests: network and service identity", function () {
             [prometheus, self, process.grpc, false],
           );
           // auth: social login issuers' keys over HTTPS, and mail to the SMTP relay wherever it is.
-          if (process.name !== "webhook") expectations.push([self, receiver, 443, process.name === "auth"]);
-          expectations.push([self, privateHost, 587, process.name === "auth"], [self, privateHost, 443, false]);
+          // document in production: the S3 file store over HTTPS, wherever its endpoint is (a VPC endpoint is private).
+          const objectStore = name === "production" && process.name === "document";
+          if (process.name !== "webhook") expectations.push([self, receiver, 443, process.name === "auth" || objectStore]);
+          expectations.push(
+            [self, privateHost, 587, process.name === "auth"],
+            [self, privateHost, 443, objectStore],
+            [self, metadataService, 443, false],
+            [self, metadataService, 80, false],
+          );
           for (const other of processes.filter((candidate) => candidate.name !== "gateway" && candidate.name !== process.name)) {
             expectations.push([self, pod(other.name), other.grpc, true], [self, pod(other.name), other.http, other.name === "auth"]);
           }
@@ -199,6 +208,20 @@ describe("Kubernetes manifests: network and service identity", function () {
         expect(wrong, wrong.join("\n")).to.deep.equal([]);
       });
     }
+
+    it("production: the documents' files are in the S3 bucket and region of site.yaml, with document's own key when it has one, and only document reaches the object store", () => {
+      const [site] = readManifests(path.join(k8sDir, "overlays/production/site.yaml"));
+      const { effective, secretRefs } = environmentOf(renders.production, "document");
+      expect(site?.data?.fileStore).to.match(/^s3:\/\/[a-z0-9.-]+(\/.*)?$/);
+      expect(effective.FILE_STORE_URL).to.equal(site?.data?.fileStore);
+      expect(effective.AWS_REGION).to.equal(site?.data?.fileStoreRegion);
+      for (const key of ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"])
+        expect(secretRefs.get(key), key).to.deep.equal({ name: "document-secrets", key, optional: true });
+      for (const other of processes.filter((process) => process.name !== "document"))
+        expect(environmentOf(renders.production, other.name).effective.FILE_STORE_URL, other.name).to.equal(undefined);
+      for (const render of ["base", "dev"] as const)
+        expect(environmentOf(renders[render], "document").effective.FILE_STORE_URL ?? "", `${render}: files in Postgres`).to.equal("");
+    });
 
     it("the Ingress sends /api/v2 and the app (/app) to the gateway's http port, over TLS", () => {
       const ingresses = ofKind<

@@ -1,6 +1,11 @@
 // Postgres on CloudNativePG (deploy/k8s/infra/postgres-cnpg), the production option in the cluster.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
+import { parser as promql } from "@prometheus-io/lezer-promql";
 import { expect } from "chai";
+import { parse, parseAllDocuments } from "yaml";
 import {
   environmentOf,
   type KubernetesFacts,
@@ -14,6 +19,7 @@ import {
 import { kubectlKustomize, renderKustomization } from "./support/kustomize.js";
 import {
   find,
+  findConfigMap,
   idOf,
   isObject,
   type K8sObject,
@@ -112,6 +118,30 @@ describe("Kubernetes manifests: Postgres", function () {
       expect(admitted, "services-to-postgres selects the Cluster's pods").to.equal(true);
     });
 
+    it("its data and WAL volumes are sized from the volume it states (docex.io/sized-for): the data with bloat below the 80 % alert, the WAL for a week without archiving", () => {
+      const { metadata, spec } = cluster();
+      const stated = Object.fromEntries(
+        (metadata.annotations?.["docex.io/sized-for"] ?? "").split(/\s+/).map((pair) => pair.split("=") as [string, string]),
+      );
+      const documents = Number(stated["documents-per-month"]) * Number(stated["months-kept"]);
+      expect(documents, "documents kept").to.be.greaterThan(0);
+      const perDocument =
+        quantity(stated["database-bytes-per-document"]) +
+        (stated["files-in"] === "postgres" ? quantity(stated["file-bytes-per-document"]) : 0);
+      expect(["s3", "postgres"], "files-in").to.include(stated["files-in"]);
+      expect(perDocument, "bytes per document").to.be.greaterThan(0);
+      const BLOAT = 1.2;
+      const ALERT_AT = 0.8;
+      expect(quantity(spec.storage?.size), "storage.size").to.be.at.least((documents * perDocument * BLOAT) / ALERT_AT);
+      const walPerDay = ((Number(stated["documents-per-month"]) / 30) * quantity(stated["database-bytes-per-document"]) * 3) as number;
+      const maxWalSize = quantity(spec.postgresql?.parameters?.max_wal_size ?? "1Gi");
+      const walStorage = (spec as { walStorage?: { size?: string } }).walStorage?.size;
+      expect(quantity(walStorage), "walStorage.size").to.be.at.least((2 * maxWalSize + 7 * walPerDay) / ALERT_AT);
+      // Production keeps the files where the statement says (S3: overlays/production's FILE_STORE_URL).
+      const fileStore = findConfigMap(renders.production, "document-config")?.data?.FILE_STORE_URL ?? "";
+      expect(fileStore.startsWith("s3://") ? "s3" : "postgres", "where production keeps files").to.equal(stated["files-in"]);
+    });
+
     it("spreads its instances over zones (one per zone where there are three) and keeps the operator's PodDisruptionBudgets", () => {
       const { metadata, spec } = cluster();
       const instanceLabels = { "cnpg.io/cluster": metadata.name, "cnpg.io/podRole": "instance" };
@@ -204,6 +234,185 @@ describe("Kubernetes manifests: Postgres", function () {
       expect(wrong, wrong.join("\n")).to.deep.equal([]);
     });
 
+    it("the restore drill runs every month: a Job recovers drill/cluster.yaml to a moment before it started, waits for it, checks it against the live Cluster with drill-check.sh, and deletes it, allowed only that", () => {
+      type CronJob = K8sObject & {
+        spec: {
+          schedule: string;
+          concurrencyPolicy?: string;
+          jobTemplate: {
+            spec: {
+              backoffLimit?: number;
+              template: { metadata?: { labels?: Record<string, string> }; spec: Workload["spec"]["template"]["spec"] };
+            };
+          };
+        };
+      };
+      const cronJob = ofKind<CronJob>(objects, "CronJob")[0];
+      expect(cronJob, "a CronJob").to.not.equal(undefined);
+      const [minute, hour, dayOfMonth, month, dayOfWeek] = cronJob?.spec.schedule.split(" ") ?? [];
+      expect(
+        [minute, hour].every((field) => /^\d+$/.test(field ?? "")),
+        "at a fixed time",
+      ).to.equal(true);
+      expect(month === "*" && (/^\d+$/.test(dayOfMonth ?? "") || dayOfWeek !== "*"), "at least every month").to.equal(true);
+      expect(cronJob?.spec.concurrencyPolicy).to.equal("Forbid");
+      expect(cronJob?.spec.jobTemplate.spec.backoffLimit, "a failed drill is not retried over its own remains").to.equal(0);
+      const pod = cronJob?.spec.jobTemplate.spec.template.spec;
+      const steps = [...(pod?.initContainers ?? []), ...(pod?.containers ?? [])];
+      expect(steps.map((container) => container.name)).to.deep.equal([
+        "prepare",
+        "remove-previous",
+        "restore",
+        "wait",
+        "check",
+        "clean-up",
+      ]);
+      const step = (name: string) => steps.find((container) => container.name === name);
+      const configMap = find(objects, "ConfigMap", pod?.volumes?.find((volume) => volume.name === "drill")?.configMap?.name ?? "");
+      expect(configMap?.data?.["cluster.yaml"], "the drill Cluster of drill/").to.equal(
+        readFileSync(path.join(cnpgDir, "drill/cluster.yaml"), "utf8"),
+      );
+      expect(configMap?.data?.["drill-check.sh"], "the check restore-drill.test.ts runs").to.equal(
+        readFileSync(path.join(cnpgDir, "drill-check.sh"), "utf8"),
+      );
+      expect(step("prepare")?.command?.join(" "))
+        .to.match(/targetTime/)
+        .and.to.match(/minutes ago/);
+      expect(step("remove-previous")?.args?.slice(0, 3)).to.deep.equal(["delete", "cluster", "docex-postgres-drill"]);
+      expect(step("restore")?.args).to.deep.equal(["apply", "-f", "/work/cluster.yaml"]);
+      expect(step("wait")?.args?.slice(0, 2)).to.deep.equal(["wait", "cluster/docex-postgres-drill"]);
+      expect(step("check")?.command?.join(" ")).to.include("/etc/drill/drill-check.sh");
+      const checkEnv = Object.fromEntries((step("check")?.env ?? []).map((variable) => [variable.name, variable.value]));
+      expect(checkEnv.SERVICES?.split(" ").sort(), "every service's database").to.deep.equal(
+        processes
+          .filter((process) => process.name !== "gateway")
+          .map((process) => process.name)
+          .sort(),
+      );
+      expect(step("clean-up")?.args?.slice(0, 3)).to.deep.equal(["delete", "cluster", "docex-postgres-drill"]);
+      const role = find<K8sObject & { rules: { apiGroups: string[]; resources: string[] }[] }>(
+        objects,
+        "Role",
+        "docex-postgres-restore-drill",
+      );
+      expect(role?.rules.map((rule) => `${rule.apiGroups}/${rule.resources}`)).to.deep.equal(["postgresql.cnpg.io/clusters"]);
+      const drillPolicies = ofKind<NetworkPolicy>(renderKustomization(path.join(cnpgDir, "drill")), "NetworkPolicy");
+      const policies = [...ofKind<NetworkPolicy>(objects, "NetworkPolicy"), ...drillPolicies].map((policy) => ({
+        ...policy,
+        metadata: { ...policy.metadata, namespace: "docex" },
+      }));
+      const job: Endpoint = {
+        label: "the drill's Job",
+        namespace: "docex",
+        labels: pod ? (cronJob?.spec.jobTemplate.spec.template.metadata?.labels ?? {}) : {},
+        ip: "10.244.6.1",
+      };
+      const live: Endpoint = {
+        label: "a live instance",
+        namespace: "docex",
+        labels: { "cnpg.io/cluster": "docex-postgres", "app.kubernetes.io/component": "postgres" },
+        ip: "10.244.6.2",
+      };
+      const drill: Endpoint = {
+        label: "the drill instance",
+        namespace: "docex",
+        labels: { "cnpg.io/cluster": "docex-postgres-drill" },
+        ip: "10.244.6.3",
+      };
+      const service: Endpoint = {
+        label: "a service",
+        namespace: "docex",
+        labels: { "app.kubernetes.io/component": "service" },
+        ip: "10.244.6.4",
+      };
+      const cases: [Endpoint, Endpoint, number, boolean][] = [
+        [job, live, 5432, true],
+        [job, drill, 5432, true],
+        [job, { label: "the Kubernetes API", ip: "10.0.0.1" }, 443, true],
+        [job, service, 8080, false],
+        [service, drill, 5432, false],
+        [job, live, 8000, false],
+      ];
+      const wrong = cases
+        .filter(([from, to, port, allowed]) => mayConnect(policies, from, to, port) !== allowed)
+        .map(([from, to, port, allowed]) => `${from.label} → ${to.label}:${port} should be ${allowed ? "allowed" : "denied"}`);
+      expect(wrong, wrong.join("\n")).to.deep.equal([]);
+    });
+
+    it("the README's recipe renders (`kubectl kustomize`, when installed): production with the Cluster and components/postgres-cnpg-ca mounts the Cluster's CA, for verify-full, in every service and its migrate init container", async function () {
+      if (spawnSync("kubectl", ["version", "--client"], { encoding: "utf8" }).status !== 0) this.skip();
+      const dir = mkdtempSync(path.join(tmpdir(), "docex-cnpg-recipe-"));
+      try {
+        const relative = (target: string) => path.relative(dir, target);
+        // deploy/README.md, "Postgres in production": the Cluster in production's resources, services-to-postgres
+        // back to the Cluster's pods (the overlay's patch for an outside server removed), and the CA component.
+        writeFileSync(
+          path.join(dir, "kustomization.yaml"),
+          [
+            "apiVersion: kustomize.config.k8s.io/v1beta1",
+            "kind: Kustomization",
+            "namespace: docex",
+            "resources:",
+            `  - ${relative(path.join(k8sDir, "overlays/production"))}`,
+            `  - ${relative(cnpgDir)}`,
+            "components:",
+            `  - ${relative(path.join(k8sDir, "components/postgres-cnpg-ca"))}`,
+            "patches:",
+            "  - target: { kind: NetworkPolicy, name: services-to-postgres }",
+            "    patch: |-",
+            "      - op: replace",
+            "        path: /spec/egress/0/to",
+            "        value: [{ podSelector: { matchLabels: { app.kubernetes.io/component: postgres } } }]",
+            "",
+          ].join("\n"),
+        );
+        const rendered = spawnSync("kubectl", ["kustomize", dir, "--load-restrictor", "LoadRestrictionsNone"], {
+          encoding: "utf8",
+          maxBuffer: 64 * 1024 * 1024,
+        });
+        expect(rendered.status, rendered.stderr).to.equal(0);
+        const all = parseAllDocuments(rendered.stdout).map((document) => document.toJS() as K8sObject);
+        const problems = await schemaProblems(ofKubernetes(all));
+        expect(problems, problems.join("\n")).to.deep.equal([]);
+        const clusterName = ofKind(all, "Cluster")[0]?.metadata.name;
+        const services = ofKind<Workload>(all, "Deployment").filter(
+          (deployment) => deployment.spec.template.metadata?.labels?.["app.kubernetes.io/component"] === "service",
+        );
+        expect(services.length).to.equal(processes.filter((process) => process.name !== "gateway").length);
+        const wrong: string[] = [];
+        for (const deployment of services) {
+          const pod = deployment.spec.template.spec;
+          const volume = pod.volumes?.find((candidate) => candidate.secret?.secretName === `${clusterName}-ca`);
+          for (const container of [...(pod.initContainers ?? []), ...pod.containers]) {
+            const file = container.env?.find((variable) => variable.name === "NODE_EXTRA_CA_CERTS")?.value ?? "";
+            const mount = container.volumeMounts?.find((candidate) => candidate.name === volume?.name);
+            const item = volume?.secret?.items?.find((candidate) => candidate.key === "ca.crt");
+            if (!mount || file !== `${mount.mountPath}/${item?.path}` || mount.readOnly !== true)
+              wrong.push(`${deployment.metadata.name}/${container.name}: NODE_EXTRA_CA_CERTS=${file}, mount ${JSON.stringify(mount)}`);
+          }
+        }
+        expect(wrong, wrong.join("\n")).to.deep.equal([]);
+        // The recipe's DATABASE_URL host is the Cluster's read-write Service, which CloudNativePG's server certificate names.
+        expect(`${clusterName}-rw`).to.equal("docex-postgres-rw");
+        const policies = ofKind<NetworkPolicy>(all, "NetworkPolicy");
+        const service: Endpoint = {
+          label: "a service",
+          namespace: "docex",
+          labels: { "app.kubernetes.io/component": "service" },
+          ip: "10.244.7.1",
+        };
+        const instance: Endpoint = {
+          label: "an instance",
+          namespace: "docex",
+          labels: { "cnpg.io/cluster": clusterName ?? "", "app.kubernetes.io/component": "postgres" },
+          ip: "10.244.7.2",
+        };
+        expect(mayConnect(policies, service, instance, 5432), "services reach the Cluster").to.equal(true);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
     it("a role and a database docex_<service> for every service with a database, owned by that role, with passwords only referenced", () => {
       const { metadata, spec } = cluster();
       const services = processes.filter((process) => process.settings.has("DATABASE_URL")).map((process) => process.name);
@@ -290,6 +499,87 @@ describe("Kubernetes manifests: Postgres", function () {
         .filter(([from, to, port, allowed]) => mayConnect(policies, from, to, port) !== allowed)
         .map(([from, to, port, allowed]) => `${from.label} → ${to.label}:${port} should be ${allowed ? "allowed" : "denied"}`);
       expect(wrong, wrong.join("\n")).to.deep.equal([]);
+    });
+    it("alerts on archiving (failing, and hung without a failure), a base backup older than 26 h or none at all, a recovery window shorter than the retention, replication lag and a missing replica, volumes over 80 %: over this Cluster's pods and volumes, each fired by a promtool test", () => {
+      const { metadata } = cluster();
+      const rules = ofKind<K8sObject & { spec: { groups: { rules: { alert: string; expr: string }[] }[] } }>(
+        objects,
+        "PrometheusRule",
+      ).flatMap((rule) => rule.spec.groups.flatMap((group) => group.rules));
+      const exprOf = (alert: string) =>
+        rules
+          .filter((rule) => rule.alert === alert)
+          .map((rule) => rule.expr)
+          .join("\n");
+      const CNPG_METRICS = new Set([
+        "cnpg_pg_stat_archiver_last_failed_time",
+        "cnpg_pg_stat_archiver_last_archived_time",
+        "cnpg_collector_pg_wal_archive_status",
+        "cnpg_collector_up",
+        "barman_cloud_cloudnative_pg_io_last_available_backup_timestamp",
+        "barman_cloud_cloudnative_pg_io_first_recoverability_point",
+        "cnpg_pg_replication_lag",
+        "cnpg_pg_replication_streaming_replicas",
+        "kubelet_volume_stats_used_bytes",
+        "kubelet_volume_stats_capacity_bytes",
+        // kube-state-metrics, for the monthly restore drill's Jobs
+        "kube_job_status_failed",
+        "kube_cronjob_status_last_successful_time",
+        "kube_cronjob_created",
+      ]);
+      const drillJob = ofKind(objects, "CronJob")[0]?.metadata.name ?? "";
+      const problems: string[] = [];
+      for (const { alert, expr } of rules) {
+        promql.parse(expr).iterate({
+          enter(node) {
+            if (node.type.isError) problems.push(`${alert}: syntax error at ${node.from}`);
+            const name = expr.slice(node.from, node.to);
+            if (node.name === "Identifier" && node.node.parent?.name === "VectorSelector" && !CNPG_METRICS.has(name))
+              problems.push(`${alert}: ${name} is not a metric of CloudNativePG, its Barman Cloud plugin or the kubelet`);
+          },
+        });
+        // Each selector names this Cluster's instances (pods docex-postgres-<n>, volumes docex-postgres-<n>[-wal]), never the drill's.
+        for (const [, label, pattern] of expr.matchAll(/(pod|persistentvolumeclaim)=~"([^"]+)"/g)) {
+          const matches = (value: string) => new RegExp(`^(?:${pattern})$`).test(value);
+          if (!matches(`${metadata.name}-1`)) problems.push(`${alert}: ${label}=~"${pattern}" misses ${metadata.name}-1`);
+          if (matches(`${metadata.name}-drill-1`)) problems.push(`${alert}: ${label}=~"${pattern}" takes in the drill`);
+          if (label === "persistentvolumeclaim" && !matches(`${metadata.name}-1-wal`)) problems.push(`${alert}: misses the WAL volume`);
+        }
+        if (alert.startsWith("DocexRestoreDrill")) {
+          for (const [, label, operator, value = ""] of expr.matchAll(/(job_name|cronjob)(=~?)"([^"]+)"/g)) {
+            const names = label === "job_name" ? `${drillJob}-29412240` : drillJob;
+            if (!(operator === "=" ? value === names : new RegExp(`^(?:${value})$`).test(names)))
+              problems.push(`${alert}: ${label}${operator}"${value}" misses the CronJob ${drillJob}'s`);
+          }
+        } else if (!/\{[^}]*(pod|persistentvolumeclaim)=~/.test(expr)) problems.push(`${alert}: selects no pods or volumes of the Cluster`);
+      }
+      expect(problems, problems.join("\n")).to.deep.equal([]);
+      expect(exprOf("DocexPostgresWalArchivingFailing")).to.include("cnpg_pg_stat_archiver_last_failed_time");
+      expect(exprOf("DocexPostgresWalArchiveBehind")).to.include('value="ready"');
+      expect(exprOf("DocexPostgresBackupTooOld")).to.match(/> 26 \* 3600\s*$/);
+      expect(exprOf("DocexPostgresBackupUnreported")).to.include("unless");
+      const retentionDays = Number(
+        find<ObjectStoreObject>(objects, "ObjectStore", "docex-postgres-backups")?.spec.retentionPolicy?.match(/^(\d+)d$/)?.[1],
+      );
+      expect(exprOf("DocexPostgresRecoveryWindowShort"), "the ObjectStore's retention").to.include(`< ${retentionDays} * 86400`);
+      expect(exprOf("DocexPostgresReplicationLag")).to.include("cnpg_pg_replication_lag");
+      expect(exprOf("DocexPostgresReplicaMissing"), "instances - 1 replicas").to.match(
+        new RegExp(`< ${cluster().spec.instances - 1}\\s*$`),
+      );
+      expect(exprOf("DocexPostgresVolumeFilling")).to.match(/> 0\.8\s*$/);
+      // Every alert fires in deploy/monitoring/rule-tests/postgres-cnpg.test.yaml (monitoring-rules.test.ts runs it).
+      const ruleTests = parse(readFileSync(path.join(k8sDir, "../monitoring/rule-tests/postgres-cnpg.test.yaml"), "utf8")) as {
+        tests: { alert_rule_test?: { alertname: string; exp_alerts: unknown[] }[] }[];
+      };
+      const fired = new Set(
+        ruleTests.tests.flatMap((test) =>
+          (test.alert_rule_test ?? []).filter((check) => check.exp_alerts.length > 0).map((check) => check.alertname),
+        ),
+      );
+      expect(
+        [...new Set(rules.map((rule) => rule.alert))].filter((alert) => !fired.has(alert)),
+        "alerts no test fires",
+      ).to.deep.equal([]);
     });
   });
 

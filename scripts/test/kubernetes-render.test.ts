@@ -102,6 +102,18 @@ describe("Kubernetes manifests: rendering", function () {
       expect(text.match(/[\w.-]*\bexample\.(com|org|net)\b/g) ?? [], "example domains in the production render").to.deep.equal([]);
     });
 
+    it("production: site.yaml's ingressRange is set to this installation's pod range, never left at a distribution's default, and is what the gateway trusts", () => {
+      const [site] = readManifests(path.join(k8sDir, "overlays/production/site.yaml"));
+      const range = site?.data?.ingressRange ?? "";
+      expect(range, "ingressRange (required)").to.match(/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/);
+      // The pod ranges clusters get when nobody chooses one: kind, kubeadm and minikube (flannel), k3s and RKE2,
+      // Calico's, MicroK8s', Docker Desktop's, and the base's own.
+      const DEFAULTS = ["10.244.0.0/16", "10.42.0.0/16", "192.168.0.0/16", "10.1.0.0/16", "10.1.0.0/24", "172.16.0.0/12", "10.0.0.0/8"];
+      expect(DEFAULTS, `ingressRange ${range} is a default, not this cluster's pod range`).not.to.include(range);
+      expect(Number(range.split("/")[1]), "a pod range, not a whole private block").to.be.within(9, 24);
+      expect(findConfigMap(renders.production, "gateway-config")?.data?.GATEWAY_TRUSTED_PROXIES).to.equal(range);
+    });
+
     it("production: every image, docex's and NATS's, is set in the overlay's images: from a registry, at a fixed version (no local, latest or floating minor tag)", () => {
       const kustomization = parse(readFileSync(path.join(k8sDir, "overlays/production/kustomization.yaml"), "utf8")) as {
         images?: { name: string; newName?: string; newTag?: string; digest?: string }[];

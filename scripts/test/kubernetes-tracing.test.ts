@@ -10,6 +10,7 @@ import { tracingConfigFields } from "@docex/kit";
 import { expect } from "chai";
 import { parse, parseAllDocuments } from "yaml";
 import { z } from "zod";
+import { renderKustomization } from "./support/kustomize.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const k8sDir = path.join(root, "deploy/k8s");
@@ -77,6 +78,7 @@ const component = manifests(path.join(componentDir, "otel-collector.yaml"))
   .concat(manifests(path.join(componentDir, "jaeger.yaml")))
   .concat(manifests(path.join(componentDir, "network-policies.yaml")));
 const docexDeployments = base.filter((object) => object.kind === "Deployment");
+const renderProduction = () => renderKustomization(path.join(k8sDir, "overlays/production")) as K8sObject[];
 
 describe("Kubernetes: tracing (docex-config, the register, the NetworkPolicy and components/tracing)", () => {
   it("docex-config (base/docex.env) sends every process's traces to the Service otel-collector over OTLP/HTTP, with settings the processes accept", () => {
@@ -85,6 +87,14 @@ describe("Kubernetes: tracing (docex-config, the register, the NetworkPolicy and
     expect(data.OTEL_EXPORTER_OTLP_PROTOCOL).to.equal("http/protobuf");
     const parsed = z.object(tracingConfigFields).safeParse(data);
     expect(parsed.error?.issues ?? []).to.deep.equal([]);
+  });
+
+  it("production: tracing is off (OTEL_SDK_DISABLED) unless the overlay runs a collector behind the Service otel-collector", () => {
+    const production = renderProduction();
+    const config = production.find((object) => object.kind === "ConfigMap" && /^docex-config-/.test(object.metadata.name))?.data ?? {};
+    const collector = production.some((object) => object.kind === "Service" && object.metadata.name === "otel-collector");
+    expect(collector || config.OTEL_SDK_DISABLED === "true", "spans sent to a collector that is not there").to.equal(true);
+    expect(z.enum(["true", "false"]).safeParse(config.OTEL_SDK_DISABLED ?? "false").success).to.equal(true);
   });
 
   it("every container of docex (services, their migrate init containers, the gateway's image) starts with the tracing register", () => {

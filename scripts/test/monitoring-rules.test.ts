@@ -1,5 +1,5 @@
 // Runs the unit tests of the alerting rules (deploy/monitoring/rule-tests) with promtool: the rules
-// of each PrometheusRule of deploy/monitoring are written as a Prometheus rule file beside copies of
+// of each PrometheusRule of deploy/monitoring (and of CloudNativePG's, deploy/k8s/infra/postgres-cnpg) are written as a Prometheus rule file beside copies of
 // the tests, checked, and tested. Skipped where promtool is not installed (.ci/run installs it;
 // PROMTOOL names another binary).
 import { spawnSync } from "node:child_process";
@@ -11,6 +11,8 @@ import { expect } from "chai";
 import { parseAllDocuments, stringify } from "yaml";
 
 const monitoringDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../deploy/monitoring");
+/** Where PrometheusRules live: docex's and NATS's, and CloudNativePG's, applied with its Cluster. */
+const ruleDirs = [monitoringDir, path.resolve(monitoringDir, "../k8s/infra/postgres-cnpg")];
 const testsDir = path.join(monitoringDir, "rule-tests");
 const promtool = process.env.PROMTOOL ?? "promtool";
 
@@ -26,8 +28,12 @@ describe("alerting rules (deploy/monitoring), unit-tested with promtool", () => 
   before(function () {
     if (spawnSync(promtool, ["--version"]).status !== 0) this.skip();
     workDir = mkdtempSync(path.join(tmpdir(), "docex-rules-"));
-    for (const file of readdirSync(monitoringDir).filter((name) => name.endsWith(".yaml"))) {
-      for (const document of parseAllDocuments(readFileSync(path.join(monitoringDir, file), "utf8"))) {
+    for (const file of ruleDirs.flatMap((dir) =>
+      readdirSync(dir)
+        .filter((name) => name.endsWith(".yaml"))
+        .map((name) => path.join(dir, name)),
+    )) {
+      for (const document of parseAllDocuments(readFileSync(file, "utf8"))) {
         const object = document.toJS() as PrometheusRule | null;
         if (object?.kind !== "PrometheusRule") continue;
         writeFileSync(path.join(workDir, `${object.metadata.name}.rules.yaml`), stringify({ groups: object.spec.groups }));
@@ -47,7 +53,7 @@ describe("alerting rules (deploy/monitoring), unit-tested with promtool", () => 
 
   it("every PrometheusRule's rules pass `promtool check rules`", () => {
     const files = readdirSync(workDir).filter((name) => name.endsWith(".rules.yaml"));
-    expect(files).to.include.members(["docex.rules.yaml", "docex-nats.rules.yaml"]);
+    expect(files).to.include.members(["docex.rules.yaml", "docex-nats.rules.yaml", "docex-postgres.rules.yaml"]);
     for (const file of files) {
       const { ok, output } = run("check", "rules", file);
       expect(ok, output).to.equal(true);

@@ -78,7 +78,11 @@ export const LEFT_TO_THE_CODE: Record<string, string> = {
   DOCUMENT_USER_SCHEMA_CACHE_MS: TUNED_DEFAULT,
   DOCUMENT_AUTOMATION_DEADLINE_MS: TUNED_DEFAULT,
   DOCUMENT_MAX_FILE_BYTES: "25 MiB, as API.md promises; the gateway's route limit (26 MiB) is set for it",
-  FILE_STORE_URL: "empty: files in the document database (CNPG, backed up with it); s3://bucket/prefix for large installations",
+  FILE_STORE_URL: "empty: files in the document database; overlays/production sets s3://bucket/prefix from site.yaml",
+  AWS_REGION: "unset where files are in Postgres; overlays/production sets it from site.yaml",
+  AWS_ENDPOINT_URL_S3: 'unset: AWS\'s own S3; set it for an S3-compatible store (deploy/README.md, "Files in production")',
+  AWS_ACCESS_KEY_ID: "unset where files are in Postgres; production reads it from document-secrets when there (optional)",
+  AWS_SECRET_ACCESS_KEY: "unset where files are in Postgres; production reads it from document-secrets when there (optional)",
   DOCUMENT_FILE_RETENTION_DAYS: "30 days a deleted document's file is kept (document README)",
   DOCUMENT_FILE_SWEEP_INTERVAL_MS: "hourly retention sweep",
   DOCUMENT_LIFETIME_SWEEP_INTERVAL_MS: "hourly lifetime sweep; lifetimes are days, an hour late purges nothing early",
@@ -115,6 +119,8 @@ export const SECRET_PLACEHOLDERS: Record<string, string> = {
   WEBHOOK_KEY_ENCRYPTION_KEY: Buffer.alloc(32, 2).toString("base64"),
   BOOTSTRAP_OWNER_EMAIL: "owner@example.com",
   BOOTSTRAP_OWNER_PASSWORD: "correct horse battery staple",
+  AWS_ACCESS_KEY_ID: "AKIAPLACEHOLDER",
+  AWS_SECRET_ACCESS_KEY: "placeholder-secret-access-key",
 };
 export const looksSecret = (name: string) => name in SECRET_PLACEHOLDERS || /(KEY|PASSWORD|SECRET|TOKEN|CREDENTIALS?)$/.test(name);
 
@@ -168,6 +174,8 @@ const FREE_FORM = new Set([
   "nodeSelector",
   "limits",
   "requests",
+  // A PodMonitor endpoint's query parameters (the NATS TLS probe's module and target).
+  "params",
 ]);
 
 function unknownFields(value: unknown, at: string, known: Set<string>, found: string[]): string[] {

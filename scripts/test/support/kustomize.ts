@@ -212,9 +212,15 @@ function hashGeneratedNames(objects: K8sObject[]): void {
     renamed.set(`${object.metadata.namespace ?? ""}/${object.metadata.name}`, `${object.metadata.name}-${suffix}`);
     object.metadata.name = `${object.metadata.name}-${suffix}`;
   }
-  for (const workload of objects.filter(isWorkload)) {
+  // Workloads' pods, and a CronJob's (its Job's template).
+  const pods = objects.flatMap((object) => {
+    if (isWorkload(object)) return [{ object, pod: object.spec.template.spec }];
+    const cronJobPod = (object as { spec?: { jobTemplate?: { spec?: { template?: { spec?: Workload["spec"]["template"]["spec"] } } } } })
+      .spec?.jobTemplate?.spec?.template?.spec;
+    return object.kind === "CronJob" && cronJobPod ? [{ object, pod: cronJobPod }] : [];
+  });
+  for (const { object: workload, pod } of pods) {
     const rename = (name: string) => renamed.get(`${workload.metadata.namespace ?? ""}/${name}`) ?? name;
-    const pod = workload.spec.template.spec;
     for (const container of containersOf(pod)) {
       for (const source of container.envFrom ?? []) if (source.configMapRef) source.configMapRef.name = rename(source.configMapRef.name);
       for (const variable of container.env ?? []) {
