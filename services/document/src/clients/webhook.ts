@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { type GrpcIdentity, type Logger, type Metrics, UpstreamError } from "@docex/kit";
 import { createWebhookClient, type Validator } from "@docex/protos";
@@ -103,7 +102,7 @@ export function webhookValidator(
       return open;
     }
     const linkPolicy = presentLinks.get(call.type, document.queueId);
-    const known = linkPolicy ? { seeded: true, failurePolicy: linkPolicy, link: linkPolicy, notedAt: undefined } : await knowledgeOf(call);
+    const known = linkPolicy ? { seeded: true, failurePolicy: linkPolicy, notedAt: undefined } : await knowledgeOf(call);
     if (known?.link && !linkPolicy) presentLinks.set(call.type, document.queueId, Date.now() + PRESENT_LINK_MS, known.link);
     if (known && certainlyNoValidator(known)) {
       skipped.inc({ type: call.type, reason: "no_validator" });
@@ -124,9 +123,8 @@ export function webhookValidator(
           previous_annotations_json: JSON.stringify(call.previousAnnotations),
           annotations_json: JSON.stringify(document.annotations),
           timeout_ms: call.timeoutMs,
-          // The queue's own link, where the projections show one: the webhook service calls it by id instead of
-          // looking up which validator applies. Otherwise it looks that up (validation webhooks, a note).
-          target_id: known?.link === undefined ? "" : linkTargetId(document.queueId, call.type),
+          // The webhook service still looks up which validator applies (issue 41: document will name the target).
+          target_id: "",
         },
         // The gRPC deadline is the time left: the webhook service fits its lookups, the receiver and its answer in it.
         { deadlineMs, ...(call.requestId ? { requestId: call.requestId } : {}) },
@@ -252,15 +250,6 @@ const MAX_REMEMBERED_LINKS = 10_000;
  * for at most this long after a change.
  */
 const PRESENT_LINK_MS = 5_000;
-
-/**
- * The webhook service's target id of a queue's link saved before validation targets existed (its migration
- * 0004-validation-targets): the md5 of `link/<queue_id>/<type>` in the form of a UUID.
- */
-export function linkTargetId(queueId: string, type: string): string {
-  const hex = createHash("md5").update(`link/${queueId}/${type}`).digest("hex");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
 
 function scopeOf(call: ValidationCall) {
   const { id: documentId, queueId, workspaceId, organizationId } = call.document;

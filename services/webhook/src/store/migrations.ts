@@ -123,7 +123,7 @@ export const migrations: Migration[] = [
   // Issue 41: which validator applies to a queue becomes the document service's configuration; this service keeps the
   // receivers (targets) and calls one by id. A target never changes (a new URL is a new target), so the caller can
   // commit its id with its own configuration. The links saved before are targets too, under an id derived from the
-  // link's key (md5 of `link/<queue_id>/<type>`), which the document service derives the same way from its own rows;
+  // link's key (md5 of `link/<queue_id>/<type>`), which the document service can derive the same way from its own rows;
   // a validation webhook of the deprecated API is a target under its own id. Both keep following PATCHes of them.
   sqlMigration(
     "0004-validation-targets",
