@@ -4,6 +4,8 @@ import { type Callers, createPromiseClient, type Handlers, loadService, type Pro
 
 export type { ListValidatorsRequest } from "./generated/docex/webhook/v1/ListValidatorsRequest.js";
 export type { ListValidatorsResponse } from "./generated/docex/webhook/v1/ListValidatorsResponse.js";
+export type { RegisterValidationTargetRequest } from "./generated/docex/webhook/v1/RegisterValidationTargetRequest.js";
+export type { RegisterValidationTargetResponse } from "./generated/docex/webhook/v1/RegisterValidationTargetResponse.js";
 export type { ValidateRequest } from "./generated/docex/webhook/v1/ValidateRequest.js";
 export type { ValidateResponse } from "./generated/docex/webhook/v1/ValidateResponse.js";
 export type { Validator } from "./generated/docex/webhook/v1/Validator.js";

@@ -3,6 +3,8 @@ import type { MessageTypeDefinition } from '@grpc/proto-loader';
 
 import type { ListValidatorsRequestInput as _docex_webhook_v1_ListValidatorsRequestInput, ListValidatorsRequest as _docex_webhook_v1_ListValidatorsRequest } from './docex/webhook/v1/ListValidatorsRequest.js';
 import type { ListValidatorsResponseInput as _docex_webhook_v1_ListValidatorsResponseInput, ListValidatorsResponse as _docex_webhook_v1_ListValidatorsResponse } from './docex/webhook/v1/ListValidatorsResponse.js';
+import type { RegisterValidationTargetRequestInput as _docex_webhook_v1_RegisterValidationTargetRequestInput, RegisterValidationTargetRequest as _docex_webhook_v1_RegisterValidationTargetRequest } from './docex/webhook/v1/RegisterValidationTargetRequest.js';
+import type { RegisterValidationTargetResponseInput as _docex_webhook_v1_RegisterValidationTargetResponseInput, RegisterValidationTargetResponse as _docex_webhook_v1_RegisterValidationTargetResponse } from './docex/webhook/v1/RegisterValidationTargetResponse.js';
 import type { ValidateRequestInput as _docex_webhook_v1_ValidateRequestInput, ValidateRequest as _docex_webhook_v1_ValidateRequest } from './docex/webhook/v1/ValidateRequest.js';
 import type { ValidateResponseInput as _docex_webhook_v1_ValidateResponseInput, ValidateResponse as _docex_webhook_v1_ValidateResponse } from './docex/webhook/v1/ValidateResponse.js';
 import type { ValidatorInput as _docex_webhook_v1_ValidatorInput, Validator as _docex_webhook_v1_Validator } from './docex/webhook/v1/Validator.js';
@@ -18,6 +20,8 @@ export interface ProtoGrpcType {
       v1: {
         ListValidatorsRequest: MessageTypeDefinition<_docex_webhook_v1_ListValidatorsRequestInput, _docex_webhook_v1_ListValidatorsRequest>
         ListValidatorsResponse: MessageTypeDefinition<_docex_webhook_v1_ListValidatorsResponseInput, _docex_webhook_v1_ListValidatorsResponse>
+        RegisterValidationTargetRequest: MessageTypeDefinition<_docex_webhook_v1_RegisterValidationTargetRequestInput, _docex_webhook_v1_RegisterValidationTargetRequest>
+        RegisterValidationTargetResponse: MessageTypeDefinition<_docex_webhook_v1_RegisterValidationTargetResponseInput, _docex_webhook_v1_RegisterValidationTargetResponse>
         ValidateRequest: MessageTypeDefinition<_docex_webhook_v1_ValidateRequestInput, _docex_webhook_v1_ValidateRequest>
         ValidateResponse: MessageTypeDefinition<_docex_webhook_v1_ValidateResponseInput, _docex_webhook_v1_ValidateResponse>
         Validator: MessageTypeDefinition<_docex_webhook_v1_ValidatorInput, _docex_webhook_v1_Validator>

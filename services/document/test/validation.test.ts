@@ -70,6 +70,15 @@ describe("external validation end to end: document, webhook and membership servi
     return Number(line.split(" ").at(-1));
   };
 
+  /** Every gRPC call the webhook server has handled, whatever its method or outcome (its grpc_server_handling_seconds). */
+  const webhookGrpcCalls = async () => {
+    const metrics = await (await fetch(`http://127.0.0.1:${webhook.httpPort}/metrics`)).text();
+    return metrics
+      .split("\n")
+      .filter((line) => line.startsWith("grpc_server_handling_seconds_count{") && line.includes('grpc_service="docex.webhook.v1.Webhook"'))
+      .reduce((sum, line) => sum + Number(line.split(" ").at(-1)), 0);
+  };
+
   const webhookCall = async (method: string, path: string, body?: unknown) => {
     const reply = await new UserApi(`http://127.0.0.1:${webhook.httpPort}`, issuer, owner.userId).call(method, path, body);
     if (reply.status >= 300) throw new Error(`${method} ${path}: ${reply.status} ${JSON.stringify(reply.body)}`);
@@ -455,6 +464,28 @@ describe("external validation end to end: document, webhook and membership servi
     expect(reply.status).to.equal(200);
     expect(fieldValue(reply.body.data, "invoice_id")).to.equal("plain");
     expect(reply.body.data.messages).to.deep.equal([]);
+  });
+
+  it("a PATCH of annotations, or of the queue, in a queue without a validator makes no gRPC call to the webhook service (its own call counter)", async () => {
+    await seeded();
+    const queue = await owner.post("/queues", { workspace_id: workspaceId, name: `Uncalled ${randomBytes(3).toString("hex")}` });
+    const queueId: string = queue.body.data.id;
+    const id = await extractedDocument(queueId);
+    const before = await webhookGrpcCalls();
+    for (let i = 0; i < 5; i++) {
+      const reply = await edit(id, [{ key: "invoice_id", value: `uncalled ${i}` }]);
+      expect(reply.status).to.equal(200);
+      expect(reply.body.data.messages).to.deep.equal([]);
+    }
+    expect((await owner.patch(`/queues/${queueId}`, { name: `Renamed ${randomBytes(3).toString("hex")}` })).status).to.equal(200);
+    expect(await webhookGrpcCalls(), "gRPC calls the webhook server handled meanwhile").to.equal(before);
+
+    // The counter does count: an edit in a queue with a validator is one Validate call.
+    const linked = await linkedQueue();
+    const validated = await extractedDocument(linked.queueId);
+    const beforeValidated = await webhookGrpcCalls();
+    await edit(validated, [{ key: "invoice_id", value: "counted" }]);
+    expect(await webhookGrpcCalls()).to.equal(beforeValidated + 1);
   });
 
   it("initial validation runs after extraction (user_id null) and its answer is applied", async () => {

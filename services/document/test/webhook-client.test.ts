@@ -66,6 +66,9 @@ describe("the document service's client of Validate (the webhook service played 
       async ListValidators() {
         return { validators: [], more: false };
       },
+      async RegisterValidationTarget() {
+        throw new Error("not used by these tests");
+      },
     };
     server.addService(webhookService.definition, webhookService.serviceName, handlers, ANY_SERVICE);
     const port = await server.listen("127.0.0.1", 0);

@@ -27,7 +27,7 @@ import { DeliveryStore } from "./store/delivery-store.js";
 import { migrations } from "./store/migrations.js";
 import { WebhookStore } from "./store/webhook-store.js";
 import { ExternalValidation } from "./validation/external-validation.js";
-import { ValidationTargets } from "./validation/validation-targets.js";
+import { ValidationTargetRegistry, ValidationTargets } from "./validation/validation-targets.js";
 
 export { configSchema, type WebhookConfig } from "./config.js";
 export { signBody } from "./domain/signature.js";
@@ -161,7 +161,11 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
     grpc.addService(
       webhookService.definition,
       webhookService.serviceName,
-      webhookHandlers({ validation, validators: (after, limit) => webhookStore.validatorsAfter(after, limit) }),
+      webhookHandlers({
+        validation,
+        validators: (after, limit) => webhookStore.validatorsAfter(after, limit),
+        targets: new ValidationTargetRegistry(webhookStore, targets),
+      }),
       webhookCallers,
     );
 

@@ -131,6 +131,7 @@ describe("signature verification needs the organization's signing key (real memb
       previous_annotations_json: "[]",
       annotations_json: JSON.stringify([{ key: "invoice_id", value: "INV-1" }]),
       timeout_ms: 0,
+      target_id: "",
     });
     expect(answer).to.include({ outcome: "unavailable", failure_policy: "block" });
     expect(answer.reason).to.include("no webhook signing key");

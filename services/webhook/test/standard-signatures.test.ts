@@ -152,6 +152,7 @@ describe("Standard Webhooks headers and signing-key rotation grace (real Postgre
       previous_annotations_json: "[]",
       annotations_json: JSON.stringify([{ key: "invoice_id", value: "INV-8" }]),
       timeout_ms: 0,
+      target_id: "",
     };
     expect((await client.validate(request)).outcome, "before any rotation").to.equal("ok");
 

@@ -1,4 +1,4 @@
-import { createHmac } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
@@ -73,6 +73,7 @@ describe("gRPC Validate: the document's validator called within the budget (real
     previous_annotations_json: JSON.stringify([{ key: "invoice_id", value: "INV-6" }]),
     annotations_json: JSON.stringify(ANNOTATIONS),
     timeout_ms: 0,
+    target_id: "",
     ...overrides,
   });
 
@@ -382,6 +383,99 @@ describe("gRPC Validate: the document's validator called within the budget (real
     expect(created.status).to.equal(200);
     expect(answerOf(await client.validate(request(at))).replacements).to.deep.equal([{ key: "invoice_id", value: "link" }]);
     expect(queueLevel.requests).to.have.lengthOf(1);
+  });
+
+  it("RegisterValidationTarget checks a target as a link (a malformed URL is INVALID_ARGUMENT, signing without the organization's key a conflict); Validate calls a registered target by id, whatever the queue's validators", async () => {
+    const malformed = await client
+      .registerValidationTarget({ organization_id: organizationId, url: "ftp://example.com/v", signature_verification: "disabled" })
+      .then(
+        () => undefined,
+        (failure: Error & { code?: string }) => failure,
+      );
+    expect(malformed?.message).to.include("url");
+    const keyless = await harness.team([]);
+    const unsigned = await client
+      .registerValidationTarget({
+        organization_id: keyless.organization.id,
+        url: "http://127.0.0.1:9/v",
+        signature_verification: "enabled",
+      })
+      .then(
+        () => undefined,
+        (failure: Error & { code?: string }) => failure,
+      );
+    expect(unsigned?.code).to.equal("conflict");
+    expect(unsigned?.message).to.include("signing key");
+
+    // An organization of its own: no validation webhook of another test applies to its queues.
+    const fresh = await harness.team([]);
+    const created = await harness.call("POST", `/organizations/${fresh.organization.id}/webhook-signing-key`, { as: fresh.owner });
+    const key: string = created.body.data.key;
+    const receiver = await harness.receiver();
+    const answer = JSON.stringify([{ key: "invoice_id", value: "BY-ID" }]);
+    receiver.respondWith(() => ({ body: answer, headers: { "x-service-signature": sign(key, answer) } }));
+    const registered = await client.registerValidationTarget({
+      organization_id: fresh.organization.id,
+      url: `${receiver.url}/validate?token=s3cret`,
+      signature_verification: "enabled",
+    });
+    expect(registered.target_id).to.match(/^[0-9a-f-]{36}$/);
+    expect(registered.masked_url).to.equal(`${receiver.url}/validate`);
+    // A queue without any validator: the lookup would say no_validator; the caller's choice is called.
+    const at = harness.hierarchy(fresh.organization.id);
+    expect((await client.validate(request(at))).outcome).to.equal("no_validator");
+    const response = await client.validate(request(at, { target_id: registered.target_id }));
+    expect(response.outcome, response.reason).to.equal("ok");
+    expect(answerOf(response).replacements).to.deep.equal([{ key: "invoice_id", value: "BY-ID" }]);
+    expect(receiver.requests).to.have.lengthOf(1);
+    expect(receiver.requests[0]!.headers["x-service-signature"]).to.equal(sign(key, receiver.requests[0]!.rawBody));
+    expect(receiver.requests[0]!.body).to.include({
+      document_id: at.documentId,
+      queue_id: at.queueId,
+      webhook_event: "document_validation",
+    });
+  });
+
+  it("validators saved before the targets are called by their target ids: a link by md5 of link/<queue_id>/<type>, a deprecated validation webhook by its id; a removed link's id falls back to the lookup", async () => {
+    // An organization of its own: no validation webhook of another test applies to its queues.
+    const team = await harness.team([]);
+    const linked = harness.hierarchy(team.organization.id);
+    const linkReceiver = await harness.receiver();
+    linkReceiver.respondWith(() => ({ body: [{ key: "invoice_id", value: "MIGRATED-LINK" }] }));
+    const saved = await harness.call("POST", `/queues/${linked.queueId}/external-validation-links`, {
+      as: team.owner,
+      body: { url: `${linkReceiver.url}/validate`, type: "document_validation" },
+    });
+    expect(saved.status).to.equal(201);
+    const hex = createHash("md5").update(`link/${linked.queueId}/document_validation`).digest("hex");
+    const linkTarget = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+    // Another queue's document, so that only the id can lead to the link.
+    const elsewhere = harness.hierarchy(team.organization.id);
+    expect((await client.validate(request(elsewhere))).outcome).to.equal("no_validator");
+    const byLink = await client.validate(request(elsewhere, { target_id: linkTarget }));
+    expect(byLink.outcome, byLink.reason).to.equal("ok");
+    expect(answerOf(byLink).replacements).to.deep.equal([{ key: "invoice_id", value: "MIGRATED-LINK" }]);
+
+    const other = await harness.team([]);
+    const legacy = await harness.receiver();
+    legacy.respondWith(() => ({ body: [{ key: "invoice_id", value: "MIGRATED-WEBHOOK" }] }));
+    const webhook = await harness.createWebhook(other.owner, {
+      url: `${legacy.url}/v`,
+      entity_type: "organization",
+      entity_id: other.organization.id,
+      type: "document_validation",
+    });
+    const inTeam = harness.hierarchy(other.organization.id);
+    const byWebhook = await client.validate(request(inTeam, { target_id: webhook.id }));
+    expect(byWebhook.outcome, byWebhook.reason).to.equal("ok");
+    expect(answerOf(byWebhook).replacements).to.deep.equal([{ key: "invoice_id", value: "MIGRATED-WEBHOOK" }]);
+
+    const removed = await harness.call("DELETE", `/queues/${linked.queueId}/external-validation-links/document_validation`, {
+      as: team.owner,
+    });
+    expect(removed.status).to.equal(204);
+    expect((await client.validate(request(linked, { target_id: linkTarget }))).outcome).to.equal("no_validator");
+    expect(linkReceiver.requests).to.have.lengthOf(1);
   });
 
   it("a malformed request is INVALID_ARGUMENT naming the bad fields", async () => {

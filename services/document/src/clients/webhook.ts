@@ -123,6 +123,8 @@ export function webhookValidator(
           previous_annotations_json: JSON.stringify(call.previousAnnotations),
           annotations_json: JSON.stringify(document.annotations),
           timeout_ms: call.timeoutMs,
+          // The webhook service still looks up which validator applies (issue 41: document will name the target).
+          target_id: "",
         },
         // The gRPC deadline is the time left: the webhook service fits its lookups, the receiver and its answer in it.
         { deadlineMs, ...(call.requestId ? { requestId: call.requestId } : {}) },

@@ -2,9 +2,11 @@ import { annotationSchema } from "@docex/annotations";
 import { fieldErrorsOf, ValidationError } from "@docex/kit";
 import type { WebhookCallers, WebhookHandlers } from "@docex/protos";
 import { z } from "zod";
-import { VALIDATION_TYPES } from "../domain/records.js";
+import { SIGNATURE_VERIFICATION, VALIDATION_TYPES } from "../domain/records.js";
+import { httpUrl } from "../http/schemas.js";
 import type { StoredValidator } from "../store/webhook-store.js";
 import type { ExternalValidation } from "../validation/external-validation.js";
+import type { ValidationTargetRegistry } from "../validation/validation-targets.js";
 
 const uuid = z.guid().transform((id) => id.toLowerCase());
 
@@ -31,7 +33,21 @@ const validateRequest = z.object({
   previous_annotations_json: annotationsJson,
   annotations_json: annotationsJson,
   timeout_ms: z.number().int().min(0),
+  // Empty: the older lookup of the queue's link or nearest deprecated validation webhook.
+  target_id: z.union([z.literal(""), uuid]),
 });
+
+const registerTargetRequest = z.object({
+  organization_id: uuid,
+  url: httpUrl,
+  signature_verification: z.enum(SIGNATURE_VERIFICATION),
+});
+
+/** A gRPC request that fails its schema: INVALID_ARGUMENT naming every bad field (gRPC carries one message). */
+function invalidRequest(method: string, error: z.ZodError): ValidationError {
+  const errors = fieldErrorsOf(error);
+  return new ValidationError(`The ${method} request is invalid: ${errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`, errors);
+}
 
 const listValidatorsRequest = z.object({
   after: z.string().max(200),
@@ -47,14 +63,24 @@ export const webhookCallers: WebhookCallers = {
   Validate: ["document"],
   // document: the one-time seed of its projection of the validators.
   ListValidators: ["document"],
+  // document: a queue's external validation link names the target it registered.
+  RegisterValidationTarget: ["document"],
 };
 
 /** docex.webhook.v1.Webhook: what other contexts ask of the integration context. Callers are services inside the cluster. */
 export function webhookHandlers(deps: {
   validation: ExternalValidation;
   validators: (after: string, limit: number) => Promise<StoredValidator[]>;
+  targets: ValidationTargetRegistry;
 }): WebhookHandlers {
   return {
+    async RegisterValidationTarget(raw) {
+      const parsed = registerTargetRequest.safeParse(raw);
+      if (!parsed.success) throw invalidRequest("RegisterValidationTarget", parsed.error);
+      const { organization_id: organizationId, url, signature_verification: signatureVerification } = parsed.data;
+      const registered = await deps.targets.register({ organizationId, url, signatureVerification });
+      return { target_id: registered.targetId, masked_url: registered.maskedUrl };
+    },
     async ListValidators(raw) {
       const parsed = listValidatorsRequest.safeParse(raw);
       if (!parsed.success) {
@@ -97,6 +123,7 @@ export function webhookHandlers(deps: {
         previousAnnotations: request.previous_annotations_json,
         annotations: request.annotations_json,
         timeoutMs: request.timeout_ms,
+        ...(request.target_id === "" ? {} : { targetId: request.target_id }),
         ...(ctx.deadlineAt === undefined ? {} : { deadlineAt: ctx.deadlineAt }),
         requestId: ctx.requestId,
       });

@@ -120,4 +120,25 @@ export const migrations: Migration[] = [
   // The trace context of the event's handling, so that every attempt of a delivery, retries included, joins the
   // trace of the request that caused the event.
   sqlMigration("0003-delivery-trace-context", "ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS trace_context jsonb"),
+  // Issue 41: which validator applies to a queue becomes the document service's configuration; this service keeps the
+  // receivers (targets) and calls one by id. A target never changes (a new URL is a new target), so the caller can
+  // commit its id with its own configuration. The links saved before are targets too, under an id derived from the
+  // link's key (md5 of `link/<queue_id>/<type>`), which the document service can derive the same way from its own rows;
+  // a validation webhook of the deprecated API is a target under its own id. Both keep following PATCHes of them.
+  sqlMigration(
+    "0004-validation-targets",
+    `
+        CREATE TABLE IF NOT EXISTS validation_targets (
+          id                     uuid PRIMARY KEY,
+          organization_id        uuid NOT NULL,
+          url                    text NOT NULL,
+          signature_verification text NOT NULL CHECK (signature_verification IN ('enabled', 'disabled')),
+          created_at             timestamptz NOT NULL DEFAULT now()
+        );
+        CREATE INDEX IF NOT EXISTS validation_targets_of_organization ON validation_targets (organization_id);
+        ALTER TABLE validation_links
+          ADD COLUMN IF NOT EXISTS target_id uuid GENERATED ALWAYS AS (md5('link/' || queue_id::text || '/' || type)::uuid) STORED;
+        CREATE UNIQUE INDEX IF NOT EXISTS validation_links_target ON validation_links (target_id);
+      `,
+  ),
 ];

@@ -54,7 +54,8 @@ export interface StoredValidator {
 
 /** A link (id: its queue) or a deprecated validation webhook (id: the webhook's), with the keys that sign for it. */
 export interface StoredValidationTarget {
-  kind: "link" | "webhook";
+  /** `target`: registered by RegisterValidationTarget (only found by id). */
+  kind: "link" | "webhook" | "target";
   id: string;
   url: string;
   organizationId: string;
@@ -94,6 +95,30 @@ const VALIDATION_TARGET = prepared(
           CASE WHEN k.previous_valid_until > now() THEN k.previous_kek_fingerprint END AS "previousKekFingerprint"
    FROM candidates c LEFT JOIN signing_keys k ON k.organization_id = c.organization_id AND c.signature_verification = 'enabled'
    ORDER BY c.rank, c.created_at, c.id LIMIT 1`,
+);
+
+/**
+ * A validator by its target id (Validate with `target_id`): a registered target, a link saved before the targets
+ * (its derived id) or a validation webhook of the deprecated API, with the organization's sealed key. One index probe
+ * per table; no question of which validator applies, which the caller has decided.
+ */
+const VALIDATION_TARGET_BY_ID = prepared(
+  `WITH candidates AS (
+     SELECT 'target' AS kind, id, url, organization_id, signature_verification, 'allow' AS failure_policy
+     FROM validation_targets WHERE id = $1
+     UNION ALL
+     SELECT 'link', queue_id, url, organization_id, signature_verification, failure_policy
+     FROM validation_links WHERE target_id = $1
+     UNION ALL
+     SELECT 'webhook', id, url, organization_id, signature_verification, 'allow'
+     FROM webhooks WHERE id = $1 AND type IN ('document_validation', 'initial_document_validation')
+   )
+   SELECT c.kind, c.id, c.url, c.organization_id AS "organizationId", c.signature_verification AS "signatureVerification",
+          c.failure_policy AS "failurePolicy", k.sealed_key AS "sealedKey", k.kek_fingerprint AS "kekFingerprint",
+          CASE WHEN k.previous_valid_until > now() THEN k.previous_sealed_key END AS "previousSealedKey",
+          CASE WHEN k.previous_valid_until > now() THEN k.previous_kek_fingerprint END AS "previousKekFingerprint"
+   FROM candidates c LEFT JOIN signing_keys k ON k.organization_id = c.organization_id AND c.signature_verification = 'enabled'
+   LIMIT 1`,
 );
 
 /** Webhooks, validation links and signing keys; answers are plain objects. */
@@ -275,6 +300,24 @@ export class WebhookStore {
       scope.workspaceId,
       scope.organizationId,
     ]);
+  }
+
+  validationTargetById(targetId: string) {
+    return this.sql.one<StoredValidationTarget>(VALIDATION_TARGET_BY_ID, [targetId]);
+  }
+
+  /** A new receiver of validation calls (RegisterValidationTarget); targets never change. */
+  async insertValidationTarget(target: {
+    organizationId: string;
+    url: string;
+    signatureVerification: SignatureVerification;
+  }): Promise<string> {
+    const row = await this.sql.one<{ id: string }>(
+      `INSERT INTO validation_targets (id, organization_id, url, signature_verification) VALUES (gen_random_uuid(), $1, $2, $3) RETURNING id`,
+      [target.organizationId, target.url, target.signatureVerification],
+    );
+    if (!row) throw new Error("INSERT … RETURNING answered no row");
+    return row.id;
   }
 
   /**

@@ -29,6 +29,8 @@ export interface ValidationCall extends DocumentScope {
   /** The caller's gRPC deadline (epoch ms): the answer must be back before it, whatever `timeoutMs` says. */
   deadlineAt?: number;
   requestId: string;
+  /** The target the caller decided on (RegisterValidationTarget's id, a link's or a validation webhook's); else it is looked up. */
+  targetId?: string;
 }
 
 /** What a call came to; receiver trouble is an outcome, never an exception (protos/webhook.proto). */
@@ -109,7 +111,10 @@ export class ExternalValidation {
   }
 
   private async callValidator(call: ValidationCall, started: number, span: Span): Promise<ValidationOutcome> {
-    const target = await this.deps.targets.find(call.type, call);
+    // A target id that names nothing (a link removed since the caller's projection saw it) is looked up as before,
+    // so that a deprecated validation webhook behind the link still answers while the caller catches up.
+    const chosen = call.targetId === undefined ? undefined : await this.deps.targets.byId(call.type, call.targetId);
+    const target = chosen ?? (await this.deps.targets.find(call.type, call));
     if (!target) return { outcome: "no_validator" };
     const { signingKeys, failurePolicy } = target;
     if (target.signingKeyMissing) {
@@ -167,7 +172,8 @@ export class ExternalValidation {
         reason: "it kept failing and is not called for a while (circuit breaker open)",
         durationMs,
         failurePolicy,
-        ...(target.kind === "link" ? { linkOpenUntil: run.retryAt } : {}),
+        // A link's or registered target's breaker speaks for every document of the queue that uses it.
+        ...(target.kind === "webhook" ? {} : { linkOpenUntil: run.retryAt }),
       };
     }
     const unavailable = this.unavailability(run.result, budget);

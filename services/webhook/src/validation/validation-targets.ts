@@ -1,15 +1,19 @@
-import type { FailurePolicy, ValidationType } from "../domain/records.js";
+import type { FailurePolicy, SignatureVerification, ValidationType } from "../domain/records.js";
 import type { SigningKeySet } from "../domain/signature.js";
 import type { SigningKeys } from "../domain/signing-keys.js";
-import type { WebhookStore } from "../store/webhook-store.js";
+import { requireSigningKeyFor } from "../domain/signing-requirement.js";
+import { requireAllowedTarget } from "../domain/target-check.js";
+import type { TargetPolicy } from "../domain/target-policy.js";
+import { maskUrl } from "../domain/url-masking.js";
+import type { StoredValidationTarget, WebhookStore } from "../store/webhook-store.js";
 
 /** Where a document's validation call goes: the queue's link, or the nearest deprecated validation webhook. */
 export interface ValidationTarget {
-  /** The queue's own link, or a validation webhook of the deprecated API. */
-  kind: "link" | "webhook";
+  /** The queue's own link, a validation webhook of the deprecated API, or a registered target (called by id only). */
+  kind: "link" | "webhook" | "target";
   /**
-   * The breaker of this link or webhook (and its metric label after `webhook:`): `link/<queue_id>/<type>` or
-   * `validation-webhook/<webhook_id>`. Ids rather than URLs, so that a token in a URL stays out of labels.
+   * The breaker of this link or webhook (and its metric label after `webhook:`): `link/<queue_id>/<type>`,
+   * `validation-webhook/<webhook_id>` or `validation-target/<target_id>`. Ids rather than URLs, so that a token in a URL stays out of labels.
    */
   breakerKey: string;
   url: string;
@@ -47,7 +51,16 @@ export class ValidationTargets {
 
   async find(type: ValidationType, scope: DocumentScope): Promise<ValidationTarget | undefined> {
     const target = await this.store.validationTarget(type, scope);
-    if (!target) return undefined;
+    return target ? this.opened(type, target) : undefined;
+  }
+
+  /** The target the caller chose (Validate's `target_id`); undefined when there is none of that id. */
+  async byId(type: ValidationType, targetId: string): Promise<ValidationTarget | undefined> {
+    const target = await this.store.validationTargetById(targetId);
+    return target ? this.opened(type, target) : undefined;
+  }
+
+  private opened(type: ValidationType, target: StoredValidationTarget): ValidationTarget {
     const { sealedKey, kekFingerprint, previousSealedKey, previousKekFingerprint, organizationId } = target;
     let signingKeys: SigningKeySet | undefined;
     if (sealedKey && kekFingerprint) {
@@ -58,11 +71,40 @@ export class ValidationTargets {
     }
     return {
       kind: target.kind,
-      breakerKey: target.kind === "link" ? `link/${target.id}/${type}` : `validation-webhook/${target.id}`,
+      breakerKey:
+        target.kind === "link"
+          ? `link/${target.id}/${type}`
+          : target.kind === "target"
+            ? `validation-target/${target.id}`
+            : `validation-webhook/${target.id}`,
       url: target.url,
       signingKeys,
       failurePolicy: target.failurePolicy,
       signingKeyMissing: target.signatureVerification === "enabled" && !signingKeys,
     };
+  }
+}
+
+/**
+ * RegisterValidationTarget: a receiver of validation calls, checked as a link's URL is (the SSRF rules: 400
+ * `url_not_allowed`; signing on needs the organization's key: 409 `signing_key_missing`), stored under a new id.
+ * The caller (the document service) keeps which validator applies to a queue, with its failure policy, and commits
+ * the id with it; a target it never commits is never called.
+ */
+export class ValidationTargetRegistry {
+  constructor(
+    private readonly store: WebhookStore,
+    private readonly policy: TargetPolicy,
+  ) {}
+
+  async register(target: {
+    organizationId: string;
+    url: string;
+    signatureVerification: SignatureVerification;
+  }): Promise<{ targetId: string; maskedUrl: string }> {
+    await requireAllowedTarget(this.policy, target.url);
+    await requireSigningKeyFor(this.store, target.organizationId, target.signatureVerification);
+    const targetId = await this.store.insertValidationTarget(target);
+    return { targetId, maskedUrl: maskUrl(target.url) };
   }
 }

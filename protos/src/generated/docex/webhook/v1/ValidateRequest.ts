@@ -27,6 +27,12 @@ export interface ValidateRequestInput {
    * because the server's handlers do not see it.
    */
   'timeout_ms'?: (number);
+  /**
+   * The target to call (RegisterValidationTarget, or a validation webhook's id): the caller has decided which validator
+   * applies, so nothing is looked up but the target and its organization's key. Empty, or an id that names nothing
+   * (a link removed since the caller saw it): the queue's link, else the nearest deprecated validation webhook.
+   */
+  'target_id'?: (string);
   '_user_id'?: "user_id";
 }
 
@@ -56,5 +62,11 @@ export interface ValidateRequest {
    * because the server's handlers do not see it.
    */
   'timeout_ms': (number);
+  /**
+   * The target to call (RegisterValidationTarget, or a validation webhook's id): the caller has decided which validator
+   * applies, so nothing is looked up but the target and its organization's key. Empty, or an id that names nothing
+   * (a link removed since the caller saw it): the queue's link, else the nearest deprecated validation webhook.
+   */
+  'target_id': (string);
   '_user_id'?: "user_id";
 }
