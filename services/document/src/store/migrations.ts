@@ -1,6 +1,7 @@
 import { type Migration, sqlMigration } from "@docex/kit";
 import { duplicateDetectionMigration } from "./migration-0003-duplicates.js";
 import { quotasMigration } from "./migration-0009-quotas.js";
+import { emailIntakeMigration } from "./migration-0013-email-intake.js";
 
 /** Schema of the document database, in order. The kit's outbox tables are added in front. */
 export const migrations: Migration[] = [
@@ -213,4 +214,5 @@ export const migrations: Migration[] = [
           CHECK (document_lifetime_days BETWEEN 1 AND 3650);
       `,
   ),
+  emailIntakeMigration,
 ];
