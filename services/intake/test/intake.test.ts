@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { eventually, testServiceConfig } from "@docex/testkit";
+import { eventually, testGrpcTlsDir, testServiceConfig } from "@docex/testkit";
 import { expect } from "chai";
 import { createTransport } from "nodemailer";
 import { configSchema, type InboxDocuments } from "../src/service.js";
@@ -11,8 +12,20 @@ const serviceDir = fileURLToPath(new URL("..", import.meta.url));
 const MESSAGE_LIMIT = 256 * 1024;
 
 /** Sends `raw` to `to` over SMTP as a mail program would; resolves with the server's reply or its refusal. */
-async function send(url: string, envelope: { from: string; to: string }, raw: Buffer): Promise<{ code: number; response: string }> {
-  const transport = createTransport({ url, tls: { rejectUnauthorized: false }, connectionTimeout: 10_000, socketTimeout: 20_000 });
+async function send(
+  url: string,
+  envelope: { from: string; to: string },
+  raw: Buffer,
+  options: { requireTLS?: boolean } = {},
+): Promise<{ code: number; response: string }> {
+  const transport = createTransport({
+    url,
+    // The test certificate is signed by the test CA, which the client does not know.
+    tls: { rejectUnauthorized: false },
+    requireTLS: options.requireTLS ?? false,
+    connectionTimeout: 10_000,
+    socketTimeout: 20_000,
+  });
   try {
     const info = await transport.sendMail({ envelope: { from: envelope.from, to: [envelope.to] }, raw });
     return { code: Number.parseInt(info.response, 10), response: info.response };
@@ -231,6 +244,28 @@ describe("email intake (real SMTP client, intake, document and membership servic
     expect(await documentsOf(rotating)).to.have.length(1);
     const stranger = stack.user();
     expect((await stranger.document("POST", `/queues/${rotating.id}/inbox-email`)).status).to.equal(404);
+  });
+
+  it("offers STARTTLS with a configured certificate and takes mail over it; without one a client that requires TLS is refused", async () => {
+    const secure = await stack.queue("secure");
+    const mail = () =>
+      mimeMessage({
+        from: "billing@supplier.test",
+        to: secure.inboxEmail,
+        subject: "Over TLS",
+        messageId: `${randomUUID()}@supplier.test`,
+        attachments: [{ name: "invoice.pdf", type: "application/pdf", content: pdf(`tls ${randomUUID()}`) }],
+      });
+    const plain = await send(stack.smtpUrl, { from: "billing@supplier.test", to: secure.inboxEmail }, mail(), { requireTLS: true });
+    expect(plain.code, plain.response).to.not.equal(250);
+    await stack.stopIntake();
+    await stack.startIntake({
+      INTAKE_TLS_CERT_FILE: join(testGrpcTlsDir(), "intake.crt"),
+      INTAKE_TLS_KEY_FILE: join(testGrpcTlsDir(), "intake.key"),
+    });
+    const encrypted = await send(stack.smtpUrl, { from: "billing@supplier.test", to: secure.inboxEmail }, mail(), { requireTLS: true });
+    expect(encrypted.code, encrypted.response).to.equal(250);
+    expect(await documentsOf(secure)).to.have.length(1);
   });
 
   it("loses nothing when the intake process is killed while a mail is in flight: the retried mail's documents exist once", async () => {
