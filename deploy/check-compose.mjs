@@ -218,7 +218,7 @@ export async function checkCompose({ root = defaultRoot } = {}) {
   }
 
   check(
-    "only the gateway publishes ports, and only 8080 (and Jaeger its UI, on 127.0.0.1 only)",
+    "only the gateway publishes ports, and only 8080 (and Jaeger its UI, the intake its SMTP port, on 127.0.0.1 only)",
     Object.entries(services).flatMap(([name, service]) => {
       const ports = publishedPortsOf(service);
       if (name === "gateway")
@@ -229,6 +229,12 @@ export async function checkCompose({ root = defaultRoot } = {}) {
           (service.ports ?? []).every((port) => String(port.host_ip ?? port).startsWith("127.0.0.1"))
           ? []
           : [`jaeger publishes ${JSON.stringify(service.ports ?? [])}`];
+      if (name === "intake")
+        return ports.length === 1 &&
+          ports[0] === 2526 &&
+          (service.ports ?? []).every((port) => String(port.host_ip ?? port).startsWith("127.0.0.1"))
+          ? []
+          : [`intake publishes ${JSON.stringify(service.ports ?? [])}`];
       return [
         ports.length > 0 && `${name} publishes ${JSON.stringify(service.ports)}`,
         service.network_mode === "host" && `${name} uses the host network`,

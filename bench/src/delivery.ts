@@ -203,6 +203,8 @@ async function startDoubles(
     },
     RecordExtraction: notServed,
     ExpectValidator: notServed,
+    ResolveInbox: notServed,
+    ReceiveEmailDocument: notServed,
   };
   membershipServer.addService(membershipService.definition, membershipService.serviceName, membership, ANY_SERVICE);
   documentServer.addService(documentService.definition, documentService.serviceName, documents, ANY_SERVICE);

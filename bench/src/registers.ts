@@ -166,6 +166,8 @@ async function startDoubles(
     },
     RecordExtraction: unused,
     ExpectValidator: unused,
+    ResolveInbox: unused,
+    ReceiveEmailDocument: unused,
   };
   document.addService(documentService.definition, documentService.serviceName, documentHandlers, ANY_SERVICE);
   const membership = new GrpcServer(logger, { identity: testGrpcIdentity("membership") });

@@ -18,6 +18,7 @@ export const gatewayConfigSchema = z
     WEBHOOK_URL: serviceUrl("webhook"),
     EXTRACTION_URL: serviceUrl("extraction"),
     AUDIT_URL: serviceUrl("audit"),
+    INTAKE_URL: serviceUrl("intake"),
     /** Defaults to the auth service's own JWKS endpoint under AUTH_URL. */
     AUTH_JWKS_URL: z.url().optional(),
     JWT_ISSUER: z.string().min(1).default("docex"),

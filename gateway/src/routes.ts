@@ -86,6 +86,7 @@ const TABLE: Record<ServiceName, Row[]> = {
     ["GET", "/queues/{queue_id}"],
     ["PATCH", "/queues/{queue_id}"],
     ["DELETE", "/queues/{queue_id}"],
+    ["POST", "/queues/{queue_id}/inbox-email"],
     ["POST", "/queues/{queue_id}/documents", "token", DOCUMENT_UPLOAD_LIMIT_BYTES],
     ["GET", "/queues/{queue_id}/documents"],
     ["GET", "/queues/{queue_id}/document-counts"],
@@ -144,6 +145,8 @@ const TABLE: Record<ServiceName, Row[]> = {
   ],
   // Reads files and hands results to document; it has no public endpoint.
   extraction: [],
+  // Takes mail over SMTP and hands documents to document; it has no public HTTP endpoint.
+  intake: [],
   audit: [
     ["GET", "/organizations/{organization_id}/audit-log"],
     ["GET", "/documents/{document_id}/audit-log"],

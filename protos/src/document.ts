@@ -13,10 +13,14 @@ export type { GetQueueRequest } from "./generated/docex/document/v1/GetQueueRequ
 export type { GetQueueResponse } from "./generated/docex/document/v1/GetQueueResponse.js";
 export type { Queue } from "./generated/docex/document/v1/Queue.js";
 export type { ReadDocumentFileRequest } from "./generated/docex/document/v1/ReadDocumentFileRequest.js";
+export type { ReceiveEmailDocumentRequest } from "./generated/docex/document/v1/ReceiveEmailDocumentRequest.js";
+export type { ReceiveEmailDocumentResponse } from "./generated/docex/document/v1/ReceiveEmailDocumentResponse.js";
 export type { RecordExtractionRequest } from "./generated/docex/document/v1/RecordExtractionRequest.js";
 export type { RecordExtractionResponse } from "./generated/docex/document/v1/RecordExtractionResponse.js";
 export type { ResolveEntityRequest } from "./generated/docex/document/v1/ResolveEntityRequest.js";
 export type { ResolveEntityResponse } from "./generated/docex/document/v1/ResolveEntityResponse.js";
+export type { ResolveInboxRequest } from "./generated/docex/document/v1/ResolveInboxRequest.js";
+export type { ResolveInboxResponse } from "./generated/docex/document/v1/ResolveInboxResponse.js";
 export type { ApplyDocumentChangesRequest };
 
 export const documentService = loadService<DocumentDefinition>("document.proto", "docex.document.v1.Document");

@@ -40,7 +40,17 @@ const expectedServices: [ServiceDescriptor<grpc.ServiceDefinition>, string, stri
   [
     documentService,
     "docex.document.v1.Document",
-    ["ApplyDocumentChanges", "ExpectValidator", "GetDocument", "GetQueue", "ReadDocumentFile", "RecordExtraction", "ResolveEntity"],
+    [
+      "ApplyDocumentChanges",
+      "ExpectValidator",
+      "GetDocument",
+      "GetQueue",
+      "ReadDocumentFile",
+      "ReceiveEmailDocument",
+      "RecordExtraction",
+      "ResolveEntity",
+      "ResolveInbox",
+    ],
   ],
   [automationService, "docex.automation.v1.Automation", ["GetQueueAutomation", "PlanApprovalRoute"]],
   [registerService, "docex.register.v1.Register", ["LookupItems"]],

@@ -11,7 +11,7 @@ export interface StackLayout {
 
 /**
  * The most processes of one service a stack runs. Replica `index` listens `index × 10` above the first: the ports of
- * a stack at offset 0 (8080–8089, 9081–9089) leave 8090–8179 and 9090–9180 free, so replicas stay within the 100
+ * a stack at offset 0 (8080–8090, 9081–9090) leave 8091–8179 and 9091–9180 free, so replicas stay within the 100
  * ports a stack's offset owns and never meet another stack's.
  */
 export const MAX_REPLICAS = 5;
@@ -49,6 +49,7 @@ export function stackPorts(layout: StackLayout): number[] {
   for (const name of SERVICE_NAMES) {
     for (let index = 0; index < replicasOf(name, layout); index++) {
       ports.push(stackPort(name, "http", layout, index), stackPort(name, "grpc", layout, index));
+      if (name === "intake") ports.push(intakeSmtpPort(layout, index));
     }
   }
   return ports;
@@ -78,11 +79,23 @@ export function sharedStackEnvironment(layout: StackLayout): Record<string, stri
   return env;
 }
 
+/** The intake's SMTP port (API.md: 2526 at offset 0); replica `index` listens `index × 10` above it. */
+export const INTAKE_SMTP_PORT = 2526;
+
+export function intakeSmtpPort(layout: StackLayout, index = 0): number {
+  return INTAKE_SMTP_PORT + layout.portOffset + index * REPLICA_PORT_STEP;
+}
+
 /** What one process of a service (replica `index`) is told on top: its ports and, in a namespace, its database. */
 export function serviceEnvironment(name: ServiceName, layout: StackLayout, index = 0): Record<string, string> {
   return {
     PORT: String(stackPort(name, "http", layout, index)),
     GRPC_PORT: String(stackPort(name, "grpc", layout, index)),
+    // Mail to a local stack comes from a developer's machine, not the internet: no DNS lookups for SPF, DKIM and DMARC
+    // unless asked for (their verdicts are then `none`).
+    ...(name === "intake"
+      ? { INTAKE_SMTP_PORT: String(intakeSmtpPort(layout, index)), INTAKE_MAIL_AUTH: process.env.INTAKE_MAIL_AUTH ?? "off" }
+      : {}),
     ...(layout.namespace ? { DATABASE_NAME: `${layout.namespace}_${name}` } : {}),
   };
 }

@@ -9,7 +9,14 @@ import { localOwner, signInInstructions } from "./local-owner.js";
 import { sealedDataAdvice } from "./local-reset.js";
 import { loadLocalSecrets } from "./local-secrets.js";
 import { LocalMailSink } from "./mail-sink.js";
-import { parseStackReplicas, replicasOf, serviceEnvironment, sharedStackEnvironment, stackPort } from "./stack-environment.js";
+import {
+  intakeSmtpPort,
+  parseStackReplicas,
+  replicasOf,
+  serviceEnvironment,
+  sharedStackEnvironment,
+  stackPort,
+} from "./stack-environment.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const dataDir = path.join(root, ".data");
@@ -209,6 +216,9 @@ async function main(): Promise<void> {
   if (mail) say(`mail: every mail is caught, shown here as [mail], and readable at ${mail.pageUrl}`);
   say(`API reference: ${gatewayUrl}/api/v2/docs`);
   say(`validation app: ${gatewayUrl}/app/`);
+  say(
+    `mail intake: smtp://127.0.0.1:${intakeSmtpPort(layout)} (domain ${process.env.INTAKE_MAIL_DOMAIN ?? "docex.test"}); a queue's address: npm run --silent inbox -- <queue>`,
+  );
   say(`docex is ready: http://127.0.0.1:${gatewayPort}/api/v2 (Ctrl-C stops everything)`);
 }
 

@@ -68,7 +68,10 @@ describe("Kubernetes manifests: network and service identity", function () {
             problems.push(`${service}: does not mount Secret ${certificate.spec.secretName}`);
             continue;
           }
-          const others = ofKind<CertificateObject>(objects, "Certificate").filter((cert) => cert !== certificate);
+          // Other services' identities (issued by the internal CA); a public certificate (the intake's STARTTLS) is no identity.
+          const others = ofKind<CertificateObject>(objects, "Certificate").filter(
+            (cert) => cert !== certificate && (cert.spec as { issuerRef?: { name?: string } }).issuerRef?.name === "docex-grpc-ca",
+          );
           for (const volume of secretVolumes)
             if (others.some((cert) => cert.spec.secretName === volume.secret?.secretName))
               problems.push(`${service}: mounts another identity's Secret ${volume.secret?.secretName}`);

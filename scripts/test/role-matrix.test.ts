@@ -211,6 +211,19 @@ describe("the role matrix of API.md through the gateway", function () {
       call: (role) => ({ method: "PATCH", path: `/queues/${ids.queueA}`, body: { name: `Queue A (${role})` } }),
     },
     {
+      name: "give queue A's inbox a new address",
+      expect: QUEUE_MANAGERS,
+      ok: 200,
+      call: () => ({ method: "POST", path: `/queues/${ids.queueA}/inbox-email` }),
+    },
+    {
+      // Who may mail a queue is the organization's call, not a queue admin's (services/intake/DECISIONS.md).
+      name: "restrict who may mail queue A",
+      expect: OWNER_AND_SUPERVISOR,
+      ok: 200,
+      call: () => ({ method: "PATCH", path: `/queues/${ids.queueA}`, body: { inbox_allowed_senders: [] } }),
+    },
+    {
       name: "change queue B",
       expect: row("ok", "ok", 404, 404, 404, 404),
       ok: 200,

@@ -180,6 +180,8 @@ describe("tenancy across every operation, through the gateway", function () {
       call("POST", "/workspaces", { organization_id: ids.organization_id, name: "Intruder" }),
       call("POST", "/workspaces", { organization_id: "bootstrap", name: "Intruder" }),
       call("POST", "/queues", { workspace_id: ids.workspace_id, name: "Intruder" }),
+      call("POST", `/queues/${ids.queue_id}/inbox-email`),
+      call("PATCH", `/queues/${ids.queue_id}`, { inbox_allowed_senders: ["intruder@elsewhere.test"] }),
       call("POST", "/webhooks", { url: "http://127.0.0.1:9/i", entity_type: "queue", entity_id: ids.queue_id }),
       call("POST", "/webhooks", { url: "http://127.0.0.1:9/i", entity_type: "organization", entity_id: ids.organization_id }),
       call("POST", "/webhooks", { url: "http://127.0.0.1:9/i", entity_type: "document", entity_id: ids.document_id }),

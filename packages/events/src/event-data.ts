@@ -228,6 +228,8 @@ export const documentCreatedData = z.object({
   file_size: z.number().int().min(0).nullable().optional(),
   /** True when document keeps the file: its bytes can be read (gRPC ReadDocumentFile, GET /documents/{id}/file). */
   has_file: z.boolean().optional(),
+  /** How the document came in: an upload through the API, or an attachment of a mail to the queue's inbox. Absent before issue 38. */
+  channel: z.enum(["api", "email"]).optional(),
 });
 
 /** What a configuration change was about; the audit log's `type` filter uses these names. */

@@ -11,6 +11,7 @@ export const EVENT_SERVICES = [
   "webhook",
   "extraction",
   "audit",
+  "intake",
 ] as const;
 export type EventService = (typeof EVENT_SERVICES)[number];
 
@@ -90,6 +91,12 @@ export const SERVICE_EVENTS = {
   audit: {
     publishes: [],
     consumes: [">"],
+    hears: [],
+  },
+  // Takes mail from the internet: it hands documents to document over gRPC, and nothing goes over the stream.
+  intake: {
+    publishes: [],
+    consumes: [],
     hears: [],
   },
 } as const satisfies Record<EventService, ServiceEvents>;

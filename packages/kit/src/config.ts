@@ -13,6 +13,7 @@ export const SERVICE_PORTS = {
   webhook: { http: 8087, grpc: 9087 },
   extraction: { http: 8088, grpc: 9088 },
   audit: { http: 8089, grpc: 9089 },
+  intake: { http: 8090, grpc: 9090 },
 } as const;
 
 /**

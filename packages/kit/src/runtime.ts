@@ -91,9 +91,9 @@ export class Infrastructure {
     return createHttpApp({ logger: this.logger, metrics: this.metrics, readiness: this.readiness, clientAddresses, ...options });
   }
 
-  /** The service's gRPC server, with its identity and these metrics. */
-  grpcServer(): GrpcServer {
-    return new GrpcServer(this.logger, { identity: this.grpcIdentity, metrics: this.metrics });
+  /** The service's gRPC server, with its identity and these metrics; `maxReceiveMessageBytes` for one that takes files. */
+  grpcServer(options: { maxReceiveMessageBytes?: number } = {}): GrpcServer {
+    return new GrpcServer(this.logger, { identity: this.grpcIdentity, metrics: this.metrics, ...options });
   }
 
   /**

@@ -58,6 +58,10 @@ export interface QueueFacts {
   extractionEngine: ExtractionEngine;
   /** Days a document is kept before it is purged; null: kept. */
   documentLifetimeDays: number | null;
+  /** `<humanized_id>.<token>@<INTAKE_MAIL_DOMAIN>`: mail to it becomes documents of the queue. */
+  inboxEmail: string;
+  /** Addresses and `@domain`s that may mail the inbox; empty: anyone. */
+  inboxAllowedSenders: string[];
   /** ISO 8601. */
   createdAt: string;
 }
@@ -129,6 +133,15 @@ export const queueWithAnnotationSchemaSchema = z.object({
     .max(3650)
     .nullable()
     .describe("Documents older than this many days are purged with their files, annotations and projections; null: kept"),
+  inbox_email: z
+    .string()
+    .describe(
+      "`<humanized_id>.<token>@<INTAKE_MAIL_DOMAIN>`: each accepted attachment of a mail to it becomes a document of the queue; " +
+        "`POST /queues/{queue_id}/inbox-email` replaces the token (the old address stops at once)",
+    ),
+  inbox_allowed_senders: z
+    .array(z.string())
+    .describe("Sender addresses and `@domain`s the inbox takes mail from (others are refused with 550); empty: anyone"),
   created_at: z.iso.datetime(),
 });
 
@@ -146,6 +159,8 @@ export function queueDto(queue: QueueFacts, switches: QueueSwitches): z.output<t
     duplicate_file_rejection: queue.duplicateFileRejection ? "enabled" : "disabled",
     extraction_engine: queue.extractionEngine,
     document_lifetime_days: queue.documentLifetimeDays,
+    inbox_email: queue.inboxEmail,
+    inbox_allowed_senders: queue.inboxAllowedSenders,
     created_at: queue.createdAt,
   };
 }

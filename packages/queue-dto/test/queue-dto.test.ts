@@ -12,6 +12,8 @@ describe("the queue as the API shows it", () => {
     duplicateFileRejection: true,
     extractionEngine: "builtin" as const,
     documentLifetimeDays: 90,
+    inboxEmail: "invoices.0123456789abcdef@docex.test",
+    inboxAllowedSenders: ["@supplier.test"],
     createdAt: "2026-11-27T02:00:00.000Z",
   };
 
@@ -37,6 +39,8 @@ describe("the queue as the API shows it", () => {
       "duplicate_file_rejection",
       "extraction_engine",
       "document_lifetime_days",
+      "inbox_email",
+      "inbox_allowed_senders",
       "created_at",
     ]);
     expect(dto).to.deep.include({

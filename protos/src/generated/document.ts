@@ -14,10 +14,14 @@ import type { GetQueueRequestInput as _docex_document_v1_GetQueueRequestInput, G
 import type { GetQueueResponseInput as _docex_document_v1_GetQueueResponseInput, GetQueueResponse as _docex_document_v1_GetQueueResponse } from './docex/document/v1/GetQueueResponse.js';
 import type { QueueInput as _docex_document_v1_QueueInput, Queue as _docex_document_v1_Queue } from './docex/document/v1/Queue.js';
 import type { ReadDocumentFileRequestInput as _docex_document_v1_ReadDocumentFileRequestInput, ReadDocumentFileRequest as _docex_document_v1_ReadDocumentFileRequest } from './docex/document/v1/ReadDocumentFileRequest.js';
+import type { ReceiveEmailDocumentRequestInput as _docex_document_v1_ReceiveEmailDocumentRequestInput, ReceiveEmailDocumentRequest as _docex_document_v1_ReceiveEmailDocumentRequest } from './docex/document/v1/ReceiveEmailDocumentRequest.js';
+import type { ReceiveEmailDocumentResponseInput as _docex_document_v1_ReceiveEmailDocumentResponseInput, ReceiveEmailDocumentResponse as _docex_document_v1_ReceiveEmailDocumentResponse } from './docex/document/v1/ReceiveEmailDocumentResponse.js';
 import type { RecordExtractionRequestInput as _docex_document_v1_RecordExtractionRequestInput, RecordExtractionRequest as _docex_document_v1_RecordExtractionRequest } from './docex/document/v1/RecordExtractionRequest.js';
 import type { RecordExtractionResponseInput as _docex_document_v1_RecordExtractionResponseInput, RecordExtractionResponse as _docex_document_v1_RecordExtractionResponse } from './docex/document/v1/RecordExtractionResponse.js';
 import type { ResolveEntityRequestInput as _docex_document_v1_ResolveEntityRequestInput, ResolveEntityRequest as _docex_document_v1_ResolveEntityRequest } from './docex/document/v1/ResolveEntityRequest.js';
 import type { ResolveEntityResponseInput as _docex_document_v1_ResolveEntityResponseInput, ResolveEntityResponse as _docex_document_v1_ResolveEntityResponse } from './docex/document/v1/ResolveEntityResponse.js';
+import type { ResolveInboxRequestInput as _docex_document_v1_ResolveInboxRequestInput, ResolveInboxRequest as _docex_document_v1_ResolveInboxRequest } from './docex/document/v1/ResolveInboxRequest.js';
+import type { ResolveInboxResponseInput as _docex_document_v1_ResolveInboxResponseInput, ResolveInboxResponse as _docex_document_v1_ResolveInboxResponse } from './docex/document/v1/ResolveInboxResponse.js';
 
 type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
   new(...args: ConstructorParameters<Constructor>): Subtype;
@@ -43,10 +47,14 @@ export interface ProtoGrpcType {
         GetQueueResponse: MessageTypeDefinition<_docex_document_v1_GetQueueResponseInput, _docex_document_v1_GetQueueResponse>
         Queue: MessageTypeDefinition<_docex_document_v1_QueueInput, _docex_document_v1_Queue>
         ReadDocumentFileRequest: MessageTypeDefinition<_docex_document_v1_ReadDocumentFileRequestInput, _docex_document_v1_ReadDocumentFileRequest>
+        ReceiveEmailDocumentRequest: MessageTypeDefinition<_docex_document_v1_ReceiveEmailDocumentRequestInput, _docex_document_v1_ReceiveEmailDocumentRequest>
+        ReceiveEmailDocumentResponse: MessageTypeDefinition<_docex_document_v1_ReceiveEmailDocumentResponseInput, _docex_document_v1_ReceiveEmailDocumentResponse>
         RecordExtractionRequest: MessageTypeDefinition<_docex_document_v1_RecordExtractionRequestInput, _docex_document_v1_RecordExtractionRequest>
         RecordExtractionResponse: MessageTypeDefinition<_docex_document_v1_RecordExtractionResponseInput, _docex_document_v1_RecordExtractionResponse>
         ResolveEntityRequest: MessageTypeDefinition<_docex_document_v1_ResolveEntityRequestInput, _docex_document_v1_ResolveEntityRequest>
         ResolveEntityResponse: MessageTypeDefinition<_docex_document_v1_ResolveEntityResponseInput, _docex_document_v1_ResolveEntityResponse>
+        ResolveInboxRequest: MessageTypeDefinition<_docex_document_v1_ResolveInboxRequestInput, _docex_document_v1_ResolveInboxRequest>
+        ResolveInboxResponse: MessageTypeDefinition<_docex_document_v1_ResolveInboxResponseInput, _docex_document_v1_ResolveInboxResponse>
       }
     }
   }

@@ -19,6 +19,11 @@ export const configSchema = serviceConfigSchema("document").extend({
   DOCUMENT_VALIDATION_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(200),
   /** Budget of one initial_document_validation call (API.md); it runs after extraction, nobody waits on it. */
   INITIAL_VALIDATION_TIMEOUT_MS: z.coerce.number().int().min(1).max(120_000).default(10_000),
+  /** The domain of queues' inbox addresses (`<humanized_id>.<token>@<INTAKE_MAIL_DOMAIN>`); the intake's domain. */
+  INTAKE_MAIL_DOMAIN: z
+    .string()
+    .regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/, "must be a lowercase domain name")
+    .default("docex.test"),
   /** The largest file an upload may carry; larger answers 413. */
   DOCUMENT_MAX_FILE_BYTES: z.coerce
     .number()

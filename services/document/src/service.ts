@@ -12,6 +12,7 @@ import { DocumentLifetime } from "./domain/document-lifetime.js";
 import { DocumentWriter } from "./domain/document-writer.js";
 import { Documents } from "./domain/documents.js";
 import { DuplicateCheck } from "./domain/duplicates.js";
+import { EmailDocuments } from "./domain/email-documents.js";
 import { EntityResolver } from "./domain/entity-resolution.js";
 import { Hierarchy } from "./domain/hierarchy.js";
 import { INITIAL_VALIDATION_DEFAULTS, InitialValidationRunner, type InitialValidationSettings } from "./domain/initial-validation.js";
@@ -108,7 +109,16 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
       sweepIntervalMs: config.DOCUMENT_LIFETIME_SWEEP_INTERVAL_MS,
       maxBatchesPerQueue: 20,
     });
-    const hierarchy = new Hierarchy({ sql, store: hierarchyStore, events, access, membership, automation: switches, files });
+    const hierarchy = new Hierarchy({
+      sql,
+      store: hierarchyStore,
+      events,
+      access,
+      membership,
+      automation: switches,
+      files,
+      inboxDomain: config.INTAKE_MAIL_DOMAIN,
+    });
     const jobs = new ValidationJobStore(sql);
     const runner =
       options.initialValidation === false
@@ -168,7 +178,8 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
       api: http.api,
       streamedBodies: [{ method: "POST", path: /^\/api\/v2\/queues\/[^/]+\/documents\/?$/ }],
     });
-    const grpc = infra.grpcServer();
+    // ReceiveEmailDocument carries a mail's attachment (up to DOCUMENT_MAX_FILE_BYTES) in one message.
+    const grpc = infra.grpcServer({ maxReceiveMessageBytes: config.DOCUMENT_MAX_FILE_BYTES + 64 * 1024 });
     grpc.addService(
       documentService.definition,
       documentService.serviceName,
@@ -180,6 +191,17 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
         extractions: documents,
         files,
         validators,
+        email: new EmailDocuments({
+          sql,
+          hierarchy: hierarchyStore,
+          documents: documentStore,
+          files: fileStore,
+          quotas,
+          events,
+          inboxDomain: config.INTAKE_MAIL_DOMAIN,
+          maxFileBytes: config.DOCUMENT_MAX_FILE_BYTES,
+        }),
+        inboxDomain: config.INTAKE_MAIL_DOMAIN,
       }),
       documentCallers,
     );

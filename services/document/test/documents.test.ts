@@ -44,6 +44,7 @@ describe("documents and annotations (membership is an in-process test double)", 
       approvers: [],
       confidence: 40,
       duplicates: [],
+      source: { channel: "api" },
     });
     expect(Object.keys(uploaded.body.data).sort()).to.deep.equal(
       [
@@ -59,6 +60,7 @@ describe("documents and annotations (membership is an in-process test double)", 
         "options",
         "organization_id",
         "queue_id",
+        "source",
         "status",
         "updated_at",
         "workspace_id",

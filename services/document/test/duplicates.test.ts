@@ -353,6 +353,7 @@ describe("duplicate detection (membership is an in-process test double)", functi
       content_type: "application/pdf",
       file_size: file.length,
       has_file: true,
+      channel: "api",
     });
     expect(byDocument.get(bare.body.data.id)!.event.data).to.deep.include({
       file_sha256: null,

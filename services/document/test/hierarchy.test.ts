@@ -105,6 +105,8 @@ describe("workspaces and queues (membership is an in-process test double)", func
         "extraction_evaluation",
         "humanized_id",
         "id",
+        "inbox_allowed_senders",
+        "inbox_email",
         "name",
         "organization_id",
         "workspace_id",

@@ -45,6 +45,8 @@ export interface GrpcServerOptions {
   metrics?: Metrics;
   /** How long a caller's connection lives before it is asked to reconnect (GOAWAY); `MAX_CONNECTION_AGE_MS` unless given. */
   maxConnectionAgeMs?: number;
+  /** The largest request message it takes (grpc-js: 4 MiB unless given); a server that takes files sets it above their limit. */
+  maxReceiveMessageBytes?: number;
 }
 
 /**
@@ -96,6 +98,7 @@ export class GrpcServer {
       "grpc.keepalive_permit_without_calls": 1,
       "grpc.max_connection_age_ms": options.maxConnectionAgeMs ?? MAX_CONNECTION_AGE_MS,
       "grpc.max_connection_age_grace_ms": MAX_CONNECTION_AGE_GRACE_MS,
+      ...(options.maxReceiveMessageBytes ? { "grpc.max_receive_message_length": options.maxReceiveMessageBytes } : {}),
       interceptors: [(descriptor, call) => this.checkCaller(descriptor, call)],
     });
     const statusMap: ServingStatusMap = { "": "NOT_SERVING" };

@@ -52,6 +52,8 @@ export function documentGateway(
         duplicateFileRejection: queue.duplicate_file_rejection,
         extractionEngine: queue.extraction_engine === "external" ? "external" : "builtin",
         documentLifetimeDays: queue.document_lifetime_days || null,
+        inboxEmail: queue.inbox_email,
+        inboxAllowedSenders: queue.inbox_allowed_senders,
         createdAt: queue.created_at,
       };
     },

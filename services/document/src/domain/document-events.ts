@@ -92,6 +92,7 @@ export function documentCreated(document: StoredDocument, cause: EventCause): Do
       content_type: document.fileContentType,
       file_size: document.fileSize,
       has_file: document.fileSize !== null,
+      channel: document.source.channel,
     },
     cause,
   );

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { DEFAULT_ANNOTATION_SCHEMA, type FieldDefinition } from "@docex/annotations";
 import {
   ConflictError,
@@ -27,12 +27,21 @@ export interface HierarchyDependencies {
   automation: AutomationSwitches;
   /** Removes the files of the documents a deleted queue took with it. */
   files: { discard(documentIds: string[]): Promise<void> };
+  /** INTAKE_MAIL_DOMAIN: the domain of queues' inbox addresses. */
+  inboxDomain: string;
 }
 
 /** A queue with the automation switches its DTO shows (from document's projection of automation's events). */
 export interface QueueView {
   queue: Queue;
   automation: QueueSwitches;
+  /** `<humanized_id>.<inbox token>@<INTAKE_MAIL_DOMAIN>`. */
+  inboxEmail: string;
+}
+
+/** The queue's inbox address on `domain`. */
+export function inboxAddressOf(queue: Pick<Queue, "humanizedId" | "inboxToken">, domain: string): string {
+  return `${queue.humanizedId}.${queue.inboxToken}@${domain}`;
 }
 
 /** A page of a list by name: `q` matches anywhere in the name, case-insensitively. */
@@ -50,6 +59,7 @@ function queueState(queue: Queue): Record<keyof QueueChanges, unknown> {
     duplicateFileRejection: queue.duplicateFileRejection,
     extractionEngine: queue.extractionEngine,
     documentLifetimeDays: queue.documentLifetimeDays,
+    inboxAllowedSenders: queue.inboxAllowedSenders,
   };
 }
 
@@ -59,6 +69,7 @@ const SNAKE_CASE: Record<keyof QueueChanges, string> = {
   duplicateFileRejection: "duplicate_file_rejection",
   extractionEngine: "extraction_engine",
   documentLifetimeDays: "document_lifetime_days",
+  inboxAllowedSenders: "inbox_allowed_senders",
 };
 
 /** Of two states of a queue, only the fields that differ, under their API names: what configuration.changed shows. */
@@ -161,7 +172,7 @@ export class Hierarchy {
       offset: (input.page - 1) * input.pageSize,
       limit: input.pageSize,
     });
-    const views = await Promise.all(items.map(async (queue) => ({ queue, automation: await this.deps.automation.of(queue.id) })));
+    const views = await Promise.all(items.map((queue) => this.viewOf(queue)));
     return { items: views, page: input.page, pageSize: input.pageSize, total };
   }
 
@@ -189,6 +200,10 @@ export class Hierarchy {
     const { queue } = await this.queue(actor, ref);
     const notFound = () => new NotFoundError(`Queue ${ref} does not exist.`, "queue_not_found");
     await this.deps.access.require(actor, "queue.manage", { organizationId: queue.organizationId, queueId: queue.id }, notFound);
+    // Who may mail a queue is the organization's call: owners and supervisors (those who create workspaces), not a queue's admins.
+    if (changes.inboxAllowedSenders !== undefined) {
+      await this.deps.access.require(actor, "workspace.create", { organizationId: queue.organizationId }, notFound);
+    }
     const updated = await this.deps.sql.transaction(async (tx) => {
       const before = await this.deps.store.lockQueue(tx, queue.id);
       if (!before) throw notFound();
@@ -201,7 +216,32 @@ export class Hierarchy {
       }
       return after;
     });
-    return { queue: updated, automation: await this.deps.automation.of(updated.id) };
+    return this.viewOf(updated);
+  }
+
+  /**
+   * A new token for the queue's inbox address (who manages the queue): the old address is refused from the commit on.
+   * Publishes `configuration.changed` with the old and new address.
+   */
+  async rotateInbox(actor: Actor, ref: string): Promise<QueueView> {
+    const { queue } = await this.queue(actor, ref);
+    const notFound = () => new NotFoundError(`Queue ${ref} does not exist.`, "queue_not_found");
+    await this.deps.access.require(actor, "queue.manage", { organizationId: queue.organizationId, queueId: queue.id }, notFound);
+    const updated = await this.deps.sql.transaction(async (tx) => {
+      const before = await this.deps.store.lockQueue(tx, queue.id);
+      if (!before) throw notFound();
+      const after = await this.deps.store.rotateInboxToken(tx, queue.id, newInboxToken());
+      if (!after) throw notFound();
+      const cause = { userId: actor.userId, requestId: actor.requestId };
+      const address = (of: Queue) => ({ inbox_email: inboxAddressOf(of, this.deps.inboxDomain) });
+      await this.deps.events.add(tx, hierarchyChanged("queue", after, address(before), address(after), cause));
+      return after;
+    });
+    return this.viewOf(updated);
+  }
+
+  private async viewOf(queue: Queue): Promise<QueueView> {
+    return { queue, automation: await this.deps.automation.of(queue.id), inboxEmail: inboxAddressOf(queue, this.deps.inboxDomain) };
   }
 
   /**
@@ -291,7 +331,7 @@ export class Hierarchy {
       await this.deps.events.add(tx, queueCreated(created, { userId: actor.userId, requestId: actor.requestId }));
       return created;
     });
-    return { queue, automation: await this.deps.automation.of(queue.id) };
+    return this.viewOf(queue);
   }
 
   async queue(actor: Actor, ref: string): Promise<QueueView> {
@@ -299,6 +339,11 @@ export class Hierarchy {
     const queue = await this.deps.store.findQueue(entityRefOf(ref));
     if (!queue) throw notFound();
     await this.deps.access.requireReadable(actor, { organizationId: queue.organizationId, queueId: queue.id }, notFound);
-    return { queue, automation: await this.deps.automation.of(queue.id) };
+    return this.viewOf(queue);
   }
+}
+
+/** 64 random bits, as the migration makes them for queues that predate it: 16 lowercase hex characters. */
+function newInboxToken(): string {
+  return randomBytes(8).toString("hex");
 }

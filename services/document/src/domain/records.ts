@@ -31,6 +31,10 @@ export interface Queue {
   extractionEngine: ExtractionEngine;
   /** Days a document is kept before the lifetime sweep purges it; null: kept. */
   documentLifetimeDays: number | null;
+  /** The random part of the queue's inbox address (`<humanizedId>.<inboxToken>@<INTAKE_MAIL_DOMAIN>`). */
+  inboxToken: string;
+  /** Addresses and `@domain`s that may mail the inbox; empty: anyone. */
+  inboxAllowedSenders: string[];
   createdAt: Date;
 }
 
@@ -89,6 +93,18 @@ export interface ApprovalState {
   decisions: ApprovalDecision[];
 }
 
+/** The channel a document came in through: `api` (an upload), `email` (the intake, with what the mail said). */
+export interface DocumentSource {
+  channel: "api" | "email";
+  from?: string;
+  subject?: string;
+  message_id?: string;
+  /** ISO 8601. */
+  received_at?: string;
+  /** The mail's SPF, DKIM and DMARC verdicts, as the intake judged them. */
+  auth?: { spf: string; dkim: string; dmarc: string };
+}
+
 export interface StoredDocument {
   id: string;
   queueId: string;
@@ -109,6 +125,7 @@ export interface StoredDocument {
   approvers: string[];
   approval: ApprovalState | null;
   confidence: number | null;
+  source: DocumentSource;
   version: number;
   createdAt: Date;
   updatedAt: Date;

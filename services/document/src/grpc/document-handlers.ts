@@ -11,7 +11,9 @@ import { z } from "zod";
 import { annotationsInput } from "../domain/annotations.js";
 import type { DocumentChanges, ServiceChange } from "../domain/document-changes.js";
 import type { Documents } from "../domain/documents.js";
+import type { EmailDocuments } from "../domain/email-documents.js";
 import type { EntityResolver } from "../domain/entity-resolution.js";
+import { inboxAddressOf } from "../domain/hierarchy.js";
 import { isUuid } from "../domain/humanized-id.js";
 import { MESSAGE_SEVERITIES, type Queue, SERVICE_SOURCES, type StoredDocument } from "../domain/records.js";
 import { VALIDATION_TYPES } from "../domain/validation.js";
@@ -27,7 +29,7 @@ const expectValidatorRequest = z.object({
   type: z.enum(VALIDATION_TYPES),
 });
 
-function queueMessage(queue: Queue): QueueMessage {
+function queueMessage(queue: Queue, inboxDomain: string): QueueMessage {
   return {
     id: queue.id,
     humanized_id: queue.humanizedId,
@@ -39,6 +41,8 @@ function queueMessage(queue: Queue): QueueMessage {
     duplicate_file_rejection: queue.duplicateFileRejection,
     extraction_engine: queue.extractionEngine,
     document_lifetime_days: queue.documentLifetimeDays ?? 0,
+    inbox_email: inboxAddressOf(queue, inboxDomain),
+    inbox_allowed_senders: queue.inboxAllowedSenders,
   };
 }
 
@@ -180,7 +184,26 @@ export const documentCallers: DocumentCallers = {
   RecordExtraction: ["extraction"],
   // webhook: a validation link or validation webhook is about to be committed.
   ExpectValidator: ["webhook"],
+  // intake: mail to queues' inboxes.
+  ResolveInbox: ["intake"],
+  ReceiveEmailDocument: ["intake"],
 };
+
+const emailSource = z.strictObject({
+  from: z.string().max(998).optional(),
+  subject: z.string().max(2_000).optional(),
+  message_id: z.string().max(998).optional(),
+  received_at: z.iso.datetime().optional(),
+  auth: z.strictObject({ spf: z.string().max(40), dkim: z.string().max(40), dmarc: z.string().max(40) }).optional(),
+});
+
+const receiveEmailDocumentRequest = z.object({
+  address: z.string().min(3).max(320),
+  source_key: z.string().min(1).max(200),
+  file_name: z.string().trim().min(1).max(255),
+  content: z.instanceof(Buffer),
+  source_json: jsonField(emailSource, {}),
+});
 
 /** docex.document.v1.Document: what other contexts may ask of documents. Callers are services, trusted inside the cluster. */
 export function documentHandlers(deps: {
@@ -191,8 +214,30 @@ export function documentHandlers(deps: {
   extractions: Pick<Documents, "recordEngineExtraction">;
   files: KeptFiles;
   validators: Pick<ValidatorStore, "note">;
+  email: EmailDocuments;
+  inboxDomain: string;
 }): DocumentHandlers {
   return {
+    async ResolveInbox(request) {
+      const queue = await deps.email.inbox(request.address);
+      return { queue_id: queue.id, organization_id: queue.organizationId, allowed_senders: queue.inboxAllowedSenders };
+    },
+    async ReceiveEmailDocument(request) {
+      try {
+        const parsed = parseInput(receiveEmailDocumentRequest, request, "ReceiveEmailDocument request");
+        const outcome = await deps.email.receive({
+          address: parsed.address,
+          sourceKey: parsed.source_key,
+          fileName: parsed.file_name,
+          content: parsed.content,
+          source: parsed.source_json,
+        });
+        if ("refused" in outcome) return { document_id: "", existing: false, refused: outcome.refused, refusal_detail: outcome.detail };
+        return { document_id: outcome.document.id, existing: outcome.existing, refused: "", refusal_detail: "" };
+      } catch (error) {
+        throw withFieldDetails(error);
+      }
+    },
     async ExpectValidator(request) {
       const parsed = parseInput(expectValidatorRequest, request, "ExpectValidator request");
       await deps.validators.note(parsed.entity_type, parsed.entity_id, parsed.type);
@@ -213,7 +258,7 @@ export function documentHandlers(deps: {
     async GetQueue(request) {
       const queue = isUuid(request.queue_id) ? await deps.hierarchy.findQueue({ id: request.queue_id.toLowerCase() }) : undefined;
       if (!queue) throw new NotFoundError(`Queue ${request.queue_id} does not exist.`, "queue_not_found");
-      return { queue: queueMessage(queue) };
+      return { queue: queueMessage(queue, deps.inboxDomain) };
     },
     async GetDocument(request) {
       const document = isUuid(request.document_id) ? await deps.documents.find(request.document_id.toLowerCase()) : undefined;

@@ -34,8 +34,8 @@ export function workspaceDto(workspace: Workspace): z.output<typeof workspaceSch
 // The automation service answers its switch routes with the same queue: both build it with @docex/queue-dto.
 export { queueWithAnnotationSchemaSchema };
 
-export function queueDto({ queue, automation }: QueueView): z.output<typeof queueWithAnnotationSchemaSchema> {
-  return sharedQueueDto({ ...queue, createdAt: queue.createdAt.toISOString() }, automation);
+export function queueDto({ queue, automation, inboxEmail }: QueueView): z.output<typeof queueWithAnnotationSchemaSchema> {
+  return sharedQueueDto({ ...queue, inboxEmail, createdAt: queue.createdAt.toISOString() }, automation);
 }
 
 const decisionSchema = z.object({ user_id: uuid, at: timestamp });
@@ -109,6 +109,19 @@ export const documentSchema = z.object({
       "Documents of the organization (not deleted) with the same supplier (tax id, else register id) and invoice_id, or the " +
         "same uploaded file, oldest first; only those the caller may read (a `warning` message counts the others). [] when none",
     ),
+  source: z
+    .object({
+      channel: z.enum(["api", "email"]),
+      from: z.string().optional().describe("The mail's sender (envelope MAIL FROM, else the From header)"),
+      subject: z.string().optional(),
+      message_id: z.string().optional(),
+      received_at: timestamp.optional(),
+      auth: z
+        .object({ spf: z.string(), dkim: z.string(), dmarc: z.string() })
+        .optional()
+        .describe("SPF, DKIM and DMARC verdicts of the mail (`pass`, `fail`, `none`, ...), as the intake judged them"),
+    })
+    .describe("How the document came in: `api` (an upload) or `email` (the queue's inbox, with what the mail said)"),
   created_at: timestamp,
   updated_at: timestamp,
 });
@@ -128,6 +141,7 @@ export function documentDto(document: DocumentView): z.output<typeof documentSch
     approval: approvalDto(document.approval),
     confidence: document.confidence,
     duplicates: document.duplicates,
+    source: document.source,
     created_at: document.createdAt.toISOString(),
     updated_at: document.updatedAt.toISOString(),
   };

@@ -323,8 +323,30 @@ export function documentRoutes(
           ...(body.duplicate_file_rejection ? { duplicateFileRejection: body.duplicate_file_rejection === "enabled" } : {}),
           ...(body.extraction_engine ? { extractionEngine: body.extraction_engine } : {}),
           ...(body.document_lifetime_days === undefined ? {} : { documentLifetimeDays: body.document_lifetime_days }),
+          ...(body.inbox_allowed_senders === undefined ? {} : { inboxAllowedSenders: body.inbox_allowed_senders }),
         });
         res.json({ data: queueDto(view) });
+      },
+    );
+
+    api.route(
+      router,
+      {
+        method: "post",
+        path: `${API}/queues/{queue_id}/inbox-email`,
+        operationId: "rotateQueueInboxEmail",
+        summary: "Give the queue's inbox a new address",
+        description:
+          "Who manages the queue (owners, supervisors, admins of it). Replaces the random token of `inbox_email`: mail to the " +
+          "old address is refused (550) from now on. Publishes `configuration.changed`.",
+        tags: ["Queues"],
+        params: { queue_id: QUEUE_ID },
+        responses: { 200: { description: "The queue with its new `inbox_email`", schema: dataOf(queueWithAnnotationSchemaSchema) } },
+        problems: [403, 404, ...MEMBERSHIP_PROBLEMS],
+      },
+      signedIn,
+      async (_input, req, res) => {
+        res.json({ data: queueDto(await hierarchy.rotateInbox(actorOf(req), param(req, "queue_id"))) });
       },
     );
 

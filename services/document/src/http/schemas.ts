@@ -39,6 +39,14 @@ export const createQueueBody = z.strictObject({
 
 export const renameBody = z.strictObject({ name });
 
+/** A sender the inbox takes mail from: an address (`ap@supplier.cz`) or a whole domain (`@supplier.cz`). */
+const allowedSender = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(254)
+  .regex(/^([^\s@<>(),;:"]+)?@[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/, "must be an email address or @domain");
+
 export const updateQueueBody = z.strictObject({
   name: name.optional(),
   annotation_schema: annotationSchemaInput
@@ -56,6 +64,15 @@ export const updateQueueBody = z.strictObject({
     .describe(
       "Documents uploaded more than this many days ago are purged (the lifetime sweep) with their files, annotations, changes " +
         "and what every service keeps of them; the audit log keeps their entries without values. null: kept (the default).",
+    ),
+  inbox_allowed_senders: z
+    .array(allowedSender)
+    .max(200)
+    .transform((senders) => [...new Set(senders)])
+    .optional()
+    .describe(
+      "Owners and supervisors only. Sender addresses (`ap@supplier.cz`) and domains (`@supplier.cz`) the queue's inbox takes " +
+        "mail from; mail from anyone else is refused with 550. `[]`: anyone (the default).",
     ),
 });
 

@@ -1,11 +1,11 @@
 import { prepared, type Sql, type Tx } from "@docex/kit";
 import { duplicateKeysOf } from "../domain/duplicates.js";
-import type { DocumentStatus, StoredDocument } from "../domain/records.js";
+import type { DocumentSource, DocumentStatus, StoredDocument } from "../domain/records.js";
 
 const DOCUMENT_COLUMNS = `id, queue_id AS "queueId", workspace_id AS "workspaceId", organization_id AS "organizationId",
   file_name AS "fileName", file_sha256 AS "fileSha256", file_content_type AS "fileContentType",
   file_size::double precision AS "fileSize", status, annotations, messages, options, approvers::text[] AS approvers, approval, confidence,
-  version, created_at AS "createdAt", updated_at AS "updatedAt"`;
+  source, version, created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 // The statements of every read and edit of one document, prepared on each connection (kit `Prepared`).
 const FIND = prepared(`SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id = $1`);
@@ -132,12 +132,15 @@ export class DocumentStore {
   constructor(private readonly sql: Sql) {}
 
   /** The duplicate keys (supplier_key, invoice_key) follow the annotations on every write. */
-  async insert(tx: Tx, document: Omit<StoredDocument, "version" | "createdAt" | "updatedAt">): Promise<StoredDocument> {
+  async insert(
+    tx: Tx,
+    document: Omit<StoredDocument, "version" | "createdAt" | "updatedAt" | "source"> & { source?: DocumentSource; sourceKey?: string },
+  ): Promise<StoredDocument> {
     const keys = duplicateKeysOf(document.annotations);
     const inserted = await this.sql.one<StoredDocument>(
       `INSERT INTO documents (id, queue_id, workspace_id, organization_id, file_name, status, annotations, messages, options, approvers,
-         confidence, file_sha256, supplier_key, invoice_key, file_content_type, file_size)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::jsonb, $10::uuid[], $11, $12, $13, $14, $15, $16)
+         confidence, file_sha256, supplier_key, invoice_key, file_content_type, file_size, source, source_key)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::jsonb, $10::uuid[], $11, $12, $13, $14, $15, $16, $17::jsonb, $18)
        RETURNING ${DOCUMENT_COLUMNS}`,
       [
         document.id,
@@ -156,11 +159,22 @@ export class DocumentStore {
         keys.invoiceKey,
         document.fileContentType,
         document.fileSize,
+        JSON.stringify(document.source ?? { channel: "api" }),
+        document.sourceKey ?? null,
       ],
       tx,
     );
     if (!inserted) throw new Error("INSERT ... RETURNING returned no row");
     return inserted;
+  }
+
+  /** The document a channel made under `sourceKey` in the queue (a retried mail's attachment), if any. */
+  findBySourceKey(queueId: string, sourceKey: string, tx?: Tx): Promise<StoredDocument | undefined> {
+    return this.sql.one<StoredDocument>(
+      `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE queue_id = $1 AND source_key = $2`,
+      [queueId, sourceKey],
+      tx,
+    );
   }
 
   /** With `lock`, the row stays locked until `tx` ends: the writers of one document take turns. */

@@ -5,7 +5,8 @@ import type { OrganizationRef, Queue, Workspace } from "../domain/records.js";
 const WORKSPACE_COLUMNS = `id, humanized_id AS "humanizedId", organization_id AS "organizationId", name, created_at AS "createdAt"`;
 const QUEUE_COLUMNS = `id, humanized_id AS "humanizedId", workspace_id AS "workspaceId", organization_id AS "organizationId", name,
   annotation_schema AS "annotationSchema", duplicate_file_rejection AS "duplicateFileRejection",
-  extraction_engine AS "extractionEngine", document_lifetime_days AS "documentLifetimeDays", created_at AS "createdAt"`;
+  extraction_engine AS "extractionEngine", document_lifetime_days AS "documentLifetimeDays", inbox_token AS "inboxToken",
+  inbox_allowed_senders AS "inboxAllowedSenders", created_at AS "createdAt"`;
 
 function where(ref: EntityRef): { clause: string; value: string } {
   return "id" in ref ? { clause: "id = $1", value: ref.id } : { clause: "humanized_id = $1", value: ref.humanizedId };
@@ -30,6 +31,8 @@ export interface QueueChanges {
   extractionEngine?: Queue["extractionEngine"];
   /** Null: documents are kept. */
   documentLifetimeDays?: number | null;
+  /** Addresses and `@domain`s; empty: anyone may mail the inbox. */
+  inboxAllowedSenders?: string[];
 }
 
 /** `q` as a LIKE pattern matching it literally anywhere. */
@@ -153,7 +156,8 @@ export class HierarchyStore {
     const updated = await this.sql.one<Queue>(
       `UPDATE queues SET name = coalesce($2, name), annotation_schema = coalesce($3::jsonb, annotation_schema),
          duplicate_file_rejection = coalesce($4, duplicate_file_rejection), extraction_engine = coalesce($5, extraction_engine),
-         document_lifetime_days = CASE WHEN $6 THEN $7::integer ELSE document_lifetime_days END
+         document_lifetime_days = CASE WHEN $6 THEN $7::integer ELSE document_lifetime_days END,
+         inbox_allowed_senders = coalesce($8::text[], inbox_allowed_senders)
        WHERE id = $1 RETURNING ${QUEUE_COLUMNS}`,
       [
         id,
@@ -163,6 +167,7 @@ export class HierarchyStore {
         changes.extractionEngine ?? null,
         changes.documentLifetimeDays !== undefined,
         changes.documentLifetimeDays ?? null,
+        changes.inboxAllowedSenders ?? null,
       ],
       tx,
     );
@@ -171,6 +176,29 @@ export class HierarchyStore {
       this.queuesById.delete(id);
     });
     return updated;
+  }
+
+  /** A new inbox token for the locked queue: the old address stops with the commit. */
+  async rotateInboxToken(tx: Tx, id: string, token: string): Promise<Queue | undefined> {
+    this.queuesById.delete(id);
+    const updated = await this.sql.one<Queue>(
+      `UPDATE queues SET inbox_token = $2 WHERE id = $1 RETURNING ${QUEUE_COLUMNS}`,
+      [id, token],
+      tx,
+    );
+    tx.afterCommit(() => {
+      this.queuesById.delete(id);
+    });
+    return updated;
+  }
+
+  /** The queue whose inbox is `<humanizedId>.<token>`, read from the database (a rotated token stops at once). */
+  findInbox(humanizedId: string, token: string, tx?: Tx): Promise<Queue | undefined> {
+    return this.sql.one<Queue>(
+      `SELECT ${QUEUE_COLUMNS} FROM queues WHERE inbox_token = $1 AND humanized_id = $2`,
+      [token, humanizedId],
+      tx,
+    );
   }
 
   /**
@@ -245,7 +273,10 @@ export class HierarchyStore {
   }
 
   /** Undefined when the humanized id is taken. */
-  insertQueue(tx: Tx, queue: Omit<Queue, "createdAt" | "documentLifetimeDays">): Promise<Queue | undefined> {
+  insertQueue(
+    tx: Tx,
+    queue: Omit<Queue, "createdAt" | "documentLifetimeDays" | "inboxToken" | "inboxAllowedSenders">,
+  ): Promise<Queue | undefined> {
     return this.sql.one<Queue>(
       `INSERT INTO queues (id, humanized_id, workspace_id, organization_id, name, annotation_schema, duplicate_file_rejection,
          extraction_engine)

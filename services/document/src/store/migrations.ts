@@ -2,6 +2,7 @@ import { type Migration, sqlMigration } from "@docex/kit";
 import { duplicateDetectionMigration } from "./migration-0003-duplicates.js";
 import { quotasMigration } from "./migration-0009-quotas.js";
 import { documentListsMigration } from "./migration-0011-document-lists.js";
+import { emailIntakeMigration } from "./migration-0013-email-intake.js";
 
 /** Schema of the document database, in order. The kit's outbox tables are added in front. */
 export const migrations: Migration[] = [
@@ -215,4 +216,5 @@ export const migrations: Migration[] = [
       `,
   ),
   documentListsMigration,
+  emailIntakeMigration,
 ];

@@ -55,6 +55,8 @@ export class DocumentServiceDouble {
       },
       RecordExtraction: unused,
       ExpectValidator: unused,
+      ResolveInbox: unused,
+      ReceiveEmailDocument: unused,
     };
     server.addService(documentService.definition, documentService.serviceName, handlers, ANY_SERVICE);
     const port = await server.listen("127.0.0.1", 0);

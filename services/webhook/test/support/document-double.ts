@@ -78,6 +78,12 @@ export class DocumentDouble {
       async RecordExtraction() {
         throw new NotFoundError("The document double serves ResolveEntity and GetDocument only.");
       },
+      async ResolveInbox() {
+        throw new NotFoundError("The document double serves ResolveEntity and GetDocument only.");
+      },
+      async ReceiveEmailDocument() {
+        throw new NotFoundError("The document double serves ResolveEntity and GetDocument only.");
+      },
     };
     server.addService(documentService.definition, documentService.serviceName, handlers, ANY_SERVICE);
     const port = await server.listen("127.0.0.1", 0);

@@ -12,10 +12,14 @@ import type { GetDocumentResponseInput as _docex_document_v1_GetDocumentResponse
 import type { GetQueueRequestInput as _docex_document_v1_GetQueueRequestInput, GetQueueRequest as _docex_document_v1_GetQueueRequest } from '../../../docex/document/v1/GetQueueRequest.js';
 import type { GetQueueResponseInput as _docex_document_v1_GetQueueResponseInput, GetQueueResponse as _docex_document_v1_GetQueueResponse } from '../../../docex/document/v1/GetQueueResponse.js';
 import type { ReadDocumentFileRequestInput as _docex_document_v1_ReadDocumentFileRequestInput, ReadDocumentFileRequest as _docex_document_v1_ReadDocumentFileRequest } from '../../../docex/document/v1/ReadDocumentFileRequest.js';
+import type { ReceiveEmailDocumentRequestInput as _docex_document_v1_ReceiveEmailDocumentRequestInput, ReceiveEmailDocumentRequest as _docex_document_v1_ReceiveEmailDocumentRequest } from '../../../docex/document/v1/ReceiveEmailDocumentRequest.js';
+import type { ReceiveEmailDocumentResponseInput as _docex_document_v1_ReceiveEmailDocumentResponseInput, ReceiveEmailDocumentResponse as _docex_document_v1_ReceiveEmailDocumentResponse } from '../../../docex/document/v1/ReceiveEmailDocumentResponse.js';
 import type { RecordExtractionRequestInput as _docex_document_v1_RecordExtractionRequestInput, RecordExtractionRequest as _docex_document_v1_RecordExtractionRequest } from '../../../docex/document/v1/RecordExtractionRequest.js';
 import type { RecordExtractionResponseInput as _docex_document_v1_RecordExtractionResponseInput, RecordExtractionResponse as _docex_document_v1_RecordExtractionResponse } from '../../../docex/document/v1/RecordExtractionResponse.js';
 import type { ResolveEntityRequestInput as _docex_document_v1_ResolveEntityRequestInput, ResolveEntityRequest as _docex_document_v1_ResolveEntityRequest } from '../../../docex/document/v1/ResolveEntityRequest.js';
 import type { ResolveEntityResponseInput as _docex_document_v1_ResolveEntityResponseInput, ResolveEntityResponse as _docex_document_v1_ResolveEntityResponse } from '../../../docex/document/v1/ResolveEntityResponse.js';
+import type { ResolveInboxRequestInput as _docex_document_v1_ResolveInboxRequestInput, ResolveInboxRequest as _docex_document_v1_ResolveInboxRequest } from '../../../docex/document/v1/ResolveInboxRequest.js';
+import type { ResolveInboxResponseInput as _docex_document_v1_ResolveInboxResponseInput, ResolveInboxResponse as _docex_document_v1_ResolveInboxResponse } from '../../../docex/document/v1/ResolveInboxResponse.js';
 
 /**
  * Documents: workspaces, queues, documents, their annotations, messages and status.
@@ -103,6 +107,27 @@ export interface DocumentClient extends grpc.Client {
   readDocumentFile(argument: _docex_document_v1_ReadDocumentFileRequestInput, options?: grpc.CallOptions): grpc.ClientReadableStream<_docex_document_v1_FileChunk>;
   
   /**
+   * Keeps one attachment of a mail as a document of the inbox's queue, through the upload's path (type check, size limit,
+   * quotas, duplicate file rejection, document.created). Idempotent per (queue, source_key): a retried mail answers the
+   * document made the first time. NOT_FOUND when the address stopped; what the upload would refuse is answered with
+   * `refused` (nothing kept), so that the intake can say why in its SMTP reply.
+   */
+  ReceiveEmailDocument(argument: _docex_document_v1_ReceiveEmailDocumentRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_document_v1_ReceiveEmailDocumentResponse>): grpc.ClientUnaryCall;
+  ReceiveEmailDocument(argument: _docex_document_v1_ReceiveEmailDocumentRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_document_v1_ReceiveEmailDocumentResponse>): grpc.ClientUnaryCall;
+  ReceiveEmailDocument(argument: _docex_document_v1_ReceiveEmailDocumentRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_document_v1_ReceiveEmailDocumentResponse>): grpc.ClientUnaryCall;
+  ReceiveEmailDocument(argument: _docex_document_v1_ReceiveEmailDocumentRequestInput, callback: grpc.requestCallback<_docex_document_v1_ReceiveEmailDocumentResponse>): grpc.ClientUnaryCall;
+  /**
+   * Keeps one attachment of a mail as a document of the inbox's queue, through the upload's path (type check, size limit,
+   * quotas, duplicate file rejection, document.created). Idempotent per (queue, source_key): a retried mail answers the
+   * document made the first time. NOT_FOUND when the address stopped; what the upload would refuse is answered with
+   * `refused` (nothing kept), so that the intake can say why in its SMTP reply.
+   */
+  receiveEmailDocument(argument: _docex_document_v1_ReceiveEmailDocumentRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_document_v1_ReceiveEmailDocumentResponse>): grpc.ClientUnaryCall;
+  receiveEmailDocument(argument: _docex_document_v1_ReceiveEmailDocumentRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_document_v1_ReceiveEmailDocumentResponse>): grpc.ClientUnaryCall;
+  receiveEmailDocument(argument: _docex_document_v1_ReceiveEmailDocumentRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_document_v1_ReceiveEmailDocumentResponse>): grpc.ClientUnaryCall;
+  receiveEmailDocument(argument: _docex_document_v1_ReceiveEmailDocumentRequestInput, callback: grpc.requestCallback<_docex_document_v1_ReceiveEmailDocumentResponse>): grpc.ClientUnaryCall;
+  
+  /**
    * Records the extraction result exactly as POST /documents/{id}/extraction does (learning suggestions, automation,
    * duplicates, initial_document_validation), on behalf of the built-in engine. Idempotent per idempotency_key.
    */
@@ -135,6 +160,23 @@ export interface DocumentClient extends grpc.Client {
   resolveEntity(argument: _docex_document_v1_ResolveEntityRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_document_v1_ResolveEntityResponse>): grpc.ClientUnaryCall;
   resolveEntity(argument: _docex_document_v1_ResolveEntityRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_document_v1_ResolveEntityResponse>): grpc.ClientUnaryCall;
   resolveEntity(argument: _docex_document_v1_ResolveEntityRequestInput, callback: grpc.requestCallback<_docex_document_v1_ResolveEntityResponse>): grpc.ClientUnaryCall;
+  
+  /**
+   * The queue whose inbox an address of INTAKE_MAIL_DOMAIN names, read from the database (a rotated token is unknown at
+   * once). NOT_FOUND for an address no queue has.
+   */
+  ResolveInbox(argument: _docex_document_v1_ResolveInboxRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_document_v1_ResolveInboxResponse>): grpc.ClientUnaryCall;
+  ResolveInbox(argument: _docex_document_v1_ResolveInboxRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_document_v1_ResolveInboxResponse>): grpc.ClientUnaryCall;
+  ResolveInbox(argument: _docex_document_v1_ResolveInboxRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_document_v1_ResolveInboxResponse>): grpc.ClientUnaryCall;
+  ResolveInbox(argument: _docex_document_v1_ResolveInboxRequestInput, callback: grpc.requestCallback<_docex_document_v1_ResolveInboxResponse>): grpc.ClientUnaryCall;
+  /**
+   * The queue whose inbox an address of INTAKE_MAIL_DOMAIN names, read from the database (a rotated token is unknown at
+   * once). NOT_FOUND for an address no queue has.
+   */
+  resolveInbox(argument: _docex_document_v1_ResolveInboxRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_document_v1_ResolveInboxResponse>): grpc.ClientUnaryCall;
+  resolveInbox(argument: _docex_document_v1_ResolveInboxRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_document_v1_ResolveInboxResponse>): grpc.ClientUnaryCall;
+  resolveInbox(argument: _docex_document_v1_ResolveInboxRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_document_v1_ResolveInboxResponse>): grpc.ClientUnaryCall;
+  resolveInbox(argument: _docex_document_v1_ResolveInboxRequestInput, callback: grpc.requestCallback<_docex_document_v1_ResolveInboxResponse>): grpc.ClientUnaryCall;
   
 }
 
@@ -173,6 +215,14 @@ export interface DocumentHandlers extends grpc.UntypedServiceImplementation {
   ReadDocumentFile: grpc.handleServerStreamingCall<_docex_document_v1_ReadDocumentFileRequest, _docex_document_v1_FileChunkInput>;
   
   /**
+   * Keeps one attachment of a mail as a document of the inbox's queue, through the upload's path (type check, size limit,
+   * quotas, duplicate file rejection, document.created). Idempotent per (queue, source_key): a retried mail answers the
+   * document made the first time. NOT_FOUND when the address stopped; what the upload would refuse is answered with
+   * `refused` (nothing kept), so that the intake can say why in its SMTP reply.
+   */
+  ReceiveEmailDocument: grpc.handleUnaryCall<_docex_document_v1_ReceiveEmailDocumentRequest, _docex_document_v1_ReceiveEmailDocumentResponseInput>;
+  
+  /**
    * Records the extraction result exactly as POST /documents/{id}/extraction does (learning suggestions, automation,
    * duplicates, initial_document_validation), on behalf of the built-in engine. Idempotent per idempotency_key.
    */
@@ -184,6 +234,12 @@ export interface DocumentHandlers extends grpc.UntypedServiceImplementation {
    */
   ResolveEntity: grpc.handleUnaryCall<_docex_document_v1_ResolveEntityRequest, _docex_document_v1_ResolveEntityResponseInput>;
   
+  /**
+   * The queue whose inbox an address of INTAKE_MAIL_DOMAIN names, read from the database (a rotated token is unknown at
+   * once). NOT_FOUND for an address no queue has.
+   */
+  ResolveInbox: grpc.handleUnaryCall<_docex_document_v1_ResolveInboxRequest, _docex_document_v1_ResolveInboxResponseInput>;
+  
 }
 
 export interface DocumentDefinition extends grpc.ServiceDefinition {
@@ -192,6 +248,8 @@ export interface DocumentDefinition extends grpc.ServiceDefinition {
   GetDocument: MethodDefinition<_docex_document_v1_GetDocumentRequestInput, _docex_document_v1_GetDocumentResponseInput, _docex_document_v1_GetDocumentRequest, _docex_document_v1_GetDocumentResponse>
   GetQueue: MethodDefinition<_docex_document_v1_GetQueueRequestInput, _docex_document_v1_GetQueueResponseInput, _docex_document_v1_GetQueueRequest, _docex_document_v1_GetQueueResponse>
   ReadDocumentFile: MethodDefinition<_docex_document_v1_ReadDocumentFileRequestInput, _docex_document_v1_FileChunkInput, _docex_document_v1_ReadDocumentFileRequest, _docex_document_v1_FileChunk>
+  ReceiveEmailDocument: MethodDefinition<_docex_document_v1_ReceiveEmailDocumentRequestInput, _docex_document_v1_ReceiveEmailDocumentResponseInput, _docex_document_v1_ReceiveEmailDocumentRequest, _docex_document_v1_ReceiveEmailDocumentResponse>
   RecordExtraction: MethodDefinition<_docex_document_v1_RecordExtractionRequestInput, _docex_document_v1_RecordExtractionResponseInput, _docex_document_v1_RecordExtractionRequest, _docex_document_v1_RecordExtractionResponse>
   ResolveEntity: MethodDefinition<_docex_document_v1_ResolveEntityRequestInput, _docex_document_v1_ResolveEntityResponseInput, _docex_document_v1_ResolveEntityRequest, _docex_document_v1_ResolveEntityResponse>
+  ResolveInbox: MethodDefinition<_docex_document_v1_ResolveInboxRequestInput, _docex_document_v1_ResolveInboxResponseInput, _docex_document_v1_ResolveInboxRequest, _docex_document_v1_ResolveInboxResponse>
 }

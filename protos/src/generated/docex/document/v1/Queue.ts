@@ -27,6 +27,14 @@ export interface QueueInput {
    * Days a document is kept before the lifetime sweep purges it; 0: kept (document_lifetime_days null).
    */
   'document_lifetime_days'?: (number);
+  /**
+   * <humanized_id>.<token>@<INTAKE_MAIL_DOMAIN>.
+   */
+  'inbox_email'?: (string);
+  /**
+   * Sender addresses and @domains the inbox takes mail from; empty: anyone.
+   */
+  'inbox_allowed_senders'?: (string)[];
 }
 
 export interface Queue {
@@ -55,4 +63,12 @@ export interface Queue {
    * Days a document is kept before the lifetime sweep purges it; 0: kept (document_lifetime_days null).
    */
   'document_lifetime_days': (number);
+  /**
+   * <humanized_id>.<token>@<INTAKE_MAIL_DOMAIN>.
+   */
+  'inbox_email': (string);
+  /**
+   * Sender addresses and @domains the inbox takes mail from; empty: anyone.
+   */
+  'inbox_allowed_senders': (string)[];
 }

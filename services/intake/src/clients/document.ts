@@ -1,0 +1,46 @@
+import { type CallContext, type GrpcIdentity, type Metrics, undefinedIfNotFound } from "@docex/kit";
+import { createDocumentClient } from "@docex/protos";
+import type { Inbox, InboxDocuments } from "../domain/inbox-documents.js";
+
+export interface DocumentClientOptions {
+  /** This service's certificate, presented to the document service (GRPC_TLS_DIR). */
+  identity: GrpcIdentity;
+  resolveDeadlineMs: number;
+  receiveDeadlineMs: number;
+  metrics?: Metrics;
+}
+
+/** The document service over gRPC: ResolveInbox and ReceiveEmailDocument, never cached (a rotated address stops at once). */
+export function documentInboxes(
+  address: string,
+  options: DocumentClientOptions,
+): InboxDocuments & { warm(): Promise<boolean>; close(): void } {
+  const client = createDocumentClient(address, {
+    identity: options.identity,
+    metrics: options.metrics,
+    deadlineMs: options.resolveDeadlineMs,
+  });
+  return {
+    async resolveInbox(recipient: string, ctx: CallContext = {}): Promise<Inbox | undefined> {
+      const answer = await undefinedIfNotFound(client.resolveInbox({ address: recipient }, ctx));
+      if (!answer) return undefined;
+      return { queueId: answer.queue_id, organizationId: answer.organization_id, allowedSenders: answer.allowed_senders };
+    },
+    async receive(attachment, ctx: CallContext = {}) {
+      const answer = await client.receiveEmailDocument(
+        {
+          address: attachment.address,
+          source_key: attachment.sourceKey,
+          file_name: attachment.fileName,
+          content: attachment.content,
+          source_json: JSON.stringify(attachment.source),
+        },
+        { ...ctx, deadlineMs: options.receiveDeadlineMs },
+      );
+      if (answer.refused) return { refused: answer.refused, detail: answer.refusal_detail };
+      return { documentId: answer.document_id, existing: answer.existing };
+    },
+    warm: () => client.warm(),
+    close: () => client.close(),
+  };
+}
