@@ -74,6 +74,11 @@ describe("built-in extraction through the gateway (npm start, real Postgres and 
       const byKey = Object.fromEntries((document.annotations as { key: string }[]).map((annotation) => [annotation.key, annotation]));
       for (const key of ["invoice_id", "iban", "supplier_tax_id", "total_due", "due_date"]) {
         expect(byKey[key], key).to.include({ value: pdf.expected.fields[key], source: "builtin:pdf_text" });
+        // Where the page shows it (the engine's test reads the words under the box back): page 1, a box on the page.
+        const { page, box } = (byKey[key] as { position?: { page: number; box: number[] } }).position ?? { page: 0, box: [] };
+        expect(page, `${key} position`).to.equal(1);
+        const [left = -1, top = -1, right = -1, bottom = -1] = box;
+        expect(0 <= left && left < right && right <= 1 && 0 <= top && top < bottom && bottom <= 1, `${key} box ${box}`).to.equal(true);
       }
       await eventually(
         () => receiver.requests.find((request) => request.rawBody.includes(documentId) && request.rawBody.includes("to_validate")),
@@ -92,6 +97,7 @@ describe("built-in extraction through the gateway (npm start, real Postgres and 
       const byKey = Object.fromEntries((document.annotations as { key: string }[]).map((annotation) => [annotation.key, annotation]));
       for (const key of ["invoice_id", "supplier_name", "supplier_tax_id", "supplier_register_id", "iban", "total_due", "due_date"]) {
         expect(byKey[key], `${einvoice.name} ${key}`).to.include({ value: einvoice.expected.fields[key], source: "builtin:einvoice" });
+        expect(byKey[key], `${einvoice.name} ${key}: read from XML, no page position`).to.not.have.property("position");
       }
       const rows = (byKey.line_items as unknown as { rows: Record<string, { value: string }>[] }).rows;
       expect(

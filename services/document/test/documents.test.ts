@@ -114,6 +114,51 @@ describe("documents and annotations (membership is an in-process test double)", 
     expect(extracted.event.data.annotations).to.deep.equal(reply.body.data.annotations);
   });
 
+  it("keeps where a page shows each value (position, cells too), drops it when a person types another value, and refuses a box off the page", async () => {
+    const id = await documentFixture(owner, queueId);
+    const position = { page: 1, box: [0.1, 0.2, 0.3, 0.24] };
+    const cell = { page: 2, box: [0.5, 0.1, 0.9, 0.12] };
+    const read = await owner.post(`/documents/${id}/extraction`, {
+      annotations: [
+        { key: "invoice_id", value: "INV-7", confidence: 93, position },
+        { key: "total_due", value: "12.50", confidence: 90, position: { page: 1, box: [0.6, 0.8, 0.7, 0.82] } },
+        { key: "line_items", value: "", rows: [{ activity: { value: "Paper", position: cell } }] },
+      ],
+      confidence: 90,
+    });
+    expect(read.status).to.equal(200);
+    const byKey = (annotations: { key: string }[]) => Object.fromEntries(annotations.map((annotation) => [annotation.key, annotation]));
+    expect(byKey(read.body.data.annotations).invoice_id.position).to.deep.equal(position);
+    expect(byKey(read.body.data.annotations).line_items.rows[0].activity.position).to.deep.equal(cell);
+
+    const typed = await owner.patch(`/documents/${id}/annotations`, { annotations: [{ key: "total_due", value: "13.50" }] });
+    expect(typed.status).to.equal(200);
+    expect(byKey(typed.body.data.annotations).total_due).to.not.have.property("position");
+    expect(byKey(typed.body.data.annotations).invoice_id.position).to.deep.equal(position);
+
+    // A person filling a field by clicking a word on the page sends the word's box with it.
+    const clicked = { page: 1, box: [0.4, 0.5, 0.45, 0.52] };
+    const filled = await owner.patch(`/documents/${id}/annotations`, {
+      annotations: [{ key: "total_due", value: "14.50", position: clicked }],
+    });
+    expect(byKey(filled.body.data.annotations).total_due.position).to.deep.equal(clicked);
+
+    const versionBefore = await version(id);
+    for (const bad of [
+      { page: 1, box: [0.1, 0.2, 1.3, 0.3] },
+      { page: 1, box: [0.5, 0.2, 0.4, 0.3] },
+      { page: 0, box: [0.1, 0.2, 0.3, 0.3] },
+      { page: 1, box: [0.1, 0.2, 0.3] },
+      { page: 1, box: [0.1, 0.2, 0.3, 0.3], size: 3 },
+    ]) {
+      const refused = await owner.patch(`/documents/${id}/annotations`, {
+        annotations: [{ key: "invoice_id", value: "INV-8", position: bad }],
+      });
+      expect(refused.status, JSON.stringify(bad)).to.equal(400);
+    }
+    expect(await version(id)).to.equal(versionBefore);
+  });
+
   it("PATCH replaces the annotations it names, derives numericValue and isoDateValue, marks them user, and publishes one annotations_changed", async () => {
     const id = await documentFixture(owner, queueId, { extracted: true });
     const before = (await owner.get(`/documents/${id}`)).body.data;

@@ -178,6 +178,23 @@ describe("extraction engine: mapping onto a queue's schema", () => {
     expect(confidence).to.equal(100);
   });
 
+  it("passes each value's position on, kept within the page, and leaves out one no page could have", () => {
+    const read = (position: { page: number; box: [number, number, number, number] }) =>
+      annotationsFor(
+        {
+          format: "pdf_text",
+          fields: { invoice_id: { value: "2026-17", confidence: 90, source: "builtin:pdf_text", position } },
+          messages: [],
+        },
+        schema,
+      ).annotations[0];
+    expect(read({ page: 1, box: [0.1, 0.2, 0.3, 0.25] })?.position).to.deep.equal({ page: 1, box: [0.1, 0.2, 0.3, 0.25] });
+    expect(read({ page: 2, box: [0.123456, -0.01, 1.02, 0.5] })?.position).to.deep.equal({ page: 2, box: [0.1235, 0, 1, 0.5] });
+    expect(read({ page: 1, box: [0.5, 0.2, 0.4, 0.3] })).to.not.have.property("position");
+    expect(read({ page: 0, box: [0.1, 0.2, 0.3, 0.3] })).to.not.have.property("position");
+    expect(read({ page: 1, box: [Number.NaN, 0.2, 0.3, 0.3] })).to.not.have.property("position");
+  });
+
   it("answers no annotations and a null confidence when nothing was found", () => {
     expect(annotationsFor({ format: "unreadable", fields: {}, messages: [] }, schema)).to.deep.equal({
       annotations: [],

@@ -1,4 +1,4 @@
-import { type FieldDefinition, locateKey, parseDate, parseNumber, type ValueType } from "@docex/annotations";
+import { type FieldDefinition, locateKey, type Position, parseDate, parseNumber, positionSchema, type ValueType } from "@docex/annotations";
 import { type FieldError, ValidationError } from "@docex/kit";
 import { z } from "zod";
 import type { Annotation } from "./records.js";
@@ -11,6 +11,7 @@ const valueInput = z.strictObject({
   value: z.string().max(MAX_TEXT),
   numericValue: z.number().optional(),
   isoDateValue: z.string().optional(),
+  position: positionSchema.optional(),
 });
 
 /**
@@ -26,6 +27,8 @@ export const annotationInput = z.strictObject({
   isoDateValue: z.string().optional(),
   confidence: z.number().min(0).max(100).optional(),
   source: z.string().min(1).max(50).optional(),
+  /** Where a page shows the value (the engine's reading, or the word a person clicked to fill it). */
+  position: positionSchema.optional(),
   rows: z.array(z.record(z.string(), valueInput)).max(2_000).optional(),
 });
 /** An annotation after its input schema: what the checks below take. Stored annotations fit it too. */
@@ -48,8 +51,12 @@ function typed(type: ValueType, value: string, path: string, errors: FieldError[
   return {};
 }
 
-function typedValueOf(type: ValueType, input: { value: string }, path: string, errors: FieldError[]): AnnotationValue {
-  return { value: input.value, ...typed(type, input.value, `${path}.value`, errors) };
+function typedValueOf(type: ValueType, input: { value: string; position?: Position }, path: string, errors: FieldError[]): AnnotationValue {
+  return {
+    value: input.value,
+    ...typed(type, input.value, `${path}.value`, errors),
+    ...(input.position ? { position: input.position } : {}),
+  };
 }
 
 function checkOne(field: FieldDefinition, input: AnnotationFields, at: string, errors: FieldError[]): Annotation {
@@ -80,6 +87,7 @@ function checkOne(field: FieldDefinition, input: AnnotationFields, at: string, e
   }
   if (input.confidence !== undefined) annotation.confidence = input.confidence;
   if (input.source !== undefined) annotation.source = input.source;
+  if (input.position !== undefined) annotation.position = input.position;
   return annotation;
 }
 

@@ -1,5 +1,5 @@
 import type { SchemaField } from "@docex/annotations";
-import type { ExtractionMessage, ExtractionResult, InvoiceFieldKey, LineItemColumn } from "./types.js";
+import type { ExtractionMessage, ExtractionResult, FieldPosition, InvoiceFieldKey, LineItemColumn } from "./types.js";
 
 /** The document service's bounds on an annotation (its annotation input schema): longer or more is refused whole. */
 export const MAX_VALUE_LENGTH = 10_000;
@@ -12,6 +12,8 @@ export interface ExtractedAnnotation {
   values?: { value: string }[];
   confidence?: number;
   source?: string;
+  /** Where the page shows the value (API.md's `position`); none for e-invoices. */
+  position?: FieldPosition;
   rows?: Record<string, { value: string }>[];
 }
 
@@ -42,6 +44,23 @@ const COLUMN_KEYS: Record<LineItemColumn, string[]> = {
   vat_rate: ["vat_rate", "item_rate", "tax_rate"],
   total_incl_tax: ["total_incl_tax", "item_amount_total"],
 };
+
+/**
+ * A value's position as the document service takes it: each edge within the page (a word's box may overhang it by a
+ * rounding), four decimals, left of right and top above bottom; none where it cannot be (a position the document
+ * service would refuse would cost the whole extraction).
+ */
+function withinPage(position: FieldPosition | undefined): { position?: FieldPosition } {
+  if (!position || !Number.isInteger(position.page) || position.page < 1) return {};
+  const [left, top, right, bottom] = position.box.map((edge) => Math.round(Math.min(1, Math.max(0, edge)) * 10_000) / 10_000) as [
+    number,
+    number,
+    number,
+    number,
+  ];
+  if (![left, top, right, bottom].every(Number.isFinite) || left > right || top > bottom) return {};
+  return { position: { page: position.page, box: [left, top, right, bottom] } };
+}
 
 /**
  * Maps an extraction onto a queue's schema: only keys the schema has (the document service refuses
@@ -76,6 +95,7 @@ export function annotationsFor(
       ...(target.multi_value ? { values: [{ value: field.value }] } : {}),
       confidence: field.confidence,
       source: field.source,
+      ...withinPage(field.position),
     });
     confidences.push(field.confidence);
   }
