@@ -22,12 +22,16 @@ function run(command, args) {
 
 // Grouped: each workspace's output in one piece once it finishes, every line still prefixed with its name, so a
 // parallel run reads as a sequential one and CI's count of mocha's summary lines is unchanged.
-const turboTest = (args) => run("npx", ["turbo", "run", "test", "--log-order=grouped", ...args]);
+// --continue: a failing workspace does not stop the others, so one run shows every failure.
+const turboTest = (args) => run("npx", ["turbo", "run", "test", "--log-order=grouped", "--continue", ...args]);
 
 let status = run("npx", ["turbo", "run", "build", "--output-logs=errors-only"]);
 if (status === 0) status = run("npx", ["tsc", "-p", "tsconfig.tests.json"]);
-if (status === 0) status = turboTest([`--concurrency=${concurrency}`, ...ALONE.map((name) => `--filter=!${name}`)]);
-if (status === 0) status = turboTest(["--concurrency=1", ...ALONE.map((name) => `--filter=${name}`)]);
+if (status === 0) {
+  const parallel = turboTest([`--concurrency=${concurrency}`, ...ALONE.map((name) => `--filter=!${name}`)]);
+  const alone = turboTest(["--concurrency=1", ...ALONE.map((name) => `--filter=${name}`)]);
+  status = parallel || alone;
+}
 
 console.log(`npm test: ${Math.round((performance.now() - started) / 1000)} s`);
 process.exit(status);
