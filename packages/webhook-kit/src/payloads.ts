@@ -13,12 +13,23 @@ export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 export const SEVERITIES = ["error", "warning", "info"] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
+/**
+ * Where on a page a value was read: `box` is [left, top, right, bottom], fractions (0..1) of the page's width and
+ * height from its top-left corner. Absent for values no page shows (typed by a person, learned, from an XML file).
+ */
+export interface Position {
+  /** From 1. */
+  page: number;
+  box: [number, number, number, number];
+}
+
 /** One value: an extra value of a multi-value field, or one cell of a table row. */
 export interface AnnotationValue {
   value: string;
   numericValue?: number | undefined;
   /** YYYY-MM-DD. */
   isoDateValue?: string | undefined;
+  position?: Position | undefined;
 }
 
 /** An extracted field as a payload carries it. */
@@ -34,6 +45,7 @@ export interface Annotation {
   confidence?: number | undefined;
   /** Who set the value: "ai", "user", "learned", "automation", "validation", … */
   source?: string | undefined;
+  position?: Position | undefined;
   /** Table fields (line_items): one object per row, keyed by column key. */
   rows?: Record<string, AnnotationValue>[] | undefined;
 }

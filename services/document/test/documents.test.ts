@@ -127,7 +127,10 @@ describe("documents and annotations (membership is an in-process test double)", 
       confidence: 90,
     });
     expect(read.status).to.equal(200);
-    const byKey = (annotations: { key: string }[]) => Object.fromEntries(annotations.map((annotation) => [annotation.key, annotation]));
+    type Read = { key: string; position?: unknown; rows?: Record<string, { position?: unknown }>[] };
+    // biome-ignore lint/suspicious/noExplicitAny: a test reads the answer's JSON by key
+    const byKey = (annotations: Read[]): Record<string, any> =>
+      Object.fromEntries(annotations.map((annotation) => [annotation.key, annotation]));
     expect(byKey(read.body.data.annotations).invoice_id.position).to.deep.equal(position);
     expect(byKey(read.body.data.annotations).line_items.rows[0].activity.position).to.deep.equal(cell);
 

@@ -18,6 +18,7 @@ export type Checks = [
   Assert<Equals<kit.Severity, (typeof events.SEVERITIES)[number]>>,
   Assert<Equals<kit.AnnotationValue, annotations.AnnotationValue>>,
   Assert<Equals<kit.Annotation, annotations.Annotation>>,
+  Assert<Equals<kit.Position, annotations.Position>>,
   Assert<Equals<kit.DocumentStatusChangedPayload, events.DocumentStatusChangedPayload>>,
   Assert<Equals<kit.QueueCreatedPayload, events.QueueCreatedPayload>>,
   Assert<Equals<kit.ValidationRequestPayload, events.ValidationRequestPayload>>,
