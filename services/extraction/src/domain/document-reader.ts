@@ -129,11 +129,13 @@ export class DocumentReader {
         stopped: true,
       };
     const input = { bytes: file.bytes, fileName: file.fileName, contentType: file.contentType };
-    // An image is a scan: nothing to read before its OCR.
+    // An image is a scan, known by its bytes: it waits for the OCR lane. A PDF is read whole where it is (a scanned
+    // PDF is OCRed in the text lane): finding out that it has no text costs a parse that a second read would repeat,
+    // and a 10,000-page PDF parsed twice in one reader went over the reader's memory cap.
     const result: ExtractionResult =
       how.deferOcr && sniffKind(file.bytes) === "image"
         ? { format: "ocr", fields: {}, messages: [], needsOcr: true }
-        : await this.deps.pool.extract(input, how.deferOcr ? { deferOcr: true } : {});
+        : await this.deps.pool.extract(input);
     if (!result.needsOcr) await runs.endRead(base.eventId);
     return result;
   }
