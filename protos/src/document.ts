@@ -50,6 +50,7 @@ export function documentChangeRequest(change: ChangeHeader & Partial<ApplyDocume
     replace_messages: false,
     cells_json: "",
     approval_route_json: "",
+    automation_blockers_json: "",
     ...change,
   };
 }

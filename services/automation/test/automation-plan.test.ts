@@ -110,13 +110,13 @@ describe("extraction evaluation thresholds (unit)", () => {
     expect(
       evaluateExtraction(evaluation([{ key: "total_due", min_confidence: 80, required: true }]), SCHEMA, DOCUMENT, 95, new Set()).met,
     ).to.equal(true);
-    expect(evaluateExtraction(evaluation([]), SCHEMA, DOCUMENT, 89.9, new Set()).reasons).to.deep.equal([
-      "document confidence 89.9 is below 90",
+    expect(evaluateExtraction(evaluation([]), SCHEMA, DOCUMENT, 89.9, new Set()).blockers).to.deep.equal([
+      { key: null, reason: "document confidence 89.9 is below 90" },
     ]);
     expect(evaluateExtraction(evaluation([], null), SCHEMA, DOCUMENT, 99, new Set()).met).to.equal(false);
     expect(
-      evaluateExtraction(evaluation([{ key: "contract", min_confidence: 50, required: true }]), SCHEMA, DOCUMENT, 95, new Set()).reasons,
-    ).to.deep.equal(["contract is required and empty"]);
+      evaluateExtraction(evaluation([{ key: "contract", min_confidence: 50, required: true }]), SCHEMA, DOCUMENT, 95, new Set()).blockers,
+    ).to.deep.equal([{ key: "contract", reason: "contract is required and empty" }]);
     expect(
       evaluateExtraction(evaluation([{ key: "contract", min_confidence: 50, required: false }]), SCHEMA, DOCUMENT, 95, new Set()).met,
     ).to.equal(true);
@@ -128,7 +128,9 @@ describe("extraction evaluation thresholds (unit)", () => {
   it("counts a value set by a rule as certain, a value without confidence as not, and judges a column by its table", () => {
     const learned: Annotation[] = [...DOCUMENT, { key: "contract", value: "C-1", source: "learned" }];
     const contract = evaluation([{ key: "contract", min_confidence: 99, required: true }]);
-    expect(evaluateExtraction(contract, SCHEMA, learned, 95, new Set()).reasons).to.deep.equal(["contract has no confidence"]);
+    expect(evaluateExtraction(contract, SCHEMA, learned, 95, new Set()).blockers).to.deep.equal([
+      { key: "contract", reason: "contract has no confidence" },
+    ]);
     expect(evaluateExtraction(contract, SCHEMA, learned, 95, new Set(["contract"])).met).to.equal(true);
     expect(
       evaluateExtraction(evaluation([{ key: "activity", min_confidence: 70, required: true }]), SCHEMA, DOCUMENT, 95, new Set()).met,

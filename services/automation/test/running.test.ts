@@ -168,17 +168,21 @@ describe("running automation on new extractions (real document and membership se
     expect(await runOf(confident)).to.deep.include({ outcome: "applied", status: "ready_to_export", applied_rules: [] });
     expect((await documentOf(confident)).status).to.equal("ready_to_export");
     expect((await eventually(() => appliedEventsOf(confident)[0])).data.status).to.equal("ready_to_export");
-    const expectations: Array<[string, string]> = [
-      [weakField, "total_due confidence 70 is below 80"],
-      [weakDocument, "document confidence 85 is below 90"],
-      [missingRequired, "total_due is required and empty"],
-      [noConfidence, "the document has no confidence"],
+    expect((await documentOf(confident)).automation_blockers).to.deep.equal([]);
+    const expectations: Array<[string, string | null, string]> = [
+      [weakField, "total_due", "total_due confidence 70 is below 80"],
+      [weakDocument, null, "document confidence 85 is below 90"],
+      [missingRequired, "total_due", "total_due is required and empty"],
+      [noConfidence, null, "the document has no confidence"],
     ];
-    for (const [documentId, reason] of expectations) {
+    for (const [documentId, key, reason] of expectations) {
       const run = await runOf(documentId);
       expect(run.outcome).to.equal("nothing_to_apply");
       expect(run.reason).to.contain(reason);
-      expect((await documentOf(documentId)).status).to.equal("to_validate");
+      const document = await documentOf(documentId);
+      expect(document.status).to.equal("to_validate");
+      // The document says why it was kept, field by field.
+      expect(document.automation_blockers).to.deep.equal([{ key, reason }]);
     }
   });
 
@@ -306,6 +310,7 @@ describe("running automation on new extractions (real document and membership se
       idempotency_key: "",
       cells_json: "",
       approval_route_json: "",
+      automation_blockers_json: "",
     });
     expect(blocked.applied).to.equal(true);
 
@@ -318,6 +323,9 @@ describe("running automation on new extractions (real document and membership se
     const document = await documentOf(documentId);
     expect(document.status).to.equal("to_validate");
     expect(annotationOf(document, "contract")).to.deep.include({ value: "BY RULE" });
+    expect(document.automation_blockers).to.deep.equal([
+      { key: null, reason: "the move out of manual validation was refused: blocked_by_error_messages" },
+    ]);
   });
 
   it("decides in_register through the register service; while it is down the rule is not applied and validation is not skipped", async () => {

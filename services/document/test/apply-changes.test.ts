@@ -175,6 +175,45 @@ describe("changes from other contexts: gRPC ApplyDocumentChanges, GetDocument an
     expect((await h.grpc.applyDocumentChanges(change(id, { source: "automation", status: "exported" }))).applied).to.equal(true);
   });
 
+  it("shows why automation kept a document (automation_blockers) without a new version; a new document has none", async () => {
+    const id = await documentFixture(owner, queueId, { extracted: true });
+    const before = await current(id);
+    const blockers = [
+      { key: null, reason: "document confidence 93 is below 95" },
+      { key: "iban", reason: "iban is required and empty" },
+    ];
+    const kept = await h.grpc.applyDocumentChanges(
+      change(id, { source: "automation", automation_blockers_json: JSON.stringify(blockers), idempotency_key: "run-1:blockers" }),
+    );
+    expect(kept.applied).to.equal(true);
+    expect(kept.document!.version).to.equal(before.version);
+    const read = await owner.get(`/documents/${id}`);
+    expect(read.body.data.automation_blockers).to.deep.equal(blockers);
+
+    // With a status move they are written with the change; a malformed list changes nothing.
+    await expectGrpcError(
+      h.grpc.applyDocumentChanges(change(id, { source: "automation", automation_blockers_json: JSON.stringify([{ reason: "" }]) })),
+      "INVALID_ARGUMENT",
+    );
+    expect((await owner.get(`/documents/${id}`)).body.data.automation_blockers).to.deep.equal(blockers);
+    const moved = await h.grpc.applyDocumentChanges(
+      change(id, { source: "automation", status: "ready_to_export", automation_blockers_json: "[]" }),
+    );
+    expect(moved.applied).to.equal(true);
+    expect((await owner.get(`/documents/${id}`)).body.data)
+      .to.include({ status: "ready_to_export" })
+      .and.deep.include({ automation_blockers: [] });
+
+    // Said of a document people already moved on, blockers are refused.
+    const late = await h.grpc.applyDocumentChanges(
+      change(id, { source: "automation", automation_blockers_json: JSON.stringify(blockers) }),
+    );
+    expect(late).to.include({ applied: false, reason: "document_not_editable" });
+
+    const fresh = await documentFixture(owner, queueId, { extracted: true });
+    expect((await owner.get(`/documents/${fresh}`)).body.data.automation_blockers).to.deep.equal([]);
+  });
+
   it("runs the validator seam after a user's edit and answers with what validation changed", async () => {
     const id = await documentFixture(owner, queueId, { extracted: true });
     h.validator.answer = async () => ({

@@ -24,6 +24,7 @@ const document: StoredDocument = {
   approvers: [],
   approval: null,
   confidence: 90,
+  automationBlockers: [],
   source: { channel: "api" },
   version: 3,
   createdAt: new Date(),

@@ -69,6 +69,7 @@ export function documentGateway(
           approvers: change.approvers,
           ...(change.approvalRoute ? { approval_route_json: JSON.stringify(change.approvalRoute) } : {}),
           applied_rules: change.appliedRules,
+          ...(change.automationBlockers ? { automation_blockers_json: JSON.stringify(change.automationBlockers) } : {}),
         }),
         ctx,
       );

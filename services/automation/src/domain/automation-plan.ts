@@ -170,7 +170,8 @@ export async function planAutomation(input: PlanInput): Promise<AutomationPlan> 
   let status: AutomationPlan["status"];
   if (settings.extractionEvaluation.status === "enabled") {
     evaluation = evaluateExtraction(settings.extractionEvaluation, schema, annotations, input.document.confidence, new Set(changed.keys()));
-    if (undecidedRules.length) evaluation = { met: false, reasons: [...evaluation.reasons, "a rule's conditions could not be decided"] };
+    if (undecidedRules.length)
+      evaluation = { met: false, blockers: [...evaluation.blockers, { key: null, reason: "a rule's conditions could not be decided" }] };
     if (evaluation.met && input.mayMoveStatus)
       status = approvers.length > 0 || input.document.approvers.length > 0 ? "in_approval" : "ready_to_export";
   }

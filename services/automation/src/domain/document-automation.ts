@@ -5,6 +5,7 @@ import type { DocumentRun, RunOutcome, RunStore } from "../store/run-store.js";
 import type { SettingsStore } from "../store/settings-store.js";
 import { type AutomationPlan, type DocumentSnapshot, isEmptyPlan, planAutomation } from "./automation-plan.js";
 import type { ChangeOutcome, DocumentGateway, DocumentState } from "./document-gateway.js";
+import type { AutomationBlocker } from "./extraction-evaluation.js";
 import type { QueueSettings } from "./records.js";
 import { type RegisterLookup, registerCheckOf } from "./register-lookup.js";
 
@@ -25,6 +26,18 @@ export interface DocumentAutomationDependencies {
   documents: DocumentGateway;
   registerLookup: RegisterLookup;
   logger: Logger;
+}
+
+/**
+ * What the document shows as `automation_blockers` after this run: the thresholds evaluation found missed, or, when it
+ * was met, the refusal that kept the status move from happening. Undefined with evaluation off (nothing to say).
+ */
+function blockersOf(plan: AutomationPlan, lastRefusal: string): AutomationBlocker[] | undefined {
+  if (!plan.evaluation) return undefined;
+  if (!plan.evaluation.met) return plan.evaluation.blockers;
+  if (plan.status === undefined && lastRefusal)
+    return [{ key: null, reason: `the move out of manual validation was refused: ${lastRefusal}` }];
+  return [];
 }
 
 const anySwitchOn = (settings: QueueSettings) =>
@@ -93,11 +106,25 @@ export class DocumentAutomation {
         approvers: plan.approvers,
         approvalRoute: plan.route,
       };
-      if (isEmptyPlan(plan))
-        return finish(
-          { ...planned, outcome: "nothing_to_apply", reason: [lastReason, ...(plan.evaluation?.reasons ?? [])].filter(Boolean).join("; ") },
-          plan,
-        );
+      const automationBlockers = blockersOf(plan, lastReason);
+      if (isEmptyPlan(plan)) {
+        // Nothing to change, but the document should say what kept it back.
+        if (automationBlockers?.length)
+          await documents.applyChanges(
+            {
+              documentId: data.document_id,
+              expectedVersion: 0,
+              annotations: [],
+              approvers: [],
+              appliedRules: [],
+              automationBlockers,
+              idempotencyKey: `${event.id}:blockers`,
+            },
+            ctx,
+          );
+        const reasons = (automationBlockers ?? []).map((blocker) => blocker.reason);
+        return finish({ ...planned, outcome: "nothing_to_apply", reason: [lastReason, ...reasons].filter(Boolean).join("; ") }, plan);
+      }
       const outcome = await documents
         .applyChanges(
           {
@@ -108,6 +135,7 @@ export class DocumentAutomation {
             ...(plan.route ? { approvalRoute: plan.route } : {}),
             ...(plan.status ? { status: plan.status } : {}),
             appliedRules: plan.appliedRules,
+            ...(automationBlockers ? { automationBlockers } : {}),
             idempotencyKey: attempt === 1 ? event.id : `${event.id}:${attempt}`,
           },
           ctx,

@@ -1,3 +1,4 @@
+import type { AutomationBlocker } from "./extraction-evaluation.js";
 import type { Annotation, ApprovalStage, DocumentStatus, QueueRecord } from "./records.js";
 
 export interface CallContext {
@@ -26,6 +27,8 @@ export interface DocumentChange {
   approvalRoute?: { stages: ApprovalStage[]; stage: number };
   status?: DocumentStatus;
   appliedRules: string[];
+  /** Why extraction evaluation keeps the document for people (replacing what the last run said); absent with evaluation off. */
+  automationBlockers?: AutomationBlocker[];
   idempotencyKey: string;
 }
 

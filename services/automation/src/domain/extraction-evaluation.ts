@@ -1,10 +1,16 @@
 import { type FieldDefinition, locateKey } from "@docex/annotations";
 import type { Annotation, ExtractionEvaluation } from "./records.js";
 
+/** Why a document was kept for manual validation: the field a threshold names (null for the document as a whole) and why. */
+export interface AutomationBlocker {
+  key: string | null;
+  reason: string;
+}
+
 export interface EvaluationVerdict {
   met: boolean;
   /** Why not, one entry per threshold missed; empty when met. */
-  reasons: string[];
+  blockers: AutomationBlocker[];
 }
 
 const hasText = (value: { value: string } | undefined) => value !== undefined && value.value.trim() !== "";
@@ -23,16 +29,17 @@ export function evaluateExtraction(
   documentConfidence: number | null,
   setByRules: ReadonlySet<string>,
 ): EvaluationVerdict {
-  const reasons: string[] = [];
-  if (evaluation.documentConfidence === null) reasons.push("document_confidence is not set");
-  else if (documentConfidence === null) reasons.push("the document has no confidence");
+  const blockers: AutomationBlocker[] = [];
+  const block = (key: string | null, reason: string) => blockers.push({ key, reason });
+  if (evaluation.documentConfidence === null) block(null, "document_confidence is not set");
+  else if (documentConfidence === null) block(null, "the document has no confidence");
   else if (documentConfidence < evaluation.documentConfidence)
-    reasons.push(`document confidence ${documentConfidence} is below ${evaluation.documentConfidence}`);
+    block(null, `document confidence ${documentConfidence} is below ${evaluation.documentConfidence}`);
 
   for (const field of evaluation.fields) {
     const location = locateKey(schema, field.key);
     if (!location) {
-      reasons.push(`${field.key} is not in the queue's schema`);
+      block(field.key, `${field.key} is not in the queue's schema`);
       continue;
     }
     const holderKey = location.kind === "column" ? location.table.key : location.field.key;
@@ -44,12 +51,12 @@ export function evaluateExtraction(
           ? (annotation?.rows ?? []).length > 0
           : hasText(annotation) || (annotation?.values ?? []).some(hasText);
     if (!present) {
-      if (field.required) reasons.push(`${field.key} is required and empty`);
+      if (field.required) block(field.key, `${field.key} is required and empty`);
       continue;
     }
     const confidence = setByRules.has(holderKey) ? 100 : annotation?.confidence;
-    if (confidence === undefined) reasons.push(`${field.key} has no confidence`);
-    else if (confidence < field.min_confidence) reasons.push(`${field.key} confidence ${confidence} is below ${field.min_confidence}`);
+    if (confidence === undefined) block(field.key, `${field.key} has no confidence`);
+    else if (confidence < field.min_confidence) block(field.key, `${field.key} confidence ${confidence} is below ${field.min_confidence}`);
   }
-  return { met: reasons.length === 0, reasons };
+  return { met: blockers.length === 0, blockers };
 }

@@ -12,7 +12,15 @@ import {
 } from "./annotations.js";
 import { withAssigned } from "./approval.js";
 import { changedParts, type DocumentWriter } from "./document-writer.js";
-import type { ApprovalStage, DocumentMessage, DocumentStatus, RegisterOption, ServiceSource, StoredDocument } from "./records.js";
+import type {
+  ApprovalStage,
+  AutomationBlocker,
+  DocumentMessage,
+  DocumentStatus,
+  RegisterOption,
+  ServiceSource,
+  StoredDocument,
+} from "./records.js";
 import { isFrozen, refuseMove } from "./status-machine.js";
 
 /** A change another context asks for (gRPC ApplyDocumentChanges), in domain terms. */
@@ -36,6 +44,8 @@ export interface ServiceChange {
   /** An approval route the document follows from stage `stage` on (0-based); absent leaves the route as it is. */
   approvalRoute?: { stages: ApprovalStage[]; stage: number };
   appliedRules: string[];
+  /** Why extraction evaluation keeps the document for people, replacing what the last run said; absent leaves them. */
+  automationBlockers?: AutomationBlocker[];
   idempotencyKey?: string;
 }
 
@@ -122,6 +132,12 @@ export class DocumentChanges {
           return { applied: false, reason, document: current };
         };
         if (change.expectedVersion !== 0 && change.expectedVersion !== current.version) return refuse("version_conflict");
+        if (change.automationBlockers && onlyBlockers(change)) {
+          // Said of a document that people have already moved on, it would explain nothing.
+          if (current.status !== "to_validate") return refuse("document_not_editable");
+          const saved = await this.documents.setAutomationBlockers(tx, current.id, change.automationBlockers);
+          return { applied: true, reason: "", document: saved ?? current };
+        }
         const planned = this.nextState(queue.annotationSchema, current, change);
         if ("refusal" in planned) return refuse(planned.refusal);
         return { applied: true, reason: "", document: await this.writer.write(tx, current, planned.next, meta) };
@@ -178,7 +194,22 @@ export class DocumentChanges {
         approvers,
         approval,
         status,
+        automationBlockers: change.automationBlockers ?? current.automationBlockers,
       },
     };
   }
+}
+
+/** A change that only says why evaluation kept the document: written without a new version (see setAutomationBlockers). */
+function onlyBlockers(change: ServiceChange): boolean {
+  return (
+    change.annotations.length === 0 &&
+    change.cells.length === 0 &&
+    change.messages.length === 0 &&
+    !change.replaceMessages &&
+    Object.keys(change.options).length === 0 &&
+    change.status === undefined &&
+    change.approvers.length === 0 &&
+    change.approvalRoute === undefined
+  );
 }

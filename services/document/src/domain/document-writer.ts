@@ -23,6 +23,7 @@ const PARTS = [
   "approval",
   "status",
   "confidence",
+  "automationBlockers",
 ] as const satisfies readonly (keyof StoredDocument)[];
 
 /** The parts of a document that differ between two states of it; none means there is nothing to write. */

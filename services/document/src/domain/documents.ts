@@ -314,7 +314,10 @@ export class Documents {
         : current.messages;
       if (!engine?.failed) await this.deps.initialValidation.jobs.schedule(tx, current.id);
       const confidence = engine?.failed ? current.confidence : input.confidence;
-      const saved = await this.deps.writer.write(tx, current, { ...current, annotations, messages, confidence, status }, meta);
+      // A new reading is evaluated anew: what kept the last one back no longer applies.
+      const automationBlockers = engine?.failed ? current.automationBlockers : [];
+      const next = { ...current, annotations, messages, confidence, status, automationBlockers };
+      const saved = await this.deps.writer.write(tx, current, next, meta);
       return { document: saved };
     });
     if (!outcome.repeated && !("refusal" in outcome)) this.deps.initialValidation.wake();

@@ -49,6 +49,12 @@ export type ChangeSource = (typeof CHANGE_SOURCES)[number];
 export const SERVICE_SOURCES = ["automation", "learning", "validation"] as const satisfies readonly ChangeSource[];
 export type ServiceSource = (typeof SERVICE_SOURCES)[number];
 
+/** Why extraction evaluation kept a document for manual validation: the field a threshold names (null: the document) and why. */
+export interface AutomationBlocker {
+  key: string | null;
+  reason: string;
+}
+
 export interface DocumentMessage {
   key: string | null;
   message: string;
@@ -125,6 +131,8 @@ export interface StoredDocument {
   approvers: string[];
   approval: ApprovalState | null;
   confidence: number | null;
+  /** What the last automation run's extraction evaluation found missing; empty when nothing kept the document. */
+  automationBlockers: AutomationBlocker[];
   source: DocumentSource;
   version: number;
   createdAt: Date;

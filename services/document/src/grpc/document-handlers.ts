@@ -130,6 +130,13 @@ const applyChangesRequest = z.object({
       .nullable(),
     null,
   ),
+  automation_blockers_json: jsonField(
+    z
+      .array(z.strictObject({ key: z.string().min(1).max(200).nullable(), reason: z.string().min(1).max(1_000) }))
+      .max(200)
+      .nullable(),
+    null,
+  ),
 });
 
 function serviceChange(raw: RawChange): ServiceChange {
@@ -157,6 +164,7 @@ function serviceChange(raw: RawChange): ServiceChange {
         }
       : {}),
     appliedRules: request.applied_rules,
+    ...(request.automation_blockers_json ? { automationBlockers: request.automation_blockers_json } : {}),
     ...(request.idempotency_key ? { idempotencyKey: request.idempotency_key } : {}),
   };
 }

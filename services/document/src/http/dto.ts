@@ -103,6 +103,17 @@ export const documentSchema = z.object({
   approvers: z.array(uuid).describe("User ids of the approvers assigned by approval automation (of the current stage)"),
   approval: approvalSchema,
   confidence: z.number().min(0).max(100).nullable().describe("The extraction's document confidence, a percentage"),
+  automation_blockers: z
+    .array(
+      z.object({
+        key: z.string().nullable().describe("The field whose threshold was missed; null for the document as a whole"),
+        reason: z.string(),
+      }),
+    )
+    .describe(
+      "Why extraction evaluation kept the document for manual validation, as its last run found (a confidence below a " +
+        "threshold, a required field empty); [] when evaluation is off or let the document through",
+    ),
   duplicates: z
     .array(uuid)
     .describe(
@@ -140,6 +151,7 @@ export function documentDto(document: DocumentView): z.output<typeof documentSch
     approvers: document.approvers,
     approval: approvalDto(document.approval),
     confidence: document.confidence,
+    automation_blockers: document.automationBlockers,
     duplicates: document.duplicates,
     source: document.source,
     created_at: document.createdAt.toISOString(),

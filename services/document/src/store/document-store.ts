@@ -1,11 +1,11 @@
 import { prepared, type Sql, type Tx } from "@docex/kit";
 import { duplicateKeysOf } from "../domain/duplicates.js";
-import type { DocumentSource, DocumentStatus, StoredDocument } from "../domain/records.js";
+import type { AutomationBlocker, DocumentSource, DocumentStatus, StoredDocument } from "../domain/records.js";
 
 const DOCUMENT_COLUMNS = `id, queue_id AS "queueId", workspace_id AS "workspaceId", organization_id AS "organizationId",
   file_name AS "fileName", file_sha256 AS "fileSha256", file_content_type AS "fileContentType",
   file_size::double precision AS "fileSize", status, annotations, messages, options, approvers::text[] AS approvers, approval, confidence,
-  source, version, created_at AS "createdAt", updated_at AS "updatedAt"`;
+  automation_blockers AS "automationBlockers", source, version, created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 // The statements of every read and edit of one document, prepared on each connection (kit `Prepared`).
 const FIND = prepared(`SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id = $1`);
@@ -13,7 +13,7 @@ const FIND_FOR_UPDATE = prepared(`SELECT ${DOCUMENT_COLUMNS} FROM documents WHER
 const UPDATE = prepared(
   `UPDATE documents SET status = $3, annotations = $4::jsonb, messages = $5::jsonb, options = $6::jsonb,
      approvers = $7::uuid[], confidence = $8, supplier_key = $9, invoice_key = $10, approval = $11::jsonb,
-     version = version + 1, updated_at = now(),
+     automation_blockers = $12::jsonb, version = version + 1, updated_at = now(),
      deleted_at = CASE WHEN $3 = 'deleted' THEN COALESCE(deleted_at, now()) END
    WHERE id = $1 AND version = $2
    RETURNING ${DOCUMENT_COLUMNS}`,
@@ -134,7 +134,10 @@ export class DocumentStore {
   /** The duplicate keys (supplier_key, invoice_key) follow the annotations on every write. */
   async insert(
     tx: Tx,
-    document: Omit<StoredDocument, "version" | "createdAt" | "updatedAt" | "source"> & { source?: DocumentSource; sourceKey?: string },
+    document: Omit<StoredDocument, "version" | "createdAt" | "updatedAt" | "source" | "automationBlockers"> & {
+      source?: DocumentSource;
+      sourceKey?: string;
+    },
   ): Promise<StoredDocument> {
     const keys = duplicateKeysOf(document.annotations);
     const inserted = await this.sql.one<StoredDocument>(
@@ -199,11 +202,24 @@ export class DocumentStore {
         keys.supplierKey,
         keys.invoiceKey,
         next.approval === null ? null : JSON.stringify(next.approval),
+        JSON.stringify(next.automationBlockers),
       ],
       tx,
     );
     if (!updated) throw new Error(`document ${next.id} changed under a lock (expected version ${previousVersion})`);
     return updated;
+  }
+
+  /**
+   * Replaces what the last extraction evaluation said, without a new version: the verdict is about the document,
+   * not a change of it, and bumping the version would make the changes based on it (learning's, a validator's) conflict.
+   */
+  async setAutomationBlockers(tx: Tx, id: string, blockers: AutomationBlocker[]): Promise<StoredDocument | undefined> {
+    return this.sql.one<StoredDocument>(
+      `UPDATE documents SET automation_blockers = $2::jsonb, updated_at = now() WHERE id = $1 RETURNING ${DOCUMENT_COLUMNS}`,
+      [id, JSON.stringify(blockers)],
+      tx,
+    );
   }
 
   async list(query: DocumentQuery): Promise<{ items: StoredDocument[]; total: number }> {

@@ -55,6 +55,11 @@ export interface ApplyDocumentChangesRequestInput {
    * stage `stage` (0-based); `approvers` join that stage. "" leaves the route as it is.
    */
   'approval_route_json'?: (string);
+  /**
+   * JSON array of {key: string | null, reason}: why extraction evaluation keeps the document for manual validation,
+   * replacing what the last evaluation said ("[]": nothing keeps it). "" leaves them as they are.
+   */
+  'automation_blockers_json'?: (string);
   '_status'?: "status";
 }
 
@@ -112,5 +117,10 @@ export interface ApplyDocumentChangesRequest {
    * stage `stage` (0-based); `approvers` join that stage. "" leaves the route as it is.
    */
   'approval_route_json': (string);
+  /**
+   * JSON array of {key: string | null, reason}: why extraction evaluation keeps the document for manual validation,
+   * replacing what the last evaluation said ("[]": nothing keeps it). "" leaves them as they are.
+   */
+  'automation_blockers_json': (string);
   '_status'?: "status";
 }
