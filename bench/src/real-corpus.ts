@@ -17,12 +17,12 @@
  * Judged as run.mjs judges (formats normalized, a different value stays wrong).
  * Skipped with a message where the corpus folder is absent.
  */
-import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { type ExtractionResult, extractInvoice } from "@docex/extraction/engine";
+import { extractInvoice } from "@docex/extraction/engine";
+import { FIELDS, halfOf, judgeEntry, TEXT_CATEGORIES, type Term, truths, type Verdict } from "@docex/testkit/real-corpus";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const CORPUS = path.resolve(process.env.DOCEX_CORPUS_DIR ?? path.join(here, "../../../shared/corpus/files"));
@@ -30,131 +30,6 @@ const args = process.argv.slice(2);
 const only = args.includes("--only") ? new Set((args[args.indexOf("--only") + 1] ?? "").split(",")) : undefined;
 const listWrong = args.includes("--wrong");
 const listMissing = args.includes("--missing");
-/** Categories read as text PDFs: their figures are split into halves. */
-const TEXT_CATEGORIES = new Set(["pdf_text_stripped", "pdf_text_real", "facturx_pdf:text", "zugferd1_pdf:text"]);
-type Half = "dev" | "held-out";
-/** The half of a file: the parity of the first byte of the SHA-256 of its name, `.noxml` dropped. */
-export function halfOf(file: string): Half {
-  const name = path.basename(file).replace(/\.noxml\.pdf$/i, ".pdf");
-  return (createHash("sha256").update(name).digest()[0] as number) % 2 === 0 ? "dev" : "held-out";
-}
-
-/** Ground-truth term → the engine's field (line_count → the line-item rows). */
-const FIELDS = {
-  invoice_id: "invoice_id",
-  issue_date: "issue_date",
-  due_date: "due_date",
-  currency: "currency",
-  seller_name: "supplier_name",
-  seller_vat: "supplier_tax_id",
-  seller_legal_id: "supplier_register_id",
-  buyer_name: "buyer_name",
-  total_payable: "total_due",
-  tax_exclusive: "total_without_tax",
-  tax_amount: "total_tax",
-  iban: "iban",
-  payment_reference: "variable_symbol",
-  line_count: "line_items",
-} as const;
-type Term = keyof typeof FIELDS;
-type Kind = "id" | "date" | "code" | "name" | "id_compact" | "amount" | "count";
-const KIND: Record<Term, Kind> = {
-  invoice_id: "id",
-  issue_date: "date",
-  due_date: "date",
-  currency: "code",
-  seller_name: "name",
-  seller_vat: "id_compact",
-  seller_legal_id: "id_compact",
-  buyer_name: "name",
-  total_payable: "amount",
-  tax_exclusive: "amount",
-  tax_amount: "amount",
-  iban: "id_compact",
-  payment_reference: "id",
-  line_count: "count",
-};
-type Verdict = "right" | "wrong" | "missing" | "extra" | "none";
-
-interface Truth {
-  file: string;
-  category: string;
-  truth: Record<string, unknown> & { seller_trading_name?: string | null };
-}
-
-function normDate(value: unknown): string {
-  const text = String(value).trim();
-  const iso = /^(\d{4})-(\d{2})-(\d{2})/.exec(text) ?? /^(\d{4})(\d{2})(\d{2})$/.exec(text);
-  return iso ? `${iso[1]}-${iso[2]}-${iso[3]}` : text;
-}
-function normAmount(value: unknown): number | undefined {
-  let text = String(value).replace(/\s|\u00a0/g, "");
-  if (/^-?\d{1,3}(,\d{3})+(\.\d+)?$/.test(text)) text = text.replace(/,/g, "");
-  else if (/^-?\d+,\d+$/.test(text)) text = text.replace(",", ".");
-  const number = Number(text);
-  return text !== "" && Number.isFinite(number) ? number : undefined;
-}
-const normName = (value: unknown) =>
-  String(value)
-    .normalize("NFC")
-    .toLowerCase()
-    .replace(/\s+/g, " ")
-    .replace(/[ .,;]+$/, "")
-    .trim();
-const compact = (value: unknown) => String(value).replace(/\s/g, "").toUpperCase();
-const present = (value: unknown) => value !== undefined && value !== null && value !== "";
-
-function judge(term: Term, expected: unknown, alternatives: unknown[], got: string | undefined): Verdict {
-  const kind = KIND[term];
-  if (!present(expected)) return kind !== "count" && present(got) ? "extra" : "none";
-  if (!present(got)) return "missing";
-  const equal = (candidate: unknown) => {
-    switch (kind) {
-      case "date":
-        return normDate(candidate) === normDate(got);
-      case "amount": {
-        const a = normAmount(candidate);
-        const b = normAmount(got);
-        return a !== undefined && b !== undefined && Math.abs(a - b) < 0.005;
-      }
-      case "code":
-        return String(candidate).trim().toUpperCase() === String(got).trim().toUpperCase();
-      case "name":
-        return normName(candidate) === normName(got);
-      case "id_compact":
-        return compact(candidate) === compact(got);
-      case "count":
-        return Number(candidate) === Number(got);
-      default:
-        return String(candidate).trim() === String(got).trim();
-    }
-  };
-  if ([expected, ...alternatives].some(equal)) return "right";
-  if (kind === "count" && Number(got) === 0) return "missing";
-  return "wrong";
-}
-
-function termValue(result: ExtractionResult, term: Term): string | undefined {
-  if (term === "line_count") return String(result.lineItems?.rows.length ?? 0);
-  return (result.fields as Record<string, { value: string } | undefined>)[FIELDS[term]]?.value;
-}
-
-async function truths(): Promise<Truth[]> {
-  const found: Truth[] = [];
-  for (const folder of (await readdir(CORPUS)).sort()) {
-    const categories = [folder, ...(folder === "facturx_pdf" || folder === "zugferd1_pdf" ? [`${folder}:text`] : [])];
-    for (const category of categories) {
-      if (only && !only.has(category)) continue;
-      for (const name of (await readdir(path.join(CORPUS, folder))).sort()) {
-        if (!name.endsWith(".truth.json")) continue;
-        const truth = JSON.parse(await readFile(path.join(CORPUS, folder, name), "utf8")) as Truth;
-        found.push({ ...truth, category });
-      }
-    }
-  }
-  return found;
-}
-
 type Counts = Record<Verdict, number>;
 const zero = (): Counts => ({ right: 0, wrong: 0, missing: 0, extra: 0, none: 0 });
 interface Tally {
@@ -168,11 +43,6 @@ interface Tally {
 }
 const tally = (): Tally => ({ byTerm: new Map(), total: 0, whole: 0, ms: [], sure: 0, sureWrong: 0 });
 
-function termConfidence(result: ExtractionResult, term: Term): number | undefined {
-  if (term === "line_count") return result.lineItems?.confidence;
-  return (result.fields as Record<string, { confidence: number } | undefined>)[FIELDS[term]]?.confidence;
-}
-
 if (!existsSync(CORPUS)) {
   console.log(`real-corpus: skipped, no corpus at ${CORPUS} (set DOCEX_CORPUS_DIR)`);
 } else {
@@ -181,7 +51,7 @@ if (!existsSync(CORPUS)) {
   const wrong: string[] = [];
   let heldOutWrong = 0;
   const excluded: string[] = [];
-  for (const entry of await truths()) {
+  for (const entry of await truths(CORPUS, only)) {
     const bytes = new Uint8Array(await readFile(path.join(CORPUS, entry.file)));
     // A hybrid whose XML is another invoice than its page (the engine says so) has no truth for its page: left out.
     if (entry.category.endsWith(":text")) {
@@ -204,21 +74,11 @@ if (!existsSync(CORPUS)) {
     const current = byHalf.get(half) ?? tally();
     byHalf.set(half, current);
     let whole = true;
-    for (const term of Object.keys(FIELDS) as Term[]) {
-      const alternatives = [...((entry.truth[`${term}_alternatives`] as unknown[] | undefined) ?? [])];
-      // As for pdf_text_stripped's truth: a credit note's amounts may be printed negative on its page.
-      if (entry.category.endsWith(":text") && KIND[term] === "amount" && / 381$/.test(String(entry.truth.document_kind ?? "")))
-        alternatives.push(`-${String(entry.truth[term])}`);
-      const got = termValue(result, term);
-      // The MINIMUM and BASIC WL profiles carry no line items: their XML's count of 0 is no truth for the page's table.
-      const noLines =
-        TEXT_CATEGORIES.has(entry.category) && term === "line_count" && /minimum|basicwl/i.test(String(entry.truth.profile ?? ""));
-      const verdict = noLines ? "none" : judge(term, entry.truth[term], alternatives, got);
+    for (const { term, got, verdict, confidence } of judgeEntry(entry, result)) {
       if (verdict === "wrong" || verdict === "missing" || verdict === "extra") whole = false;
       const counts = current.byTerm.get(term) ?? zero();
       counts[verdict] += 1;
       current.byTerm.set(term, counts);
-      const confidence = termConfidence(result, term);
       if (confidence !== undefined && confidence >= 90 && (verdict === "right" || verdict === "wrong" || verdict === "extra")) {
         current.sure += 1;
         if (verdict !== "right") current.sureWrong += 1;

@@ -71,23 +71,48 @@ export const annotationSchemaInput = z
     { when: (payload) => Array.isArray(payload.value) },
   );
 
-/** API.md: the spec's keys plus the supplier fields learning identifies suppliers by. */
+/**
+ * API.md: the spec's keys (iban, bank_account, total_due, due_date, invoice_id, contract, line_items with activity and
+ * total_incl_tax), the supplier fields learning identifies suppliers by, and every other field and column the built-in
+ * engine fills, in the order a person checks an invoice: the document, the parties, payment, amounts, tables.
+ */
 export const DEFAULT_ANNOTATION_SCHEMA: readonly FieldDefinition[] = [
   { key: "invoice_id", label: "Invoice number", type: "string" },
+  { key: "issue_date", label: "Issue date", type: "date" },
+  { key: "taxable_supply_date", label: "Taxable supply date", type: "date" },
+  { key: "due_date", label: "Due date", type: "date" },
   { key: "supplier_name", label: "Supplier name", type: "string" },
   { key: "supplier_tax_id", label: "Supplier tax ID", type: "string" },
   { key: "supplier_register_id", label: "Supplier register ID", type: "string" },
+  { key: "buyer_name", label: "Buyer name", type: "string" },
+  { key: "buyer_tax_id", label: "Buyer tax ID", type: "string" },
   { key: "iban", label: "IBAN", type: "string" },
   { key: "bank_account", label: "Bank account", type: "string", multi_value: true },
+  { key: "variable_symbol", label: "Variable symbol", type: "string" },
+  { key: "currency", label: "Currency", type: "string" },
+  { key: "total_without_tax", label: "Total without tax", type: "number" },
+  { key: "total_tax", label: "Total tax", type: "number" },
   { key: "total_due", label: "Total due", type: "number" },
-  { key: "due_date", label: "Due date", type: "date" },
   { key: "contract", label: "Contract", type: "string" },
+  {
+    key: "tax_details",
+    label: "VAT breakdown",
+    type: "table",
+    columns: [
+      { key: "rate", label: "VAT rate (%)", type: "number" },
+      { key: "base", label: "Tax base", type: "number" },
+      { key: "tax", label: "Tax", type: "number" },
+    ],
+  },
   {
     key: "line_items",
     label: "Line items",
     type: "table",
     columns: [
       { key: "activity", label: "Activity", type: "string" },
+      { key: "quantity", label: "Quantity", type: "number" },
+      { key: "unit_price", label: "Unit price", type: "number" },
+      { key: "vat_rate", label: "VAT rate (%)", type: "number" },
       { key: "total_incl_tax", label: "Total incl. tax", type: "number" },
     ],
   },

@@ -2,7 +2,10 @@ import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { DEFAULT_ANNOTATION_SCHEMA } from "@docex/annotations";
+import { ciiXml, type InvoiceLine, makeInvoice, ublXml } from "@docex/testkit/invoice-corpus";
 import { expect } from "chai";
+import { annotationsFor } from "../src/engine/annotations.js";
 import { extractInvoice } from "../src/engine/engine.js";
 import type { ExtractionResult } from "../src/engine/types.js";
 
@@ -222,5 +225,64 @@ describe("extraction engine: e-invoices read exactly (the residuals of issue 36)
       expect(files).to.be.greaterThan(150);
       expect(wrong).to.deep.equal([]);
     });
+  });
+});
+
+describe("extraction engine: the VAT breakdown (tax_details)", () => {
+  /** An invoice whose lines carry two VAT rates, as UBL and CII print it, with the breakdown each rate should have. */
+  function twoRates() {
+    const invoice = makeInvoice(7, "cs");
+    invoice.lines = [
+      { ...(invoice.lines[0] as InvoiceLine), quantity: 2, unitPrice: 100, vatRate: 21 },
+      { ...(invoice.lines[0] as InvoiceLine), activity: "Books", quantity: 1, unitPrice: 50, vatRate: 12 },
+    ];
+    return invoice;
+  }
+  const expected = [
+    { rate: "21", base: "200.00", tax: "42.00" },
+    { rate: "12", base: "50.00", tax: "6.00" },
+  ];
+
+  it("reads one row per rate from UBL and CII, with confidence 100", async () => {
+    for (const bytes of [ublXml(twoRates()), ciiXml(twoRates())]) {
+      const result = await extractInvoice({ bytes });
+      expect(result.taxDetails?.rows, result.format).to.deep.equal(expected);
+      expect(result.taxDetails?.confidence).to.equal(100);
+    }
+  });
+
+  it("fills the default schema's tax_details table, and line items with every column the engine finds", async () => {
+    const result = await extractInvoice({ bytes: ublXml(twoRates()) });
+    const { annotations } = annotationsFor(result, [...DEFAULT_ANNOTATION_SCHEMA]);
+    const table = annotations.find((annotation) => annotation.key === "tax_details");
+    expect(table?.rows).to.deep.equal(
+      expected.map((row) => ({ rate: { value: row.rate }, base: { value: row.base }, tax: { value: row.tax } })),
+    );
+    const lines = annotations.find((annotation) => annotation.key === "line_items");
+    expect(Object.keys(lines?.rows?.[0] ?? {}).sort()).to.deep.equal(["activity", "quantity", "total_incl_tax", "unit_price", "vat_rate"]);
+    // Every field the engine filled is in the default schema.
+    const keys = new Set(annotations.map((annotation) => annotation.key));
+    for (const key of Object.keys(result.fields)) expect(keys.has(key), key).to.equal(true);
+  });
+
+  it("puts line items in a schema's line_items table even when another table comes first", () => {
+    const schema = [
+      { key: "tax_details", type: "table", columns: [{ key: "rate", type: "number" }] },
+      { key: "line_items", type: "table", columns: [{ key: "activity", type: "string" }] },
+    ];
+    const { annotations } = annotationsFor(
+      {
+        format: "ubl",
+        fields: {},
+        lineItems: { rows: [{ activity: "Hosting" }], confidence: 100, source: "builtin:einvoice" },
+        taxDetails: { rows: [{ rate: "21" }], confidence: 100, source: "builtin:einvoice" },
+        messages: [],
+      },
+      schema,
+    );
+    expect(annotations.map((annotation) => [annotation.key, annotation.rows])).to.deep.equal([
+      ["line_items", [{ activity: { value: "Hosting" } }]],
+      ["tax_details", [{ rate: { value: "21" } }]],
+    ]);
   });
 });

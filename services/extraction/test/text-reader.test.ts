@@ -1,5 +1,7 @@
 import { expect } from "chai";
 import { PDFDocument, StandardFonts } from "pdf-lib";
+import { type Evidence, featuresOf, probabilityOf } from "../src/engine/confidence.js";
+import { CONFIDENCE_MODEL } from "../src/engine/confidence-model.js";
 import { extractInvoice } from "../src/engine/engine.js";
 import { linesOf, type TextItem } from "../src/engine/page-text.js";
 import { openPdf } from "../src/engine/pdf.js";
@@ -145,8 +147,12 @@ describe("extraction engine: labels and parties on layouts nobody wrote the engi
     expect(value(result, "currency")).to.equal("EUR");
     expect(value(result, "iban")).to.equal("FR1420041010050500013M02606");
     expect(result.lineItems?.rows).to.have.length(1);
-    // Base and tax agree with a total: trusted more than a lone label.
-    expect(result.fields.total_tax?.confidence).to.be.greaterThan(result.fields.due_date?.confidence ?? 100);
+    // Base and tax agree with a total: trusted more than the same label and place without that agreement.
+    const tax = result.fields.total_tax?.evidence as Evidence;
+    expect(tax).to.include({ consistent: true });
+    const probability = (evidence: Evidence) =>
+      probabilityOf(featuresOf("total_tax", "builtin:pdf_text", evidence), CONFIDENCE_MODEL.weights);
+    expect(probability(tax)).to.be.greaterThan(probability({ ...tax, consistent: false }));
     expect(await wordsUnder(bytes, result.fields.invoice_id?.position)).to.equal("F-2026-114");
     expect(await wordsUnder(bytes, result.fields.total_due?.position)).to.contain("1 000,00");
   });

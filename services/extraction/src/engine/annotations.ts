@@ -1,5 +1,5 @@
 import type { SchemaField } from "@docex/annotations";
-import type { ExtractionMessage, ExtractionResult, FieldPosition, InvoiceFieldKey, LineItemColumn } from "./types.js";
+import type { ExtractionMessage, ExtractionResult, FieldPosition, InvoiceFieldKey, LineItemColumn, TaxDetailRow } from "./types.js";
 
 /** The document service's bounds on an annotation (its annotation input schema): longer or more is refused whole. */
 export const MAX_VALUE_LENGTH = 10_000;
@@ -35,6 +35,16 @@ const FIELD_KEYS: Record<InvoiceFieldKey, string[]> = {
   buyer_tax_id: ["buyer_tax_id", "recipient_vat_id", "customer_tax_id"],
   total_without_tax: ["total_without_tax", "amount_total_base", "total_net"],
   total_tax: ["total_tax", "amount_total_tax", "tax_total"],
+};
+
+/** Schema keys of the table fields line items and the VAT breakdown are written to. */
+const LINE_ITEM_TABLE_KEYS = ["line_items"];
+const TAX_TABLE_KEYS = ["tax_details", "vat_details", "tax_breakdown"];
+
+const TAX_COLUMN_KEYS: Record<keyof TaxDetailRow, string[]> = {
+  rate: ["rate", "tax_detail_rate", "vat_rate"],
+  base: ["base", "tax_detail_base", "amount_base"],
+  tax: ["tax", "tax_detail_tax", "amount_tax"],
 };
 
 const COLUMN_KEYS: Record<LineItemColumn, string[]> = {
@@ -99,43 +109,64 @@ export function annotationsFor(
     });
     confidences.push(field.confidence);
   }
-  const table = schema.find((field) => field.type === "table" && field.columns?.length);
-  if (table && result.lineItems?.rows.length) {
-    const columnKeys = new Set(table.columns?.map((column) => column.key));
-    const mapping = (Object.entries(COLUMN_KEYS) as [LineItemColumn, string[]][])
-      .map(([column, keys]) => [column, keys.find((key) => columnKeys.has(key))] as const)
-      .filter((entry): entry is readonly [LineItemColumn, string] => entry[1] !== undefined);
-    let longCells = 0;
-    const allRows = result.lineItems.rows
-      .map((row) => {
-        const cells: Record<string, { value: string }> = {};
-        for (const [column, key] of mapping) {
-          const value = row[column];
-          if (value === undefined) continue;
-          if (value.length > MAX_VALUE_LENGTH) longCells += 1;
-          else cells[key] = { value };
-        }
-        return cells;
-      })
-      .filter((cells) => Object.keys(cells).length > 0);
-    const rows = allRows.slice(0, MAX_ROWS);
-    if (longCells > 0)
-      clamped.push({
-        key: table.key,
-        message: `${longCells} cell(s) longer than ${MAX_VALUE_LENGTH} characters were left out.`,
-        severity: "info",
-      });
-    if (allRows.length > MAX_ROWS)
-      clamped.push({
-        key: table.key,
-        message: `The table has ${allRows.length} rows; the first ${MAX_ROWS} were kept and the rest left out.`,
-        severity: "info",
-      });
-    if (rows.length) {
-      annotations.push({ key: table.key, value: "", rows, confidence: result.lineItems.confidence, source: result.lineItems.source });
-      confidences.push(result.lineItems.confidence);
-    }
+  const tables = schema.filter((field) => field.type === "table" && field.columns?.length);
+  // Line items go to the table keyed as such, else to the first table that is not the VAT breakdown's.
+  const lineTable =
+    tables.find((field) => LINE_ITEM_TABLE_KEYS.includes(field.key)) ?? tables.find((field) => !TAX_TABLE_KEYS.includes(field.key));
+  const taxTable = tables.find((field) => TAX_TABLE_KEYS.includes(field.key) && field !== lineTable);
+  for (const [table, read, columnKeys] of [
+    [lineTable, result.lineItems, COLUMN_KEYS],
+    [taxTable, result.taxDetails, TAX_COLUMN_KEYS],
+  ] as const) {
+    if (!table || !read?.rows.length) continue;
+    const annotation = tableAnnotation(table, read, columnKeys as Record<string, string[]>, clamped);
+    if (!annotation) continue;
+    annotations.push(annotation);
+    confidences.push(read.confidence);
   }
   const confidence = confidences.length ? Math.round(confidences.reduce((sum, value) => sum + value, 0) / confidences.length) : null;
   return { annotations, confidence, clamped };
+}
+
+/**
+ * A table field's annotation from rows read: each engine column to the first of its keys the table has; cells over
+ * MAX_VALUE_LENGTH and rows past MAX_ROWS left out with an `info` message; none when no row keeps a cell.
+ */
+function tableAnnotation(
+  table: SchemaField,
+  read: { rows: Partial<Record<string, string>>[]; confidence: number; source: string },
+  columnKeys: Record<string, string[]>,
+  clamped: ExtractionMessage[],
+): ExtractedAnnotation | undefined {
+  const present = new Set(table.columns?.map((column) => column.key));
+  const mapping = Object.entries(columnKeys)
+    .map(([column, keys]) => [column, keys.find((key) => present.has(key))] as const)
+    .filter((entry): entry is readonly [string, string] => entry[1] !== undefined);
+  let longCells = 0;
+  const allRows = read.rows
+    .map((row) => {
+      const cells: Record<string, { value: string }> = {};
+      for (const [column, key] of mapping) {
+        const value = row[column];
+        if (value === undefined) continue;
+        if (value.length > MAX_VALUE_LENGTH) longCells += 1;
+        else cells[key] = { value };
+      }
+      return cells;
+    })
+    .filter((cells) => Object.keys(cells).length > 0);
+  const rows = allRows.slice(0, MAX_ROWS);
+  if (longCells > 0)
+    clamped.push({
+      key: table.key,
+      message: `${longCells} cell(s) longer than ${MAX_VALUE_LENGTH} characters were left out.`,
+      severity: "info",
+    });
+  if (allRows.length > MAX_ROWS)
+    clamped.push({
+      key: table.key,
+      message: `The table has ${allRows.length} rows; the first ${MAX_ROWS} were kept and the rest left out.`,
+      severity: "info",
+    });
+  return rows.length ? { key: table.key, value: "", rows, confidence: read.confidence, source: read.source } : undefined;
 }

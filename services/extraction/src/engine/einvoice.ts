@@ -1,4 +1,4 @@
-import type { ExtractionFormat, ExtractionResult, InvoiceFieldKey, LineItemRow } from "./types.js";
+import type { ExtractionFormat, ExtractionResult, InvoiceFieldKey, LineItemRow, TaxDetailRow } from "./types.js";
 import { czechAccountOfIban, formatAmount, formatQuantity, normalizeCzechAccount, normalizeDate } from "./validators.js";
 import { children, text, type XmlNode } from "./xml.js";
 
@@ -55,7 +55,14 @@ function inclTax(net: string | undefined, rate: string | undefined): string | un
   return formatAmount(Math.round(base * (100 + percent)) / 100);
 }
 
-function result(format: ExtractionFormat, values: Fields, rows: LineItemRow[]): ExtractionResult {
+/** A VAT breakdown row from its three printed parts; none when the entry gives neither base nor tax. */
+function taxRow(rate: string | undefined, base: string | undefined, tax: string | undefined): TaxDetailRow[] {
+  const row: TaxDetailRow = { rate: quantity(rate), base: amount(base), tax: amount(tax) };
+  if (row.base === undefined && row.tax === undefined) return [];
+  return [Object.fromEntries(Object.entries(row).filter(([, value]) => value !== undefined)) as TaxDetailRow];
+}
+
+function result(format: ExtractionFormat, values: Fields, rows: LineItemRow[], taxRows: TaxDetailRow[] = []): ExtractionResult {
   const fields: ExtractionResult["fields"] = {};
   if (values.iban && !values.bank_account) values.bank_account = czechAccountOfIban(values.iban);
   for (const [key, value] of Object.entries(values) as [InvoiceFieldKey, string | undefined][]) {
@@ -66,6 +73,7 @@ function result(format: ExtractionFormat, values: Fields, rows: LineItemRow[]): 
     format,
     fields,
     ...(cleanRows.length ? { lineItems: { rows: cleanRows, confidence: EXACT, source: SOURCE } } : {}),
+    ...(taxRows.length ? { taxDetails: { rows: taxRows, confidence: EXACT, source: SOURCE } } : {}),
     messages: [],
   };
 }
@@ -119,6 +127,9 @@ export function readIsdoc(invoice: XmlNode, format: ExtractionFormat = "isdoc"):
       total_tax: amount(text(invoice, "TaxTotal", "TaxAmount")),
     },
     rows,
+    children(children(invoice, "TaxTotal")[0], "TaxSubTotal").flatMap((entry) =>
+      taxRow(text(entry, "TaxCategory", "Percent"), text(entry, "TaxableAmount"), text(entry, "TaxAmount")),
+    ),
   );
 }
 
@@ -172,6 +183,9 @@ export function readUbl(invoice: XmlNode): ExtractionResult {
       total_tax: amount(text(taxTotal, "TaxAmount")),
     },
     rows,
+    children(taxTotal, "TaxSubtotal").flatMap((entry) =>
+      taxRow(text(entry, "TaxCategory", "Percent"), text(entry, "TaxableAmount"), text(entry, "TaxAmount")),
+    ),
   );
 }
 
@@ -275,6 +289,9 @@ function readCrossIndustry(invoice: XmlNode, names: CrossIndustryNames, format: 
       total_tax: amount(taxInCurrency(children(summation, "TaxTotalAmount"), currency)),
     },
     rows,
+    children(settlement, "ApplicableTradeTax").flatMap((entry) =>
+      taxRow(text(entry, names.ratePercent), text(entry, "BasisAmount"), text(entry, "CalculatedAmount")),
+    ),
   );
 }
 

@@ -1,4 +1,5 @@
 export { annotationsFor, type ExtractedAnnotation } from "./annotations.js";
+export { type Evidence, type Features, featuresOf, probabilityOf, type TableEvidence } from "./confidence.js";
 export { extractInvoice, sniffKind } from "./engine.js";
 export { ocrAvailable } from "./ocr.js";
 export { ExtractionPool, type ExtractionPoolOptions } from "./pool.js";

@@ -41,6 +41,7 @@ export function wordsOfTsv(tsv: string, page: number): TextItem[] {
       width: Number(cells[8]),
       height: Number(cells[9]),
       page,
+      confidence,
     });
   }
   return items;

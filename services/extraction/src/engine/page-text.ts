@@ -6,6 +6,8 @@ export interface TextItem {
   width: number;
   height: number;
   page: number;
+  /** OCR only: the recognizer's confidence in the word, 0–100. */
+  confidence?: number;
 }
 
 /** Text items that belong together: close on one line. A label and its value are usually separate segments. */
@@ -16,6 +18,8 @@ export interface Segment {
   y: number;
   height: number;
   page: number;
+  /** OCR only: the lowest word confidence among the segment's words, 0–100. */
+  wordConfidence?: number;
 }
 
 export interface Line {
@@ -57,6 +61,7 @@ export function linesOf(items: TextItem[]): Line[] {
       if (last && gap < joinGap && !forceBreak) {
         last.text = `${last.text}${gap > item.height * 0.15 && !last.text.endsWith(" ") ? " " : ""}${item.text}`.replace(/\s+/g, " ");
         last.xEnd = Math.max(last.xEnd, item.x + item.width);
+        if (item.confidence !== undefined) last.wordConfidence = Math.min(last.wordConfidence ?? 100, item.confidence);
       } else {
         segments.push({
           text: item.text.replace(/\s+/g, " ").trim(),
@@ -65,6 +70,7 @@ export function linesOf(items: TextItem[]): Line[] {
           y: line.centre,
           height: item.height,
           page: item.page,
+          ...(item.confidence !== undefined ? { wordConfidence: item.confidence } : {}),
         });
       }
       forceBreak = false;

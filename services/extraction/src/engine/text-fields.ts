@@ -1,3 +1,4 @@
+import { confidenceOf, type Evidence } from "./confidence.js";
 import { LABELS, type LabelledKey, labelPattern, PARTY_HEADINGS } from "./labels.js";
 import type { Line, Segment } from "./page-text.js";
 import type {
@@ -51,22 +52,11 @@ function foldSameLength(text: string): string {
   return out;
 }
 
-/** How a value was found: its label's strength and where the value stood; the parser's checks; agreement. */
-interface Evidence {
-  label: "strong" | "weak" | "heading" | "none";
-  place: "inline" | "right" | "below" | "shape";
-  /** A check digit held (IBAN, VAT id, IČO) or failed. */
-  check?: boolean;
-  /** Another field agrees (base + tax = total, the rows' sum). */
-  consistent?: boolean;
-  /** The value's reading had to guess (a date with day and month both ≤ 12 and no other date to tell the order). */
-  ambiguous?: boolean;
-  /** The party it belongs to was found from a heading (true), or guessed (false). */
-  party?: boolean;
-}
-
-/** Percent from evidence. Weights chosen by hand and checked on the development half of the real corpus. */
-function confidenceOf(evidence: Evidence): number {
+/**
+ * Which of a field's candidates wins: a score from evidence, weights chosen by hand and checked on the development half
+ * of the real corpus. The value's confidence is not this score but the trained model's probability (confidence.ts).
+ */
+function rankOf(evidence: Evidence): number {
   let score = { strong: 80, weak: 66, heading: 76, none: 50 }[evidence.label];
   if (evidence.place === "below") score -= 4;
   if (evidence.place === "shape") score -= 6;
@@ -234,7 +224,6 @@ export function fieldsFromLines(lines: Line[], source: ValueSource, pageSizes: P
     }),
   );
   const all = segs.flat();
-  const scale = source === "builtin:ocr" ? 0.9 : 1;
 
   // ---- label hits, longest first where two overlap ("Gesamtbetrag netto" over "Gesamtbetrag")
   const hits: Hit[] = [];
@@ -324,12 +313,22 @@ export function fieldsFromLines(lines: Line[], source: ValueSource, pageSizes: P
   const fields: ExtractionResult["fields"] = {};
   const set = (key: InvoiceFieldKey, candidate: Candidate | undefined, evidence: Partial<Evidence> = {}) => {
     if (!candidate) return;
-    const confidence = Math.round(confidenceOf({ ...candidate.evidence, ...evidence }) * scale);
+    const seen: Evidence = {
+      ...candidate.evidence,
+      ...evidence,
+      ...(candidate.seg.wordConfidence !== undefined ? { wordConfidence: candidate.seg.wordConfidence } : {}),
+    };
     const position = positionOf(candidate, pageSizes);
-    fields[key] = { value: candidate.value, confidence, source, ...(position ? { position } : {}) } as ExtractedField;
+    fields[key] = {
+      value: candidate.value,
+      confidence: confidenceOf(key, source, seen),
+      source,
+      evidence: seen,
+      ...(position ? { position } : {}),
+    } as ExtractedField;
   };
   const best = <T extends Candidate>(candidates: T[]) =>
-    [...candidates].sort((a, b) => confidenceOf(b.evidence) - confidenceOf(a.evidence))[0] as T | undefined;
+    [...candidates].sort((a, b) => rankOf(b.evidence) - rankOf(a.evidence))[0] as T | undefined;
 
   // ---- invoice number; the date printed with it ("Rechnung Nr. 42 vom 05.03.2018") is the issue date
   const idCandidates = labelled("invoice_id", invoiceNumber, 1, (hit) => hit.tier === "strong" || hit.start < 40);
@@ -456,8 +455,11 @@ export function fieldsFromLines(lines: Line[], source: ValueSource, pageSizes: P
   for (const [key, candidate] of Object.entries(totals) as [InvoiceFieldKey, Candidate | undefined][]) {
     if (candidate) set(key, candidate);
   }
-  if (fields.total_due && table?.grossSum !== undefined && Math.abs(table.grossSum - Number(fields.total_due.value)) < 0.011)
-    fields.total_due.confidence = Math.round(98 * scale);
+  const due = fields.total_due;
+  if (due?.evidence && "label" in due.evidence && table?.grossSum !== undefined && Math.abs(table.grossSum - Number(due.value)) < 0.011) {
+    due.evidence = { ...due.evidence, tableAgrees: true };
+    due.confidence = confidenceOf("total_due", source, due.evidence);
+  }
 
   // ---- currency: a labelled code, else codes and symbols, counted more where the totals stand
   const currency = findCurrency(all, hits, totals);
@@ -466,17 +468,20 @@ export function fieldsFromLines(lines: Line[], source: ValueSource, pageSizes: P
   return {
     format: source === "builtin:ocr" ? "ocr" : "pdf_text",
     fields,
-    ...(table ? { lineItems: { rows: table.rows, confidence: Math.round(tableConfidence(table, fields) * scale), source } } : {}),
+    ...(table ? { lineItems: lineItemsOf(table, fields, source) } : {}),
     messages: [],
   };
 }
 
 /** A table is trusted when its rows add up to a total printed elsewhere; rows whose cells disagree lower it. */
-function tableConfidence(table: { consistent: boolean; sum: number }, fields: ExtractionResult["fields"]): number {
+function lineItemsOf(
+  table: { rows: LineItemRow[]; consistent: boolean; sum: number },
+  fields: ExtractionResult["fields"],
+  source: ValueSource,
+): NonNullable<ExtractionResult["lineItems"]> {
   const totals = [fields.total_due, fields.total_without_tax].flatMap((field) => (field ? [Number(field.value)] : []));
-  const sumAgrees = totals.some((total) => Math.abs(total - table.sum) < 0.011);
-  if (!table.consistent) return 50;
-  return sumAgrees ? 92 : 70;
+  const evidence = { consistent: table.consistent, sumAgrees: totals.some((total) => Math.abs(total - table.sum) < 0.011) };
+  return { rows: table.rows, confidence: confidenceOf("line_items", source, evidence), source, evidence };
 }
 
 // ---------------------------------------------------------------- positions

@@ -1,3 +1,4 @@
+import type { Evidence, TableEvidence } from "./confidence.js";
 /** Where an extracted value came from; written into the annotation's `source`. */
 export type ValueSource = "builtin:einvoice" | "builtin:pdf_text" | "builtin:ocr";
 
@@ -26,6 +27,9 @@ export const LINE_ITEM_COLUMNS = ["activity", "quantity", "unit_price", "vat_rat
 export type LineItemColumn = (typeof LINE_ITEM_COLUMNS)[number];
 export type LineItemRow = Partial<Record<LineItemColumn, string>>;
 
+/** One VAT rate's part of the invoice: the rate in %, its base and its tax (the `tax_details` table). */
+export type TaxDetailRow = Partial<Record<"rate" | "base" | "tax", string>>;
+
 /** Where a value was read: its page (from 1) and box as fractions of the page, [left, top, right, bottom] from top-left. */
 export interface FieldPosition {
   page: number;
@@ -40,6 +44,8 @@ export interface ExtractedField {
   source: ValueSource;
   /** Where on which page the value was read (text PDFs and OCR); e-invoices have none. */
   position?: FieldPosition;
+  /** What supports a value read from a page: the confidence model's input, kept for its training. */
+  evidence?: Evidence;
 }
 
 export interface ExtractionMessage {
@@ -65,7 +71,9 @@ export type ExtractionFormat =
 export interface ExtractionResult {
   format: ExtractionFormat;
   fields: Partial<Record<InvoiceFieldKey, ExtractedField>>;
-  lineItems?: { rows: LineItemRow[]; confidence: number; source: ValueSource };
+  lineItems?: { rows: LineItemRow[]; confidence: number; source: ValueSource; evidence?: TableEvidence };
+  /** The VAT breakdown, one row per rate. */
+  taxDetails?: { rows: TaxDetailRow[]; confidence: number; source: ValueSource };
   messages: ExtractionMessage[];
   /** The reader was stopped (memory, time, a crash): the document goes to extraction_failed, not to validation. */
   stopped?: true;

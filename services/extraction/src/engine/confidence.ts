@@ -1,0 +1,100 @@
+import { CONFIDENCE_MODEL } from "./confidence-model.js";
+import type { InvoiceFieldKey, ValueSource } from "./types.js";
+
+/**
+ * A value's confidence is the probability, in %, that it is right, estimated from what supports it: a logistic model
+ * over the value's evidence, trained offline on labelled real invoices (`bench/src/calibrate.ts` writes
+ * `confidence-model.ts`; bench/REPORT.md shows its reliability on the held-out half).
+ */
+
+/** How a value was found: its label's strength and where the value stood; the parser's checks; agreement. */
+export interface Evidence {
+  label: "strong" | "weak" | "heading" | "none";
+  place: "inline" | "right" | "below" | "shape";
+  /** A check digit held (IBAN, VAT id, IČO) or failed. */
+  check?: boolean;
+  /** Another field agrees (base + tax = total, the rows' sum). */
+  consistent?: boolean;
+  /** The value's reading had to guess (a date with day and month both ≤ 12 and no other date to tell the order). */
+  ambiguous?: boolean;
+  /** The party it belongs to was found from a heading (true), or guessed (false). */
+  party?: boolean;
+  /** The line items' gross sum is this amount. */
+  tableAgrees?: boolean;
+  /** OCR: the recognizer's lowest confidence (0–100) among the words the value was read from. */
+  wordConfidence?: number;
+}
+
+/** What a line-item table's confidence rests on. */
+export interface TableEvidence {
+  /** Every row's cells agree (quantity × unit price = amount where both are printed). */
+  consistent: boolean;
+  /** The rows add up to a total printed elsewhere. */
+  sumAgrees: boolean;
+}
+
+/** The kind of value a field holds: the model learns one intercept per kind, as the kinds fail differently. */
+export const FIELD_GROUPS = ["id", "date", "amount", "party", "tax_id", "account", "code", "table"] as const;
+export type FieldGroup = (typeof FIELD_GROUPS)[number];
+
+const GROUP_OF: Record<InvoiceFieldKey | "line_items", FieldGroup> = {
+  invoice_id: "id",
+  variable_symbol: "id",
+  supplier_register_id: "tax_id",
+  supplier_tax_id: "tax_id",
+  buyer_tax_id: "tax_id",
+  issue_date: "date",
+  due_date: "date",
+  taxable_supply_date: "date",
+  total_due: "amount",
+  total_without_tax: "amount",
+  total_tax: "amount",
+  supplier_name: "party",
+  buyer_name: "party",
+  iban: "account",
+  bank_account: "account",
+  currency: "code",
+  line_items: "table",
+} as Record<InvoiceFieldKey | "line_items", FieldGroup>;
+
+export function groupOf(key: string): FieldGroup {
+  return (GROUP_OF as Record<string, FieldGroup | undefined>)[key] ?? "id";
+}
+
+/** The model's inputs, by name; absent = 0. */
+export type Features = Record<string, number>;
+
+/** The features of one value: its evidence, its field's kind and how the page was read. */
+export function featuresOf(key: string, source: ValueSource, evidence: Evidence | TableEvidence): Features {
+  const features: Features = { bias: 1, [`group_${groupOf(key)}`]: 1 };
+  if (source === "builtin:ocr") features.ocr = 1;
+  if ("label" in evidence) {
+    features[`label_${evidence.label}`] = 1;
+    features[`place_${evidence.place}`] = 1;
+    if (evidence.check === true) features.check_held = 1;
+    if (evidence.check === false) features.check_failed = 1;
+    if (evidence.consistent) features.consistent = 1;
+    if (evidence.ambiguous) features.ambiguous = 1;
+    if (evidence.party === true) features.party_heading = 1;
+    if (evidence.party === false) features.party_guessed = 1;
+    if (evidence.tableAgrees) features.table_agrees = 1;
+    if (evidence.wordConfidence !== undefined) features.ocr_word_doubt = (100 - evidence.wordConfidence) / 100;
+  } else {
+    if (evidence.consistent) features.rows_consistent = 1;
+    if (evidence.sumAgrees) features.rows_sum_agrees = 1;
+  }
+  return features;
+}
+
+/** The model's probability for `features`, from weights by feature name. */
+export function probabilityOf(features: Features, weights: Readonly<Record<string, number>>): number {
+  let z = 0;
+  for (const [name, value] of Object.entries(features)) z += (weights[name] ?? 0) * value;
+  return 1 / (1 + Math.exp(-z));
+}
+
+/** The confidence, in whole percent (1–99: the model never claims certainty), of a value read from a page. */
+export function confidenceOf(key: string, source: ValueSource, evidence: Evidence | TableEvidence): number {
+  const probability = probabilityOf(featuresOf(key, source, evidence), CONFIDENCE_MODEL.weights);
+  return Math.max(1, Math.min(99, Math.round(probability * 100)));
+}
