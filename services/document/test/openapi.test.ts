@@ -15,6 +15,7 @@ import { z } from "zod";
 import type { Documents } from "../src/domain/documents.js";
 import type { Hierarchy } from "../src/domain/hierarchy.js";
 import type { Quotas } from "../src/domain/quotas.js";
+import type { Exports } from "../src/export/exports.js";
 import type { KeptFiles } from "../src/files/kept-files.js";
 import type { UploadSlots } from "../src/files/upload-slots.js";
 import { documentSchema, queueWithAnnotationSchemaSchema, workspaceSchema } from "../src/http/dto.js";
@@ -85,7 +86,14 @@ describe("OpenAPI of the document service: every /api/v2 route described, every 
   it("mounts exactly the operations it describes, the same that /openapi.json lists", () => {
     // The routes of the running service, mounted once more on an app of their own: the handlers never run here.
     const { api, routes } = documentRoutes(
-      { hierarchy: {} as Hierarchy, documents: {} as Documents, files: {} as KeptFiles, slots: {} as UploadSlots, quotas: {} as Quotas },
+      {
+        hierarchy: {} as Hierarchy,
+        documents: {} as Documents,
+        files: {} as KeptFiles,
+        slots: {} as UploadSlots,
+        quotas: {} as Quotas,
+        exports: {} as Exports,
+      },
       {} as AccessTokenVerifier,
       { maxFileBytes: 1024, spoolDir: "/nonexistent" },
     );
@@ -97,7 +105,7 @@ describe("OpenAPI of the document service: every /api/v2 route described, every 
       api,
     });
     const mounted = mountedRoutes(app).filter((route) => route.includes(" /api/v2/"));
-    expect(mounted).to.have.lengthOf(24);
+    expect(mounted).to.have.lengthOf(32);
     expect(mounted).to.have.members(describedRoutes(api));
     expect(operationsOf(paths).map(({ route }) => route)).to.have.members(describedRoutes(api));
   });

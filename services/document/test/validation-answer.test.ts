@@ -25,6 +25,8 @@ const document: StoredDocument = {
   approval: null,
   confidence: 90,
   source: { channel: "api" },
+  externalId: null,
+  exports: [],
   version: 3,
   createdAt: new Date(),
   updatedAt: new Date(),

@@ -6,6 +6,7 @@ import { z } from "zod";
 import type { DocumentListQuery, Documents } from "../domain/documents.js";
 import type { Hierarchy } from "../domain/hierarchy.js";
 import type { Quotas } from "../domain/quotas.js";
+import type { Exports } from "../export/exports.js";
 import type { KeptFiles } from "../files/kept-files.js";
 import { contentDispositionOf } from "../files/upload-body.js";
 import type { UploadSlots } from "../files/upload-slots.js";
@@ -18,6 +19,7 @@ import {
   workspaceDto,
   workspaceSchema,
 } from "./dto.js";
+import { exportRoutes } from "./export-routes.js";
 import { fileOfBytes, matchesEtag } from "./file-http.js";
 import { type StreamedUploadSettings, streamedUpload } from "./file-upload.js";
 import { quotaRoutes } from "./quota-routes.js";
@@ -93,11 +95,11 @@ export interface DocumentHttp {
 
 /** Thin routes: parse with the schema, call the domain, shape the answer. Every route needs a verified token. */
 export function documentRoutes(
-  domain: { hierarchy: Hierarchy; documents: Documents; files: KeptFiles; slots: UploadSlots; quotas: Quotas },
+  domain: { hierarchy: Hierarchy; documents: Documents; files: KeptFiles; slots: UploadSlots; quotas: Quotas; exports: Exports },
   verifier: AccessTokenVerifier,
   limits: StreamedUploadSettings,
 ): DocumentHttp {
-  const { hierarchy, documents, files, slots, quotas } = domain;
+  const { hierarchy, documents, files, slots, quotas, exports } = domain;
   const signedIn = authenticate(verifier);
 
   const fileUpload = streamedUpload({ documents, files, slots, quotas }, limits);
@@ -678,6 +680,7 @@ export function documentRoutes(
       );
     }
     quotaRoutes(api, router, signedIn, quotas);
+    exportRoutes(api, router, signedIn, exports);
   };
   return { api, routes };
 }

@@ -5,7 +5,7 @@ import type { DocumentSource, DocumentStatus, StoredDocument } from "../domain/r
 const DOCUMENT_COLUMNS = `id, queue_id AS "queueId", workspace_id AS "workspaceId", organization_id AS "organizationId",
   file_name AS "fileName", file_sha256 AS "fileSha256", file_content_type AS "fileContentType",
   file_size::double precision AS "fileSize", status, annotations, messages, options, approvers::text[] AS approvers, approval, confidence,
-  source, version, created_at AS "createdAt", updated_at AS "updatedAt"`;
+  source, external_id AS "externalId", exports, version, created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 // The statements of every read and edit of one document, prepared on each connection (kit `Prepared`).
 const FIND = prepared(`SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id = $1`);
@@ -134,7 +134,10 @@ export class DocumentStore {
   /** The duplicate keys (supplier_key, invoice_key) follow the annotations on every write. */
   async insert(
     tx: Tx,
-    document: Omit<StoredDocument, "version" | "createdAt" | "updatedAt" | "source"> & { source?: DocumentSource; sourceKey?: string },
+    document: Omit<StoredDocument, "version" | "createdAt" | "updatedAt" | "source" | "externalId" | "exports"> & {
+      source?: DocumentSource;
+      sourceKey?: string;
+    },
   ): Promise<StoredDocument> {
     const keys = duplicateKeysOf(document.annotations);
     const inserted = await this.sql.one<StoredDocument>(

@@ -3,6 +3,7 @@ import { duplicateDetectionMigration } from "./migration-0003-duplicates.js";
 import { quotasMigration } from "./migration-0009-quotas.js";
 import { documentListsMigration } from "./migration-0011-document-lists.js";
 import { emailIntakeMigration } from "./migration-0013-email-intake.js";
+import { exportsMigration } from "./migration-0014-exports.js";
 
 /** Schema of the document database, in order. The kit's outbox tables are added in front. */
 export const migrations: Migration[] = [
@@ -217,4 +218,5 @@ export const migrations: Migration[] = [
   ),
   documentListsMigration,
   emailIntakeMigration,
+  exportsMigration,
 ];
