@@ -31,6 +31,8 @@ import { S3FileStore } from "./files/s3-file-store.js";
 import { UploadSlots } from "./files/upload-slots.js";
 import { documentCallers, documentHandlers } from "./grpc/document-handlers.js";
 import { documentRoutes } from "./http/routes.js";
+import { PaymentBatches } from "./payments/payment-batches.js";
+import { PaymentStore } from "./payments/payment-store.js";
 import { AutomationSwitchStore } from "./store/automation-switch-store.js";
 import { DocumentStore } from "./store/document-store.js";
 import { HierarchyStore } from "./store/hierarchy-store.js";
@@ -182,7 +184,8 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
       },
       infra.metrics.registry,
     );
-    const http = documentRoutes({ hierarchy, documents, files, slots, quotas, exports }, infra.verifier, {
+    const payments = new PaymentBatches({ sql, store: new PaymentStore(sql), documents: documentStore, hierarchy: hierarchyStore, access });
+    const http = documentRoutes({ hierarchy, documents, files, slots, quotas, exports, payments }, infra.verifier, {
       maxFileBytes: config.DOCUMENT_MAX_FILE_BYTES,
       spoolDir: config.DOCUMENT_UPLOAD_SPOOL_DIR || tmpdir(),
     });

@@ -4,6 +4,7 @@ import { quotasMigration } from "./migration-0009-quotas.js";
 import { documentListsMigration } from "./migration-0011-document-lists.js";
 import { emailIntakeMigration } from "./migration-0013-email-intake.js";
 import { exportsMigration } from "./migration-0014-exports.js";
+import { paymentBatchesMigration } from "./migration-0015-payment-batches.js";
 
 /** Schema of the document database, in order. The kit's outbox tables are added in front. */
 export const migrations: Migration[] = [
@@ -219,4 +220,5 @@ export const migrations: Migration[] = [
   documentListsMigration,
   emailIntakeMigration,
   exportsMigration,
+  paymentBatchesMigration,
 ];
