@@ -140,6 +140,7 @@ export function exportRoutes(api: ApiDescription, router: Router, signedIn: Requ
       description: "Whoever may read the queue; oldest first.",
       tags: ["Exports"],
       params: { queue_id: QUEUE_ID },
+      query: z.strictObject({}),
       responses: { 200: { description: "The exports", schema: dataOf(z.array(exportSchema)) } },
       problems: [404, ...MEMBERSHIP_PROBLEMS],
     },
