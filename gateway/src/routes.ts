@@ -98,6 +98,17 @@ const TABLE: Record<ServiceName, Row[]> = {
     ["POST", "/documents/{document_id}/status"],
     ["POST", "/documents/{document_id}/approve"],
     ["POST", "/documents/{document_id}/reject"],
+    // Exports (issue 38): the document service's export module.
+    ["POST", "/documents/{document_id}/export-result"],
+    ["POST", "/queues/{queue_id}/exports"],
+    ["GET", "/queues/{queue_id}/exports"],
+    ["PATCH", "/exports/{export_id}"],
+    ["DELETE", "/exports/{export_id}"],
+    ["POST", "/exports/{export_id}/runs"],
+    ["GET", "/export-runs/{run_id}"],
+    ["GET", "/export-runs/{run_id}/file"],
+    ["POST", "/queues/{queue_id}/payment-batches"],
+    ["GET", "/payment-batches/{batch_id}/file"],
   ],
   automation: [
     ["PATCH", "/queues/{queue_id}/accounting-automation"],

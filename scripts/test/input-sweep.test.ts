@@ -155,6 +155,9 @@ describe("bad input across every POST, PUT and PATCH of the API, through the gat
     ids.automation_rule_id = randomUUID();
     ids.register_id = randomUUID();
     ids.delivery_id = randomUUID();
+    ids.export_id = randomUUID();
+    ids.run_id = randomUUID();
+    ids.batch_id = randomUUID();
     ids.type = "document_validation";
   });
 

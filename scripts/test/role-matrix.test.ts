@@ -81,7 +81,18 @@ describe("the role matrix of API.md through the gateway", function () {
   /** The members the matrix acts on: one of each role, none of them a caller. */
   const targets = {} as Record<Role, string>;
   const userIds = {} as Record<Role, string>;
-  const ids = { organization: "", workspace: "", queueA: "", queueB: "", unassigned: "", assigned: "", inB: "" };
+  const ids = {
+    organization: "",
+    workspace: "",
+    queueA: "",
+    queueB: "",
+    unassigned: "",
+    assigned: "",
+    inB: "",
+    exportA: "",
+    runA: "",
+    batchA: "",
+  };
   let documentCount = 0;
   let cells = 0;
   let setUpFrom = 0;
@@ -215,6 +226,88 @@ describe("the role matrix of API.md through the gateway", function () {
       expect: QUEUE_MANAGERS,
       ok: 200,
       call: () => ({ method: "POST", path: `/queues/${ids.queueA}/inbox-email` }),
+    },
+    {
+      name: "configure an export of queue A",
+      expect: QUEUE_MANAGERS,
+      ok: 201,
+      call: (role) => ({
+        method: "POST",
+        path: `/queues/${ids.queueA}/exports`,
+        body: { name: `CSV (${role})`, format: "csv", trigger: "manual" },
+      }),
+    },
+    {
+      name: "change an export of queue A",
+      expect: QUEUE_MANAGERS,
+      ok: 200,
+      call: (role) => ({ method: "PATCH", path: `/exports/${ids.exportA}`, body: { name: `JSON (${role})` } }),
+    },
+    {
+      name: "list queue A's exports",
+      expect: EVERYONE,
+      ok: 200,
+      call: () => ({ method: "GET", path: `/queues/${ids.queueA}/exports` }),
+    },
+    {
+      name: "run an export of queue A on an unassigned document",
+      expect: EDITORS,
+      ok: 201,
+      call: () => ({ method: "POST", path: `/exports/${ids.exportA}/runs`, body: { document_ids: [ids.unassigned] } }),
+    },
+    {
+      name: "read an export run of queue A",
+      expect: EVERYONE,
+      ok: 200,
+      call: () => ({ method: "GET", path: `/export-runs/${ids.runA}` }),
+    },
+    {
+      name: "download an export run's file of queue A",
+      expect: EVERYONE,
+      ok: 200,
+      call: () => ({ method: "GET", path: `/export-runs/${ids.runA}/file` }),
+    },
+    {
+      name: "delete an export of queue A",
+      expect: QUEUE_MANAGERS,
+      ok: 204,
+      prepare: async (role) =>
+        (
+          await created(
+            asOwner("POST", `/queues/${ids.queueA}/exports`, { name: `Doomed (${role})`, format: "json", trigger: "manual" }),
+            "export",
+          )
+        ).body.data.id,
+      call: (_role, id) => ({ method: "DELETE", path: `/exports/${id}` }),
+    },
+    {
+      // Recording an integrator's outcome is changing the document's status: who may edit it.
+      name: "record an export result of an unassigned document ready to export",
+      expect: EDITORS_OF_UNASSIGNED,
+      ok: 200,
+      prepare: async () => {
+        const id = await newDocument("A", "to_validate");
+        await created(asOwner("POST", `/documents/${id}/status`, { status: "ready_to_export" }), "ready to export");
+        return id;
+      },
+      call: (_role, id) => ({ method: "POST", path: `/documents/${id}/export-result`, body: { status: "exported", external_id: "ERP-1" } }),
+    },
+    {
+      // A batch pays money: who manages the queue.
+      name: "make a payment batch of queue A",
+      expect: QUEUE_MANAGERS,
+      ok: 201,
+      call: () => ({
+        method: "POST",
+        path: `/queues/${ids.queueA}/payment-batches`,
+        body: { format: "abo", debtor_account: "2400123456/2010", execution_date: "2024-05-01", status: "exported" },
+      }),
+    },
+    {
+      name: "download a payment batch's file of queue A",
+      expect: EVERYONE,
+      ok: 200,
+      call: () => ({ method: "GET", path: `/payment-batches/${ids.batchA}/file` }),
     },
     {
       // Who may mail a queue is the organization's call, not a queue admin's (services/intake/DECISIONS.md).
@@ -787,11 +880,28 @@ describe("the role matrix of API.md through the gateway", function () {
       "approval rule",
     );
     await created(asOwner("POST", `/organizations/${ids.organization}/webhook-signing-key`), "signing key");
+    ids.exportA = (
+      await created(asOwner("POST", `/queues/${ids.queueA}/exports`, { name: "Matrix JSON", format: "json", trigger: "manual" }), "export")
+    ).body.data.id;
     [ids.unassigned, ids.assigned, ids.inB] = await Promise.all([
       newDocument("A", "to_validate"),
       newDocument("A", "assigned"),
       newDocument("B", "to_validate"),
     ]);
+    ids.runA = (
+      await created(asOwner("POST", `/exports/${ids.exportA}/runs`, { document_ids: [ids.unassigned] }), "export run")
+    ).body.data.id;
+    ids.batchA = (
+      await created(
+        asOwner("POST", `/queues/${ids.queueA}/payment-batches`, {
+          format: "abo",
+          debtor_account: "2400123456/2010",
+          execution_date: "2024-05-01",
+          status: "exported",
+        }),
+        "payment batch",
+      )
+    ).body.data.id;
   });
 
   before(() => {

@@ -15,6 +15,11 @@ const PLAUSIBLE_BODIES: Record<string, unknown> = {
   changeDocumentStatus: { status: "postponed" },
   recordDocumentExtraction: { annotations: [], confidence: 50 },
   uploadDocument: { file_name: "stranger.pdf" },
+  createExport: { name: "Stranger's", format: "json", trigger: "manual" },
+  updateExport: { name: "Stranger's" },
+  runExport: { document_ids: ["00000000-0000-4000-8000-000000000000"] },
+  recordExportResult: { status: "exported", external_id: "STRANGER" },
+  createPaymentBatch: { format: "abo", debtor_account: "2400123456/2010", execution_date: "2024-05-01", status: "exported" },
   learnFromDocument: { annotations: { invoice_id: [{ value: "X" }] } },
   relearnForDocument: { name: "Acme", register_id: null, tax_id: null, value: "X", field_key: "invoice_id" },
   relearnForQueue: { name: "Acme", register_id: null, tax_id: null, value: "X", field_key: "invoice_id" },
@@ -67,6 +72,7 @@ describe("tenancy across every operation, through the gateway", function () {
         `/queues/${ids.queue_id}/external-validation-links`,
         `/queues/${ids.queue_id}/accounting-automation-rules`,
         `/queues/${ids.queue_id}/approval-automation`,
+        `/queues/${ids.queue_id}/exports`,
         `/documents/${ids.document_id}`,
         `/documents/${ids.document_id}/webhooks`,
         `/webhooks/${ids.webhook_id}`,
@@ -109,6 +115,20 @@ describe("tenancy across every operation, through the gateway", function () {
           action: "apply_accounting_automation",
           params: { set: { contract: "C-1" } },
           conditions: { match: "all", rules: [] },
+        }),
+      )
+    ).body.data.id;
+    ids.export_id = (
+      await mustCreate(call("POST", `/queues/${ids.queue_id}/exports`, { name: "Tenancy", format: "json", trigger: "manual" }))
+    ).body.data.id;
+    ids.run_id = (await mustCreate(call("POST", `/exports/${ids.export_id}/runs`, { document_ids: [ids.document_id] }))).body.data.id;
+    ids.batch_id = (
+      await mustCreate(
+        call("POST", `/queues/${ids.queue_id}/payment-batches`, {
+          format: "abo",
+          debtor_account: "2400123456/2010",
+          execution_date: "2024-05-01",
+          status: "exported",
         }),
       )
     ).body.data.id;

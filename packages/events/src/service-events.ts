@@ -59,7 +59,8 @@ export const SERVICE_EVENTS = {
       "configuration.changed",
       "documents.purged",
     ],
-    consumes: ["organization.created", "configuration.changed"],
+    // document.status_changed: its own, for the on_ready exports of documents reaching ready_to_export.
+    consumes: ["organization.created", "configuration.changed", "document.status_changed"],
     hears: ["configuration.changed", "queue.deleted", "membership.changed"],
   },
   automation: {

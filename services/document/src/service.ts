@@ -22,12 +22,17 @@ import { ValidatorSeed } from "./domain/validator-seed.js";
 import { automationSwitchProjection } from "./events/automation-switch-projection.js";
 import { organizationProjection } from "./events/organization-projection.js";
 import { validatorProjection } from "./events/validator-projection.js";
+import { ExportStore } from "./export/export-store.js";
+import { Exports } from "./export/exports.js";
+import { onReadyExports } from "./export/on-ready-consumer.js";
 import { KeptFiles } from "./files/kept-files.js";
 import { PostgresFileStore } from "./files/postgres-file-store.js";
 import { S3FileStore } from "./files/s3-file-store.js";
 import { UploadSlots } from "./files/upload-slots.js";
 import { documentCallers, documentHandlers } from "./grpc/document-handlers.js";
 import { documentRoutes } from "./http/routes.js";
+import { PaymentBatches } from "./payments/payment-batches.js";
+import { PaymentStore } from "./payments/payment-store.js";
 import { AutomationSwitchStore } from "./store/automation-switch-store.js";
 import { DocumentStore } from "./store/document-store.js";
 import { HierarchyStore } from "./store/hierarchy-store.js";
@@ -161,6 +166,16 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
       switches,
     });
 
+    const exports = new Exports({
+      sql,
+      store: new ExportStore(sql),
+      documents: documentStore,
+      hierarchy: hierarchyStore,
+      writer,
+      access,
+      views: documents,
+    });
+
     const slots = new UploadSlots(
       {
         perProcess: config.DOCUMENT_MAX_CONCURRENT_UPLOADS,
@@ -169,7 +184,8 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
       },
       infra.metrics.registry,
     );
-    const http = documentRoutes({ hierarchy, documents, files, slots, quotas }, infra.verifier, {
+    const payments = new PaymentBatches({ sql, store: new PaymentStore(sql), documents: documentStore, hierarchy: hierarchyStore, access });
+    const http = documentRoutes({ hierarchy, documents, files, slots, quotas, exports, payments }, infra.verifier, {
       maxFileBytes: config.DOCUMENT_MAX_FILE_BYTES,
       spoolDir: config.DOCUMENT_UPLOAD_SPOOL_DIR || tmpdir(),
     });
@@ -209,7 +225,12 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
     const running = await infra.serve({
       app,
       grpc,
-      subscriptions: [organizationProjection(hierarchyStore), validatorProjection(validators), automationSwitchProjection(switches)],
+      subscriptions: [
+        organizationProjection(hierarchyStore),
+        validatorProjection(validators),
+        automationSwitchProjection(switches),
+        onReadyExports(exports),
+      ],
       onStop: async () => {
         queueEviction.stop();
         await seed.stop();

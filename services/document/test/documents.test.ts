@@ -56,6 +56,8 @@ describe("documents and annotations (membership is an in-process test double)", 
         "confidence",
         "created_at",
         "duplicates",
+        "exports",
+        "external_id",
         "file_name",
         "id",
         "messages",
@@ -88,9 +90,9 @@ describe("documents and annotations (membership is an in-process test double)", 
     expect(reply.status).to.equal(200);
     expect(reply.body.data).to.include({ status: "to_validate", confidence: 85 });
     expect(reply.body.data.annotations).to.deep.equal([
+      { key: "due_date", value: "31. 3. 2025", isoDateValue: "2025-03-31", confidence: 70, source: "ai" },
       { key: "bank_account", value: "123/0100", values: [{ value: "456/0300" }], source: "ai" },
       { key: "total_due", value: "1 234,50", numericValue: 1234.5, confidence: 88, source: "ai" },
-      { key: "due_date", value: "31. 3. 2025", isoDateValue: "2025-03-31", confidence: 70, source: "ai" },
       {
         key: "line_items",
         value: "",

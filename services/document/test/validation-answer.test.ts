@@ -26,6 +26,8 @@ const document: StoredDocument = {
   confidence: 90,
   automationBlockers: [],
   source: { channel: "api" },
+  externalId: null,
+  exports: [],
   version: 3,
   createdAt: new Date(),
   updatedAt: new Date(),

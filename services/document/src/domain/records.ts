@@ -43,8 +43,8 @@ export { EXTRACTION_ENGINES, type ExtractionEngine };
 export const MESSAGE_SEVERITIES = ["error", "warning", "info"] as const;
 export type MessageSeverity = (typeof MESSAGE_SEVERITIES)[number];
 
-/** Who changed a document: a user through the API, the extraction engine, or another context over gRPC. */
-export const CHANGE_SOURCES = ["user", "ai", "automation", "learning", "validation"] as const;
+/** Who changed a document: a user through the API, the extraction engine, another context over gRPC, or an export run. */
+export const CHANGE_SOURCES = ["user", "ai", "automation", "learning", "validation", "export"] as const;
 export type ChangeSource = (typeof CHANGE_SOURCES)[number];
 export const SERVICE_SOURCES = ["automation", "learning", "validation"] as const satisfies readonly ChangeSource[];
 export type ServiceSource = (typeof SERVICE_SOURCES)[number];
@@ -111,6 +111,16 @@ export interface DocumentSource {
   auth?: { spf: string; dkim: string; dmarc: string };
 }
 
+/** One export of a document: by an export of the queue (a run of it), or recorded by an integrator (export and run null). */
+export interface DocumentExport {
+  export_id: string | null;
+  run_id: string | null;
+  format: string | null;
+  status: "exported" | "export_failed";
+  /** ISO 8601. */
+  at: string;
+}
+
 export interface StoredDocument {
   id: string;
   queueId: string;
@@ -134,6 +144,10 @@ export interface StoredDocument {
   /** What the last automation run's extraction evaluation found missing; empty when nothing kept the document. */
   automationBlockers: AutomationBlocker[];
   source: DocumentSource;
+  /** The accounting system's id of the document, as an integrator recorded it (export-result). */
+  externalId: string | null;
+  /** Every export of the document, oldest first. */
+  exports: DocumentExport[];
   version: number;
   createdAt: Date;
   updatedAt: Date;

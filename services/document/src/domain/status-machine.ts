@@ -42,8 +42,12 @@ export function allowedMoves(from: DocumentStatus): readonly DocumentStatus[] {
   return STATUS_TABLE[from].moves;
 }
 
+/**
+ * The messages that block moves towards export. An export's own failure (`source: "export"`) says why the last export
+ * failed, not what is wrong with the document: it does not stop the export from being tried again.
+ */
 export function errorMessagesOf(messages: readonly DocumentMessage[]): DocumentMessage[] {
-  return messages.filter((message) => message.severity === "error");
+  return messages.filter((message) => message.severity === "error" && message.source !== "export");
 }
 
 /** Why `from → to` may not happen given the document's messages, or undefined when it may. */

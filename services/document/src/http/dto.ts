@@ -133,6 +133,18 @@ export const documentSchema = z.object({
         .describe("SPF, DKIM and DMARC verdicts of the mail (`pass`, `fail`, `none`, ...), as the intake judged them"),
     })
     .describe("How the document came in: `api` (an upload) or `email` (the queue's inbox, with what the mail said)"),
+  external_id: z.string().nullable().describe("The accounting system's id of the document, recorded with export-result; null until then"),
+  exports: z
+    .array(
+      z.object({
+        export_id: uuid.nullable().describe("The queue's export that produced it; null for an outcome an integrator recorded"),
+        run_id: uuid.nullable().describe("The export run (GET /export-runs/{run_id}); null for an integrator's outcome"),
+        format: z.string().nullable().describe("csv, json, isdoc, ubl, pohoda or money_s3; null for an integrator's outcome"),
+        status: z.enum(["exported", "export_failed"]),
+        at: timestamp,
+      }),
+    )
+    .describe("Every export of the document, oldest first"),
   created_at: timestamp,
   updated_at: timestamp,
 });
@@ -154,6 +166,8 @@ export function documentDto(document: DocumentView): z.output<typeof documentSch
     automation_blockers: document.automationBlockers,
     duplicates: document.duplicates,
     source: document.source,
+    external_id: document.externalId,
+    exports: document.exports,
     created_at: document.createdAt.toISOString(),
     updated_at: document.updatedAt.toISOString(),
   };

@@ -6,9 +6,11 @@ import { z } from "zod";
 import type { DocumentListQuery, Documents } from "../domain/documents.js";
 import type { Hierarchy } from "../domain/hierarchy.js";
 import type { Quotas } from "../domain/quotas.js";
+import type { Exports } from "../export/exports.js";
 import type { KeptFiles } from "../files/kept-files.js";
 import { contentDispositionOf } from "../files/upload-body.js";
 import type { UploadSlots } from "../files/upload-slots.js";
+import type { PaymentBatches } from "../payments/payment-batches.js";
 import {
   documentDto,
   documentSchema,
@@ -18,8 +20,10 @@ import {
   workspaceDto,
   workspaceSchema,
 } from "./dto.js";
+import { exportRoutes } from "./export-routes.js";
 import { fileOfBytes, matchesEtag } from "./file-http.js";
 import { type StreamedUploadSettings, streamedUpload } from "./file-upload.js";
+import { paymentRoutes } from "./payment-routes.js";
 import { quotaRoutes } from "./quota-routes.js";
 import {
   annotationsPatchBody,
@@ -93,11 +97,19 @@ export interface DocumentHttp {
 
 /** Thin routes: parse with the schema, call the domain, shape the answer. Every route needs a verified token. */
 export function documentRoutes(
-  domain: { hierarchy: Hierarchy; documents: Documents; files: KeptFiles; slots: UploadSlots; quotas: Quotas },
+  domain: {
+    hierarchy: Hierarchy;
+    documents: Documents;
+    files: KeptFiles;
+    slots: UploadSlots;
+    quotas: Quotas;
+    exports: Exports;
+    payments: PaymentBatches;
+  },
   verifier: AccessTokenVerifier,
   limits: StreamedUploadSettings,
 ): DocumentHttp {
-  const { hierarchy, documents, files, slots, quotas } = domain;
+  const { hierarchy, documents, files, slots, quotas, exports, payments } = domain;
   const signedIn = authenticate(verifier);
 
   const fileUpload = streamedUpload({ documents, files, slots, quotas }, limits);
@@ -678,6 +690,8 @@ export function documentRoutes(
       );
     }
     quotaRoutes(api, router, signedIn, quotas);
+    exportRoutes(api, router, signedIn, exports);
+    paymentRoutes(api, router, signedIn, payments);
   };
   return { api, routes };
 }

@@ -5,7 +5,7 @@ import type { AutomationBlocker, DocumentSource, DocumentStatus, StoredDocument 
 const DOCUMENT_COLUMNS = `id, queue_id AS "queueId", workspace_id AS "workspaceId", organization_id AS "organizationId",
   file_name AS "fileName", file_sha256 AS "fileSha256", file_content_type AS "fileContentType",
   file_size::double precision AS "fileSize", status, annotations, messages, options, approvers::text[] AS approvers, approval, confidence,
-  automation_blockers AS "automationBlockers", source, version, created_at AS "createdAt", updated_at AS "updatedAt"`;
+  automation_blockers AS "automationBlockers", source, external_id AS "externalId", exports, version, created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 // The statements of every read and edit of one document, prepared on each connection (kit `Prepared`).
 const FIND = prepared(`SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id = $1`);
@@ -134,7 +134,7 @@ export class DocumentStore {
   /** The duplicate keys (supplier_key, invoice_key) follow the annotations on every write. */
   async insert(
     tx: Tx,
-    document: Omit<StoredDocument, "version" | "createdAt" | "updatedAt" | "source" | "automationBlockers"> & {
+    document: Omit<StoredDocument, "version" | "createdAt" | "updatedAt" | "source" | "automationBlockers" | "externalId" | "exports"> & {
       source?: DocumentSource;
       sourceKey?: string;
     },

@@ -3,6 +3,8 @@ import { duplicateDetectionMigration } from "./migration-0003-duplicates.js";
 import { quotasMigration } from "./migration-0009-quotas.js";
 import { documentListsMigration } from "./migration-0011-document-lists.js";
 import { emailIntakeMigration } from "./migration-0013-email-intake.js";
+import { exportsMigration } from "./migration-0014-exports.js";
+import { paymentBatchesMigration } from "./migration-0015-payment-batches.js";
 import { automationBlockersMigration } from "./migration-0017-automation-blockers.js";
 
 /** Schema of the document database, in order. The kit's outbox tables are added in front. */
@@ -218,5 +220,7 @@ export const migrations: Migration[] = [
   ),
   documentListsMigration,
   emailIntakeMigration,
+  exportsMigration,
+  paymentBatchesMigration,
   automationBlockersMigration,
 ];
