@@ -66,6 +66,9 @@ describe("the document service's client of Validate (the webhook service played 
       async ListValidators() {
         return { validators: [], more: false };
       },
+      async DescribeValidationTargets() {
+        throw new Error("not used by these tests");
+      },
       async RegisterValidationTarget() {
         throw new Error("not used by these tests");
       },

@@ -1,4 +1,4 @@
-import { createHash, createHmac } from "node:crypto";
+import { createHash, createHmac, randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
@@ -434,6 +434,45 @@ describe("gRPC Validate: the document's validator called within the budget (real
       queue_id: at.queueId,
       webhook_event: "document_validation",
     });
+  });
+
+  it("DescribeValidationTargets answers the URL (whole and masked) and signing of the organization's targets, registered or a deprecated validation webhook; another organization's ids and unknown ids are left out", async () => {
+    const team = await harness.team([]);
+    const other = await harness.team([]);
+    const receiver = await harness.receiver();
+    const registered = await client.registerValidationTarget({
+      organization_id: team.organization.id,
+      url: `${receiver.url}/validate?token=s3cret`,
+      signature_verification: "disabled",
+    });
+    const at = harness.hierarchy(team.organization.id);
+    const webhook = await harness.call("POST", "/webhooks", {
+      as: team.owner,
+      body: { url: `${receiver.url}/legacy`, entity_type: "queue", entity_id: at.queueId, type: "document_validation" },
+    });
+    expect(webhook.status).to.equal(201);
+    const foreign = await client.registerValidationTarget({
+      organization_id: other.organization.id,
+      url: `${receiver.url}/foreign`,
+      signature_verification: "disabled",
+    });
+    const described = await client.describeValidationTargets({
+      organization_id: team.organization.id,
+      target_ids: [registered.target_id, webhook.body.data.id, foreign.target_id, randomUUID()],
+    });
+    const byId = new Map(described.targets.map((target) => [target.target_id, target]));
+    expect([...byId.keys()].sort()).to.deep.equal([registered.target_id, webhook.body.data.id].sort());
+    expect(byId.get(registered.target_id)).to.deep.include({
+      url: `${receiver.url}/validate?token=s3cret`,
+      masked_url: `${receiver.url}/validate`,
+      signature_verification: "disabled",
+    });
+    expect(byId.get(webhook.body.data.id)).to.deep.include({ url: `${receiver.url}/legacy`, signature_verification: "disabled" });
+    const malformed = await client.describeValidationTargets({ organization_id: "nope", target_ids: [] }).then(
+      () => undefined,
+      (failure: Error) => failure,
+    );
+    expect(malformed?.message).to.include("organization_id");
   });
 
   it("validators saved before the targets are called by their target ids: a link by md5 of link/<queue_id>/<type>, a deprecated validation webhook by its id; a removed link's id falls back to the lookup", async () => {

@@ -306,6 +306,24 @@ export class WebhookStore {
     return this.sql.one<StoredValidationTarget>(VALIDATION_TARGET_BY_ID, [targetId]);
   }
 
+  /**
+   * The organization's targets of these ids (DescribeValidationTargets): registered targets, links by their derived
+   * ids, and validation webhooks of the deprecated API by theirs.
+   */
+  describeValidationTargets(organizationId: string, targetIds: string[]) {
+    return this.sql.rows<{ id: string; url: string; signatureVerification: SignatureVerification }>(
+      `SELECT id, url, signature_verification AS "signatureVerification" FROM validation_targets
+       WHERE organization_id = $1 AND id = ANY($2::uuid[])
+       UNION ALL
+       SELECT target_id, url, signature_verification FROM validation_links
+       WHERE organization_id = $1 AND target_id = ANY($2::uuid[])
+       UNION ALL
+       SELECT id, url, signature_verification FROM webhooks
+       WHERE organization_id = $1 AND id = ANY($2::uuid[]) AND type IN ('document_validation', 'initial_document_validation')`,
+      [organizationId, targetIds],
+    );
+  }
+
   /** A new receiver of validation calls (RegisterValidationTarget); targets never change. */
   async insertValidationTarget(target: {
     organizationId: string;

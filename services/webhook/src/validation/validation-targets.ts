@@ -107,4 +107,16 @@ export class ValidationTargetRegistry {
     const targetId = await this.store.insertValidationTarget(target);
     return { targetId, maskedUrl: maskUrl(target.url) };
   }
+
+  /** The organization's targets of these ids, with their URL masked as readers below its managers see it. */
+  async describe(organizationId: string, targetIds: string[]) {
+    if (targetIds.length === 0) return [];
+    const rows = await this.store.describeValidationTargets(organizationId, targetIds);
+    return rows.map((row) => ({
+      targetId: row.id,
+      url: row.url,
+      maskedUrl: maskUrl(row.url),
+      signatureVerification: row.signatureVerification,
+    }));
+  }
 }
