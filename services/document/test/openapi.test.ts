@@ -15,10 +15,12 @@ import { z } from "zod";
 import type { Documents } from "../src/domain/documents.js";
 import type { Hierarchy } from "../src/domain/hierarchy.js";
 import type { Quotas } from "../src/domain/quotas.js";
+import type { ValidationLinks } from "../src/domain/validation-links.js";
 import type { KeptFiles } from "../src/files/kept-files.js";
 import type { UploadSlots } from "../src/files/upload-slots.js";
 import { documentSchema, queueWithAnnotationSchemaSchema, workspaceSchema } from "../src/http/dto.js";
 import { documentRoutes } from "../src/http/routes.js";
+import { validationLinkSchema } from "../src/http/validation-link-routes.js";
 import { change } from "./support/changes.js";
 import { Harness, type Reply } from "./support/harness.js";
 
@@ -85,7 +87,14 @@ describe("OpenAPI of the document service: every /api/v2 route described, every 
   it("mounts exactly the operations it describes, the same that /openapi.json lists", () => {
     // The routes of the running service, mounted once more on an app of their own: the handlers never run here.
     const { api, routes } = documentRoutes(
-      { hierarchy: {} as Hierarchy, documents: {} as Documents, files: {} as KeptFiles, slots: {} as UploadSlots, quotas: {} as Quotas },
+      {
+        hierarchy: {} as Hierarchy,
+        documents: {} as Documents,
+        files: {} as KeptFiles,
+        slots: {} as UploadSlots,
+        quotas: {} as Quotas,
+        validationLinks: {} as ValidationLinks,
+      },
       {} as AccessTokenVerifier,
       { maxFileBytes: 1024, spoolDir: "/nonexistent" },
     );
@@ -97,7 +106,7 @@ describe("OpenAPI of the document service: every /api/v2 route described, every 
       api,
     });
     const mounted = mountedRoutes(app).filter((route) => route.includes(" /api/v2/"));
-    expect(mounted).to.have.lengthOf(24);
+    expect(mounted).to.have.lengthOf(27);
     expect(mounted).to.have.members(describedRoutes(api));
     expect(operationsOf(paths).map(({ route }) => route)).to.have.members(describedRoutes(api));
   });
@@ -122,7 +131,9 @@ describe("OpenAPI of the document service: every /api/v2 route described, every 
         expect(parameter?.description, `${route} ${name}`).to.be.a("string").and.not.be.empty;
       }
       const success = Object.keys(operation.responses).filter((status) => /^2\d\d$/.test(status));
-      expect(success, route).to.have.lengthOf(1);
+      // Saving a link answers 201 for a new one and 200 for a change (API.md).
+      if (route === "POST /api/v2/queues/{queue_id}/external-validation-links") expect(success, route).to.have.members(["200", "201"]);
+      else expect(success, route).to.have.lengthOf(1);
       const content = operation.responses[success[0]!]!.content;
       if (route === "GET /api/v2/documents/{document_id}/file") expect(content?.["application/pdf"]?.schema, route).to.be.an("object");
       else if (success[0] === "204") expect(content, route).to.equal(undefined);
@@ -184,6 +195,12 @@ describe("OpenAPI of the document service: every /api/v2 route described, every 
     const queueId = queue.body.data.id as string;
     expect(queue.body.data.annotation_schema.some((field: { columns?: unknown[] }) => field.columns?.length)).to.equal(true);
     expectAnswer(await owner.get(`/queues/${queueId}`), "GET /api/v2/queues/{queue_id}", 200, queueAnswer);
+    expectAnswer(
+      await owner.get(`/queues/${queueId}/external-validation-links`),
+      "GET /api/v2/queues/{queue_id}/external-validation-links",
+      200,
+      dataOf(z.array(validationLinkSchema)),
+    );
 
     const content = Buffer.from("%PDF-1.4 openapi").toString("base64");
     const uploaded = await owner.post(`/queues/${queueId}/documents`, { file_name: "invoice.pdf", content, confidence: null });

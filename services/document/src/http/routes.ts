@@ -6,6 +6,7 @@ import { z } from "zod";
 import type { DocumentListQuery, Documents } from "../domain/documents.js";
 import type { Hierarchy } from "../domain/hierarchy.js";
 import type { Quotas } from "../domain/quotas.js";
+import type { ValidationLinks } from "../domain/validation-links.js";
 import type { KeptFiles } from "../files/kept-files.js";
 import { contentDispositionOf } from "../files/upload-body.js";
 import type { UploadSlots } from "../files/upload-slots.js";
@@ -35,6 +36,7 @@ import {
   updateQueueBody,
   uploadDocumentBody,
 } from "./schemas.js";
+import { validationLinkRoutes } from "./validation-link-routes.js";
 
 const API = "/api/v2";
 
@@ -93,11 +95,18 @@ export interface DocumentHttp {
 
 /** Thin routes: parse with the schema, call the domain, shape the answer. Every route needs a verified token. */
 export function documentRoutes(
-  domain: { hierarchy: Hierarchy; documents: Documents; files: KeptFiles; slots: UploadSlots; quotas: Quotas },
+  domain: {
+    hierarchy: Hierarchy;
+    documents: Documents;
+    files: KeptFiles;
+    slots: UploadSlots;
+    quotas: Quotas;
+    validationLinks: ValidationLinks;
+  },
   verifier: AccessTokenVerifier,
   limits: StreamedUploadSettings,
 ): DocumentHttp {
-  const { hierarchy, documents, files, slots, quotas } = domain;
+  const { hierarchy, documents, files, slots, quotas, validationLinks } = domain;
   const signedIn = authenticate(verifier);
 
   const fileUpload = streamedUpload({ documents, files, slots, quotas }, limits);
@@ -678,6 +687,7 @@ export function documentRoutes(
       );
     }
     quotaRoutes(api, router, signedIn, quotas);
+    validationLinkRoutes(api, router, signedIn, validationLinks);
   };
   return { api, routes };
 }

@@ -98,6 +98,8 @@ export function webhookHandlers(deps: {
           url: target.url,
           masked_url: target.maskedUrl,
           signature_verification: target.signatureVerification,
+          created_at: target.createdAt.toISOString(),
+          updated_at: target.updatedAt.toISOString(),
         })),
       };
     },

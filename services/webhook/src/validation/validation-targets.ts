@@ -55,8 +55,8 @@ export class ValidationTargets {
   }
 
   /** The target the caller chose (Validate's `target_id`); undefined when there is none of that id. */
-  async byId(type: ValidationType, targetId: string): Promise<ValidationTarget | undefined> {
-    const target = await this.store.validationTargetById(targetId);
+  async byId(type: ValidationType, organizationId: string, targetId: string): Promise<ValidationTarget | undefined> {
+    const target = await this.store.validationTargetById(organizationId, targetId);
     return target ? this.opened(type, target) : undefined;
   }
 
@@ -117,6 +117,8 @@ export class ValidationTargetRegistry {
       url: row.url,
       maskedUrl: maskUrl(row.url),
       signatureVerification: row.signatureVerification,
+      createdAt: row.createdAt,
+      updatedAt: row.updatedAt,
     }));
   }
 }

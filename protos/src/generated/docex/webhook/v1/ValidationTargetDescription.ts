@@ -12,6 +12,11 @@ export interface ValidationTargetDescriptionInput {
    * "enabled" | "disabled".
    */
   'signature_verification'?: (string);
+  /**
+   * RFC 3339: when the target (or the validation webhook of that id) was made, and last changed (a target never changes).
+   */
+  'created_at'?: (string);
+  'updated_at'?: (string);
 }
 
 export interface ValidationTargetDescription {
@@ -25,4 +30,9 @@ export interface ValidationTargetDescription {
    * "enabled" | "disabled".
    */
   'signature_verification': (string);
+  /**
+   * RFC 3339: when the target (or the validation webhook of that id) was made, and last changed (a target never changes).
+   */
+  'created_at': (string);
+  'updated_at': (string);
 }
