@@ -77,6 +77,10 @@ const TABLE: Record<ServiceName, Row[]> = {
     ["GET", "/organizations/{organization_id}/workspaces"],
     ["GET", "/organizations/{organization_id}/quotas"],
     ["PATCH", "/organizations/{organization_id}/quotas"],
+    // Which validator applies to a queue, and its failure policy, is queue configuration (issue 41).
+    ["POST", "/queues/{queue_id}/external-validation-links"],
+    ["GET", "/queues/{queue_id}/external-validation-links"],
+    ["DELETE", "/queues/{queue_id}/external-validation-links/{type}"],
     ["POST", "/workspaces"],
     ["GET", "/workspaces/{workspace_id}"],
     ["PATCH", "/workspaces/{workspace_id}"],
@@ -150,9 +154,6 @@ const TABLE: Record<ServiceName, Row[]> = {
     ["GET", "/organizations/{organization_id}/webhooks"],
     ["GET", "/organizations/{organization_id}/webhook-signing-key"],
     ["POST", "/organizations/{organization_id}/webhook-signing-key"],
-    ["POST", "/queues/{queue_id}/external-validation-links"],
-    ["GET", "/queues/{queue_id}/external-validation-links"],
-    ["DELETE", "/queues/{queue_id}/external-validation-links/{type}"],
   ],
   // Reads files and hands results to document; it has no public endpoint.
   extraction: [],

@@ -29,7 +29,7 @@ describe("route table", () => {
     expect(serviceOf("DELETE", "/api/v2/queues/q1/approval-automation/r1")).to.equal("automation");
     expect(serviceOf("GET", "/api/v2/queues/q1/registers")).to.equal("register");
     expect(serviceOf("GET", "/api/v2/registers/r1/items")).to.equal("register");
-    expect(serviceOf("DELETE", "/api/v2/queues/q1/external-validation-links/document_validation")).to.equal("webhook");
+    expect(serviceOf("DELETE", "/api/v2/queues/q1/external-validation-links/document_validation")).to.equal("document");
     expect(serviceOf("POST", "/api/v2/webhooks/w1/deliveries/d1/retry")).to.equal("webhook");
   });
 

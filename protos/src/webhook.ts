@@ -2,6 +2,7 @@ import type { GrpcClientOptions } from "@docex/kit";
 import type { WebhookDefinition } from "./generated/docex/webhook/v1/Webhook.js";
 import { type Callers, createPromiseClient, type Handlers, loadService, type PromiseClient } from "./service-descriptor.js";
 
+export type { DescribeValidationTargetsResponse } from "./generated/docex/webhook/v1/DescribeValidationTargetsResponse.js";
 export type { ListValidatorsRequest } from "./generated/docex/webhook/v1/ListValidatorsRequest.js";
 export type { ListValidatorsResponse } from "./generated/docex/webhook/v1/ListValidatorsResponse.js";
 export type { RegisterValidationTargetRequest } from "./generated/docex/webhook/v1/RegisterValidationTargetRequest.js";

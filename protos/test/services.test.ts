@@ -54,7 +54,7 @@ const expectedServices: [ServiceDescriptor<grpc.ServiceDefinition>, string, stri
   ],
   [automationService, "docex.automation.v1.Automation", ["GetQueueAutomation", "PlanApprovalRoute"]],
   [registerService, "docex.register.v1.Register", ["LookupItems"]],
-  [webhookService, "docex.webhook.v1.Webhook", ["ListValidators", "RegisterValidationTarget", "Validate"]],
+  [webhookService, "docex.webhook.v1.Webhook", ["DescribeValidationTargets", "ListValidators", "RegisterValidationTarget", "Validate"]],
 ];
 
 describe("protos", () => {

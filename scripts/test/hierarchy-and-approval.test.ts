@@ -184,13 +184,10 @@ describe("a hierarchy a client can navigate and change, and approval stages that
         ["queues", "SELECT count(*) FROM queues WHERE id = $1 OR workspace_id = $2"],
         ["workspaces", "SELECT count(*) FROM workspaces WHERE id IN ($1, $2)"],
         ["documents", "SELECT count(*) FROM documents WHERE queue_id = $1"],
-        ["validation_links", "SELECT count(*) FROM validation_links WHERE queue_id = $1"],
+        ["queue_validation_links", "SELECT count(*) FROM queue_validation_links WHERE queue_id = $1"],
         ["automation_switches", "SELECT count(*) FROM automation_switches WHERE queue_id = $1"],
       ],
-      webhook: [
-        ["webhooks", "SELECT count(*) FROM webhooks WHERE queue_id = $1 OR workspace_id = $2"],
-        ["validation_links", "SELECT count(*) FROM validation_links WHERE queue_id = $1"],
-      ],
+      webhook: [["webhooks", "SELECT count(*) FROM webhooks WHERE queue_id = $1 OR workspace_id = $2"]],
       automation: ["rules", "queue_settings", "queue_registers", "document_runs"].map((table) => [
         table,
         `SELECT count(*) FROM ${table} WHERE queue_id = $1`,

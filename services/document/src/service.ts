@@ -3,6 +3,7 @@ import { connectInfrastructure, forgetChangedQueues, type Logger, type RunningSe
 import { documentService } from "@docex/protos";
 import { automationClient } from "./clients/automation.js";
 import { MembershipAccessClient } from "./clients/membership.js";
+import { validationTargetsClient } from "./clients/validation-targets.js";
 import { webhookValidator } from "./clients/webhook.js";
 import type { DocumentConfig } from "./config.js";
 import { AccessControl } from "./domain/access.js";
@@ -18,6 +19,7 @@ import { Hierarchy } from "./domain/hierarchy.js";
 import { INITIAL_VALIDATION_DEFAULTS, InitialValidationRunner, type InitialValidationSettings } from "./domain/initial-validation.js";
 import { Quotas } from "./domain/quotas.js";
 import { type DocumentValidator, EditValidation } from "./domain/validation.js";
+import { ValidationLinks } from "./domain/validation-links.js";
 import { ValidatorSeed } from "./domain/validator-seed.js";
 import { automationSwitchProjection } from "./events/automation-switch-projection.js";
 import { organizationProjection } from "./events/organization-projection.js";
@@ -40,6 +42,7 @@ import { LifetimeStore } from "./store/lifetime-store.js";
 import { migrations } from "./store/migrations.js";
 import { QuotaStore } from "./store/quota-store.js";
 import { ValidationJobStore } from "./store/validation-job-store.js";
+import { ValidationLinkStore } from "./store/validation-link-store.js";
 import { ValidatorStore } from "./store/validator-store.js";
 
 export { configSchema, type DocumentConfig } from "./config.js";
@@ -55,6 +58,9 @@ export interface DocumentServiceOptions {
    */
   initialValidation?: false | Partial<Omit<InitialValidationSettings, "budgetMs">>;
 }
+
+/** RegisterValidationTarget and DescribeValidationTargets: a link's save or list waits at most this long for them. */
+const TARGETS_DEADLINE_MS = 5_000;
 
 /** Builds the document service from its configuration and starts it; the handle stops it gracefully. */
 export async function startDocumentService(config: DocumentConfig, options: DocumentServiceOptions = {}): Promise<RunningService> {
@@ -88,6 +94,12 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
     validators,
   });
   const validatorSeed = new ValidatorSeed(validators, webhook, infra.logger);
+  // Saving and listing a queue's links registers and describes their receivers there (not on an edit's path).
+  const targets = validationTargetsClient(config.WEBHOOK_GRPC_ADDR, {
+    identity: infra.grpcIdentity,
+    metrics: infra.metrics,
+    deadlineMs: TARGETS_DEADLINE_MS,
+  });
   // A user's edit (PATCH …/annotations) asks membership for the permission and the webhook service's Validate within
   // DOCUMENT_VALIDATION_TIMEOUT_MS: their channels are open and warm before the service is ready (see DECISIONS.md).
   infra.readiness.addStartUpWork("grpc_channels", Promise.all([membership.warm(), webhook.warm()]));
@@ -95,6 +107,7 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
     await membership.close();
     automation.close();
     webhook.close();
+    targets.close();
   };
   return infra.startOrClose(closeOnFailure, async () => {
     const hierarchyStore = new HierarchyStore(sql);
@@ -185,7 +198,16 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
       infra.metrics.registry,
     );
     const payments = new PaymentBatches({ sql, store: new PaymentStore(sql), documents: documentStore, hierarchy: hierarchyStore, access });
-    const http = documentRoutes({ hierarchy, documents, files, slots, quotas, exports, payments }, infra.verifier, {
+    const validationLinks = new ValidationLinks({
+      sql,
+      links: new ValidationLinkStore(sql),
+      hierarchy: hierarchyStore,
+      access,
+      targets,
+      deprecated: validators,
+      events,
+    });
+    const http = documentRoutes({ hierarchy, documents, files, slots, quotas, exports, payments, validationLinks }, infra.verifier, {
       maxFileBytes: config.DOCUMENT_MAX_FILE_BYTES,
       spoolDir: config.DOCUMENT_UPLOAD_SPOOL_DIR || tmpdir(),
     });
@@ -241,6 +263,7 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
         await membership.close();
         automation.close();
         webhook.close();
+        targets.close();
       },
     });
     seed.start();

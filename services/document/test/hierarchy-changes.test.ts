@@ -201,7 +201,7 @@ describe("lists of workspaces and queues, and changes to them (membership is an 
           if (Number(row?.n) > 0) counts[label] = Number(row!.n);
         };
         await count("queues", "SELECT count(*) AS n FROM queues WHERE id = $1", [queueId]);
-        for (const table of ["documents", "validation_links", "automation_switches", "automation_switch_seeds"]) {
+        for (const table of ["documents", "queue_validation_links", "automation_switches", "automation_switch_seeds"]) {
           await count(table, `SELECT count(*) AS n FROM ${table} WHERE queue_id = $1`, [queueId]);
         }
         for (const table of ["document_changes", "initial_validation_jobs", "file_chunks"]) {

@@ -15,11 +15,13 @@ import { z } from "zod";
 import type { Documents } from "../src/domain/documents.js";
 import type { Hierarchy } from "../src/domain/hierarchy.js";
 import type { Quotas } from "../src/domain/quotas.js";
+import type { ValidationLinks } from "../src/domain/validation-links.js";
 import type { Exports } from "../src/export/exports.js";
 import type { KeptFiles } from "../src/files/kept-files.js";
 import type { UploadSlots } from "../src/files/upload-slots.js";
 import { documentSchema, queueWithAnnotationSchemaSchema, workspaceSchema } from "../src/http/dto.js";
 import { documentRoutes } from "../src/http/routes.js";
+import { validationLinkSchema } from "../src/http/validation-link-routes.js";
 import type { PaymentBatches } from "../src/payments/payment-batches.js";
 import { change } from "./support/changes.js";
 import { Harness, type Reply } from "./support/harness.js";
@@ -95,6 +97,7 @@ describe("OpenAPI of the document service: every /api/v2 route described, every 
         quotas: {} as Quotas,
         exports: {} as Exports,
         payments: {} as PaymentBatches,
+        validationLinks: {} as ValidationLinks,
       },
       {} as AccessTokenVerifier,
       { maxFileBytes: 1024, spoolDir: "/nonexistent" },
@@ -107,7 +110,7 @@ describe("OpenAPI of the document service: every /api/v2 route described, every 
       api,
     });
     const mounted = mountedRoutes(app).filter((route) => route.includes(" /api/v2/"));
-    expect(mounted).to.have.lengthOf(34);
+    expect(mounted).to.have.lengthOf(37);
     expect(mounted).to.have.members(describedRoutes(api));
     expect(operationsOf(paths).map(({ route }) => route)).to.have.members(describedRoutes(api));
   });
@@ -132,7 +135,9 @@ describe("OpenAPI of the document service: every /api/v2 route described, every 
         expect(parameter?.description, `${route} ${name}`).to.be.a("string").and.not.be.empty;
       }
       const success = Object.keys(operation.responses).filter((status) => /^2\d\d$/.test(status));
-      expect(success, route).to.have.lengthOf(1);
+      // Saving a link answers 201 for a new one and 200 for a change (API.md).
+      if (route === "POST /api/v2/queues/{queue_id}/external-validation-links") expect(success, route).to.have.members(["200", "201"]);
+      else expect(success, route).to.have.lengthOf(1);
       const content = operation.responses[success[0]!]!.content;
       if (route.endsWith("/file")) expect(Object.values(content ?? {})[0]?.schema, route).to.be.an("object");
       else if (success[0] === "204") expect(content, route).to.equal(undefined);
@@ -194,6 +199,12 @@ describe("OpenAPI of the document service: every /api/v2 route described, every 
     const queueId = queue.body.data.id as string;
     expect(queue.body.data.annotation_schema.some((field: { columns?: unknown[] }) => field.columns?.length)).to.equal(true);
     expectAnswer(await owner.get(`/queues/${queueId}`), "GET /api/v2/queues/{queue_id}", 200, queueAnswer);
+    expectAnswer(
+      await owner.get(`/queues/${queueId}/external-validation-links`),
+      "GET /api/v2/queues/{queue_id}/external-validation-links",
+      200,
+      dataOf(z.array(validationLinkSchema)),
+    );
 
     const content = Buffer.from("%PDF-1.4 openapi").toString("base64");
     const uploaded = await owner.post(`/queues/${queueId}/documents`, { file_name: "invoice.pdf", content, confidence: null });

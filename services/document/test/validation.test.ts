@@ -96,12 +96,13 @@ describe("external validation end to end: document, webhook and membership servi
     const queue = await owner.post("/queues", { workspace_id: workspaceId, name: `Invoices ${randomBytes(3).toString("hex")}` });
     const queueId: string = queue.body.data.id;
     const validator = await receiver();
-    await webhookCall("POST", `/queues/${queueId}/external-validation-links`, {
+    const saved = await owner.post(`/queues/${queueId}/external-validation-links`, {
       url: `${validator.url}/validate`,
       type: options.type ?? "document_validation",
       signature_verification: options.signed ? "enabled" : "disabled",
       ...(options.failurePolicy ? { failure_policy: options.failurePolicy } : {}),
     });
+    if (saved.status !== 201) throw new Error(`link: ${saved.status} ${JSON.stringify(saved.body)}`);
     return { queueId, validator };
   }
 
@@ -619,16 +620,30 @@ describe("external validation end to end: document, webhook and membership servi
     expect(validator.requests).to.have.lengthOf(2);
   });
 
-  it("validators that predate the projections are seeded from the webhook service, page by page; until then every edit asks", async () => {
+  it("validation webhooks that predate the projection are seeded from the webhook service, page by page; until then every edit asks", async () => {
     await seeded();
-    const { queueId, validator } = await linkedQueue({ failurePolicy: "block" });
+    const queue = await owner.post("/queues", { workspace_id: workspaceId, name: `Seeded ${randomBytes(3).toString("hex")}` });
+    const queueId: string = queue.body.data.id;
+    const validator = await receiver();
+    const created = await webhookCall("POST", "/webhooks", {
+      url: `${validator.url}/validate`,
+      entity_type: "queue",
+      entity_id: queueId,
+      type: "document_validation",
+    });
+    const webhookId: string = created.data.id;
+    // More than one page of two.
+    for (const type of ["document_validation", "initial_document_validation"]) {
+      const other = await owner.post("/queues", { workspace_id: workspaceId, name: `Seeded ${randomBytes(3).toString("hex")}` });
+      await webhookCall("POST", "/webhooks", { url: `${validator.url}/other`, entity_type: "queue", entity_id: other.body.data.id, type });
+    }
     const id = await extractedDocument(queueId);
-    // As if the link had been made before the document service followed links, on a database not yet seeded.
+    // As if the webhook had been made before the document service followed them, on a database not yet seeded.
     await eventually(async () => {
-      const rows = await documentRows("SELECT 1 FROM validation_links WHERE queue_id = $1", [queueId]);
+      const rows = await documentRows("SELECT 1 FROM validation_webhooks WHERE webhook_id = $1", [webhookId]);
       return rows.length === 1 ? true : undefined;
     }, 10_000);
-    await documentRows("DELETE FROM validation_links WHERE queue_id = $1", [queueId]);
+    await documentRows("DELETE FROM validation_webhooks WHERE webhook_id = $1", [webhookId]);
     await documentRows("DELETE FROM validator_notes WHERE entity_id = $1", [queueId]);
     await documentRows("UPDATE validator_projection SET seeded_at = NULL");
     await edit(id, [{ key: "invoice_id", value: "s1" }]);
@@ -653,22 +668,23 @@ describe("external validation end to end: document, webhook and membership servi
       await seed.stop();
       client.close();
     }
-    const [link] = await documentRows<{ present: boolean; failure_policy: string }>(
-      "SELECT present, failure_policy FROM validation_links WHERE queue_id = $1",
-      [queueId],
+    const [projected] = await documentRows<{ present: boolean; entity_type: string }>(
+      "SELECT present, entity_type FROM validation_webhooks WHERE webhook_id = $1",
+      [webhookId],
     );
-    expect(link).to.deep.equal({ present: true, failure_policy: "block" });
-    // Every link the webhook service holds is in the projection (more than one page of two).
+    expect(projected).to.deep.equal({ present: true, entity_type: "queue" });
+    // Every validation webhook the webhook service holds is in the projection (more than one page of two).
     const webhookUrl = new URL(h.config.DATABASE_URL);
     webhookUrl.pathname = `/${webhookDatabase}`;
     const webhookDb = new Sequelize(webhookUrl.toString(), { logging: false });
-    const links = await webhookDb
-      .query<{ queue_id: string; type: string }>("SELECT queue_id, type FROM validation_links", { type: QueryTypes.SELECT })
+    const held = await webhookDb
+      .query<{ id: string }>("SELECT id FROM webhooks WHERE type IN ('document_validation', 'initial_document_validation')", {
+        type: QueryTypes.SELECT,
+      })
       .finally(() => webhookDb.close());
-    expect(links.length).to.be.greaterThan(2);
-    const projected = await documentRows<{ queue_id: string; type: string }>("SELECT queue_id, type FROM validation_links WHERE present");
-    const key = (row: { queue_id: string; type: string }) => `${row.queue_id}/${row.type}`;
-    expect(projected.map(key)).to.include.members(links.map(key));
+    expect(held.length).to.be.greaterThan(2);
+    const all = await documentRows<{ webhook_id: string }>("SELECT webhook_id FROM validation_webhooks WHERE present");
+    expect(all.map((row) => row.webhook_id)).to.include.members(held.map((row) => row.id));
     await edit(id, [{ key: "invoice_id", value: "s2" }]);
     expect(validator.requests).to.have.lengthOf(2);
   });
@@ -685,27 +701,21 @@ describe("external validation end to end: document, webhook and membership servi
   });
 
   // Last: it stops the webhook service.
-  it("while the webhook service is down, the link projection decides: no validator says nothing, allow warns, block errs", async () => {
+  it("while the webhook service is down, the queue's links decide: no validator says nothing, allow warns, block errs", async () => {
     const plain = await owner.post("/queues", { workspace_id: workspaceId, name: `No validator ${randomBytes(3).toString("hex")}` });
     const withoutLink = await extractedDocument(plain.body.data.id);
     const allow = await extractedDocument((await linkedQueue({ failurePolicy: "allow" })).queueId);
     const blocking = await linkedQueue({ failurePolicy: "block" });
     const block = await extractedDocument(blocking.queueId);
     const removed = await linkedQueue({ failurePolicy: "block" });
-    await webhookCall("DELETE", `/queues/${removed.queueId}/external-validation-links/document_validation`);
+    expect((await owner.call("DELETE", `/queues/${removed.queueId}/external-validation-links/document_validation`)).status).to.equal(204);
     const afterRemoval = await extractedDocument(removed.queueId);
-    // The projection follows the webhook service's configuration.changed events.
-    const url = new URL(h.config.DATABASE_URL);
-    url.pathname = `/${h.config.DATABASE_NAME}`;
-    const database = new Sequelize(url.toString(), { logging: false });
-    const rows = await eventually(async () => {
-      const found = await database.query<{ queue_id: string; present: boolean; failure_policy: string }>(
-        "SELECT queue_id, present, failure_policy FROM validation_links WHERE queue_id = ANY($1::uuid[])",
-        { bind: [[blocking.queueId, removed.queueId]], type: QueryTypes.SELECT },
-      );
-      return found.length === 2 && found.some((row) => !row.present) ? found : undefined;
-    }, 10_000).finally(() => database.close());
-    expect(rows.find((row) => row.queue_id === blocking.queueId)).to.include({ present: true, failure_policy: "block" });
+    // The links are this service's own configuration: what it shows is what decides.
+    const rows = await documentRows<{ queue_id: string; failure_policy: string }>(
+      "SELECT queue_id, failure_policy FROM queue_validation_links WHERE queue_id = ANY($1::uuid[])",
+      [[blocking.queueId, removed.queueId]],
+    );
+    expect(rows).to.deep.equal([{ queue_id: blocking.queueId, failure_policy: "block" }]);
 
     await webhook.stop();
     webhookStopped = true;

@@ -55,16 +55,21 @@ describe("the document service's client of Validate (the webhook service played 
   const projections = new Projections();
   let reply: ValidateResponse = answer({});
   let asked: string[] = [];
+  let targets: string[] = [];
 
   before(async () => {
     server = new GrpcServer(createLogger("webhook-double", "silent"), { identity: testGrpcIdentity("webhook") });
     const handlers: WebhookHandlers = {
       async Validate(request) {
         asked.push(request.queue_id);
+        targets.push(request.target_id);
         return reply;
       },
       async ListValidators() {
         return { validators: [], more: false };
+      },
+      async DescribeValidationTargets() {
+        throw new Error("not used by these tests");
       },
       async RegisterValidationTarget() {
         throw new Error("not used by these tests");
@@ -87,6 +92,7 @@ describe("the document service's client of Validate (the webhook service played 
 
   beforeEach(() => {
     asked = [];
+    targets = [];
     reply = answer({});
     projections.knowledge = { seeded: true, failurePolicy: "allow", notedAt: undefined };
     projections.forgotten.length = 0;
@@ -110,18 +116,20 @@ describe("the document service's client of Validate (the webhook service played 
     expect(asked).to.have.lengthOf(4);
   });
 
-  it("a queue whose link the projections showed is asked about without looking again for a few seconds", async () => {
-    const queueC = "8d2e3f4a-5b6c-4d7e-9f8a-0b1c2d3e4f5a";
-    projections.knowledge = { seeded: true, failurePolicy: "block", link: "block", notedAt: undefined };
-    await client.validate(call(queueC));
-    await client.validate(call(queueC));
-    expect(projections.lookups).to.equal(1);
-    expect(asked).to.deep.equal([queueC, queueC]);
-    // A validation webhook (no link) is looked up every time: it may speak for one document only.
+  it("a queue's own link names its target in the call, and its failure policy decides what a failure comes to", async () => {
+    const targetId = "8d2e3f4a-5b6c-4d7e-9f8a-0b1c2d3e4f5a";
+    projections.knowledge = { seeded: true, failurePolicy: "block", link: { targetId, failurePolicy: "block" }, notedAt: undefined };
+    reply = answer({ outcome: "rejected", reason: "its answer is not JSON", failure_policy: "allow" });
+    expect(await client.validate(call(queueA))).to.deep.equal({
+      outcome: "rejected",
+      reason: "its answer is not JSON",
+      failurePolicy: "block",
+    });
+    expect(targets).to.deep.equal([targetId]);
+    // No link: the webhook service looks up a validation webhook of the deprecated API, whose policy is its word.
     projections.knowledge = { seeded: true, failurePolicy: "allow", link: undefined, notedAt: undefined };
     await client.validate(call(queueA));
-    await client.validate(call(queueA));
-    expect(projections.lookups).to.equal(3);
+    expect(targets).to.deep.equal([targetId, ""]);
   });
 
   it("a note is forgotten only when a call made long after it finds no validator", async () => {

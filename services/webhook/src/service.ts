@@ -18,7 +18,6 @@ import { isValidationType } from "./domain/records.js";
 import { RetryPolicy } from "./domain/retry-policy.js";
 import { SigningKeys } from "./domain/signing-keys.js";
 import { type HostResolver, systemResolver, TargetPolicy } from "./domain/target-policy.js";
-import { ValidationLinks } from "./domain/validation-links.js";
 import { Webhooks } from "./domain/webhooks.js";
 import { deliveryFanOutSubscriptions } from "./events/delivery-fan-out.js";
 import { webhookCallers, webhookHandlers } from "./grpc/webhook-handlers.js";
@@ -128,7 +127,6 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
       webhooks,
       deliveries: new Deliveries(deliveryStore, webhooks, () => sender.wake()),
       signingKeys,
-      validationLinks: new ValidationLinks(webhookStore, access, targets, events, entities),
       health: new ReceiverHealth(webhooks, deliveryStore, (webhook) =>
         // Deprecated validation webhooks are called through the validation breakers, keyed by their id.
         isValidationType(webhook.type)

@@ -96,23 +96,6 @@ describe("configuration.changed for the audit log, through the outbox (real Post
     }
   });
 
-  it("validation links: created, updated (failure policy) and deleted, by queue and type", async () => {
-    const at = harness.hierarchy(organizationId);
-    const url = `${(await harness.receiver()).url}/validate`;
-    const path = `/queues/${at.queueId}/external-validation-links`;
-    await harness.call("POST", path, { as: owner, body: { url, type: "document_validation" } });
-    await harness.call("POST", path, { as: owner, body: { url, type: "document_validation", failure_policy: "block" } });
-    await harness.call("DELETE", `${path}/document_validation`, { as: owner });
-    const events = await eventually(async () => {
-      const mine = received().filter((event) => event.data.resource === "validation_link" && event.data.queue_id === at.queueId);
-      return mine.length >= 3 ? mine : undefined;
-    }, 10_000);
-    expect(events.map((event) => event.data.change)).to.deep.equal(["created", "updated", "deleted"]);
-    expect(events.every((event) => event.data.resource_id === "document_validation" && event.actor_user_id === owner.id)).to.equal(true);
-    expect(events[1]!.data.previous).to.deep.include({ failure_policy: "allow" });
-    expect(events[1]!.data.current).to.deep.include({ failure_policy: "block", url, signature_verification: "disabled" });
-  });
-
   it("the automatic disable has no acting user; the PATCH that enables the webhook again is `enabled` by its caller", async () => {
     const at = harness.hierarchy(organizationId);
     const receiver = await harness.receiver();

@@ -12,15 +12,7 @@ import {
 } from "@docex/kit";
 import { eventually } from "@docex/testkit";
 import { expect } from "chai";
-import { z } from "zod";
-import {
-  deliverySchema,
-  receiverHealthSchema,
-  signingKeySchema,
-  validationLinkSchema,
-  webhookListSchema,
-  webhookSchema,
-} from "../src/http/responses.js";
+import { deliverySchema, receiverHealthSchema, signingKeySchema, webhookListSchema, webhookSchema } from "../src/http/responses.js";
 import { type WebhookDomain, webhookHttp } from "../src/http/routes.js";
 import { type Answer, WebhookHarness } from "./support/harness.js";
 
@@ -83,7 +75,7 @@ describe("webhook's OpenAPI description: every route described, and real answers
     const methodFallbacks = mounted.filter((route) => route.startsWith("_ALL "));
     const operations = mounted.filter((route) => !route.startsWith("_ALL "));
     expect(operations).to.have.members(describedRoutes(api));
-    expect(operations).to.have.lengthOf(16);
+    expect(operations).to.have.lengthOf(13);
     const describedPaths = new Set(describedRoutes(api).map((route) => route.split(" ")[1]));
     expect(methodFallbacks.map((route) => route.split(" ")[1])).to.have.members([...describedPaths]);
     expect(operationsOf(document).map(({ route }) => route)).to.have.members(describedRoutes(api));
@@ -104,11 +96,9 @@ describe("webhook's OpenAPI description: every route described, and real answers
       ).to.not.be.empty;
     }
     const withBody = operations.filter(({ operation }) => operation.requestBody).map(({ route }) => route);
-    expect(withBody).to.have.members([
-      "POST /api/v2/webhooks",
-      "PATCH /api/v2/webhooks/{webhook_id}",
-      "POST /api/v2/queues/{queue_id}/external-validation-links",
-    ]);
+    expect(withBody).to.have.members(["POST /api/v2/webhooks", "PATCH /api/v2/webhooks/{webhook_id}"]);
+    // The queues' external validation links are the document service's (issue 41).
+    expect(Object.keys(document.paths).filter((path) => path.includes("external-validation-links"))).to.deep.equal([]);
     expect(document.paths["/api/v2/webhooks"]!.post!.responses["201"]!.headers).to.have.property("Location");
   });
 
@@ -157,16 +147,6 @@ describe("webhook's OpenAPI description: every route described, and real answers
     expect(report.attempts).to.be.at.least(1);
     const retried = await harness.call("POST", `/webhooks/${webhook.id}/deliveries/${page.data[0]!.id}/retry`, { as: owner });
     dataOf(deliverySchema).parse(declared("post", "/api/v2/webhooks/{webhook_id}/deliveries/{delivery_id}/retry", retried));
-
-    const link = await harness.call("POST", `/queues/${at.queueId}/external-validation-links`, {
-      as: owner,
-      body: { url: `${receiver.url}/validate`, type: "document_validation" },
-    });
-    dataOf(validationLinkSchema).parse(declared("post", "/api/v2/queues/{queue_id}/external-validation-links", link));
-    const links = await harness.call("GET", `/queues/${at.queueId}/external-validation-links`, { as: owner });
-    dataOf(z.array(validationLinkSchema)).parse(declared("get", "/api/v2/queues/{queue_id}/external-validation-links", links));
-    const deletedLink = await harness.call("DELETE", `/queues/${at.queueId}/external-validation-links/document_validation`, { as: owner });
-    declared("delete", "/api/v2/queues/{queue_id}/external-validation-links/{type}", deletedLink);
 
     const forbidden = await harness.call("DELETE", `/webhooks/${webhook.id}`, { as: editor });
     expect(forbidden.status).to.equal(403);

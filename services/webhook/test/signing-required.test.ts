@@ -30,11 +30,10 @@ describe("signature verification needs the organization's signing key (real memb
     expect(answer.body.errors.map((error: { path: string }) => error.path)).to.deep.equal(["signature_verification"]);
   }
 
-  it("is 409 signing_key_missing on create and PATCH of webhooks and on saving links, storing nothing; with the key it is accepted", async () => {
+  it("is 409 signing_key_missing on create and PATCH of webhooks and on registering validation targets, storing nothing; with the key it is accepted", async () => {
     const { organization, owner } = await harness.team([]);
     const at = harness.hierarchy(organization.id);
     const url = `${(await harness.receiver()).url}/hook`;
-    const links = `/queues/${at.queueId}/external-validation-links`;
 
     expectKeyMissing(
       await harness.call("POST", "/webhooks", {
@@ -59,30 +58,22 @@ describe("signature verification needs the organization's signing key (real memb
     );
     expect((await harness.call("GET", `/webhooks/${plain.id}`, { as: owner })).body.data.signature_verification).to.equal("disabled");
 
-    expectKeyMissing(
-      await harness.call("POST", links, { as: owner, body: { url, type: "document_validation", signature_verification: "enabled" } }),
-      organization.id,
-    );
-    expect((await harness.call("GET", links, { as: owner })).body.data).to.deep.equal([]);
-    // An existing link switched on, too.
-    expect((await harness.call("POST", links, { as: owner, body: { url, type: "initial_document_validation" } })).status).to.equal(201);
-    expectKeyMissing(
-      await harness.call("POST", links, {
-        as: owner,
-        body: { url, type: "initial_document_validation", signature_verification: "enabled" },
-      }),
-      organization.id,
-    );
+    // A queue's link: the document service registers its receiver here, and signing on needs the key too.
+    const register = (signatureVerification: string) =>
+      client.registerValidationTarget({ organization_id: organization.id, url, signature_verification: signatureVerification }).then(
+        () => undefined,
+        (failure: Error & { code?: string; status?: number }) => failure,
+      );
+    const refused = await register("enabled");
+    expect(refused?.message).to.include("webhook signing key");
+    expect(await harness.sql("SELECT 1 FROM validation_targets WHERE organization_id = $1", [organization.id])).to.have.lengthOf(0);
+    expect(await register("disabled")).to.equal(undefined);
 
     expect((await harness.call("POST", `/organizations/${organization.id}/webhook-signing-key`, { as: owner })).status).to.equal(201);
     const patched = await harness.call("PATCH", `/webhooks/${plain.id}`, { as: owner, body: { signature_verification: "enabled" } });
     expect(patched.status).to.equal(200);
     expect(patched.body.data.signature_verification).to.equal("enabled");
-    const link = await harness.call("POST", links, {
-      as: owner,
-      body: { url, type: "document_validation", signature_verification: "enabled" },
-    });
-    expect(link.status).to.equal(201);
+    expect(await register("enabled")).to.equal(undefined);
     // Turning signing off never needs a key.
     const off = await harness.call("PATCH", `/webhooks/${plain.id}`, { as: owner, body: { signature_verification: "disabled" } });
     expect(off.status).to.equal(200);
@@ -110,16 +101,16 @@ describe("signature verification needs the organization's signing key (real memb
     expect(signed!.headers["x-service-signature"]).to.match(/^[0-9a-f]{64}$/);
   });
 
-  it("a validation link saved with signing on before the rule is not called: unavailable (its failure policy decides), never unchecked", async () => {
+  it("a validation target saved with signing on before the rule is not called: unavailable, never unchecked", async () => {
     const { organization, owner } = await harness.team([]);
     const at = harness.hierarchy(organization.id);
     const receiver = await harness.receiver();
-    const saved = await harness.call("POST", `/queues/${at.queueId}/external-validation-links`, {
-      as: owner,
-      body: { url: `${receiver.url}/validate`, type: "document_validation", failure_policy: "block" },
+    const { target_id: targetId } = await client.registerValidationTarget({
+      organization_id: at.organizationId,
+      url: `${receiver.url}/validate`,
+      signature_verification: "disabled",
     });
-    expect(saved.status).to.equal(201);
-    await harness.sql(`UPDATE validation_links SET signature_verification = 'enabled' WHERE queue_id = $1`, [at.queueId]);
+    await harness.sql(`UPDATE validation_targets SET signature_verification = 'enabled' WHERE id = $1`, [targetId]);
 
     const answer = await client.validate({
       type: "document_validation",
@@ -131,9 +122,10 @@ describe("signature verification needs the organization's signing key (real memb
       previous_annotations_json: "[]",
       annotations_json: JSON.stringify([{ key: "invoice_id", value: "INV-1" }]),
       timeout_ms: 0,
-      target_id: "",
+      target_id: targetId,
     });
-    expect(answer).to.include({ outcome: "unavailable", failure_policy: "block" });
+    // The link's failure policy is the document service's to apply; the webhook service says what happened.
+    expect(answer).to.include({ outcome: "unavailable" });
     expect(answer.reason).to.include("no webhook signing key");
     expect(receiver.requests).to.have.length(0);
   });

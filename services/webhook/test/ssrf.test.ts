@@ -1,4 +1,5 @@
-import { eventually } from "@docex/testkit";
+import { createWebhookClient } from "@docex/protos";
+import { eventually, testGrpcIdentity } from "@docex/testkit";
 import { expect } from "chai";
 import { ReceiverTransport } from "../src/delivery/receiver-transport.js";
 import { forbiddenAddressReason, type HostResolver, TargetPolicy } from "../src/domain/target-policy.js";
@@ -72,12 +73,26 @@ describe("SSRF guard (real membership in-process; document service played by a g
       body: { url: "https://mapped.test/hook", entity_type: "queue", entity_id: at.queueId },
     });
     expect(mapped.body.errors[0].message).to.equal("the URL's host name resolves to an IPv6 address carrying a private address");
-    const link = await harness.call("POST", `/queues/${at.queueId}/external-validation-links`, {
-      as: owner,
-      instance: guarded,
-      body: { url: "http://10.0.0.1/validate", type: "document_validation" },
+    // A queue's link: the document service registers its receiver here, under the same rules (INVALID_ARGUMENT).
+    const asDocument = createWebhookClient(`127.0.0.1:${guarded.running.grpcPort}`, {
+      identity: testGrpcIdentity("document"),
+      deadlineMs: 5_000,
     });
-    expect(link.status).to.equal(400);
+    try {
+      const refused = await asDocument
+        .registerValidationTarget({
+          organization_id: at.organizationId,
+          url: "http://10.0.0.1/validate",
+          signature_verification: "disabled",
+        })
+        .then(
+          () => undefined,
+          (failure: Error) => failure,
+        );
+      expect(refused?.message).to.include("private");
+    } finally {
+      asDocument.close();
+    }
     const listed = await harness.call("GET", `/queues/${at.queueId}/webhooks`, { as: owner, instance: guarded });
     expect(listed.body.data).to.deep.equal([]);
   });

@@ -134,11 +134,12 @@ describe("Standard Webhooks headers and signing-key rotation grace (real Postgre
     const old = await postKey();
     const at = harness.hierarchy(organizationId);
     const receiver = await harness.receiver();
-    const link = await harness.call("POST", `/queues/${at.queueId}/external-validation-links`, {
-      as: owner,
-      body: { url: `${receiver.url}/validate`, type: "document_validation", signature_verification: "enabled" },
+    // The queue's link, as the document service registers its receiver and names it in Validate.
+    const { target_id: targetId } = await client.registerValidationTarget({
+      organization_id: at.organizationId,
+      url: `${receiver.url}/validate`,
+      signature_verification: "enabled",
     });
-    expect(link.status).to.equal(201);
     const body = JSON.stringify([{ key: "invoice_id", value: "INV-9" }]);
     // A receiver that has not switched yet: it signs its answers with the old key.
     receiver.respondWith(() => ({ body, headers: { "x-service-signature": hmac(old.key, body) } }));
@@ -152,7 +153,7 @@ describe("Standard Webhooks headers and signing-key rotation grace (real Postgre
       previous_annotations_json: "[]",
       annotations_json: JSON.stringify([{ key: "invoice_id", value: "INV-8" }]),
       timeout_ms: 0,
-      target_id: "",
+      target_id: targetId,
     };
     expect((await client.validate(request)).outcome, "before any rotation").to.equal("ok");
 

@@ -77,27 +77,4 @@ describe("webhook and link URLs are masked for readers below supervisor (real me
     const queueHook = await harness.createWebhook(limited!, { url: `${secret}&q=1`, entity_type: "queue", entity_id: at.queueId });
     expect((await harness.call("GET", `/webhooks/${queueHook.id}`, { as: limited })).body.data.url).to.equal(`${secret}&q=1`);
   });
-
-  it("external validation links: whole for those who manage the queue, masked for editors and viewers", async () => {
-    const secret = `${origin}/validate/9d8c7b6a5f4e3d2c?signature=abc123`;
-    const saved = await harness.call("POST", `/queues/${at.queueId}/external-validation-links`, {
-      as: owner,
-      body: { url: secret, type: "document_validation" },
-    });
-    expect(saved.status).to.equal(201);
-    for (const [person, expected] of [
-      [owner, secret],
-      [supervisor, secret],
-      [admin, secret],
-      [editor, `${origin}/validate/***`],
-      [viewer, `${origin}/validate/***`],
-    ] as const) {
-      const listed = await harness.call("GET", `/queues/${at.queueId}/external-validation-links`, { as: person });
-      expect(listed.status).to.equal(200);
-      expect(
-        listed.body.data.map((link: { url: string }) => link.url),
-        person.email,
-      ).to.deep.equal([expected]);
-    }
-  });
 });

@@ -1,4 +1,4 @@
-import { createHash, createHmac } from "node:crypto";
+import { createHmac, randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
@@ -65,6 +65,8 @@ describe("gRPC Validate: the document's validator called within the budget (real
 
   const request = (at: Hierarchy, overrides: Partial<ValidateRequest> = {}): ValidateRequest => ({
     type: "document_validation",
+    // As the document service calls it: the queue's link names its target; without one, the lookup of deprecated webhooks.
+    target_id: linkTargets.get(`${at.queueId}/${overrides.type ?? "document_validation"}`) ?? "",
     document_id: at.documentId,
     queue_id: at.queueId,
     workspace_id: at.workspaceId,
@@ -73,26 +75,34 @@ describe("gRPC Validate: the document's validator called within the budget (real
     previous_annotations_json: JSON.stringify([{ key: "invoice_id", value: "INV-6" }]),
     annotations_json: JSON.stringify(ANNOTATIONS),
     timeout_ms: 0,
-    target_id: "",
     ...overrides,
   });
+
+  /** The queues' external validation links, as the document service keeps them: `<queue_id>/<type>` → target id. */
+  const linkTargets = new Map<string, string>();
+  async function link(at: Hierarchy, url: string, options: { signed?: boolean; type?: string } = {}): Promise<string> {
+    const registered = await client.registerValidationTarget({
+      organization_id: at.organizationId,
+      url,
+      signature_verification: options.signed ? "enabled" : "disabled",
+    });
+    linkTargets.set(`${at.queueId}/${options.type ?? "document_validation"}`, registered.target_id);
+    return registered.target_id;
+  }
 
   const answerOf = (response: ValidateResponse) => JSON.parse(response.answer_json);
 
   /** A fresh queue (and document) whose link of `type` points at a fresh receiver. */
-  async function linkedQueue(options: { type?: string; signed?: boolean } = {}): Promise<{ at: Hierarchy; receiver: RecordingReceiver }> {
+  async function linkedQueue(
+    options: { type?: string; signed?: boolean } = {},
+  ): Promise<{ at: Hierarchy; receiver: RecordingReceiver; targetId: string }> {
     const at = harness.hierarchy(organizationId);
     const receiver = await harness.receiver();
-    const reply = await harness.call("POST", `/queues/${at.queueId}/external-validation-links`, {
-      as: owner,
-      body: {
-        url: `${receiver.url}/validate`,
-        type: options.type ?? "document_validation",
-        signature_verification: options.signed ? "enabled" : "disabled",
-      },
+    const targetId = await link(at, `${receiver.url}/validate`, {
+      signed: options.signed === true,
+      ...(options.type ? { type: options.type } : {}),
     });
-    if (reply.status !== 201) throw new Error(`link: ${reply.status} ${JSON.stringify(reply.body)}`);
-    return { at, receiver };
+    return { at, receiver, targetId };
   }
 
   async function signingKey(): Promise<string> {
@@ -248,10 +258,7 @@ describe("gRPC Validate: the document's validator called within the budget (real
     const silent = await silentReceiver();
     try {
       const other = harness.hierarchy(organizationId);
-      await harness.call("POST", `/queues/${other.queueId}/external-validation-links`, {
-        as: owner,
-        body: { url: silent.url, type: "document_validation" },
-      });
+      await link(other, silent.url);
       expect((await client.validate(request(other))).outcome).to.equal("unavailable");
       const held = await silent.closed;
       expect(held).to.be.below(400);
@@ -297,7 +304,7 @@ describe("gRPC Validate: the document's validator called within the budget (real
   });
 
   it("after a few failures the link's breaker opens and answers at once without calling; a probe after the reset closes it", async () => {
-    const { at, receiver } = await linkedQueue();
+    const { at, receiver, targetId } = await linkedQueue();
     receiver.respondWith(() => ({ status: 503 }));
     for (let i = 0; i < 5; i++) expect((await client.validate(request(at))).outcome).to.equal("unavailable");
     const sentBefore = receiver.requests.length;
@@ -309,18 +316,14 @@ describe("gRPC Validate: the document's validator called within the budget (real
     // Until the reset (1 s in tests) lets a probe through: the document service may answer the queue without asking.
     expect(open.link_open_for_ms).to.be.within(1, 1_000);
     expect(receiver.requests.length).to.equal(sentBefore);
-    expect(await metricsText()).to.include(
-      `circuit_breaker_state{breaker="webhook:link/${at.queueId}/document_validation",service="webhook"} 2`,
-    );
+    expect(await metricsText()).to.include(`circuit_breaker_state{breaker="webhook:validation-target/${targetId}",service="webhook"} 2`);
 
     // WEBHOOK_BREAKER_RESET_MS is 1 s in tests: then one probe goes through, and its success closes the breaker.
     receiver.respondWith(() => ({ body: [] }));
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     expect((await client.validate(request(at))).outcome).to.equal("ok");
     expect(receiver.requests.length).to.equal(sentBefore + 1);
-    expect(await metricsText()).to.include(
-      `circuit_breaker_state{breaker="webhook:link/${at.queueId}/document_validation",service="webhook"} 0`,
-    );
+    expect(await metricsText()).to.include(`circuit_breaker_state{breaker="webhook:validation-target/${targetId}",service="webhook"} 0`);
   });
 
   it("timeouts count against the breaker too: a hanging link opens it", async () => {
@@ -352,11 +355,11 @@ describe("gRPC Validate: the document's validator called within the budget (real
 
   it("falls back to the nearest deprecated validation webhook (document, queue, workspace, organization) where the queue has no link", async () => {
     const at = harness.hierarchy(organizationId);
-    const [organizationLevel, queueLevel, link] = await Promise.all([harness.receiver(), harness.receiver(), harness.receiver()]);
+    const [organizationLevel, queueLevel, linkReceiver] = await Promise.all([harness.receiver(), harness.receiver(), harness.receiver()]);
     for (const [receiver, reply] of [
       [organizationLevel, "organization"],
       [queueLevel, "queue"],
-      [link, "link"],
+      [linkReceiver, "link"],
     ] as const) {
       receiver.respondWith(() => ({ body: [{ key: "invoice_id", value: reply }] }));
     }
@@ -375,12 +378,8 @@ describe("gRPC Validate: the document's validator called within the budget (real
     expect(answerOf(await client.validate(request(at))).replacements).to.deep.equal([{ key: "invoice_id", value: "queue" }]);
     expect(organizationLevel.requests).to.have.lengthOf(0);
 
-    const created = await harness.call("POST", `/queues/${at.queueId}/external-validation-links`, {
-      as: owner,
-      body: { url: `${link.url}/v`, type: "document_validation" },
-    });
-    // The queue's own validation webhook was its link already ("moved to their queues"): the save replaces it.
-    expect(created.status).to.equal(200);
+    // The queue's link (the document service names its target) wins over every validation webhook.
+    await link(at, `${linkReceiver.url}/v`);
     expect(answerOf(await client.validate(request(at))).replacements).to.deep.equal([{ key: "invoice_id", value: "link" }]);
     expect(queueLevel.requests).to.have.lengthOf(1);
   });
@@ -436,46 +435,75 @@ describe("gRPC Validate: the document's validator called within the budget (real
     });
   });
 
-  it("validators saved before the targets are called by their target ids: a link by md5 of link/<queue_id>/<type>, a deprecated validation webhook by its id; a removed link's id falls back to the lookup", async () => {
+  it("DescribeValidationTargets answers the URL (whole and masked) and signing of the organization's targets, registered or a deprecated validation webhook; another organization's ids and unknown ids are left out", async () => {
+    const team = await harness.team([]);
+    const other = await harness.team([]);
+    const receiver = await harness.receiver();
+    const registered = await client.registerValidationTarget({
+      organization_id: team.organization.id,
+      url: `${receiver.url}/validate?token=s3cret`,
+      signature_verification: "disabled",
+    });
+    const at = harness.hierarchy(team.organization.id);
+    const webhook = await harness.call("POST", "/webhooks", {
+      as: team.owner,
+      body: { url: `${receiver.url}/legacy`, entity_type: "queue", entity_id: at.queueId, type: "document_validation" },
+    });
+    expect(webhook.status).to.equal(201);
+    const foreign = await client.registerValidationTarget({
+      organization_id: other.organization.id,
+      url: `${receiver.url}/foreign`,
+      signature_verification: "disabled",
+    });
+    const described = await client.describeValidationTargets({
+      organization_id: team.organization.id,
+      target_ids: [registered.target_id, webhook.body.data.id, foreign.target_id, randomUUID()],
+    });
+    const byId = new Map(described.targets.map((target) => [target.target_id, target]));
+    expect([...byId.keys()].sort()).to.deep.equal([registered.target_id, webhook.body.data.id].sort());
+    expect(byId.get(registered.target_id)).to.deep.include({
+      url: `${receiver.url}/validate?token=s3cret`,
+      masked_url: `${receiver.url}/validate`,
+      signature_verification: "disabled",
+    });
+    expect(byId.get(webhook.body.data.id)).to.deep.include({ url: `${receiver.url}/legacy`, signature_verification: "disabled" });
+    const malformed = await client.describeValidationTargets({ organization_id: "nope", target_ids: [] }).then(
+      () => undefined,
+      (failure: Error) => failure,
+    );
+    expect(malformed?.message).to.include("organization_id");
+  });
+
+  it("a deprecated validation webhook is called by its id; an id that names nothing, or another organization's target, falls back to the lookup", async () => {
     // An organization of its own: no validation webhook of another test applies to its queues.
     const team = await harness.team([]);
-    const linked = harness.hierarchy(team.organization.id);
-    const linkReceiver = await harness.receiver();
-    linkReceiver.respondWith(() => ({ body: [{ key: "invoice_id", value: "MIGRATED-LINK" }] }));
-    const saved = await harness.call("POST", `/queues/${linked.queueId}/external-validation-links`, {
-      as: team.owner,
-      body: { url: `${linkReceiver.url}/validate`, type: "document_validation" },
-    });
-    expect(saved.status).to.equal(201);
-    const hex = createHash("md5").update(`link/${linked.queueId}/document_validation`).digest("hex");
-    const linkTarget = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-    // Another queue's document, so that only the id can lead to the link.
-    const elsewhere = harness.hierarchy(team.organization.id);
-    expect((await client.validate(request(elsewhere))).outcome).to.equal("no_validator");
-    const byLink = await client.validate(request(elsewhere, { target_id: linkTarget }));
-    expect(byLink.outcome, byLink.reason).to.equal("ok");
-    expect(answerOf(byLink).replacements).to.deep.equal([{ key: "invoice_id", value: "MIGRATED-LINK" }]);
-
-    const other = await harness.team([]);
     const legacy = await harness.receiver();
-    legacy.respondWith(() => ({ body: [{ key: "invoice_id", value: "MIGRATED-WEBHOOK" }] }));
-    const webhook = await harness.createWebhook(other.owner, {
+    legacy.respondWith(() => ({ body: [{ key: "invoice_id", value: "BY-WEBHOOK-ID" }] }));
+    const webhook = await harness.createWebhook(team.owner, {
       url: `${legacy.url}/v`,
       entity_type: "organization",
-      entity_id: other.organization.id,
+      entity_id: team.organization.id,
       type: "document_validation",
     });
-    const inTeam = harness.hierarchy(other.organization.id);
+    const inTeam = harness.hierarchy(team.organization.id);
     const byWebhook = await client.validate(request(inTeam, { target_id: webhook.id }));
     expect(byWebhook.outcome, byWebhook.reason).to.equal("ok");
-    expect(answerOf(byWebhook).replacements).to.deep.equal([{ key: "invoice_id", value: "MIGRATED-WEBHOOK" }]);
+    expect(answerOf(byWebhook).replacements).to.deep.equal([{ key: "invoice_id", value: "BY-WEBHOOK-ID" }]);
 
-    const removed = await harness.call("DELETE", `/queues/${linked.queueId}/external-validation-links/document_validation`, {
-      as: team.owner,
-    });
-    expect(removed.status).to.equal(204);
-    expect((await client.validate(request(linked, { target_id: linkTarget }))).outcome).to.equal("no_validator");
-    expect(linkReceiver.requests).to.have.lengthOf(1);
+    // Another organization's target is none for this document: its own validators (none here) decide.
+    const stranger = await harness.team([]);
+    const foreign = await harness.receiver();
+    const foreignTarget = (
+      await client.registerValidationTarget({
+        organization_id: team.organization.id,
+        url: `${foreign.url}/v`,
+        signature_verification: "disabled",
+      })
+    ).target_id;
+    const elsewhere = harness.hierarchy(stranger.organization.id);
+    expect((await client.validate(request(elsewhere, { target_id: foreignTarget }))).outcome).to.equal("no_validator");
+    expect((await client.validate(request(elsewhere, { target_id: randomUUID() }))).outcome).to.equal("no_validator");
+    expect(foreign.requests).to.have.lengthOf(0);
   });
 
   it("a malformed request is INVALID_ARGUMENT naming the bad fields", async () => {

@@ -7,7 +7,6 @@ import { MESSAGE_SEVERITIES } from "../domain/records.js";
 import {
   certainlyNoValidator,
   type ExternalValidator,
-  type FailurePolicy,
   type KnownValidators,
   NOTE_SETTLES_MS,
   policyWithoutCall,
@@ -81,8 +80,6 @@ export function webhookValidator(
    * meanwhile is asked about again at the latest when the breaker would let a trial call through.
    */
   const openLinks = new LinkMemory<ValidationResult>();
-  /** Queues whose link the projections showed a moment ago, with its failure policy (PRESENT_LINK_MS). */
-  const presentLinks = new LinkMemory<FailurePolicy>();
 
   /** The projections' view of the document's validator; undefined when they cannot be read (then Validate decides). */
   async function knowledgeOf(call: ValidationCall): Promise<ValidatorKnowledge | undefined> {
@@ -101,9 +98,9 @@ export function webhookValidator(
       skipped.inc({ type: call.type, reason: "link_breaker_open" });
       return open;
     }
-    const linkPolicy = presentLinks.get(call.type, document.queueId);
-    const known = linkPolicy ? { seeded: true, failurePolicy: linkPolicy, notedAt: undefined } : await knowledgeOf(call);
-    if (known?.link && !linkPolicy) presentLinks.set(call.type, document.queueId, Date.now() + PRESENT_LINK_MS, known.link);
+    const known = await knowledgeOf(call);
+    // The queue's own link (this service's configuration) names its target and decides what a failure comes to.
+    const link = known?.link;
     if (known && certainlyNoValidator(known)) {
       skipped.inc({ type: call.type, reason: "no_validator" });
       return { outcome: "no_validator" };
@@ -123,8 +120,8 @@ export function webhookValidator(
           previous_annotations_json: JSON.stringify(call.previousAnnotations),
           annotations_json: JSON.stringify(document.annotations),
           timeout_ms: call.timeoutMs,
-          // The webhook service still looks up which validator applies (issue 41: document will name the target).
-          target_id: "",
+          // No link: the webhook service looks up the nearest validation webhook of the deprecated API.
+          target_id: link?.targetId ?? "",
         },
         // The gRPC deadline is the time left: the webhook service fits its lookups, the receiver and its answer in it.
         { deadlineMs, ...(call.requestId ? { requestId: call.requestId } : {}) },
@@ -138,8 +135,8 @@ export function webhookValidator(
           const result: ValidationResult = {
             outcome: response.outcome,
             reason: response.reason || "no reason given",
-            // Empty from a webhook service that predates failure policies: allow.
-            failurePolicy: response.failure_policy === "block" ? "block" : "allow",
+            // The link's own policy; a deprecated validation webhook's is the webhook service's word (allow).
+            failurePolicy: link?.failurePolicy ?? (response.failure_policy === "block" ? "block" : "allow"),
           };
           if (response.outcome === "unavailable" && response.link_open_for_ms > 0) {
             openLinks.set(call.type, document.queueId, askedAt + response.link_open_for_ms, result);
@@ -242,14 +239,6 @@ class LinkMemory<T> {
 }
 
 const MAX_REMEMBERED_LINKS = 10_000;
-
-/**
- * How long a link the projections showed is taken as there without looking again. Asking Validate is right for a
- * queue with a link whatever happened since: a link removed meanwhile answers no_validator, and a changed failure
- * policy comes with the answer. Only while the webhook service cannot be asked does the remembered policy speak,
- * for at most this long after a change.
- */
-const PRESENT_LINK_MS = 5_000;
 
 function scopeOf(call: ValidationCall) {
   const { id: documentId, queueId, workspaceId, organizationId } = call.document;

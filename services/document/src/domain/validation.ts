@@ -37,8 +37,8 @@ export interface ValidatorKnowledge {
   seeded: boolean;
   /** The failure policy of the link or validation webhook the projections show; undefined when they show none. */
   failurePolicy: FailurePolicy | undefined;
-  /** The failure policy of the queue's own link, when the projections show one (it wins over validation webhooks). */
-  link?: FailurePolicy | undefined;
+  /** The queue's own link (its configuration here): the target to call and its failure policy. It wins over validation webhooks. */
+  link?: { targetId: string; failurePolicy: FailurePolicy } | undefined;
   /** When the webhook service last said to expect a validator there (epoch ms); undefined when it did not. */
   notedAt: number | undefined;
 }

@@ -1,5 +1,5 @@
 import type { SubscriptionOptions } from "@docex/kit";
-import { FAILURE_POLICIES, type FailurePolicy, VALIDATION_TYPES } from "../domain/validation.js";
+import { VALIDATION_TYPES } from "../domain/validation.js";
 import type { ValidationWebhookState, ValidatorStore } from "../store/validator-store.js";
 import { configurationChangedConsumer } from "./configuration-changed.js";
 
@@ -7,11 +7,6 @@ import { configurationChangedConsumer } from "./configuration-changed.js";
 export const VALIDATOR_PROJECTION_CONSUMER = "document__validation_links";
 
 const ENTITY_TYPES = ["document", "queue", "workspace", "organization"] as const;
-
-function failurePolicyOf(state: unknown): FailurePolicy {
-  const policy = (state as { failure_policy?: unknown } | null)?.failure_policy;
-  return FAILURE_POLICIES.find((known) => known === policy) ?? "allow";
-}
 
 /** The validation type and entity of a webhook's state as configuration.changed carries it; undefined for other webhooks. */
 function validationWebhookOf(state: unknown): Pick<ValidationWebhookState, "type" | "entityType" | "entityId"> | undefined {
@@ -23,25 +18,14 @@ function validationWebhookOf(state: unknown): Pick<ValidationWebhookState, "type
 }
 
 /**
- * Follows the webhook service's validators from its `configuration.changed` events: the queues' validation links
- * and the validation webhooks of the deprecated API. An edit whose document has none is then not asked about, and
- * an edit made while the webhook service is down still knows whether there is a validator and under which failure
- * policy. Other configuration changes are acknowledged and dropped.
+ * Follows the webhook service's validation webhooks of the deprecated API from its `configuration.changed` events.
+ * An edit whose document has none (and whose queue has no link of its own, which is this service's configuration)
+ * is then not asked about, and an edit made while the webhook service is down still knows whether there is a
+ * validator. Other configuration changes (this service's own `validation_link` ones included) are acknowledged and dropped.
  */
 export function validatorProjection(store: ValidatorStore): SubscriptionOptions {
   return configurationChangedConsumer(VALIDATOR_PROJECTION_CONSUMER, async (event) => {
-    const { resource, resource_id: id, queue_id: queueId, change, previous, current } = event.data;
-    if (resource === "validation_link" && id && queueId) {
-      const present = change !== "deleted";
-      await store.recordLink({
-        queueId,
-        type: id,
-        present,
-        failurePolicy: failurePolicyOf(present ? current : previous),
-        changedAt: event.occurred_at,
-      });
-      return;
-    }
+    const { resource, resource_id: id, change, previous, current } = event.data;
     if (resource !== "webhook" || !id) return;
     const now = change === "deleted" ? undefined : validationWebhookOf(current);
     const before = validationWebhookOf(previous);

@@ -6,6 +6,7 @@ import { z } from "zod";
 import type { DocumentListQuery, Documents } from "../domain/documents.js";
 import type { Hierarchy } from "../domain/hierarchy.js";
 import type { Quotas } from "../domain/quotas.js";
+import type { ValidationLinks } from "../domain/validation-links.js";
 import type { Exports } from "../export/exports.js";
 import type { KeptFiles } from "../files/kept-files.js";
 import { contentDispositionOf } from "../files/upload-body.js";
@@ -39,6 +40,7 @@ import {
   updateQueueBody,
   uploadDocumentBody,
 } from "./schemas.js";
+import { validationLinkRoutes } from "./validation-link-routes.js";
 
 const API = "/api/v2";
 
@@ -105,11 +107,12 @@ export function documentRoutes(
     quotas: Quotas;
     exports: Exports;
     payments: PaymentBatches;
+    validationLinks: ValidationLinks;
   },
   verifier: AccessTokenVerifier,
   limits: StreamedUploadSettings,
 ): DocumentHttp {
-  const { hierarchy, documents, files, slots, quotas, exports, payments } = domain;
+  const { hierarchy, documents, files, slots, quotas, exports, payments, validationLinks } = domain;
   const signedIn = authenticate(verifier);
 
   const fileUpload = streamedUpload({ documents, files, slots, quotas }, limits);
@@ -692,6 +695,7 @@ export function documentRoutes(
     quotaRoutes(api, router, signedIn, quotas);
     exportRoutes(api, router, signedIn, exports);
     paymentRoutes(api, router, signedIn, payments);
+    validationLinkRoutes(api, router, signedIn, validationLinks);
   };
   return { api, routes };
 }

@@ -233,7 +233,7 @@ export class HierarchyStore {
       bind,
       tx,
     );
-    for (const table of ["validation_links", "automation_switches", "automation_switch_seeds"]) {
+    for (const table of ["queue_validation_links", "automation_switches", "automation_switch_seeds"]) {
       await this.sql.rows(`DELETE FROM ${table} WHERE queue_id = ANY($1::uuid[]) RETURNING 1`, bind, tx);
     }
     for (const table of ["validation_webhooks", "validator_notes"]) {

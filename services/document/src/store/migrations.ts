@@ -222,5 +222,31 @@ export const migrations: Migration[] = [
   emailIntakeMigration,
   exportsMigration,
   paymentBatchesMigration,
+  sqlMigration(
+    "0016-validation-links-owned",
+    `
+        -- Issue 41: which validator applies to a queue, and its failure policy, is queue configuration kept here. The
+        -- receiver (URL, signing, SSRF checks, breaker) is a target in the webhook service, named by target_id. Links
+        -- saved there before are taken from the projection of its events under the ids it derives for them (md5 of
+        -- link/<queue_id>/<type>), which its migration 0005 gives their targets.
+        CREATE TABLE IF NOT EXISTS queue_validation_links (
+          queue_id         uuid NOT NULL REFERENCES queues (id) ON DELETE CASCADE,
+          type             text NOT NULL CHECK (type IN ('document_validation', 'initial_document_validation')),
+          organization_id  uuid NOT NULL,
+          target_id        uuid NOT NULL,
+          failure_policy   text NOT NULL CHECK (failure_policy IN ('allow', 'block')),
+          created_at       timestamptz NOT NULL DEFAULT now(),
+          updated_at       timestamptz NOT NULL DEFAULT now(),
+          PRIMARY KEY (queue_id, type)
+        );
+        INSERT INTO queue_validation_links (queue_id, type, organization_id, target_id, failure_policy, created_at, updated_at)
+          SELECT l.queue_id, l.type, q.organization_id, md5('link/' || l.queue_id::text || '/' || l.type)::uuid, l.failure_policy,
+                 l.changed_at, l.changed_at
+          FROM validation_links l JOIN queues q ON q.id = l.queue_id
+          WHERE l.present
+          ON CONFLICT DO NOTHING;
+        DROP TABLE validation_links;
+      `,
+  ),
   automationBlockersMigration,
 ];

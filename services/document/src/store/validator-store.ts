@@ -1,15 +1,7 @@
 import type { Sql } from "@docex/kit";
-import type { DocumentScope, FailurePolicy, KnownValidators, ValidatorKnowledge } from "../domain/validation.js";
+import type { DocumentScope, FailurePolicy, KnownValidators, ValidationType, ValidatorKnowledge } from "../domain/validation.js";
+import type { DeprecatedValidators } from "../domain/validation-links.js";
 import type { ListedValidator, ValidatorSeeds } from "../domain/validator-seed.js";
-
-export interface ValidationLinkState {
-  queueId: string;
-  type: string;
-  /** False once the link is removed. */
-  present: boolean;
-  failurePolicy: FailurePolicy;
-  changedAt: string;
-}
 
 export interface ValidationWebhookState {
   webhookId: string;
@@ -20,11 +12,6 @@ export interface ValidationWebhookState {
   present: boolean;
   changedAt: string;
 }
-
-const UPSERT_LINK = `INSERT INTO validation_links (queue_id, type, present, failure_policy, changed_at) VALUES ($1, $2, $3, $4, $5)
-  ON CONFLICT (queue_id, type) DO UPDATE
-    SET present = EXCLUDED.present, failure_policy = EXCLUDED.failure_policy, changed_at = EXCLUDED.changed_at
-    WHERE validation_links.changed_at <= EXCLUDED.changed_at`;
 
 const UPSERT_WEBHOOK = `INSERT INTO validation_webhooks (webhook_id, type, entity_type, entity_id, present, changed_at)
   VALUES ($1, $2, $3, $4, $5, $6)
@@ -37,19 +24,13 @@ const UPSERT_WEBHOOK = `INSERT INTO validation_webhooks (webhook_id, type, entit
 const ENTITIES_OF_DOCUMENT = `(('queue', $2::uuid), ('document', $3::uuid), ('workspace', $4::uuid), ('organization', $5::uuid))`;
 
 /**
- * What the document service knows of the webhook service's validators: the queues' links (validation_links), the
- * validation webhooks of the deprecated API (validation_webhooks), both followed from configuration.changed events;
- * the validators the webhook service said to expect before committing them (validator_notes); and whether the
- * validators that predate these projections have been seeded into them (validator_projection).
+ * What the document service knows of a document's validators: the queues' own links (queue_validation_links, its
+ * configuration since issue 41); the validation webhooks of the deprecated API (validation_webhooks), followed from
+ * the webhook service's configuration.changed events; the validation webhooks it said to expect before committing them
+ * (validator_notes); and whether those that predate the projection have been seeded into it (validator_projection).
  */
-export class ValidatorStore implements KnownValidators, ValidatorSeeds {
+export class ValidatorStore implements KnownValidators, ValidatorSeeds, DeprecatedValidators {
   constructor(private readonly sql: Sql) {}
-
-  /** Keeps the newest state of a link; an older one, redelivered or late, changes nothing. */
-  async recordLink(state: ValidationLinkState): Promise<void> {
-    await this.sql.run(UPSERT_LINK, [state.queueId, state.type, state.present, state.failurePolicy, state.changedAt]);
-    await this.settleNotes("queue", state.queueId, state.type, state.changedAt);
-  }
 
   /** Keeps the newest state of a validation webhook; an older one changes nothing. */
   async recordWebhook(state: ValidationWebhookState): Promise<void> {
@@ -87,16 +68,14 @@ export class ValidatorStore implements KnownValidators, ValidatorSeeds {
   /** Records one page of the webhook service's list as of `askedAt` (events dated after it win). */
   async seed(validators: ListedValidator[], askedAt: string): Promise<void> {
     await this.sql.transaction(async (tx) => {
+      // Links are this service's own (queue_validation_links): an older webhook service that lists them is not followed.
       for (const validator of validators) {
-        if (validator.kind === "link") {
-          await this.sql.run(UPSERT_LINK, [validator.queueId, validator.type, true, validator.failurePolicy, askedAt], tx);
-        } else {
-          await this.sql.run(
-            UPSERT_WEBHOOK,
-            [validator.webhookId, validator.type, validator.entityType, validator.entityId, true, askedAt],
-            tx,
-          );
-        }
+        if (validator.kind !== "webhook") continue;
+        await this.sql.run(
+          UPSERT_WEBHOOK,
+          [validator.webhookId, validator.type, validator.entityType, validator.entityId, true, askedAt],
+          tx,
+        );
       }
     });
   }
@@ -106,21 +85,39 @@ export class ValidatorStore implements KnownValidators, ValidatorSeeds {
   }
 
   async of(type: string, scope: DocumentScope): Promise<ValidatorKnowledge> {
-    const row = await this.sql.one<{ seeded: boolean | null; link_policy: FailurePolicy | null; webhook: boolean; noted_at: Date | null }>(
+    const row = await this.sql.one<{
+      seeded: boolean | null;
+      link_policy: FailurePolicy | null;
+      link_target: string | null;
+      webhook: boolean;
+      noted_at: Date | null;
+    }>(
       `SELECT (SELECT seeded_at IS NOT NULL FROM validator_projection) AS seeded,
-              (SELECT failure_policy FROM validation_links WHERE queue_id = $2 AND type = $1 AND present) AS link_policy,
+              l.failure_policy AS link_policy, l.target_id AS link_target,
               EXISTS (SELECT 1 FROM validation_webhooks
                       WHERE entity_id IN ($2, $3, $4, $5) AND type = $1 AND present AND (entity_type, entity_id) IN ${ENTITIES_OF_DOCUMENT}) AS webhook,
               (SELECT max(noted_at) FROM validator_notes
-               WHERE entity_id IN ($2, $3, $4, $5) AND type = $1 AND (entity_type, entity_id) IN ${ENTITIES_OF_DOCUMENT}) AS noted_at`,
+               WHERE entity_id IN ($2, $3, $4, $5) AND type = $1 AND (entity_type, entity_id) IN ${ENTITIES_OF_DOCUMENT}) AS noted_at
+       FROM (SELECT 1) one LEFT JOIN queue_validation_links l ON l.queue_id = $2 AND l.type = $1`,
       [type, scope.queueId, scope.documentId, scope.workspaceId, scope.organizationId],
     );
+    const link = row?.link_policy && row.link_target ? { targetId: row.link_target, failurePolicy: row.link_policy } : undefined;
     return {
       seeded: row?.seeded === true,
-      failurePolicy: row?.link_policy ?? (row?.webhook ? "allow" : undefined),
-      link: row?.link_policy ?? undefined,
+      failurePolicy: link?.failurePolicy ?? (row?.webhook ? "allow" : undefined),
+      link,
       notedAt: row?.noted_at ? row.noted_at.getTime() : undefined,
     };
+  }
+
+  /** The queue's own, its workspace's and its organization's validation webhooks of the deprecated API, nearest first. */
+  webhooksOfQueue(queue: { queueId: string; workspaceId: string; organizationId: string }) {
+    return this.sql.rows<{ webhookId: string; type: ValidationType }>(
+      `SELECT webhook_id AS "webhookId", type FROM validation_webhooks
+       WHERE present AND entity_id IN ($1, $2, $3) AND (entity_type, entity_id) IN (('queue', $1::uuid), ('workspace', $2::uuid), ('organization', $3::uuid))
+       ORDER BY array_position(ARRAY['queue', 'workspace', 'organization'], entity_type), changed_at, webhook_id`,
+      [queue.queueId, queue.workspaceId, queue.organizationId],
+    );
   }
 
   async forgetNotes(type: string, scope: DocumentScope, notedBefore: number): Promise<void> {

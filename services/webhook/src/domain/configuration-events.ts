@@ -1,6 +1,6 @@
 import { createEvent, type DocexEvent } from "@docex/events";
 import type { Actor } from "./access.js";
-import type { ValidationLink, Webhook } from "./records.js";
+import type { Webhook } from "./records.js";
 
 type ConfigurationChanged = DocexEvent<"configuration.changed">;
 type Change = ConfigurationChanged["data"]["change"];
@@ -30,15 +30,6 @@ export function webhookState(webhook: Webhook) {
   };
 }
 
-export function linkState(link: ValidationLink) {
-  return {
-    type: link.type,
-    url: auditUrl(link.url),
-    signature_verification: link.signatureVerification,
-    failure_policy: link.failurePolicy,
-  };
-}
-
 /** `configuration.changed` with the acting user (null when the service acted on its own) and the request it came with. */
 function configurationChanged(organizationId: string, actor: Actor | null, data: ConfigurationChanged["data"]): ConfigurationChanged {
   return createEvent("configuration.changed", {
@@ -58,18 +49,6 @@ export function webhookChanged(actor: Actor | null, change: Change, before: Webh
     change,
     previous: before ? webhookState(before) : null,
     current: after ? webhookState(after) : null,
-  });
-}
-
-export function linkChanged(actor: Actor, before: ValidationLink | null, after: ValidationLink | null): ConfigurationChanged {
-  const link = (after ?? before)!;
-  return configurationChanged(link.organizationId, actor, {
-    resource: "validation_link",
-    resource_id: link.type,
-    queue_id: link.queueId,
-    change: after === null ? "deleted" : before === null ? "created" : "updated",
-    previous: before ? linkState(before) : null,
-    current: after ? linkState(after) : null,
   });
 }
 

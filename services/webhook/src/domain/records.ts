@@ -61,23 +61,6 @@ export interface Webhook {
   updatedAt: Date;
 }
 
-export interface ValidationLink {
-  queueId: string;
-  type: ValidationType;
-  organizationId: string;
-  workspaceId: string;
-  url: string;
-  signatureVerification: SignatureVerification;
-  failurePolicy: FailurePolicy;
-  createdAt: Date;
-  updatedAt: Date;
-  /**
-   * Set when this is a validation webhook created through the deprecated POST /webhooks, listed as the queue's link
-   * (spec "Versioning" 2: "already moved to their queues"); absent or null for a link saved here.
-   */
-  webhookId?: string | null;
-}
-
 export interface DeliveryAttempt {
   number: number;
   startedAt: Date;

@@ -136,13 +136,6 @@ export class Webhooks {
         [{ path: "type", message: `this ${entityType} already has a ${type} validator` }],
       );
     }
-    if (entityType === "queue" && (await this.store.findValidationLink(entityId, type, tx))) {
-      throw new ConflictError(
-        `Queue ${entityId} already has a ${type} link; there is one per queue and type. Change it with POST /api/v2/queues/${entityId}/external-validation-links.`,
-        "validation_link_exists",
-        [{ path: "type", message: `this queue already has a ${type} link` }],
-      );
-    }
   }
 
   /** A webhook the caller may see; 404 otherwise. */

@@ -49,6 +49,11 @@ function invalidRequest(method: string, error: z.ZodError): ValidationError {
   return new ValidationError(`The ${method} request is invalid: ${errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`, errors);
 }
 
+const describeTargetsRequest = z.object({
+  organization_id: uuid,
+  target_ids: z.array(uuid).max(100),
+});
+
 const listValidatorsRequest = z.object({
   after: z.string().max(200),
   limit: z.number().int().min(1).max(1000),
@@ -65,6 +70,8 @@ export const webhookCallers: WebhookCallers = {
   ListValidators: ["document"],
   // document: a queue's external validation link names the target it registered.
   RegisterValidationTarget: ["document"],
+  // document: the URLs its link lists show.
+  DescribeValidationTargets: ["document"],
 };
 
 /** docex.webhook.v1.Webhook: what other contexts ask of the integration context. Callers are services inside the cluster. */
@@ -80,6 +87,21 @@ export function webhookHandlers(deps: {
       const { organization_id: organizationId, url, signature_verification: signatureVerification } = parsed.data;
       const registered = await deps.targets.register({ organizationId, url, signatureVerification });
       return { target_id: registered.targetId, masked_url: registered.maskedUrl };
+    },
+    async DescribeValidationTargets(raw) {
+      const parsed = describeTargetsRequest.safeParse(raw);
+      if (!parsed.success) throw invalidRequest("DescribeValidationTargets", parsed.error);
+      const targets = await deps.targets.describe(parsed.data.organization_id, parsed.data.target_ids);
+      return {
+        targets: targets.map((target) => ({
+          target_id: target.targetId,
+          url: target.url,
+          masked_url: target.maskedUrl,
+          signature_verification: target.signatureVerification,
+          created_at: target.createdAt.toISOString(),
+          updated_at: target.updatedAt.toISOString(),
+        })),
+      };
     },
     async ListValidators(raw) {
       const parsed = listValidatorsRequest.safeParse(raw);

@@ -6,10 +6,7 @@ import {
   DELIVERY_STATUSES,
   type Delivery,
   ENTITY_TYPES,
-  FAILURE_POLICIES,
   SIGNATURE_VERIFICATION,
-  VALIDATION_TYPES,
-  type ValidationLink,
   WEBHOOK_STATUSES,
   WEBHOOK_TYPES,
   type Webhook,
@@ -87,38 +84,6 @@ export function signingKeyResponse(key: SigningKey): z.infer<typeof signingKeySc
     key_id: key.keyId,
     standard_webhooks_secret: standardWebhooksSecret(key.key),
     previous_key_valid_until: key.previousValidUntil ? key.previousValidUntil.toISOString() : null,
-  };
-}
-
-export const validationLinkSchema = z.strictObject({
-  queue_id: z.guid(),
-  type: z.enum(VALIDATION_TYPES),
-  url: z.string().describe(URL_READ),
-  signature_verification: z.enum(SIGNATURE_VERIFICATION),
-  failure_policy: z
-    .enum(FAILURE_POLICIES)
-    .describe("`allow`: an unavailable or rejected validator leaves a warning; `block`: an error, which keeps the document from export"),
-  created_at: timestamp,
-  updated_at: timestamp,
-  webhook_id: z
-    .guid()
-    .nullable()
-    .describe(
-      "Null for a link saved here. Set when the queue's validator of this type is a validation webhook created through the deprecated " +
-        "POST /webhooks on the queue, its workspace or its organization (spec: already moved to their queues); its failure policy is allow",
-    ),
-});
-
-export function validationLinkResponse(link: ValidationLink): z.infer<typeof validationLinkSchema> {
-  return {
-    queue_id: link.queueId,
-    type: link.type,
-    url: link.url,
-    signature_verification: link.signatureVerification,
-    failure_policy: link.failurePolicy,
-    created_at: link.createdAt.toISOString(),
-    updated_at: link.updatedAt.toISOString(),
-    webhook_id: link.webhookId ?? null,
   };
 }
 

@@ -1,12 +1,10 @@
-import { type AccessTokenVerifier, ApiDescription, actorOf, authenticate, dataOf, NotFoundError, pageOf, parseInput } from "@docex/kit";
+import { type AccessTokenVerifier, ApiDescription, actorOf, authenticate, dataOf, NotFoundError, pageOf } from "@docex/kit";
 import type { Response, Router } from "express";
-import { z } from "zod";
 import { isUuid } from "../domain/access.js";
 import type { Deliveries } from "../domain/deliveries.js";
 import type { ReceiverHealth } from "../domain/receiver-health.js";
 import type { EntityType, Webhook } from "../domain/records.js";
 import type { SigningKeys } from "../domain/signing-keys.js";
-import type { ValidationLinks } from "../domain/validation-links.js";
 import type { Webhooks } from "../domain/webhooks.js";
 import {
   deliveryResponse,
@@ -16,21 +14,12 @@ import {
   receiverHealthSchema,
   signingKeyResponse,
   signingKeySchema,
-  validationLinkResponse,
-  validationLinkSchema,
   webhookListSchema,
   webhookResponse,
   webhookSchema,
   wholeListPagination,
 } from "./responses.js";
-import {
-  createWebhookBody,
-  deliveriesQuery,
-  entityListQuery,
-  patchWebhookBody,
-  validationLinkBody,
-  validationTypeParam,
-} from "./schemas.js";
+import { createWebhookBody, deliveriesQuery, entityListQuery, patchWebhookBody } from "./schemas.js";
 
 const API = "/api/v2";
 const WEBHOOKS = `${API}/webhooks`;
@@ -39,14 +28,11 @@ const DELIVERIES = `${WEBHOOK}/deliveries`;
 const RETRY = `${DELIVERIES}/{delivery_id}/retry`;
 const HEALTH = `${WEBHOOK}/health`;
 const SIGNING_KEY = `${API}/organizations/{organization_id}/webhook-signing-key`;
-const LINKS = `${API}/queues/{queue_id}/external-validation-links`;
-const LINK = `${LINKS}/{type}`;
 
 const WEBHOOK_TAGS = ["Webhooks"];
-const LINK_TAGS = ["External validation links"];
 const WEBHOOK_ID = { webhook_id: "UUID of the webhook" };
 const ORGANIZATION_ID = { organization_id: "UUID or humanized id of the organization" };
-const QUEUE_ID = { queue_id: "UUID or humanized id of the queue" };
+const _QUEUE_ID = { queue_id: "UUID or humanized id of the queue" };
 const DEPRECATION = { Deprecation: "`true` when the webhook is of a validation type (deprecated: use external validation links)" };
 
 /** The four "webhooks of an entity" lists: path prefix, entity type, path parameter, its description, operation id. */
@@ -61,7 +47,6 @@ export interface WebhookDomain {
   webhooks: Webhooks;
   deliveries: Deliveries;
   signingKeys: SigningKeys;
-  validationLinks: ValidationLinks;
   health: ReceiverHealth;
 }
 
@@ -85,7 +70,7 @@ function markDeprecated(res: Response, webhook: Webhook): void {
 
 /** Thin routes: parse with the schema, call the domain, shape the answer. Every path needs an access token. */
 export function webhookHttp(domain: WebhookDomain, verifier: AccessTokenVerifier): WebhookHttp {
-  const { webhooks, deliveries, signingKeys, validationLinks, health } = domain;
+  const { webhooks, deliveries, signingKeys, health } = domain;
   const api = new ApiDescription("webhook");
   const auth = authenticate(verifier);
 
@@ -342,82 +327,6 @@ export function webhookHttp(domain: WebhookDomain, verifier: AccessTokenVerifier
         const { key, created } = await signingKeys.createOrRotate(actorOf(req), params.organization_id ?? "");
         if (created) res.status(201).location(`${API}/organizations/${key.organizationId}/webhook-signing-key`);
         res.json({ data: signingKeyResponse(key) });
-      },
-    );
-
-    api.route(
-      router,
-      {
-        method: "post",
-        path: LINKS,
-        operationId: "saveExternalValidationLink",
-        summary: "Create or update the queue's external validation link of a type",
-        description:
-          "One link per queue and type; a validation webhook of the queue itself (deprecated POST /webhooks) is replaced by it (200). " +
-          "`signature_verification` and `failure_policy` left out: `disabled` and `allow` for a new link, " +
-          "unchanged otherwise. `failure_policy: block` turns an unavailable or rejected validator into an error message on the document.",
-        tags: LINK_TAGS,
-        params: QUEUE_ID,
-        body: validationLinkBody,
-        responses: {
-          201: { description: "Created", schema: dataOf(validationLinkSchema) },
-          200: { description: "Updated", schema: dataOf(validationLinkSchema) },
-        },
-        problems: [403, 404],
-      },
-      auth,
-      async ({ body, params }, req, res) => {
-        const { link, created } = await validationLinks.save(actorOf(req), params.queue_id ?? "", {
-          url: body.url,
-          type: body.type,
-          ...(body.signature_verification ? { signatureVerification: body.signature_verification } : {}),
-          ...(body.failure_policy ? { failurePolicy: body.failure_policy } : {}),
-        });
-        res.status(created ? 201 : 200).json({ data: validationLinkResponse(link) });
-      },
-    );
-
-    api.route(
-      router,
-      {
-        method: "get",
-        path: LINKS,
-        operationId: "listExternalValidationLinks",
-        summary: "List the queue's external validation links",
-        description:
-          "One per type: the queue's link, else the validation webhook created through the deprecated POST /webhooks on the queue, its " +
-          "workspace or its organization that Validate calls (nearest first), with its `webhook_id`.",
-        tags: LINK_TAGS,
-        params: QUEUE_ID,
-        // A list without filters: any query parameter is a 400 naming it (API.md), not silently dropped.
-        query: z.strictObject({}),
-        responses: { 200: { description: "The links that exist", schema: dataOf(z.array(validationLinkSchema)) } },
-        problems: [404],
-      },
-      auth,
-      async ({ params }, req, res) => {
-        const links = await validationLinks.list(actorOf(req), params.queue_id ?? "");
-        res.json({ data: links.map(validationLinkResponse) });
-      },
-    );
-
-    api.route(
-      router,
-      {
-        method: "delete",
-        path: LINK,
-        operationId: "deleteExternalValidationLink",
-        summary: "Delete the queue's external validation link of a type",
-        tags: LINK_TAGS,
-        params: { ...QUEUE_ID, type: "initial_document_validation or document_validation" },
-        responses: { 204: { description: "Deleted" } },
-        problems: [403, 404],
-      },
-      auth,
-      async ({ params }, req, res) => {
-        const { type } = parseInput(validationTypeParam, params, "path");
-        await validationLinks.delete(actorOf(req), params.queue_id ?? "", type);
-        res.status(204).end();
       },
     );
 

@@ -1,12 +1,5 @@
 import { z } from "zod";
-import {
-  DELIVERY_STATUSES,
-  ENTITY_TYPES,
-  FAILURE_POLICIES,
-  SIGNATURE_VERIFICATION,
-  VALIDATION_TYPES,
-  WEBHOOK_TYPES,
-} from "../domain/records.js";
+import { DELIVERY_STATUSES, ENTITY_TYPES, SIGNATURE_VERIFICATION, WEBHOOK_TYPES } from "../domain/records.js";
 
 const uuid = z.guid({ message: "Must be a UUID." }).transform((id) => id.toLowerCase());
 
@@ -53,19 +46,6 @@ export const patchWebhookBody = z.strictObject({
     .transform((value) => (value === null ? "disabled" : value)),
   destination_id: uuid.nullable().optional(),
 });
-
-export const validationLinkBody = z.strictObject({
-  url: httpUrl,
-  type: z.enum(VALIDATION_TYPES),
-  signature_verification: signatureVerification.nullish().transform((value) => value ?? undefined),
-  /** `allow` (default): an unavailable validator leaves a warning; `block`: an error, so the document cannot be exported. */
-  failure_policy: z
-    .enum(FAILURE_POLICIES)
-    .nullish()
-    .transform((value) => value ?? undefined),
-});
-
-export const validationTypeParam = z.object({ type: z.enum(VALIDATION_TYPES) });
 
 export const pageQuery = z.object({
   page: z.coerce.number().int().min(1).default(1),

@@ -141,4 +141,16 @@ export const migrations: Migration[] = [
         CREATE UNIQUE INDEX IF NOT EXISTS validation_links_target ON validation_links (target_id);
       `,
   ),
+  // Issue 41: which validator applies to a queue is the document service's queue configuration. The links saved here
+  // become targets under the ids the document service derives from its rows (md5 of `link/<queue_id>/<type>`), with
+  // their URL and signing; the table goes, so nothing here decides which validator applies to a queue any more.
+  sqlMigration(
+    "0005-links-become-targets",
+    `
+        INSERT INTO validation_targets (id, organization_id, url, signature_verification, created_at)
+          SELECT target_id, organization_id, url, signature_verification, created_at FROM validation_links
+          ON CONFLICT (id) DO NOTHING;
+        DROP TABLE validation_links;
+      `,
+  ),
 ];

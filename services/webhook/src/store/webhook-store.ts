@@ -1,24 +1,11 @@
 import { prepared, type Sql, type Tx } from "@docex/kit";
 import { DISABLED_WEBHOOK_ERROR } from "../domain/receiver-health.js";
-import type {
-  EntityType,
-  FailurePolicy,
-  Page,
-  Paged,
-  SignatureVerification,
-  ValidationLink,
-  ValidationType,
-  Webhook,
-} from "../domain/records.js";
+import type { EntityType, FailurePolicy, Page, Paged, SignatureVerification, ValidationType, Webhook } from "../domain/records.js";
 
 const WEBHOOK_COLUMNS = `id, url, entity_type AS "entityType", entity_id AS "entityId", organization_id AS "organizationId",
   workspace_id AS "workspaceId", queue_id AS "queueId", type, signature_verification AS "signatureVerification",
   destination_id AS "destinationId", deprecated, status, disabled_at AS "disabledAt", disabled_reason AS "disabledReason",
   failing_since AS "failingSince", last_success_at AS "lastSuccessAt", created_at AS "createdAt", updated_at AS "updatedAt"`;
-
-const LINK_COLUMNS = `queue_id AS "queueId", type, organization_id AS "organizationId", workspace_id AS "workspaceId", url,
-  signature_verification AS "signatureVerification", failure_policy AS "failurePolicy", created_at AS "createdAt",
-  updated_at AS "updatedAt"`;
 
 const KEY_COLUMNS = `organization_id AS "organizationId", key_id AS "keyId", sealed_key AS "sealedKey", kek_fingerprint AS "kekFingerprint",
   created_at AS "createdAt", previous_key_id AS "previousKeyId", previous_valid_until AS "previousValidUntil"`;
@@ -81,11 +68,8 @@ export interface WebhookChange {
 /** Where a validation call goes ($1 the type; $2–$5 the queue, document, workspace, organization): on every edit's path, so prepared. */
 const VALIDATION_TARGET = prepared(
   `WITH candidates AS (
-     SELECT 'link' AS kind, queue_id AS id, url, organization_id, signature_verification, failure_policy, 0 AS rank, created_at
-     FROM validation_links WHERE queue_id = $2 AND type = $1
-     UNION ALL
-     SELECT 'webhook', id, url, organization_id, signature_verification, 'allow',
-            array_position(ARRAY['document', 'queue', 'workspace', 'organization'], entity_type), created_at
+     SELECT 'webhook' AS kind, id, url, organization_id, signature_verification, 'allow' AS failure_policy,
+            array_position(ARRAY['document', 'queue', 'workspace', 'organization'], entity_type) AS rank, created_at
      FROM webhooks
      WHERE type = $1 AND (entity_type, entity_id) IN (('document', $3::uuid), ('queue', $2::uuid), ('workspace', $4::uuid), ('organization', $5::uuid))
    )
@@ -105,13 +89,10 @@ const VALIDATION_TARGET = prepared(
 const VALIDATION_TARGET_BY_ID = prepared(
   `WITH candidates AS (
      SELECT 'target' AS kind, id, url, organization_id, signature_verification, 'allow' AS failure_policy
-     FROM validation_targets WHERE id = $1
-     UNION ALL
-     SELECT 'link', queue_id, url, organization_id, signature_verification, failure_policy
-     FROM validation_links WHERE target_id = $1
+     FROM validation_targets WHERE id = $1 AND organization_id = $2
      UNION ALL
      SELECT 'webhook', id, url, organization_id, signature_verification, 'allow'
-     FROM webhooks WHERE id = $1 AND type IN ('document_validation', 'initial_document_validation')
+     FROM webhooks WHERE id = $1 AND organization_id = $2 AND type IN ('document_validation', 'initial_document_validation')
    )
    SELECT c.kind, c.id, c.url, c.organization_id AS "organizationId", c.signature_verification AS "signatureVerification",
           c.failure_policy AS "failurePolicy", k.sealed_key AS "sealedKey", k.kek_fingerprint AS "kekFingerprint",
@@ -207,7 +188,6 @@ export class WebhookStore {
     await this.sql.transaction(async (tx) => {
       await this.sql.run(`DELETE FROM deliveries WHERE webhook_id IN (SELECT id FROM webhooks WHERE ${column} = $1)`, [id], tx);
       await this.sql.run(`DELETE FROM webhooks WHERE ${column} = $1`, [id], tx);
-      if (level === "queue") await this.sql.run(`DELETE FROM validation_links WHERE queue_id = $1`, [id], tx);
     });
   }
 
@@ -302,8 +282,25 @@ export class WebhookStore {
     ]);
   }
 
-  validationTargetById(targetId: string) {
-    return this.sql.one<StoredValidationTarget>(VALIDATION_TARGET_BY_ID, [targetId]);
+  /** The organization's target of that id; another organization's is none (its id came from a caller). */
+  validationTargetById(organizationId: string, targetId: string) {
+    return this.sql.one<StoredValidationTarget>(VALIDATION_TARGET_BY_ID, [targetId, organizationId]);
+  }
+
+  /**
+   * The organization's targets of these ids (DescribeValidationTargets): registered targets, links by their derived
+   * ids, and validation webhooks of the deprecated API by theirs.
+   */
+  describeValidationTargets(organizationId: string, targetIds: string[]) {
+    return this.sql.rows<{ id: string; url: string; signatureVerification: SignatureVerification; createdAt: Date; updatedAt: Date }>(
+      `SELECT id, url, signature_verification AS "signatureVerification", created_at AS "createdAt", created_at AS "updatedAt"
+       FROM validation_targets
+       WHERE organization_id = $1 AND id = ANY($2::uuid[])
+       UNION ALL
+       SELECT id, url, signature_verification, created_at, updated_at FROM webhooks
+       WHERE organization_id = $1 AND id = ANY($2::uuid[]) AND type IN ('document_validation', 'initial_document_validation')`,
+      [organizationId, targetIds],
+    );
   }
 
   /** A new receiver of validation calls (RegisterValidationTarget); targets never change. */
@@ -327,82 +324,14 @@ export class WebhookStore {
   validatorsAfter(after: string, limit: number): Promise<StoredValidator[]> {
     return this.sql.rows<StoredValidator>(
       `SELECT key, kind, "webhookId", type, "entityType", "entityId", "failurePolicy" FROM (
-         SELECT 'link/' || queue_id || '/' || type AS key, 'link' AS kind, NULL::uuid AS "webhookId", type,
-                'queue' AS "entityType", queue_id AS "entityId", failure_policy AS "failurePolicy"
-         FROM validation_links
-         UNION ALL
-         SELECT 'webhook/' || id, 'webhook', id, type, entity_type, entity_id, 'allow'
+         SELECT 'webhook/' || id AS key, 'webhook' AS kind, id AS "webhookId", type, entity_type AS "entityType",
+                entity_id AS "entityId", 'allow' AS "failurePolicy"
          FROM webhooks WHERE type IN ('document_validation', 'initial_document_validation')
        ) validators
        WHERE key COLLATE "C" > $1
        ORDER BY key COLLATE "C"
        LIMIT $2`,
       [after, limit],
-    );
-  }
-
-  findValidationLink(queueId: string, type: ValidationType, tx?: Tx): Promise<ValidationLink | undefined> {
-    return this.sql.one<ValidationLink>(
-      `SELECT ${LINK_COLUMNS} FROM validation_links WHERE queue_id = $1 AND type = $2${tx ? " FOR UPDATE" : ""}`,
-      [queueId, type],
-      tx,
-    );
-  }
-
-  /** Creates or replaces the link of a queue and type; `created` tells which. Settings left out keep their value (or the default). */
-  async upsertValidationLink(
-    link: Omit<ValidationLink, "createdAt" | "updatedAt" | "signatureVerification" | "failurePolicy"> & {
-      signatureVerification?: SignatureVerification;
-      failurePolicy?: FailurePolicy;
-    },
-    tx?: Tx,
-  ): Promise<{ link: ValidationLink; created: boolean }> {
-    const row = await this.sql.one<ValidationLink & { created: boolean }>(
-      `INSERT INTO validation_links (queue_id, type, organization_id, workspace_id, url, signature_verification, failure_policy)
-       VALUES ($1, $2, $3, $4, $5, COALESCE($6, 'disabled'), COALESCE($7, 'allow'))
-       ON CONFLICT (queue_id, type) DO UPDATE SET
-         url = EXCLUDED.url,
-         signature_verification = COALESCE($6, validation_links.signature_verification),
-         failure_policy = COALESCE($7, validation_links.failure_policy),
-         updated_at = now()
-       RETURNING ${LINK_COLUMNS}, (xmax = 0) AS created`,
-      [
-        link.queueId,
-        link.type,
-        link.organizationId,
-        link.workspaceId,
-        link.url,
-        link.signatureVerification ?? null,
-        link.failurePolicy ?? null,
-      ],
-      tx,
-    );
-    const { created, ...saved } = row!;
-    return { link: saved, created };
-  }
-
-  /**
-   * The queue's links as Validate sees them, one per type: the queue's own link, else the nearest validation webhook
-   * created through the deprecated POST /webhooks on the queue, its workspace or its organization (the oldest at that
-   * level), shown as a link with its `webhookId` and failure policy `allow`. Document-level webhooks speak for one
-   * document, not for the queue, and are not listed.
-   */
-  validationLinksOf(queue: { queueId: string; workspaceId: string | null; organizationId: string }): Promise<ValidationLink[]> {
-    return this.sql.rows<ValidationLink>(
-      `SELECT DISTINCT ON (type) "queueId", type, "organizationId", "workspaceId", url, "signatureVerification", "failurePolicy",
-              "createdAt", "updatedAt", "webhookId"
-       FROM (
-         SELECT ${LINK_COLUMNS}, NULL::uuid AS "webhookId", 0 AS rank, created_at, NULL::uuid AS id
-         FROM validation_links WHERE queue_id = $1
-         UNION ALL
-         SELECT $1::uuid, type, organization_id, $2::uuid, url, signature_verification, 'allow', created_at, updated_at, id,
-                array_position(ARRAY['queue', 'workspace', 'organization'], entity_type), created_at, id
-         FROM webhooks
-         WHERE type IN ('initial_document_validation', 'document_validation')
-           AND (entity_type, entity_id) IN (('queue', $1::uuid), ('workspace', $2::uuid), ('organization', $3::uuid))
-       ) candidates
-       ORDER BY type, rank, created_at, id`,
-      [queue.queueId, queue.workspaceId, queue.organizationId],
     );
   }
 
@@ -434,15 +363,6 @@ export class WebhookStore {
     return this.sql.one<Webhook>(
       `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE entity_type = $1 AND entity_id = $2 AND type = $3 ORDER BY created_at, id LIMIT 1`,
       [entityType, entityId, type],
-      tx,
-    );
-  }
-
-  /** The deleted link, or undefined when there was none. */
-  deleteValidationLink(queueId: string, type: ValidationType, tx?: Tx): Promise<ValidationLink | undefined> {
-    return this.sql.one<ValidationLink>(
-      `DELETE FROM validation_links WHERE queue_id = $1 AND type = $2 RETURNING ${LINK_COLUMNS}`,
-      [queueId, type],
       tx,
     );
   }

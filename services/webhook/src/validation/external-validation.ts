@@ -111,9 +111,9 @@ export class ExternalValidation {
   }
 
   private async callValidator(call: ValidationCall, started: number, span: Span): Promise<ValidationOutcome> {
-    // A target id that names nothing (a link removed since the caller's projection saw it) is looked up as before,
-    // so that a deprecated validation webhook behind the link still answers while the caller catches up.
-    const chosen = call.targetId === undefined ? undefined : await this.deps.targets.byId(call.type, call.targetId);
+    // A target id that names nothing (or another organization's) is looked up as without one: the nearest deprecated
+    // validation webhook, if any, answers.
+    const chosen = call.targetId === undefined ? undefined : await this.deps.targets.byId(call.type, call.organizationId, call.targetId);
     const target = chosen ?? (await this.deps.targets.find(call.type, call));
     if (!target) return { outcome: "no_validator" };
     const { signingKeys, failurePolicy } = target;

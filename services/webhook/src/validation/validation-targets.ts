@@ -55,8 +55,8 @@ export class ValidationTargets {
   }
 
   /** The target the caller chose (Validate's `target_id`); undefined when there is none of that id. */
-  async byId(type: ValidationType, targetId: string): Promise<ValidationTarget | undefined> {
-    const target = await this.store.validationTargetById(targetId);
+  async byId(type: ValidationType, organizationId: string, targetId: string): Promise<ValidationTarget | undefined> {
+    const target = await this.store.validationTargetById(organizationId, targetId);
     return target ? this.opened(type, target) : undefined;
   }
 
@@ -106,5 +106,19 @@ export class ValidationTargetRegistry {
     await requireSigningKeyFor(this.store, target.organizationId, target.signatureVerification);
     const targetId = await this.store.insertValidationTarget(target);
     return { targetId, maskedUrl: maskUrl(target.url) };
+  }
+
+  /** The organization's targets of these ids, with their URL masked as readers below its managers see it. */
+  async describe(organizationId: string, targetIds: string[]) {
+    if (targetIds.length === 0) return [];
+    const rows = await this.store.describeValidationTargets(organizationId, targetIds);
+    return rows.map((row) => ({
+      targetId: row.id,
+      url: row.url,
+      maskedUrl: maskUrl(row.url),
+      signatureVerification: row.signatureVerification,
+      createdAt: row.createdAt,
+      updatedAt: row.updatedAt,
+    }));
   }
 }

@@ -29,8 +29,9 @@ export interface ValidateRequestInput {
   'timeout_ms'?: (number);
   /**
    * The target to call (RegisterValidationTarget, or a validation webhook's id): the caller has decided which validator
-   * applies, so nothing is looked up but the target and its organization's key. Empty, or an id that names nothing
-   * (a link removed since the caller saw it): the queue's link, else the nearest deprecated validation webhook.
+   * applies, so nothing is looked up but the target and its organization's key; a target of another organization
+   * is none. Empty, or an id that names nothing: the nearest deprecated validation webhook (the queues' external
+   * validation links are the document service's: it names their targets).
    */
   'target_id'?: (string);
   '_user_id'?: "user_id";
@@ -64,8 +65,9 @@ export interface ValidateRequest {
   'timeout_ms': (number);
   /**
    * The target to call (RegisterValidationTarget, or a validation webhook's id): the caller has decided which validator
-   * applies, so nothing is looked up but the target and its organization's key. Empty, or an id that names nothing
-   * (a link removed since the caller saw it): the queue's link, else the nearest deprecated validation webhook.
+   * applies, so nothing is looked up but the target and its organization's key; a target of another organization
+   * is none. Empty, or an id that names nothing: the nearest deprecated validation webhook (the queues' external
+   * validation links are the document service's: it names their targets).
    */
   'target_id': (string);
   '_user_id'?: "user_id";

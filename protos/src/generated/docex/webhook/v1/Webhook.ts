@@ -2,6 +2,8 @@
 
 import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
+import type { DescribeValidationTargetsRequestInput as _docex_webhook_v1_DescribeValidationTargetsRequestInput, DescribeValidationTargetsRequest as _docex_webhook_v1_DescribeValidationTargetsRequest } from '../../../docex/webhook/v1/DescribeValidationTargetsRequest.js';
+import type { DescribeValidationTargetsResponseInput as _docex_webhook_v1_DescribeValidationTargetsResponseInput, DescribeValidationTargetsResponse as _docex_webhook_v1_DescribeValidationTargetsResponse } from '../../../docex/webhook/v1/DescribeValidationTargetsResponse.js';
 import type { ListValidatorsRequestInput as _docex_webhook_v1_ListValidatorsRequestInput, ListValidatorsRequest as _docex_webhook_v1_ListValidatorsRequest } from '../../../docex/webhook/v1/ListValidatorsRequest.js';
 import type { ListValidatorsResponseInput as _docex_webhook_v1_ListValidatorsResponseInput, ListValidatorsResponse as _docex_webhook_v1_ListValidatorsResponse } from '../../../docex/webhook/v1/ListValidatorsResponse.js';
 import type { RegisterValidationTargetRequestInput as _docex_webhook_v1_RegisterValidationTargetRequestInput, RegisterValidationTargetRequest as _docex_webhook_v1_RegisterValidationTargetRequest } from '../../../docex/webhook/v1/RegisterValidationTargetRequest.js';
@@ -13,6 +15,23 @@ import type { ValidateResponseInput as _docex_webhook_v1_ValidateResponseInput, 
  * Integration: webhooks, signing keys, external validation links and deliveries.
  */
 export interface WebhookClient extends grpc.Client {
+  /**
+   * What the organization's targets call, for listing them: the URL (whole and masked) and the signing setting. Ids of
+   * other organizations, and ids that name nothing, are left out of the answer.
+   */
+  DescribeValidationTargets(argument: _docex_webhook_v1_DescribeValidationTargetsRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_webhook_v1_DescribeValidationTargetsResponse>): grpc.ClientUnaryCall;
+  DescribeValidationTargets(argument: _docex_webhook_v1_DescribeValidationTargetsRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_webhook_v1_DescribeValidationTargetsResponse>): grpc.ClientUnaryCall;
+  DescribeValidationTargets(argument: _docex_webhook_v1_DescribeValidationTargetsRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_webhook_v1_DescribeValidationTargetsResponse>): grpc.ClientUnaryCall;
+  DescribeValidationTargets(argument: _docex_webhook_v1_DescribeValidationTargetsRequestInput, callback: grpc.requestCallback<_docex_webhook_v1_DescribeValidationTargetsResponse>): grpc.ClientUnaryCall;
+  /**
+   * What the organization's targets call, for listing them: the URL (whole and masked) and the signing setting. Ids of
+   * other organizations, and ids that name nothing, are left out of the answer.
+   */
+  describeValidationTargets(argument: _docex_webhook_v1_DescribeValidationTargetsRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_webhook_v1_DescribeValidationTargetsResponse>): grpc.ClientUnaryCall;
+  describeValidationTargets(argument: _docex_webhook_v1_DescribeValidationTargetsRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_webhook_v1_DescribeValidationTargetsResponse>): grpc.ClientUnaryCall;
+  describeValidationTargets(argument: _docex_webhook_v1_DescribeValidationTargetsRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_webhook_v1_DescribeValidationTargetsResponse>): grpc.ClientUnaryCall;
+  describeValidationTargets(argument: _docex_webhook_v1_DescribeValidationTargetsRequestInput, callback: grpc.requestCallback<_docex_webhook_v1_DescribeValidationTargetsResponse>): grpc.ClientUnaryCall;
+  
   /**
    * Every validator there is, of every organization, in pages ordered by key: the queues' external validation links
    * and the deprecated validation webhooks. The document service seeds its projection of them once with it.
@@ -77,6 +96,12 @@ export interface WebhookClient extends grpc.Client {
  */
 export interface WebhookHandlers extends grpc.UntypedServiceImplementation {
   /**
+   * What the organization's targets call, for listing them: the URL (whole and masked) and the signing setting. Ids of
+   * other organizations, and ids that name nothing, are left out of the answer.
+   */
+  DescribeValidationTargets: grpc.handleUnaryCall<_docex_webhook_v1_DescribeValidationTargetsRequest, _docex_webhook_v1_DescribeValidationTargetsResponseInput>;
+  
+  /**
    * Every validator there is, of every organization, in pages ordered by key: the queues' external validation links
    * and the deprecated validation webhooks. The document service seeds its projection of them once with it.
    */
@@ -100,6 +125,7 @@ export interface WebhookHandlers extends grpc.UntypedServiceImplementation {
 }
 
 export interface WebhookDefinition extends grpc.ServiceDefinition {
+  DescribeValidationTargets: MethodDefinition<_docex_webhook_v1_DescribeValidationTargetsRequestInput, _docex_webhook_v1_DescribeValidationTargetsResponseInput, _docex_webhook_v1_DescribeValidationTargetsRequest, _docex_webhook_v1_DescribeValidationTargetsResponse>
   ListValidators: MethodDefinition<_docex_webhook_v1_ListValidatorsRequestInput, _docex_webhook_v1_ListValidatorsResponseInput, _docex_webhook_v1_ListValidatorsRequest, _docex_webhook_v1_ListValidatorsResponse>
   RegisterValidationTarget: MethodDefinition<_docex_webhook_v1_RegisterValidationTargetRequestInput, _docex_webhook_v1_RegisterValidationTargetResponseInput, _docex_webhook_v1_RegisterValidationTargetRequest, _docex_webhook_v1_RegisterValidationTargetResponse>
   Validate: MethodDefinition<_docex_webhook_v1_ValidateRequestInput, _docex_webhook_v1_ValidateResponseInput, _docex_webhook_v1_ValidateRequest, _docex_webhook_v1_ValidateResponse>
