@@ -156,6 +156,7 @@ describe("bad input across every POST, PUT and PATCH of the API, through the gat
     ids.register_id = randomUUID();
     ids.delivery_id = randomUUID();
     ids.type = "document_validation";
+    ids.page = "1";
   });
 
   it("answers every broken body, malformed JSON and wrong content type with a 4xx problem+json, and changes nothing", async () => {
