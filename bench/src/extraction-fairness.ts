@@ -40,6 +40,8 @@ const files = new Map<string, CorpusDocument>();
 const recordedAt = new Map<string, number>();
 const documents: DocumentSource = {
   findQueue: async (id) => ({ id, extractionEngine: "builtin", schema: [{ key: "invoice_id", type: "string" }] }),
+  // The bench asks for no page: nobody looks at a document here.
+  findDocument: async () => undefined,
   readFile: async (_organizationId, documentId) => {
     const file = files.get(documentId);
     return file && { bytes: file.bytes, contentType: file.contentType, fileName: file.name };

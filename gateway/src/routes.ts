@@ -155,8 +155,12 @@ const TABLE: Record<ServiceName, Row[]> = {
     ["GET", "/organizations/{organization_id}/webhook-signing-key"],
     ["POST", "/organizations/{organization_id}/webhook-signing-key"],
   ],
-  // Reads files and hands results to document; it has no public endpoint.
-  extraction: [],
+  // Reads files and hands results to document; serves the pages of documents' files (the readers are its own).
+  extraction: [
+    ["GET", "/documents/{document_id}/pages"],
+    ["GET", "/documents/{document_id}/pages/{page}"],
+    ["GET", "/documents/{document_id}/pages/{page}/words"],
+  ],
   // Takes mail over SMTP and hands documents to document; it has no public HTTP endpoint.
   intake: [],
   audit: [

@@ -71,7 +71,10 @@ describe("built-in extraction through the gateway (npm start, real Postgres and 
       expect(file.status).to.equal(200);
       expect(sha256(new Uint8Array(await file.arrayBuffer()))).to.equal(sha256(pdf.bytes));
       const document = await documentWhen(documentId, "to_validate");
-      const byKey = Object.fromEntries((document.annotations as { key: string }[]).map((annotation) => [annotation.key, annotation]));
+      // biome-ignore lint/suspicious/noExplicitAny: annotations are asserted field by field
+      const byKey: Record<string, any> = Object.fromEntries(
+        (document.annotations as { key: string }[]).map((annotation) => [annotation.key, annotation]),
+      );
       for (const key of ["invoice_id", "iban", "supplier_tax_id", "total_due", "due_date"]) {
         expect(byKey[key], key).to.include({ value: pdf.expected.fields[key], source: "builtin:pdf_text" });
         // Where the page shows it (the engine's test reads the words under the box back): page 1, a box on the page.
@@ -80,6 +83,26 @@ describe("built-in extraction through the gateway (npm start, real Postgres and 
         const [left = -1, top = -1, right = -1, bottom = -1] = box;
         expect(0 <= left && left < right && right <= 1 && 0 <= top && top < bottom && bottom <= 1, `${key} box ${box}`).to.equal(true);
       }
+      // The pages API through the gateway: the page, the words under invoice_id's box read it, the image and its ETag.
+      const pages = await stack.call("GET", `/documents/${documentId}/pages`, { token });
+      expect(pages.status).to.equal(200);
+      expect(pages.body.data).to.have.length(1);
+      const words = await stack.call("GET", `/documents/${documentId}/pages/1/words`, { token });
+      const [left, top, right, bottom] = byKey.invoice_id.position.box as number[];
+      const under = (words.body.data as { text: string; box: number[] }[]).filter(({ box: [l = 0, t = 0, r = 0, b = 0] }) => {
+        const [x, y] = [(l + r) / 2, (t + b) / 2];
+        return x >= left! && x <= right! && y >= top! && y <= bottom!;
+      });
+      expect(under.map((word) => word.text).join(" ")).to.equal(pdf.expected.fields.invoice_id);
+      const image = await fetch(`${stack.gateway}/api/v2/documents/${documentId}/pages/1?width=600`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(image.status).to.equal(200);
+      expect(image.headers.get("content-type")).to.equal("image/png");
+      const again = await fetch(`${stack.gateway}/api/v2/documents/${documentId}/pages/1?width=600`, {
+        headers: { authorization: `Bearer ${token}`, "if-none-match": image.headers.get("etag") ?? "" },
+      });
+      expect(again.status).to.equal(304);
       await eventually(
         () => receiver.requests.find((request) => request.rawBody.includes(documentId) && request.rawBody.includes("to_validate")),
         30_000,

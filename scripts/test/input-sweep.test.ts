@@ -159,6 +159,7 @@ describe("bad input across every POST, PUT and PATCH of the API, through the gat
     ids.run_id = randomUUID();
     ids.batch_id = randomUUID();
     ids.type = "document_validation";
+    ids.page = "1";
   });
 
   it("answers every broken body, malformed JSON and wrong content type with a 4xx problem+json, and changes nothing", async () => {

@@ -1,4 +1,5 @@
 import { eventually, tokenIn } from "@docex/testkit";
+import { invoicePdf, makeInvoice } from "@docex/testkit/invoice-corpus";
 import { expect } from "chai";
 import { type Answer, type Stack, sharedStack } from "./support/stack.js";
 
@@ -92,6 +93,7 @@ describe("the role matrix of API.md through the gateway", function () {
     exportA: "",
     runA: "",
     batchA: "",
+    withFile: "",
   };
   let documentCount = 0;
   let cells = 0;
@@ -389,6 +391,37 @@ describe("the role matrix of API.md through the gateway", function () {
       call: () => ({ method: "GET", path: `/documents/${ids.assigned}` }),
     },
     { name: "read a document of B", expect: OUTSIDE_QUEUE_IDS, ok: 200, call: () => ({ method: "GET", path: `/documents/${ids.inB}` }) },
+    // The pages API: the same access as reading the document.
+    {
+      name: "list the pages of an unassigned document of A",
+      expect: READERS_OF_UNASSIGNED,
+      ok: 200,
+      call: () => ({ method: "GET", path: `/documents/${ids.unassigned}/pages` }),
+    },
+    {
+      name: "list the pages of an assigned document of A",
+      expect: EVERYONE,
+      ok: 200,
+      call: () => ({ method: "GET", path: `/documents/${ids.assigned}/pages` }),
+    },
+    {
+      name: "list the pages of a document of B",
+      expect: OUTSIDE_QUEUE_IDS,
+      ok: 200,
+      call: () => ({ method: "GET", path: `/documents/${ids.inB}/pages` }),
+    },
+    {
+      name: "read the words of a page of an unassigned document of A (a PDF)",
+      expect: READERS_OF_UNASSIGNED,
+      ok: 200,
+      call: () => ({ method: "GET", path: `/documents/${ids.withFile}/pages/1/words` }),
+    },
+    {
+      name: "see a page of an unassigned document of A (a PDF)",
+      expect: READERS_OF_UNASSIGNED,
+      ok: 200,
+      call: () => ({ method: "GET", path: `/documents/${ids.withFile}/pages/1?width=200` }),
+    },
     {
       name: "read the registers of A",
       expect: EVERYONE,
@@ -883,10 +916,19 @@ describe("the role matrix of API.md through the gateway", function () {
     ids.exportA = (
       await created(asOwner("POST", `/queues/${ids.queueA}/exports`, { name: "Matrix JSON", format: "json", trigger: "manual" }), "export")
     ).body.data.id;
-    [ids.unassigned, ids.assigned, ids.inB] = await Promise.all([
+    [ids.unassigned, ids.assigned, ids.inB, ids.withFile] = await Promise.all([
       newDocument("A", "to_validate"),
       newDocument("A", "assigned"),
       newDocument("B", "to_validate"),
+      (async () => {
+        const pdf = await (await invoicePdf(makeInvoice(6_100, "en"), "en", "columns")).save();
+        const upload = stack.call("POST", `/queues/${ids.queueA}/documents?file_name=matrix.pdf`, {
+          token: tokens.owner,
+          raw: pdf,
+          contentType: "application/pdf",
+        });
+        return (await created(upload, "upload of a PDF")).body.data.id as string;
+      })(),
     ]);
     ids.runA = (
       await created(asOwner("POST", `/exports/${ids.exportA}/runs`, { document_ids: [ids.unassigned] }), "export run")

@@ -64,6 +64,7 @@ describe("validation workspace in headless Chromium against the stack", function
   const viewer = { email: `app-viewer-${suffix}@example.test`, password: "viewer password 123" };
   let organizationId: string;
   let documentId: string;
+  let queueId: string;
 
   before(async function () {
     if (!existsSync(CHROMIUM)) {
@@ -79,6 +80,7 @@ describe("validation workspace in headless Chromium against the stack", function
     expect(workspace.status, JSON.stringify(workspace.body)).to.equal(201);
     const queue = await asOwner("POST", "/queues", { workspace_id: workspace.body.data.id, name: `Received invoices ${suffix}` });
     expect(queue.status, JSON.stringify(queue.body)).to.equal(201);
+    queueId = queue.body.data.id;
     const invited = await asOwner("POST", `/organizations/${organizationId}/assign-roles`, [
       { operation: "invite", email: viewer.email, role: "viewer" },
     ]);
@@ -106,7 +108,7 @@ describe("validation workspace in headless Chromium against the stack", function
     await browser?.close();
   });
 
-  it("an editor uploads a PDF, corrects two fields by keyboard and confirms it to ready_to_export", async () => {
+  it("an editor uploads a PDF, sees it with boxes, corrects two fields (one by click-to-fill) and confirms it to ready_to_export", async () => {
     const context = await browser!.newContext({ locale: "en-GB", viewport: { width: 1400, height: 900 } });
     const page = await context.newPage();
     const refused: string[] = [];
@@ -136,28 +138,48 @@ describe("validation workspace in headless Chromium against the stack", function
       await row.getByText("to validate").waitFor({ timeout: 90_000 });
       await page.screenshot({ path: path.join(SCREENSHOTS, "documents.png") });
 
+      // The engine read the invoice number right; it is made wrong here, as an engine's mistake on another layout
+      // would be, and the person puts it right by clicking the printed number on the page (click-to-fill).
+      const owner = await stack.login(stack.owner.email, stack.owner.password);
+      const listed = await stack.call("GET", `/queues/${queueId}/documents?q=invoice-37`, { token: owner.access_token });
+      documentId = listed.body.data.find((document: { file_name: string }) => document.file_name === "invoice-37.pdf").id;
+      const made = await stack.call("PATCH", `/documents/${documentId}/annotations`, {
+        token: owner.access_token,
+        body: { annotations: [{ key: "invoice_id", value: "WRONG-1" }] },
+      });
+      expect(made.status, JSON.stringify(made.body)).to.equal(200);
+      const words = await stack.call("GET", `/documents/${documentId}/pages/1/words`, { token: owner.access_token });
+      const printed = (words.body.data as { text: string; box: number[] }[]).find((word) => word.text === invoice.invoiceId);
+      expect(printed, "the invoice number is a word of the page").to.not.equal(undefined);
+
       const actions = new Actions();
       const opening = Date.now();
       await actions.click(row.getByRole("link", { name: "invoice-37.pdf" }));
       const invoiceNumber = page.getByLabel("Invoice number", { exact: true });
       await invoiceNumber.waitFor({ timeout: 10_000 });
       const fieldsShownMs = Date.now() - opening;
-      await page.locator("[data-file-ready]").waitFor({ timeout: 10_000 });
-      const fileShownMs = Date.now() - opening;
-      documentId = page.url().split("/").pop()!;
-      const owner = await stack.login(stack.owner.email, stack.owner.password);
-      const extracted = await stack.call("GET", `/documents/${documentId}`, { token: owner.access_token });
-      const extractedValue = (key: string) =>
-        extracted.body.data.annotations.find((annotation: { key: string }) => annotation.key === key)?.value ?? "";
-      expect(await invoiceNumber.inputValue(), "the field shows the extracted value").to.equal(extractedValue("invoice_id"));
+      await page.locator('[data-page="1"][data-page-ready]').waitFor({ timeout: 10_000 });
+      const pageShownMs = Date.now() - opening;
+      expect(page.url().split("/").pop()).to.equal(documentId);
+      // A box around each value read from the page (the invoice number's went with the wrong value).
+      await page.locator('[data-box="total_due"]').waitFor({ timeout: 10_000 });
+      expect(await page.locator("[data-box]").count(), "boxes drawn around the values read").to.be.at.least(3);
+      expect(await invoiceNumber.inputValue()).to.equal("WRONG-1");
 
-      // Two corrections, each: focus the field, type, Enter (saves and moves on); then Ctrl+Enter confirms.
+      // Click-to-fill: focus the field, click the printed number; then the due date typed; Ctrl+Enter saves and confirms.
       await actions.click(invoiceNumber);
-      await actions.type(page, "FV-2026-0042");
-      await actions.press(page, "Enter");
-      await actions.click(page.getByLabel("Due date", { exact: true }));
+      await page.locator('[data-page="1"][data-words-ready]').waitFor({ timeout: 10_000 });
+      const sheet = (await page.locator('[data-page="1"]').boundingBox())!;
+      const [left = 0, top = 0, right = 0, bottom = 0] = printed!.box;
+      actions.clicks++;
+      await page.mouse.click(sheet.x + ((left + right) / 2) * sheet.width, sheet.y + ((top + bottom) / 2) * sheet.height);
+      expect(await invoiceNumber.inputValue(), "click-to-fill").to.equal(invoice.invoiceId);
+      const dueDate = page.getByLabel("Due date", { exact: true });
+      await actions.click(dueDate);
+      expect(await page.locator('[data-box="due_date"]').getAttribute("class"), "the focused field's box is highlighted").to.contain(
+        "active",
+      );
       await actions.type(page, "2026-12-31");
-      await actions.press(page, "Enter");
       await page.getByText("Saved").waitFor();
       await page.screenshot({ path: path.join(SCREENSHOTS, "document.png") });
       await actions.press(page, "Control+Enter");
@@ -167,13 +189,13 @@ describe("validation workspace in headless Chromium against the stack", function
       expect(stored.body.data.status).to.equal("ready_to_export");
       const storedValue = (key: string) =>
         stored.body.data.annotations.find((annotation: { key: string }) => annotation.key === key)?.value;
-      expect(storedValue("invoice_id")).to.equal("FV-2026-0042");
+      expect(storedValue("invoice_id")).to.equal(invoice.invoiceId);
       expect(storedValue("due_date")).to.equal("2026-12-31");
       expect(refused, "CSP refusals or requests to other origins").to.deep.equal([]);
 
       const figures = {
         fieldsShownMs,
-        fileShownMs,
+        pageShownMs,
         actions: actions.total,
         clicks: actions.clicks,
         keys: actions.keys,
@@ -183,9 +205,11 @@ describe("validation workspace in headless Chromium against the stack", function
       writeFileSync(path.join(SCREENSHOTS, "figures.json"), `${JSON.stringify(figures, null, 2)}\n`);
       console.log(
         `    validation: ${actions.total} actions (${actions.clicks} clicks, ${actions.keys} keys, ${actions.fills} typed values of ${actions.typed} characters); ` +
-          `document opened: fields in ${fieldsShownMs} ms, original file in ${fileShownMs} ms`,
+          `document opened: fields in ${fieldsShownMs} ms, page image in ${pageShownMs} ms`,
       );
       expect(actions.total).to.be.at.most(12);
+      // Aim 1 s on an idle machine; this one runs other builds beside the stack.
+      expect(Math.max(fieldsShownMs, pageShownMs), "document open: page image and fields shown").to.be.at.most(1_500);
     } finally {
       await context.close();
     }
@@ -219,6 +243,8 @@ describe("validation workspace in headless Chromium against the stack", function
       await page.getByText("Dokument můžete číst, ale ne měnit.").waitFor();
       expect(await invoiceNumber.isDisabled()).to.equal(true);
       expect(await page.getByRole("button", { name: "Potvrdit" }).count()).to.equal(0);
+      await page.locator('[data-page="1"][data-page-ready]').waitFor({ timeout: 10_000 });
+      expect(await page.locator(".page.fillable").count(), "no click-to-fill for a viewer").to.equal(0);
     } finally {
       await context.close();
     }

@@ -120,4 +120,56 @@ describe("DocumentScreen", () => {
     expect((screen.getByLabelText("Invoice number") as HTMLInputElement).disabled).toBe(true);
     expect(screen.queryByRole("button", { name: "Confirm" })).toBeNull();
   });
+
+  it("draws a box around each value on its page, highlights the focused field's, and fills the focused field with a clicked word", async () => {
+    const positioned = aDocument();
+    Object.assign(positioned.annotations.find((annotation) => annotation.key === "invoice_id")!, {
+      position: { page: 1, box: [0.1, 0.1, 0.3, 0.12] },
+    });
+    Object.assign(positioned.annotations.find((annotation) => annotation.key === "total_due")!, {
+      position: { page: 1, box: [0.6, 0.8, 0.8, 0.82] },
+    });
+    const { api } = await open("editor", {
+      "GET /documents/d-1": () => json(200, { data: positioned }),
+      "GET /documents/d-1/pages": () => json(200, { data: [{ page: 1, width: 600, height: 800 }] }),
+      "GET /documents/d-1/pages/1": () => new Response(new Blob(["png"]), { headers: { "content-type": "image/png" } }),
+      "GET /documents/d-1/pages/1/words": () =>
+        json(200, {
+          data: [
+            { text: "FV-9", box: [0.5, 0.5, 0.6, 0.52] },
+            { text: "EUR", box: [0.7, 0.5, 0.75, 0.52] },
+          ],
+        }),
+      "PATCH /documents/d-1/annotations": () => json(200, { data: positioned }),
+    });
+    const page = await waitFor(() => {
+      const found = document.querySelector<HTMLElement>('[data-page="1"][data-words-ready="true"]');
+      if (!found) throw new Error("page not ready");
+      return found;
+    });
+    expect(screen.getByAltText("Page 1 of 1")).toBeTruthy();
+    expect([...page.querySelectorAll("[data-box]")].map((box) => box.getAttribute("data-box")).sort()).toEqual(["invoice_id", "total_due"]);
+    const invoice = screen.getByLabelText("Invoice number") as HTMLInputElement;
+    act(() => invoice.focus());
+    expect(page.querySelector('[data-box="invoice_id"]')?.classList.contains("active")).toBe(true);
+    expect(page.querySelector('[data-box="total_due"]')?.classList.contains("active")).toBe(false);
+    page.getBoundingClientRect = () => ({
+      left: 0,
+      top: 0,
+      width: 600,
+      height: 800,
+      right: 600,
+      bottom: 800,
+      x: 0,
+      y: 0,
+      toJSON: () => ({}),
+    });
+    const mouseDown = fireEvent.mouseDown(page, { clientX: 330, clientY: 408 });
+    expect(mouseDown, "pressing on the page keeps the focus in the field").toBe(false);
+    fireEvent.click(page, { clientX: 330, clientY: 408 });
+    expect(invoice.value).toBe("FV-9");
+    fireEvent.click(page, { clientX: 435, clientY: 408, shiftKey: true });
+    expect(invoice.value).toBe("FV-9 EUR");
+    expect(api.callsTo("GET", "/documents/d-1/pages/1")[0]!.query.get("width")).toMatch(/^\d+$/);
+  });
 });

@@ -43,6 +43,9 @@ export const LEFT_TO_THE_CODE: Record<string, string> = {
   EXTRACTION_DOCUMENT_DEADLINE_MS: "5 s for GetQueue and RecordExtraction",
   EXTRACTION_READ_DEADLINE_MS: "60 s to stream one file",
   EXTRACTION_CONCURRENCY: "1,000 documents in hand per replica, waiting for a reader in fair order (text first, organizations in turn)",
+  EXTRACTION_PAGE_TIMEOUT_MS: "15 s to draw or read one page for the pages API, then 422 page_unreadable",
+  EXTRACTION_MEMBERSHIP_DEADLINE_MS: TUNED_DEFAULT,
+  EXTRACTION_PERMISSION_CACHE_MS: TUNED_DEFAULT,
   DATABASE_NAME: "docex_<service>: each service's own database on the server that DATABASE_URL names",
   DATABASE_POOL_MAX:
     "10 connections per replica where a service does not set its own; kubernetes-postgres.test.ts keeps every pool within max_connections",

@@ -92,7 +92,7 @@ export class Stack {
   async call(
     method: string,
     apiPath: string,
-    options: { token?: string; body?: unknown; raw?: string; contentType?: string; headers?: Record<string, string> } = {},
+    options: { token?: string; body?: unknown; raw?: string | Uint8Array; contentType?: string; headers?: Record<string, string> } = {},
   ): Promise<Answer> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.token) headers.authorization = `Bearer ${options.token}`;

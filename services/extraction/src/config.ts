@@ -41,6 +41,17 @@ export const configSchema = serviceConfigSchema("extraction").extend({
    * backlog beyond it is still in the stream, ahead of a later file of another organization.
    */
   EXTRACTION_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(1_000),
+  /**
+   * Reading processes of the pages API (listing pages, reading a page's words, drawing a page), apart from extraction's,
+   * so that a backlog of scans never holds up a page a person is looking at.
+   */
+  EXTRACTION_PAGE_READERS: z.coerce.number().int().min(1).max(8).default(1),
+  /** A page still being drawn or read after this long is given up (its reader's process group is killed): 422. */
+  EXTRACTION_PAGE_TIMEOUT_MS: milliseconds(15_000),
+  /** Deadline of a CheckPermission call (the pages API). */
+  EXTRACTION_MEMBERSHIP_DEADLINE_MS: milliseconds(1_000, 60_000),
+  /** How long a permission answer is reused; membership.changed evicts it sooner. */
+  EXTRACTION_PERMISSION_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(30_000),
 });
 
 export type ExtractionConfig = z.infer<typeof configSchema>;

@@ -1,5 +1,5 @@
+import { MembershipPermissions } from "@docex/access";
 import {
-  ApiDescription,
   connectInfrastructure,
   deleteRowsOfDocuments,
   deleteRowsOfQueue,
@@ -9,12 +9,15 @@ import {
 } from "@docex/kit";
 import { documentSource } from "./clients/document.js";
 import type { ExtractionConfig } from "./config.js";
+import { DocumentPages } from "./domain/document-pages.js";
 import { DocumentReader } from "./domain/document-reader.js";
 import type { DocumentSource } from "./domain/document-source.js";
 import { ReadScheduler } from "./domain/read-scheduler.js";
 import { ExtractionPool } from "./engine/pool.js";
 import { documentCreatedSubscription } from "./events/document-created.js";
+import { pagesHttp } from "./http/routes.js";
 import { migrations } from "./store/migrations.js";
+import { PAGE_TABLES, PageStore } from "./store/page-store.js";
 import { RunStore } from "./store/run-store.js";
 
 export { configSchema, type ExtractionConfig } from "./config.js";
@@ -56,32 +59,59 @@ export async function startExtractionService(
       ocrTimeoutMs: config.EXTRACTION_OCR_TIMEOUT_MS,
     },
   });
+  // The pages API's readers: capped like extraction's, with a shorter deadline (a person is waiting).
+  const pagePool = new ExtractionPool({
+    size: config.EXTRACTION_PAGE_READERS,
+    timeoutMs: config.EXTRACTION_PAGE_TIMEOUT_MS,
+    maxMemoryMb: config.EXTRACTION_MAX_MEMORY_MB,
+    limits: {
+      maxPages: config.EXTRACTION_MAX_PAGES,
+      maxOcrPages: config.EXTRACTION_OCR_PAGES,
+      ocr: config.EXTRACTION_OCR_PAGES > 0,
+      ocrTimeoutMs: Math.min(config.EXTRACTION_OCR_TIMEOUT_MS, config.EXTRACTION_PAGE_TIMEOUT_MS),
+    },
+  });
+  const membership = MembershipPermissions.connect(config.MEMBERSHIP_GRPC_ADDR, {
+    identity: infra.grpcIdentity,
+    deadlineMs: config.EXTRACTION_MEMBERSHIP_DEADLINE_MS,
+    cacheMs: config.EXTRACTION_PERMISSION_CACHE_MS,
+    bus: infra.bus,
+    logger: infra.logger,
+    metrics: infra.metrics,
+  });
   const closeResources = async () => {
     scheduler.close();
-    await pool.close();
+    await Promise.all([pool.close(), pagePool.close()]);
+    await membership.close();
     client?.close();
   };
   return infra.startOrClose(closeResources, async () => {
-    if (!(await pool.started(60_000)))
+    if (!(await pool.started(60_000)) || !(await pagePool.started(30_000)))
       infra.logger.warn("the file readers were not all started within 60 s; the first files wait for them");
     const swept = await pool.sweep();
     if (swept > 0) infra.logger.info({ directories: swept }, "removed the temporary files of readers of an earlier run");
     const runs = new RunStore(infra.sequelize);
+    const pageStore = new PageStore(infra.sql);
+    const documents = options.documents ?? (client as DocumentSource);
     const reader = new DocumentReader({
-      documents: options.documents ?? (client as DocumentSource),
+      documents,
       pool,
       scheduler,
       runs,
+      pages: pageStore,
       logger: infra.logger,
       metrics: infra.metrics,
       maxFileBytes: config.EXTRACTION_MAX_FILE_BYTES,
       maxReads: config.EXTRACTION_MAX_READS,
     });
-    // No public endpoint: the (empty) OpenAPI part keeps the gateway's merged document complete.
-    const app = infra.httpApp({
-      routes: () => undefined,
-      api: new ApiDescription("extraction"),
+    const pages = new DocumentPages({
+      documents,
+      permissions: membership,
+      store: pageStore,
+      pool: pagePool,
+      maxFileBytes: config.EXTRACTION_MAX_FILE_BYTES,
     });
+    const app = infra.httpApp(pagesHttp(pages, infra.verifier));
     // No gRPC service of its own: the server answers grpc.health.v1 only, like every other process.
     const grpc = infra.grpcServer();
     const running = await infra.serve({
@@ -99,12 +129,12 @@ export async function startExtractionService(
         removalSubscription(
           "extraction__queue_deleted",
           "queue.deleted",
-          deleteRowsOfQueue(infra.sql, ["extraction_runs", "extraction_reads"]),
+          deleteRowsOfQueue(infra.sql, ["extraction_runs", "extraction_reads", ...PAGE_TABLES]),
         ),
         removalSubscription(
           "extraction__documents_purged",
           "documents.purged",
-          deleteRowsOfDocuments(infra.sql, ["extraction_runs", "extraction_reads"]),
+          deleteRowsOfDocuments(infra.sql, ["extraction_runs", "extraction_reads", ...PAGE_TABLES]),
         ),
       ],
       onStop: closeResources,

@@ -81,7 +81,7 @@ describe("extraction service (real Postgres and NATS)", function () {
     return { documentId, event: payload };
   }
 
-  it("starts, reports ready over HTTP and gRPC health, and serves no API of its own", async () => {
+  it("starts, reports ready over HTTP and gRPC health, and answers 404 on a path it does not serve", async () => {
     const probe = await probeRunningService(running);
     expect(probe.ready).to.equal(true);
     expect(probe.grpcHealth).to.equal("SERVING");

@@ -1,26 +1,9 @@
 import createClient from "openapi-fetch";
 import type { paths } from "../generated/api.ts";
 import type { Session } from "./session.ts";
-import type { DocumentStatus, Problem } from "./types.ts";
+import type { Problem } from "./types.ts";
 
-/**
- * Routes of API.md the app uses before they are in the OpenAPI snapshot (web/openapi.json): typed here from API.md,
- * and dropped from this list once `npm run openapi -w @docex/web` brings them in. The app works without them.
- */
-interface PendingPaths {
-  "/api/v2/queues/{queue_id}/document-counts": {
-    get: {
-      parameters: { query?: never; header?: never; path: { queue_id: string }; cookie?: never };
-      requestBody?: never;
-      responses: {
-        200: { headers: Record<string, unknown>; content: { "application/json": { data: Partial<Record<DocumentStatus, number>> } } };
-        404: { headers: Record<string, unknown>; content: { "application/problem+json": Problem } };
-      };
-    };
-  };
-}
-
-export type ApiPaths = paths & PendingPaths;
+export type ApiPaths = paths;
 
 /** The typed client of docex's public API, every call with the session's token (refreshed quietly on a 401). */
 export function createApiClient(session: Session, baseUrl = "") {

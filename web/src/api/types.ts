@@ -4,7 +4,17 @@ type Json<T> = T extends { content: { "application/json": infer Body } } ? Body 
 type DataOf<T> = Json<T> extends { data: infer Data } ? Data : never;
 
 export type Problem = components["schemas"]["Problem"] & { messages?: Message[] };
-export type DocumentDto = DataOf<operations["getDocument"]["responses"][200]>;
+/** `T` with every four-number tuple widened to `number[]`: operations type `position.box` one way or the other. */
+type Loose<T> = T extends readonly [number, number, number, number]
+  ? number[]
+  : T extends readonly (infer Item)[]
+    ? Loose<Item>[]
+    : T extends object
+      ? { [Key in keyof T]: Loose<T[Key]> }
+      : T;
+
+/** A document as any operation answers it (one state holds the answers of get, patch, status and lists). */
+export type DocumentDto = Loose<DataOf<operations["getDocument"]["responses"][200]>>;
 export type Annotation = DocumentDto["annotations"][number];
 export type Message = DocumentDto["messages"][number];
 export type Queue = DataOf<operations["getQueue"]["responses"][200]>;

@@ -14,7 +14,7 @@ import {
 } from "../fields.ts";
 import { useI18n } from "../i18n.ts";
 import { followLink } from "../router.ts";
-import { OriginalFile } from "./original-file.tsx";
+import { type FieldBox, PageView } from "./page-view.tsx";
 
 /** Statuses in which a person edits the fields here; Confirm is offered in `to_validate`. */
 const EDITABLE = new Set(["to_validate", "postponed", "rejected", "export_failed"]);
@@ -37,6 +37,8 @@ export function DocumentScreen({ documentId }: { documentId: string }) {
   const [notice, setNotice] = useState<{ kind: "info" | "error"; text: string } | undefined>();
   const [loadError, setLoadError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
+  /** The value field that has the focus (or had it last): its box is highlighted, a clicked word fills it. */
+  const [focused, setFocused] = useState<string | undefined>();
   const form = useRef<HTMLFormElement>(null);
   /** Saves run one after another, and Confirm waits for them. */
   const saving = useRef<Promise<unknown>>(Promise.resolve());
@@ -77,6 +79,27 @@ export function DocumentScreen({ documentId }: { documentId: string }) {
     role !== undefined && (role === "unknown" || EDITORS.has(role)) && document !== undefined && EDITABLE.has(document.status);
 
   const valueOfField = (view: FieldView) => drafts[view.definition.key] ?? view.value;
+
+  const boxes = useMemo((): FieldBox[] => {
+    if (!document) return [];
+    const positions = new Map(document.annotations.map((annotation) => [annotation.key, annotation.position]));
+    return views.flatMap((view) => {
+      const position = positions.get(view.definition.key);
+      return position ? [{ key: view.definition.key, label: view.definition.label, page: position.page, box: position.box }] : [];
+    });
+  }, [document, views]);
+
+  /** Click-to-fill: the word becomes the focused field's value (Shift: is added to it), saved when the field is left. */
+  const fillable = canEdit && views.some((view) => view.definition.key === focused && view.definition.type !== "table");
+  const fill = (text: string, append: boolean) => {
+    const view = views.find((candidate) => candidate.definition.key === focused);
+    if (!view || !fillable) return;
+    const key = view.definition.key;
+    setDrafts((current) => {
+      const before = current[key] ?? view.value;
+      return { ...current, [key]: append && before ? `${before} ${text}` : text };
+    });
+  };
   const rowsOfField = (view: FieldView) => tables[view.definition.key] ?? view.rows;
 
   /** The edits not yet saved: drafts that differ from the document's values. */
@@ -176,10 +199,16 @@ export function DocumentScreen({ documentId }: { documentId: string }) {
   };
 
   if (loadError) return <p role="alert">{t("loadFailed", { detail: loadError })}</p>;
-  // The original is fetched at once, beside the document and its queue, not after them.
+  // The pages are fetched at once, beside the document and its queue, not after them.
   const original = (
     <section className="page-pane" aria-label={t("original")}>
-      <OriginalFile documentId={documentId} fileName={document?.file_name ?? "document"} />
+      <PageView
+        documentId={documentId}
+        fileName={document?.file_name ?? "document"}
+        boxes={boxes}
+        active={focused}
+        onWord={fillable ? fill : undefined}
+      />
     </section>
   );
   if (!document || !queue) {
@@ -238,6 +267,11 @@ export function DocumentScreen({ documentId }: { documentId: string }) {
           className="fields"
           aria-label={t("fields")}
           data-ready="true"
+          onFocus={(event) => {
+            const key = (event.target as HTMLElement).dataset.field;
+            // Table cells (key.row.column) have no box of their own.
+            if (key && !key.includes(".")) setFocused(key);
+          }}
           onSubmit={(event) => {
             event.preventDefault();
             void confirm();

@@ -4,8 +4,8 @@ import { useI18n } from "../i18n.ts";
 
 /**
  * The original file, fetched with the session's token and shown from a blob: URL — a PDF in the browser's own viewer,
- * an image as an image — with a download link. The page images of GET /documents/{id}/pages/{n} replace this once the
- * API serves them.
+ * an image as an image — with a download link. Shown for a document without pages (an XML e-invoice); the others show
+ * their page images (page-view.tsx).
  */
 export function OriginalFile({ documentId, fileName }: { documentId: string; fileName: string }) {
   const { api } = useServices();

@@ -62,6 +62,7 @@ const PROBLEM_TITLES: Record<number, string> = {
   409: "The resource's state does not allow this.",
   413: "The body is larger than this endpoint accepts.",
   415: "The body is not JSON.",
+  422: "The request is understood, but the resource cannot be made (e.g. a file's page that cannot be read).",
   429: "Too many requests; `Retry-After` says when to try again.",
   502: "A service this operation depends on failed.",
   503: "A service this operation depends on is unavailable.",

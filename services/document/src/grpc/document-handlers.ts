@@ -184,7 +184,8 @@ export const documentCallers: DocumentCallers = {
   // Every service that takes an entity reference from a request resolves it here.
   ResolveEntity: ["automation", "learning", "membership", "register", "webhook"],
   GetQueue: ["automation", "extraction", "learning"],
-  GetDocument: ["learning", "webhook"],
+  // extraction: the pages API checks who may read the document.
+  GetDocument: ["extraction", "learning", "webhook"],
   // automation (rules) and learning (relearned fields) write documents; nobody else may.
   ApplyDocumentChanges: ["automation", "learning"],
   // extraction: reads the uploaded file and hands its result back.

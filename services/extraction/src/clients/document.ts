@@ -1,7 +1,7 @@
 import { readAnnotationSchema } from "@docex/annotations";
 import { type EventBus, forgetChangedQueues, type GrpcIdentity, type Metrics, NotFoundError, undefinedIfNotFound } from "@docex/kit";
 import { createDocumentClient } from "@docex/protos";
-import type { DocumentFile, DocumentSource, QueueView } from "../domain/document-source.js";
+import type { DocumentFile, DocumentSource, DocumentView, QueueView } from "../domain/document-source.js";
 
 export interface DocumentClientOptions {
   /** This service's certificate, presented to the document service (GRPC_TLS_DIR). */
@@ -14,8 +14,8 @@ export interface DocumentClientOptions {
 }
 
 /**
- * The document service over gRPC: GetQueue (cached until a change of the queue is announced), ReadDocumentFile,
- * RecordExtraction.
+ * The document service over gRPC: GetQueue (cached until a change of the queue is announced), GetDocument (the pages
+ * API's access check), ReadDocumentFile, RecordExtraction.
  */
 export function documentSource(address: string, options: DocumentClientOptions): DocumentSource & { close(): void } {
   const client = createDocumentClient(address, options);
@@ -35,6 +35,13 @@ export function documentSource(address: string, options: DocumentClientOptions):
       if (queues.size > 10_000) queues.delete(queues.keys().next().value as string);
       queues.set(queueId, queue);
       return queue;
+    },
+    async findDocument(documentId, ctx) {
+      const answer = await undefinedIfNotFound(client.getDocument({ document_id: documentId }, ctx));
+      if (!answer?.document) return undefined;
+      const { id, organization_id, queue_id, approvers } = answer.document;
+      const document: DocumentView = { id, organizationId: organization_id, queueId: queue_id, approvers: [...approvers] };
+      return document;
     },
     async readFile(organizationId, documentId, maxBytes, ctx) {
       const chunks: Uint8Array[] = [];

@@ -4,6 +4,7 @@ import { annotationsFor } from "../engine/annotations.js";
 import { sniffKind } from "../engine/engine.js";
 import type { ExtractionPool } from "../engine/pool.js";
 import type { ExtractionMessage, ExtractionResult } from "../engine/types.js";
+import type { PageStore } from "../store/page-store.js";
 import type { RunStore } from "../store/run-store.js";
 import type { CallContext, DocumentSource } from "./document-source.js";
 import type { ReadScheduler } from "./read-scheduler.js";
@@ -22,6 +23,8 @@ export interface DocumentReaderDeps {
   /** Who reads next: text before scans, organizations in turn. */
   scheduler: ReadScheduler;
   runs: RunStore;
+  /** Where the pages and words of a file read are kept for the pages API. */
+  pages?: Pick<PageStore, "keep">;
   logger: Logger;
   metrics?: Metrics;
   maxFileBytes: number;
@@ -82,6 +85,9 @@ export class DocumentReader {
       },
       ctx,
     );
+    // Kept before the run: a crash between the two reads the file again and keeps the same pages.
+    if (result.pages && !result.stopped)
+      await this.deps.pages?.keep({ documentId: data.document_id, queueId: data.queue_id }, result.pages);
     const durationMs = Date.now() - started;
     const outcome = answer.applied ? (result.stopped ? "failed" : "applied") : answer.reason || "refused";
     logger.info(

@@ -11,6 +11,15 @@ export interface QueueView {
   schema: SchemaField[];
 }
 
+/** A document as the pages API needs it: whose it is, and who may see it. */
+export interface DocumentView {
+  id: string;
+  organizationId: string;
+  queueId: string;
+  /** An approver sees only the documents they are assigned to. */
+  approvers: string[];
+}
+
 export interface DocumentFile {
   bytes: Uint8Array;
   contentType: string;
@@ -30,6 +39,8 @@ export interface ExtractionRecord {
 /** What this service needs of the document service (gRPC in production, a double in tests). */
 export interface DocumentSource {
   findQueue(queueId: string, ctx?: CallContext): Promise<QueueView | undefined>;
+  /** The document by id, of any organization (the caller checks access); undefined when there is none. */
+  findDocument(documentId: string, ctx?: CallContext): Promise<DocumentView | undefined>;
   /** The document's file, streamed and collected up to `maxBytes`; undefined when the document has none. */
   readFile(
     organizationId: string,

@@ -1,7 +1,8 @@
 import { readEinvoice } from "./einvoice.js";
 import { isdocOfIsdocx } from "./isdocx.js";
-import { OcrRefusedError, ocr, ocrAvailable, type PageSize } from "./ocr.js";
-import { linesOf, type TextItem } from "./page-text.js";
+import { OCR_DPI, OcrRefusedError, ocr, ocrAvailable, type PageSize } from "./ocr.js";
+import { linesOf, MAX_LISTED_PAGES, type TextItem, wordsOf } from "./page-text.js";
+import { imageDimensions } from "./pages.js";
 import { openPdf } from "./pdf.js";
 import { readAttachments } from "./pdf-attachments.js";
 import { fieldsFromLines, type PageSizes } from "./text-fields.js";
@@ -11,6 +12,7 @@ import {
   type ExtractionLimits,
   type ExtractionMessage,
   type ExtractionResult,
+  type PageRead,
   UnreadableFileError,
 } from "./types.js";
 import { parseXml } from "./xml.js";
@@ -51,6 +53,23 @@ async function fromWords(
   return fieldsFromLines(linesOf(items), source, pageSizes);
 }
 
+/**
+ * The pages of a file (`sizes`, in points) with the words of those whose `items` were read; `units` are the items'
+ * page sizes (points for the text layer, pixels for OCR), so that words share the fractions of `position`.
+ */
+function pagesOf(sizes: PageSize[], items: TextItem[] | undefined, units: PageSize[], readPages: number): PageRead[] {
+  const words = items ? wordsOf(items, units) : undefined;
+  return sizes.map((size, index) => ({
+    page: index + 1,
+    width: size.width,
+    height: size.height,
+    ...(words && index < readPages ? { words: words.get(index + 1) ?? [] } : {}),
+  }));
+}
+
+/** OCR's unit: a PDF page rasterized at OCR_DPI (boxes of pages drawn below it are scaled to it), an image's pixels. */
+const ocrPixels = (size: PageSize): PageSize => ({ width: (size.width * OCR_DPI) / 72, height: (size.height * OCR_DPI) / 72 });
+
 async function fromOcr(
   bytes: Uint8Array,
   kind: "pdf" | "image",
@@ -72,8 +91,11 @@ async function fromOcr(
     const killed = (error as { killed?: boolean }).killed;
     return unreadable(killed ? "OCR took too long and was stopped; fill the fields by hand." : "OCR could not read this file.");
   }
-  if (items.length === 0) return unreadable("OCR found no text in this document.", "info");
-  return fromWords(items, "builtin:ocr");
+  const sizes = kind === "image" ? [imageDimensions(bytes)] : pageSizes;
+  const units = kind === "image" ? sizes : sizes.map(ocrPixels);
+  const pages = pagesOf(sizes, items, units, kind === "image" ? 1 : limits.maxOcrPages);
+  if (items.length === 0) return { ...unreadable("OCR found no text in this document.", "info"), pages };
+  return { ...(await fromWords(items, "builtin:ocr", units)), pages };
 }
 
 const EINVOICE_ATTACHMENT = /\.(xml|isdoc)$/i;
@@ -105,61 +127,75 @@ function printedMatches(read: ExtractionResult, items: TextItem[]): boolean {
 async function fromPdf(bytes: Uint8Array, limits: ExtractionLimits, pagesOnly = false): Promise<ExtractionResult> {
   const pdf = await openPdf(bytes);
   try {
-    const embedded = pagesOnly ? { attachments: [], problems: [] } : await readAttachments(bytes, EINVOICE_ATTACHMENT, limits.maxXmlBytes);
-    // The page's text is read at most once: to check an embedded XML against it, and to read the page.
-    let printedItems: TextItem[] | undefined;
-    const printedText = async () => {
-      printedItems ??= await pdf.text(limits.maxPages);
-      return printedItems;
-    };
-    const messages: ExtractionMessage[] = embedded.problems.map((message) => ({ key: null, message, severity: "warning" }));
-    for (const attachment of embedded.attachments) {
-      try {
-        const read = readEinvoice(parseXml(attachment.content, limits.maxXmlBytes), "pdf");
-        if (!read) continue;
-        if (printedMatches(read, await printedText())) return read;
-        // The XML describes another invoice than the page (a template's XML left in happens). Which one is the
-        // invoice is the standard's rule: in Factur-X / ZUGFeRD 2 the XML is, in ZUGFeRD 1.0 the printed page is.
-        const described = `its number ${read.fields.invoice_id?.value ?? "–"} and total ${read.fields.total_due?.value ?? "–"} are not on the page`;
-        if (read.format !== "zugferd1")
-          return {
-            ...read,
-            messages: [
-              ...read.messages,
-              {
-                key: null,
-                message: `The attached ${attachment.name} describes another invoice than the printed page (${described}); its values were read, as the XML is the invoice in this standard. Check the page with the supplier.`,
-                severity: "warning",
-              },
-            ],
-          };
-        messages.push({
-          key: null,
-          message: `The attached ${attachment.name} describes another invoice (${described}); the printed invoice was read instead, as the page is the invoice in ZUGFeRD 1.0.`,
-          severity: "warning",
-        });
-        break;
-      } catch (error) {
-        if (!(error instanceof UnreadableFileError)) throw error;
-        messages.push({ key: null, message: `The attached ${attachment.name} was not read: ${error.message}`, severity: "warning" });
-      }
-    }
-    if (pdf.pages > limits.maxPages)
-      messages.push({
-        key: null,
-        message: `The PDF has ${pdf.pages} pages; only the first ${limits.maxPages} were read.`,
-        severity: "info",
-      });
-    const items = await printedText();
-    const textLength = items.reduce((total, item) => total + item.text.trim().length, 0);
-    const result =
-      textLength >= 20
-        ? await fromWords(items, "builtin:pdf_text", await pdf.pageSizes(limits.maxPages))
-        : await fromOcr(bytes, "pdf", limits, await pdf.pageSizes(limits.maxOcrPages));
-    return { ...result, messages: [...messages, ...result.messages] };
+    const sizes = await pdf.pageSizes(Math.min(pdf.pages, MAX_LISTED_PAGES));
+    const { printed, ...read } = await readPdf(pdf, bytes, sizes, limits, pagesOnly);
+    return read.pages || read.needsOcr ? read : { ...read, pages: pagesOf(sizes, printed, sizes, limits.maxPages) };
   } finally {
     await pdf.close().catch(() => undefined);
   }
+}
+
+/** A PDF's invoice: an embedded e-invoice checked against the page, else the text layer, else OCR. */
+async function readPdf(
+  pdf: Awaited<ReturnType<typeof openPdf>>,
+  bytes: Uint8Array,
+  sizes: PageSize[],
+  limits: ExtractionLimits,
+  pagesOnly: boolean,
+): Promise<ExtractionResult & { printed?: TextItem[] }> {
+  const embedded = pagesOnly ? { attachments: [], problems: [] } : await readAttachments(bytes, EINVOICE_ATTACHMENT, limits.maxXmlBytes);
+  // The page's text is read at most once: to check an embedded XML against it, and to read the page.
+  let printedItems: TextItem[] | undefined;
+  const printedText = async () => {
+    printedItems ??= await pdf.text(limits.maxPages);
+    return printedItems;
+  };
+  const messages: ExtractionMessage[] = embedded.problems.map((message) => ({ key: null, message, severity: "warning" }));
+  for (const attachment of embedded.attachments) {
+    try {
+      const read = readEinvoice(parseXml(attachment.content, limits.maxXmlBytes), "pdf");
+      if (!read) continue;
+      if (printedMatches(read, await printedText())) return { ...read, printed: printedItems };
+      // The XML describes another invoice than the page (a template's XML left in happens). Which one is the
+      // invoice is the standard's rule: in Factur-X / ZUGFeRD 2 the XML is, in ZUGFeRD 1.0 the printed page is.
+      const described = `its number ${read.fields.invoice_id?.value ?? "–"} and total ${read.fields.total_due?.value ?? "–"} are not on the page`;
+      if (read.format !== "zugferd1")
+        return {
+          ...read,
+          printed: printedItems,
+          messages: [
+            ...read.messages,
+            {
+              key: null,
+              message: `The attached ${attachment.name} describes another invoice than the printed page (${described}); its values were read, as the XML is the invoice in this standard. Check the page with the supplier.`,
+              severity: "warning",
+            },
+          ],
+        };
+      messages.push({
+        key: null,
+        message: `The attached ${attachment.name} describes another invoice (${described}); the printed invoice was read instead, as the page is the invoice in ZUGFeRD 1.0.`,
+        severity: "warning",
+      });
+      break;
+    } catch (error) {
+      if (!(error instanceof UnreadableFileError)) throw error;
+      messages.push({ key: null, message: `The attached ${attachment.name} was not read: ${error.message}`, severity: "warning" });
+    }
+  }
+  if (pdf.pages > limits.maxPages)
+    messages.push({
+      key: null,
+      message: `The PDF has ${pdf.pages} pages; only the first ${limits.maxPages} were read.`,
+      severity: "info",
+    });
+  const items = await printedText();
+  const textLength = items.reduce((total, item) => total + item.text.trim().length, 0);
+  const result =
+    textLength >= 20
+      ? { ...(await fromWords(items, "builtin:pdf_text", sizes.slice(0, limits.maxPages))), printed: items }
+      : await fromOcr(bytes, "pdf", limits, sizes);
+  return { ...result, messages: [...messages, ...result.messages] };
 }
 
 /**
@@ -174,11 +210,15 @@ export async function extractInvoice(input: ExtractionInput, limits: ExtractionL
     if (kind === "pdf") return await fromPdf(bytes, limits, input.pagesOnly === true);
     if (kind === "zip") {
       const read = readEinvoice(parseXml(isdocOfIsdocx(bytes, limits.maxXmlBytes), limits.maxXmlBytes), "isdocx");
-      return read ?? unreadable("The archive's .isdoc document is not an ISDOC invoice.");
+      return { ...(read ?? unreadable("The archive's .isdoc document is not an ISDOC invoice.")), pages: [] };
     }
     if (kind === "xml") {
       const read = readEinvoice(parseXml(bytes, limits.maxXmlBytes));
-      return read ?? unreadable("The XML file is not an e-invoice this engine reads (ISDOC, UBL 2.1, CII / XRechnung).", "info");
+      // No page: the pages API lists none.
+      return {
+        ...(read ?? unreadable("The XML file is not an e-invoice this engine reads (ISDOC, UBL 2.1, CII / XRechnung).", "info")),
+        pages: [],
+      };
     }
     if (kind === "image") return await fromOcr(bytes, "image", limits);
     return unreadable("The file is not a PDF, image or e-invoice; nothing was extracted.", "info");

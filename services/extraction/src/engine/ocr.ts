@@ -48,7 +48,7 @@ export function wordsOfTsv(tsv: string, page: number): TextItem[] {
 }
 
 /** Resolution pages are rasterized at for OCR, unless the page is so large that it would pass the pixel cap. */
-const OCR_DPI = 200;
+export const OCR_DPI = 200;
 /** Below this a page's text cannot be read anyway: a page that would need it is not rasterized at all. */
 const MIN_OCR_DPI = 50;
 
@@ -101,6 +101,8 @@ function imagePixels(bytes: Uint8Array): number | undefined {
 
 export interface OcrOptions {
   maxPages: number;
+  /** The first page OCRed (1 by default): one page of a PDF is OCRed alone for its words. */
+  firstPage?: number;
   timeoutMs: number;
   /** Pixels one rasterized page or image may have (a 337-byte PDF can declare a page of square metres). */
   maxPixels: number;
@@ -133,7 +135,7 @@ export async function ocr(bytes: Uint8Array, kind: "pdf" | "image", options: Ocr
     if (kind === "image") return await recognize(input, 1, remaining());
     const items: TextItem[] = [];
     const sizes = options.pageSizes ?? [];
-    for (let number = 1; number <= Math.min(options.maxPages, sizes.length); number += 1) {
+    for (let number = options.firstPage ?? 1; number <= Math.min(options.maxPages, sizes.length); number += 1) {
       const dpi = ocrDpi(sizes[number - 1] as PageSize, options.maxPixels);
       if (dpi === undefined) continue;
       const prefix = path.join(directory, `page-${number}`);

@@ -1,3 +1,5 @@
+import type { PageWord } from "./types.js";
+
 /** A piece of text on a page with its box; y grows downwards, units are the page's (points or pixels). */
 export interface TextItem {
   text: string;
@@ -78,4 +80,43 @@ export function linesOf(items: TextItem[]): Line[] {
     for (const segment of segments) segment.text = segment.text.trim();
     return { y: line.centre, page: line.page, segments };
   });
+}
+
+/** Pages a document lists and serves; a longer PDF's later pages are not shown (an invoice has a few). */
+export const MAX_LISTED_PAGES = 200;
+/** Words kept of one page: a page with more is not an invoice page anyone reads by clicking. */
+export const MAX_WORDS_PER_PAGE = 5_000;
+const round = (value: number) => Math.round(Math.min(1, Math.max(0, value)) * 10_000) / 10_000;
+
+/**
+ * The words of text items as the API shows them: each item (pdf.js gives runs of several words, tesseract single
+ * words) split at white space, each word's share of the item's box by its characters, as fractions of its page from
+ * the top-left corner: the coordinates of the engine's `position` (text-fields.ts's positionOf).
+ * `sizes[page - 1]` is the page's size in the items' units (points for the text layer, pixels for OCR).
+ */
+export function wordsOf(items: TextItem[], sizes: { width: number; height: number }[]): Map<number, PageWord[]> {
+  const pages = new Map<number, PageWord[]>();
+  for (const item of items) {
+    const size = sizes[item.page - 1];
+    if (!size || size.width <= 0 || size.height <= 0 || item.text.length === 0) continue;
+    const words = pages.get(item.page) ?? [];
+    if (words.length >= MAX_WORDS_PER_PAGE) continue;
+    const share = item.width / item.text.length;
+    for (const match of item.text.matchAll(/\S+/g)) {
+      const start = match.index ?? 0;
+      const left = item.x + share * start;
+      const right = left + share * match[0].length;
+      words.push({
+        text: match[0],
+        box: [
+          round(left / size.width),
+          round(item.y / size.height),
+          round(right / size.width),
+          round((item.y + item.height) / size.height),
+        ],
+      });
+    }
+    pages.set(item.page, words.slice(0, MAX_WORDS_PER_PAGE));
+  }
+  return pages;
 }

@@ -10,10 +10,10 @@ const STANDARD_FONTS = `${path.join(path.dirname(require.resolve("pdfjs-dist/pac
 
 export interface OpenedPdf {
   pages: number;
-  /** Text items of the first `maxPages` pages, y from the top of each page. */
-  text(maxPages: number): Promise<TextItem[]>;
-  /** Sizes in points of the first `maxPages` pages, from their boxes (nothing is rendered). */
-  pageSizes(maxPages: number): Promise<{ width: number; height: number }[]>;
+  /** Text items of pages `first` (1 by default) to `last`, y from the top of each page. */
+  text(last: number, first?: number): Promise<TextItem[]>;
+  /** Sizes in points of pages `first` (1 by default) to `last`, from their boxes (nothing is rendered). */
+  pageSizes(last: number, first?: number): Promise<{ width: number; height: number }[]>;
   close(): Promise<void>;
 }
 
@@ -43,9 +43,9 @@ export async function openPdf(bytes: Uint8Array): Promise<OpenedPdf> {
   }
   return {
     pages: document.numPages,
-    async text(maxPages: number) {
+    async text(last: number, first = 1) {
       const items: TextItem[] = [];
-      for (let number = 1; number <= Math.min(maxPages, document.numPages); number += 1) {
+      for (let number = first; number <= Math.min(last, document.numPages); number += 1) {
         const page = await document.getPage(number);
         const viewport = page.getViewport({ scale: 1 });
         const content = await page.getTextContent();
@@ -66,9 +66,9 @@ export async function openPdf(bytes: Uint8Array): Promise<OpenedPdf> {
       }
       return items;
     },
-    async pageSizes(maxPages: number) {
+    async pageSizes(last: number, first = 1) {
       const sizes: { width: number; height: number }[] = [];
-      for (let number = 1; number <= Math.min(maxPages, document.numPages); number += 1) {
+      for (let number = first; number <= Math.min(last, document.numPages); number += 1) {
         const { width, height } = (await document.getPage(number)).getViewport({ scale: 1 });
         sizes.push({ width, height });
       }

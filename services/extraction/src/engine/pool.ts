@@ -6,8 +6,17 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import type { ReaderJob, ReaderReply } from "./reader-process.js";
-import { DEFAULT_LIMITS, type ExtractionInput, type ExtractionLimits, type ExtractionResult } from "./types.js";
+import type { RenderedPage } from "./pages.js";
+import type { ReaderJob, ReaderReply, ReaderResults, ReaderTask } from "./reader-process.js";
+import {
+  DEFAULT_LIMITS,
+  type ExtractionInput,
+  type ExtractionLimits,
+  type ExtractionResult,
+  type PageRead,
+  type PageWord,
+  UnreadableFileError,
+} from "./types.js";
 
 export interface ExtractionPoolOptions {
   /** Reading processes, each extracting one file at a time. */
@@ -29,11 +38,13 @@ export interface ExtractionPoolOptions {
 
 interface Job {
   id: number;
-  input: ExtractionInput;
-  limits: ExtractionLimits;
-  resolve: (result: ExtractionResult) => void;
+  task: ReaderTask;
+  resolve: (result: ReaderResults[ReaderTask["kind"]]) => void;
   reject: (error: Error) => void;
 }
+
+/** A reader was stopped while it had the file (memory, time, a crash): the message says which, for the user. */
+export class ReaderStoppedError extends Error {}
 
 interface Reader {
   child: ChildProcess;
@@ -56,6 +67,12 @@ interface Reader {
 const running = import.meta.url.endsWith(".ts");
 const READER_PATH = new URL(running ? "./reader-process.ts" : "./reader-process.js", import.meta.url).pathname;
 const TMP_PREFIX = "docex-reader-";
+/**
+ * Names this process's reader directories: shared by its pools (extraction's and the pages API's), so that one pool's
+ * sweep never takes another's directories for those of an earlier run.
+ */
+const PROCESS_OWNER = `${process.pid}-${randomBytes(4).toString("hex")}`;
+let nextReader = 1;
 /** How often a reader's resident memory is looked at while it reads. */
 const WATCH_INTERVAL_MS = 50;
 const MEMORY_SIGNS = /out of memory|allocation failed|heap limit|Cannot allocate memory|ENOMEM/i;
@@ -120,9 +137,8 @@ export class ExtractionPool {
   private readonly limits: ExtractionLimits;
   private readonly tmpRoot: string;
   private readonly capBytes: number;
-  private readonly owner = `${process.pid}-${randomBytes(4).toString("hex")}`;
+  private readonly owner = PROCESS_OWNER;
   private nextId = 1;
-  private nextReader = 1;
   private closed = false;
   private warnedUncapped = false;
   /** Readers in a row that died before they were ready. */
@@ -154,11 +170,39 @@ export class ExtractionPool {
     return removed;
   }
 
-  /** Reads one file; `limits` overrides the pool's for this file (e.g. `deferOcr`). */
-  extract(input: ExtractionInput, limits: Partial<ExtractionLimits> = {}): Promise<ExtractionResult> {
+  /**
+   * Reads one file's invoice; `limits` overrides the pool's for this file (e.g. `deferOcr`). A stopped reader answers
+   * a `stopped` result: the document goes to extraction_failed with its message.
+   */
+  async extract(input: ExtractionInput, limits: Partial<ExtractionLimits> = {}): Promise<ExtractionResult> {
+    try {
+      return await this.run<"extract">({ kind: "extract", input, limits: { ...this.limits, ...limits } });
+    } catch (error) {
+      if (error instanceof ReaderStoppedError) return stoppedResult(error.message);
+      throw error;
+    }
+  }
+
+  /** The file's pages (sizes in points); [] for a file without pages. Throws ReaderStoppedError or UnreadableFileError. */
+  pages(input: ExtractionInput): Promise<PageRead[]> {
+    return this.run<"pages">({ kind: "pages", input });
+  }
+
+  /** The words of one page (text layer, or OCR where it has none). Throws ReaderStoppedError or UnreadableFileError. */
+  words(input: ExtractionInput, page: number): Promise<PageWord[]> {
+    return this.run<"words">({ kind: "words", input, page, limits: this.limits });
+  }
+
+  /** One page drawn `width` pixels wide. Throws ReaderStoppedError or UnreadableFileError. */
+  render(input: ExtractionInput, page: number, width: number): Promise<RenderedPage> {
+    // pdftoppm is stopped a second before the reader would be: the reader answers why and stays.
+    return this.run<"render">({ kind: "render", input, page, width, timeoutMs: Math.max(1_000, this.options.timeoutMs - 1_000) });
+  }
+
+  private run<K extends ReaderTask["kind"]>(task: Extract<ReaderTask, { kind: K }>): Promise<ReaderResults[K]> {
     if (this.closed) return Promise.reject(new Error("the extraction pool is closed"));
     return new Promise((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, input, limits: { ...this.limits, ...limits }, resolve, reject });
+      this.queue.push({ id: this.nextId++, task, resolve: resolve as Job["resolve"], reject });
       this.dispatch();
     });
   }
@@ -194,7 +238,7 @@ export class ExtractionPool {
   }
 
   private spawn(): Reader {
-    const tmpDir = path.join(this.tmpRoot, `${TMP_PREFIX}${this.owner}-${this.nextReader++}`);
+    const tmpDir = path.join(this.tmpRoot, `${TMP_PREFIX}${this.owner}-${nextReader++}`);
     mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
     const execArgv = [
       // Under tests the sources run through tsx; so does the reader.
@@ -223,11 +267,11 @@ export class ExtractionPool {
       const memory = MEMORY_SIGNS.test(reader.stderrTail) || (reader.capped && reader.job !== undefined && CRASH_SIGNALS.has(signal ?? ""));
       this.replace(
         reader,
-        memory ? this.memoryResult() : stoppedResult(`The file could not be read (the reader stopped: ${signal ?? `exit code ${code}`}).`),
+        memory ? this.memoryMessage() : `The file could not be read (the reader stopped: ${signal ?? `exit code ${code}`}).`,
       );
     });
     child.on("error", () => {
-      if (!reader.ended) this.replace(reader, stoppedResult("The file could not be read (the reader could not be started)."));
+      if (!reader.ended) this.replace(reader, "The file could not be read (the reader could not be started).");
     });
     child.unref();
     child.channel?.unref();
@@ -257,16 +301,18 @@ export class ExtractionPool {
       this.dispatch();
       return;
     }
+    // The file cannot be used for this (the engine said why); the reader is whole and takes the next file.
+    if (reply.unreadable) {
+      job.reject(new UnreadableFileError(reply.error));
+      this.dispatch();
+      return;
+    }
     // A reader that threw may have half-built state (an allocation refused half-way): it is not reused.
-    this.replace(
-      reader,
-      MEMORY_SIGNS.test(reply.error) ? this.memoryResult() : stoppedResult(`The file could not be read (${reply.error}).`),
-      job,
-    );
+    this.replace(reader, MEMORY_SIGNS.test(reply.error) ? this.memoryMessage() : `The file could not be read (${reply.error}).`, job);
   }
 
-  private memoryResult(): ExtractionResult {
-    return stoppedResult(`Reading this file needed more than ${this.options.maxMemoryMb} MB of memory; it was stopped.`);
+  private memoryMessage(): string {
+    return `Reading this file needed more than ${this.options.maxMemoryMb} MB of memory; it was stopped.`;
   }
 
   private settle(reader: Reader): void {
@@ -297,16 +343,17 @@ export class ExtractionPool {
   }
 
   /**
-   * Ends the reader's job with `result`, ends the reader, starts a new one and goes on with the queue. A reader that
+   * Ends the reader's job with a ReaderStoppedError saying `failure`, ends the reader, starts a new one and goes on with
+   * the queue. A reader that
    * died before it was ready (a broken install, a runtime that refuses to start) is restarted after a delay that
    * doubles up to 30 s, instead of in a loop that would take a core.
    */
-  private replace(reader: Reader, result: ExtractionResult, finished?: Job): void {
+  private replace(reader: Reader, failure: string, finished?: Job): void {
     const job = finished ?? reader.job;
     const index = this.readers.indexOf(reader);
     if (index >= 0) this.readers.splice(index, 1);
     void this.end(reader);
-    job?.resolve(result);
+    job?.reject(new ReaderStoppedError(failure));
     if (this.closed) return;
     this.failedStarts = reader.ready ? 0 : this.failedStarts + 1;
     if (this.failedStarts === 0) {
@@ -330,17 +377,13 @@ export class ExtractionPool {
       if (!job) return;
       reader.job = job;
       reader.deadline = setTimeout(
-        () =>
-          this.replace(
-            reader,
-            stoppedResult(`Reading this file took longer than ${Math.round(this.options.timeoutMs / 1000)} s; it was stopped.`),
-          ),
+        () => this.replace(reader, `Reading this file took longer than ${Math.round(this.options.timeoutMs / 1000)} s; it was stopped.`),
         this.options.timeoutMs,
       );
       reader.watchdog = setInterval(() => void this.watch(reader, job), WATCH_INTERVAL_MS);
-      const message: ReaderJob = { id: job.id, input: job.input, limits: job.limits };
+      const message: ReaderJob = { id: job.id, task: job.task };
       reader.child.send(message, (error) => {
-        if (error && reader.job === job) this.replace(reader, stoppedResult("The file could not be handed to the reader."));
+        if (error && reader.job === job) this.replace(reader, "The file could not be handed to the reader.");
       });
     }
   }
@@ -350,6 +393,6 @@ export class ExtractionPool {
     const pid = reader.child.pid;
     if (pid === undefined || reader.job !== job) return;
     const bytes = await residentBytes(pid);
-    if (bytes !== undefined && reader.job === job && bytes > reader.baseRss + this.capBytes) this.replace(reader, this.memoryResult());
+    if (bytes !== undefined && reader.job === job && bytes > reader.baseRss + this.capBytes) this.replace(reader, this.memoryMessage());
   }
 }

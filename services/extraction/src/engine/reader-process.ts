@@ -1,23 +1,60 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { extractInvoice } from "./engine.js";
-import type { ExtractionInput, ExtractionLimits } from "./types.js";
+import { listPages, type RenderedPage, readPageWords, renderPage } from "./pages.js";
+import {
+  type ExtractionInput,
+  type ExtractionLimits,
+  type ExtractionResult,
+  type PageRead,
+  type PageWord,
+  UnreadableFileError,
+} from "./types.js";
 
 /**
- * A reading process of the pool (see pool.ts): one extraction per message. It caps its own memory before it takes
+ * A reading process of the pool (see pool.ts): one task per message (an extraction, a file's pages, a page's words or
+ * image). It caps its own memory before it takes
  * any file, so that a decompression bomb ends here, in this process, and never in the service.
  */
 
+/** What a reader is asked to do with a file: read the invoice, list its pages, read a page's words, draw a page. */
+export type ReaderTask =
+  | { kind: "extract"; input: ExtractionInput; limits: ExtractionLimits }
+  | { kind: "pages"; input: ExtractionInput }
+  | { kind: "words"; input: ExtractionInput; page: number; limits: ExtractionLimits }
+  | { kind: "render"; input: ExtractionInput; page: number; width: number; timeoutMs: number };
+
+/** The answer of each kind of task. */
+export interface ReaderResults {
+  extract: ExtractionResult;
+  pages: PageRead[];
+  words: PageWord[];
+  render: RenderedPage;
+}
+
 export interface ReaderJob {
   id: number;
-  input: ExtractionInput;
-  limits: ExtractionLimits;
+  task: ReaderTask;
 }
 
 export type ReaderReply =
   | { ready: true; capped: boolean }
-  | { id: number; result: Awaited<ReturnType<typeof extractInvoice>> }
-  | { id: number; error: string };
+  | { id: number; result: ReaderResults[ReaderTask["kind"]] }
+  /** `unreadable`: the file cannot be used for this (its message is the user's), not a failure of the reader. */
+  | { id: number; error: string; unreadable?: boolean };
+
+function perform(task: ReaderTask): Promise<ReaderResults[ReaderTask["kind"]]> {
+  switch (task.kind) {
+    case "extract":
+      return extractInvoice(task.input, task.limits);
+    case "pages":
+      return listPages(task.input);
+    case "words":
+      return readPageWords(task.input, task.page, task.limits);
+    case "render":
+      return renderPage(task.input, task.page, task.width, task.timeoutMs);
+  }
+}
 
 /** The process's data segment in bytes (the size RLIMIT_DATA bounds): heap, array buffers, malloc. */
 function dataBytes(): number | undefined {
@@ -72,9 +109,10 @@ const capped = capMemory(Number(process.env.DOCEX_READER_MEMORY_BYTES));
 process.on("disconnect", () => process.exit(0));
 process.on("message", async (job: ReaderJob) => {
   try {
-    send({ id: job.id, result: await extractInvoice(job.input, job.limits) });
+    send({ id: job.id, result: await perform(job.task) });
   } catch (error) {
-    send({ id: job.id, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+    if (error instanceof UnreadableFileError) send({ id: job.id, error: error.message, unreadable: true });
+    else send({ id: job.id, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
   }
 });
 send({ ready: true, capped });

@@ -36,6 +36,23 @@ export interface FieldPosition {
   box: [number, number, number, number];
 }
 
+/** A word on a page and its box, in the fractions of `FieldPosition` (GET /documents/{id}/pages/{n}/words). */
+export interface PageWord {
+  text: string;
+  box: [number, number, number, number];
+}
+
+/**
+ * A page of the file: its size in points (an image's pixels count as points) and, for the pages that were read, its
+ * words (text layer or OCR). Kept by the service for the pages API.
+ */
+export interface PageRead {
+  page: number;
+  width: number;
+  height: number;
+  words?: PageWord[];
+}
+
 export interface ExtractedField {
   /** Normalized text: dates YYYY-MM-DD, amounts with a point and two decimals, IBAN without spaces. */
   value: string;
@@ -79,6 +96,8 @@ export interface ExtractionResult {
   stopped?: true;
   /** The file needs OCR, which `deferOcr` left for a run of its own: nothing else is in this result. */
   needsOcr?: true;
+  /** The file's pages with the words of those read; absent when the file was not read (a stop, a deferred OCR). */
+  pages?: PageRead[];
 }
 
 /** The input of one extraction: the uploaded bytes and what the uploader said about them. */

@@ -38,4 +38,44 @@ export const migrations: Migration[] = [
         CREATE INDEX extraction_reads_by_queue ON extraction_reads (queue_id);
       `,
   ),
+  sqlMigration(
+    "0003-document-pages",
+    `
+        -- The pages of a document's file (the pages API), kept when the engine reads the file or on the first request
+        -- for a document read before or by an outside engine. One row per document whose pages are known.
+        CREATE TABLE document_page_lists (
+          document_id      uuid PRIMARY KEY,
+          queue_id         uuid NOT NULL,
+          pages            integer NOT NULL,
+          -- Why the file's pages cannot be shown (a reader stopped on it), else null: answered at once next time.
+          unreadable       text,
+          created_at       timestamptz NOT NULL DEFAULT now()
+        );
+        CREATE INDEX document_page_lists_by_queue ON document_page_lists (queue_id);
+        -- Each page: its size in points and its words ([{text, box}], fractions of the page), null until read.
+        CREATE TABLE document_pages (
+          document_id      uuid NOT NULL,
+          queue_id         uuid NOT NULL,
+          page             integer NOT NULL,
+          width            double precision NOT NULL,
+          height           double precision NOT NULL,
+          words            jsonb,
+          PRIMARY KEY (document_id, page)
+        );
+        CREATE INDEX document_pages_by_queue ON document_pages (queue_id);
+        -- Pages drawn as images, per width asked for; a few widths per page are kept (the store evicts the rest).
+        CREATE TABLE document_page_images (
+          document_id      uuid NOT NULL,
+          queue_id         uuid NOT NULL,
+          page             integer NOT NULL,
+          width            integer NOT NULL,
+          content_type     text NOT NULL,
+          etag             text NOT NULL,
+          bytes            bytea NOT NULL,
+          used_at          timestamptz NOT NULL DEFAULT now(),
+          PRIMARY KEY (document_id, page, width)
+        );
+        CREATE INDEX document_page_images_by_queue ON document_page_images (queue_id);
+      `,
+  ),
 ];

@@ -1,10 +1,11 @@
-import type { DocumentFile, ExtractionRecord, QueueView } from "../../src/domain/document-source.js";
+import type { DocumentFile, DocumentView, ExtractionRecord, QueueView } from "../../src/domain/document-source.js";
 import type { DocumentSource } from "../../src/service.js";
 
 /** The document service as this service sees it: queues, files, and RecordExtraction idempotent per key like document's. */
 export class DocumentDouble implements DocumentSource {
   readonly queues = new Map<string, QueueView>();
   readonly files = new Map<string, DocumentFile>();
+  readonly documents = new Map<string, DocumentView>();
   readonly records: ExtractionRecord[] = [];
   readonly applied = new Set<string>();
   /** The documents whose file was read, in the order of the reads. */
@@ -13,6 +14,9 @@ export class DocumentDouble implements DocumentSource {
 
   async findQueue(queueId: string) {
     return this.queues.get(queueId);
+  }
+  async findDocument(documentId: string) {
+    return this.documents.get(documentId);
   }
   async readFile(_organizationId: string, documentId: string, maxBytes: number) {
     this.reads.push(documentId);

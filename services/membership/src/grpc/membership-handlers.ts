@@ -30,7 +30,7 @@ function requireUuids(fields: Record<string, string | undefined>): void {
  */
 export const membershipCallers: MembershipCallers = {
   GetRoles: ["automation", "document"],
-  CheckPermission: ["audit", "automation", "document", "learning", "register", "webhook"],
+  CheckPermission: ["audit", "automation", "document", "extraction", "learning", "register", "webhook"],
   // auth: the organization of a user who signs up.
   CreateOrganization: ["auth"],
   GetUserSchema: ["document"],
