@@ -70,7 +70,7 @@ export const SERVICE_EVENTS = {
   },
   learning: {
     publishes: ["learning.feedback"],
-    consumes: ["document.extracted", "queue.deleted", "documents.purged"],
+    consumes: ["document.extracted", "document.status_changed", "queue.deleted", "documents.purged"],
     hears: ["configuration.changed", "queue.deleted", "membership.changed"],
   },
   register: {

@@ -62,6 +62,8 @@ export interface QueueFacts {
   inboxEmail: string;
   /** Addresses and `@domain`s that may mail the inbox; empty: anyone. */
   inboxAllowedSenders: string[];
+  /** What people confirm in validation feeds the supplier memory (values and where they are printed). */
+  learnFromValidation: boolean;
   /** ISO 8601. */
   createdAt: string;
 }
@@ -142,6 +144,12 @@ export const queueWithAnnotationSchemaSchema = z.object({
   inbox_allowed_senders: z
     .array(z.string())
     .describe("Sender addresses and `@domain`s the inbox takes mail from (others are refused with 550); empty: anyone"),
+  learn_from_validation: z
+    .boolean()
+    .describe(
+      "true (default): when a person moves a document on from `to_validate`, its confirmed values feed the supplier's memory " +
+        "(learning) and where the supplier prints each field (extraction) without a `/learn` call",
+    ),
   created_at: z.iso.datetime(),
 });
 
@@ -161,6 +169,7 @@ export function queueDto(queue: QueueFacts, switches: QueueSwitches): z.output<t
     document_lifetime_days: queue.documentLifetimeDays,
     inbox_email: queue.inboxEmail,
     inbox_allowed_senders: queue.inboxAllowedSenders,
+    learn_from_validation: queue.learnFromValidation,
     created_at: queue.createdAt,
   };
 }

@@ -14,6 +14,7 @@ describe("the queue as the API shows it", () => {
     documentLifetimeDays: 90,
     inboxEmail: "invoices.0123456789abcdef@docex.test",
     inboxAllowedSenders: ["@supplier.test"],
+    learnFromValidation: false,
     createdAt: "2026-11-27T02:00:00.000Z",
   };
 
@@ -41,6 +42,7 @@ describe("the queue as the API shows it", () => {
       "document_lifetime_days",
       "inbox_email",
       "inbox_allowed_senders",
+      "learn_from_validation",
       "created_at",
     ]);
     expect(dto).to.deep.include({
@@ -52,6 +54,7 @@ describe("the queue as the API shows it", () => {
       },
       duplicate_file_rejection: "enabled",
       document_lifetime_days: 90,
+      learn_from_validation: false,
     });
     expect(queueWithAnnotationSchemaSchema.parse(dto)).to.deep.equal(dto);
   });

@@ -107,6 +107,7 @@ describe("workspaces and queues (membership is an in-process test double)", func
         "id",
         "inbox_allowed_senders",
         "inbox_email",
+        "learn_from_validation",
         "name",
         "organization_id",
         "workspace_id",

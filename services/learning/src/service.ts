@@ -7,6 +7,7 @@ import { FeedbackIntake } from "./domain/feedback.js";
 import { LearnedFill } from "./domain/learned-fill.js";
 import { SupplierMemories } from "./domain/supplier-memory.js";
 import { documentExtractedSubscription } from "./events/document-extracted.js";
+import { documentValidatedSubscription } from "./events/document-validated.js";
 import { learningHttp } from "./http/routes.js";
 import { MemoryStore } from "./store/memory-store.js";
 import { migrations } from "./store/migrations.js";
@@ -56,6 +57,7 @@ export async function startLearningService(config: LearningConfig, options: { lo
       grpc,
       subscriptions: [
         documentExtractedSubscription(fill),
+        documentValidatedSubscription(feedback),
         removalSubscription(
           "learning__queue_deleted",
           "queue.deleted",

@@ -144,6 +144,50 @@ describe("learning with the real document and membership services in-process (au
     expect(document.status).to.equal("to_validate");
   });
 
+  it("learns from validation without a /learn call: a person's move out of to_validate teaches the supplier's values; the queue option turns it off", async () => {
+    const supplier = newSupplier();
+    const first = await extracted(queueA.id, [
+      { key: "supplier_tax_id", value: supplier.taxId },
+      { key: "invoice_id", value: "INV-V1" },
+    ]);
+    // The person corrects the document and confirms it.
+    const corrected = await owner.document.patch(`/documents/${first}/annotations`, {
+      annotations: [
+        { key: "supplier_name", value: supplier.name },
+        { key: "contract", value: "C-VALIDATED" },
+      ],
+    });
+    expect(corrected.status).to.equal(200);
+    expect((await owner.document.post(`/documents/${first}/status`, { status: "ready_to_export" })).status).to.equal(200);
+    const feedback = await eventually(() =>
+      stack.events.ofType("learning.feedback", (event) => event.data.document_id === first && event.actor_user_id !== null).at(0),
+    );
+    expect(feedback.data.payload.annotations).to.deep.include({ contract: [{ value: "C-VALIDATED" }] });
+
+    const next = await extracted(queueA.id, [
+      { key: "supplier_tax_id", value: supplier.taxIdSpaced },
+      { key: "invoice_id", value: "INV-V2" },
+    ]);
+    const document = await filled(next, "contract");
+    expect(annotationOf(document, "contract")).to.include({ value: "C-VALIDATED", source: "learned" });
+    expect(annotationOf(document, "supplier_name")).to.include({ value: supplier.name, source: "learned" });
+    // A value that differs per invoice is not filled from one confirmation of another value.
+    expect(annotationOf(document, "invoice_id")).to.include({ value: "INV-V2", source: "ai" });
+
+    // Off: a confirmed document teaches nothing.
+    const off = await owner.document.patch(`/queues/${queueB.id}`, { learn_from_validation: false });
+    expect(off.status).to.equal(200);
+    expect(off.body.data.learn_from_validation).to.equal(false);
+    const other = newSupplier();
+    const unlearned = await extracted(queueB.id, [{ key: "supplier_tax_id", value: other.taxId }]);
+    await owner.document.patch(`/documents/${unlearned}/annotations`, { annotations: [{ key: "contract", value: "C-NOT-LEARNED" }] });
+    expect((await owner.document.post(`/documents/${unlearned}/status`, { status: "ready_to_export" })).status).to.equal(200);
+    const later = await extracted(queueB.id, [{ key: "supplier_tax_id", value: other.taxId }]);
+    await learningCaughtUp(later);
+    expect(annotationOf(await documentOf(later), "contract")?.value ?? "").to.equal("");
+    expect(stack.events.ofType("learning.feedback", (event) => event.data.document_id === unlearned)).to.deep.equal([]);
+  });
+
   it("remembers the supplier per queue: values confirmed again, not those that differed on every document, and the visibility", async () => {
     const registerId = `${randomBytes(2).toString("hex")} 45 678`;
     const first = await uploaded(queueA.id);

@@ -54,6 +54,7 @@ export function documentGateway(
         documentLifetimeDays: queue.document_lifetime_days || null,
         inboxEmail: queue.inbox_email,
         inboxAllowedSenders: queue.inbox_allowed_senders,
+        learnFromValidation: queue.learn_from_validation,
         createdAt: queue.created_at,
       };
     },

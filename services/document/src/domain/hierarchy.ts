@@ -60,6 +60,7 @@ function queueState(queue: Queue): Record<keyof QueueChanges, unknown> {
     extractionEngine: queue.extractionEngine,
     documentLifetimeDays: queue.documentLifetimeDays,
     inboxAllowedSenders: queue.inboxAllowedSenders,
+    learnFromValidation: queue.learnFromValidation,
   };
 }
 
@@ -70,6 +71,7 @@ const SNAKE_CASE: Record<keyof QueueChanges, string> = {
   extractionEngine: "extraction_engine",
   documentLifetimeDays: "document_lifetime_days",
   inboxAllowedSenders: "inbox_allowed_senders",
+  learnFromValidation: "learn_from_validation",
 };
 
 /** Of two states of a queue, only the fields that differ, under their API names: what configuration.changed shows. */

@@ -35,6 +35,8 @@ export interface Queue {
   inboxToken: string;
   /** Addresses and `@domain`s that may mail the inbox; empty: anyone. */
   inboxAllowedSenders: string[];
+  /** What people confirm in validation feeds the supplier memory (learning's values, extraction's layouts). */
+  learnFromValidation: boolean;
   createdAt: Date;
 }
 

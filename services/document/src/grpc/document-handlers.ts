@@ -43,6 +43,7 @@ function queueMessage(queue: Queue, inboxDomain: string): QueueMessage {
     document_lifetime_days: queue.documentLifetimeDays ?? 0,
     inbox_email: inboxAddressOf(queue, inboxDomain),
     inbox_allowed_senders: queue.inboxAllowedSenders,
+    learn_from_validation: queue.learnFromValidation,
   };
 }
 

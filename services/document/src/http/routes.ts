@@ -339,6 +339,7 @@ export function documentRoutes(
           ...(body.extraction_engine ? { extractionEngine: body.extraction_engine } : {}),
           ...(body.document_lifetime_days === undefined ? {} : { documentLifetimeDays: body.document_lifetime_days }),
           ...(body.inbox_allowed_senders === undefined ? {} : { inboxAllowedSenders: body.inbox_allowed_senders }),
+          ...(body.learn_from_validation === undefined ? {} : { learnFromValidation: body.learn_from_validation }),
         });
         res.json({ data: queueDto(view) });
       },

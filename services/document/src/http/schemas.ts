@@ -65,6 +65,10 @@ export const updateQueueBody = z.strictObject({
       "Documents uploaded more than this many days ago are purged (the lifetime sweep) with their files, annotations, changes " +
         "and what every service keeps of them; the audit log keeps their entries without values. null: kept (the default).",
     ),
+  learn_from_validation: z
+    .boolean()
+    .optional()
+    .describe("Whether people's confirmations in validation feed the supplier memory; applies to moves from now on."),
   inbox_allowed_senders: z
     .array(allowedSender)
     .max(200)

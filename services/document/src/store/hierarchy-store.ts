@@ -6,7 +6,7 @@ const WORKSPACE_COLUMNS = `id, humanized_id AS "humanizedId", organization_id AS
 const QUEUE_COLUMNS = `id, humanized_id AS "humanizedId", workspace_id AS "workspaceId", organization_id AS "organizationId", name,
   annotation_schema AS "annotationSchema", duplicate_file_rejection AS "duplicateFileRejection",
   extraction_engine AS "extractionEngine", document_lifetime_days AS "documentLifetimeDays", inbox_token AS "inboxToken",
-  inbox_allowed_senders AS "inboxAllowedSenders", created_at AS "createdAt"`;
+  inbox_allowed_senders AS "inboxAllowedSenders", learn_from_validation AS "learnFromValidation", created_at AS "createdAt"`;
 
 function where(ref: EntityRef): { clause: string; value: string } {
   return "id" in ref ? { clause: "id = $1", value: ref.id } : { clause: "humanized_id = $1", value: ref.humanizedId };
@@ -33,6 +33,7 @@ export interface QueueChanges {
   documentLifetimeDays?: number | null;
   /** Addresses and `@domain`s; empty: anyone may mail the inbox. */
   inboxAllowedSenders?: string[];
+  learnFromValidation?: boolean;
 }
 
 /** `q` as a LIKE pattern matching it literally anywhere. */
@@ -157,7 +158,8 @@ export class HierarchyStore {
       `UPDATE queues SET name = coalesce($2, name), annotation_schema = coalesce($3::jsonb, annotation_schema),
          duplicate_file_rejection = coalesce($4, duplicate_file_rejection), extraction_engine = coalesce($5, extraction_engine),
          document_lifetime_days = CASE WHEN $6 THEN $7::integer ELSE document_lifetime_days END,
-         inbox_allowed_senders = coalesce($8::text[], inbox_allowed_senders)
+         inbox_allowed_senders = coalesce($8::text[], inbox_allowed_senders),
+         learn_from_validation = coalesce($9, learn_from_validation)
        WHERE id = $1 RETURNING ${QUEUE_COLUMNS}`,
       [
         id,
@@ -168,6 +170,7 @@ export class HierarchyStore {
         changes.documentLifetimeDays !== undefined,
         changes.documentLifetimeDays ?? null,
         changes.inboxAllowedSenders ?? null,
+        changes.learnFromValidation ?? null,
       ],
       tx,
     );
@@ -275,7 +278,7 @@ export class HierarchyStore {
   /** Undefined when the humanized id is taken. */
   insertQueue(
     tx: Tx,
-    queue: Omit<Queue, "createdAt" | "documentLifetimeDays" | "inboxToken" | "inboxAllowedSenders">,
+    queue: Omit<Queue, "createdAt" | "documentLifetimeDays" | "inboxToken" | "inboxAllowedSenders" | "learnFromValidation">,
   ): Promise<Queue | undefined> {
     return this.sql.one<Queue>(
       `INSERT INTO queues (id, humanized_id, workspace_id, organization_id, name, annotation_schema, duplicate_file_rejection,

@@ -62,6 +62,7 @@ export function documentService(address: string, options: DocumentServiceOptions
         id: answer.queue.id,
         organizationId: answer.queue.organization_id,
         schema: readAnnotationSchema(answer.queue.annotation_schema_json),
+        learnFromValidation: answer.queue.learn_from_validation,
       };
       if (queues.size >= maxCachedQueues) queues.delete(queues.keys().next().value as string);
       queues.set(queueId, { queue, expiresAt: Date.now() + queueCacheMs });

@@ -5,6 +5,8 @@ export interface QueueView {
   id: string;
   organizationId: string;
   schema: SchemaField[];
+  /** The queue option: people's confirmations in validation feed the memory without a `/learn` call. */
+  learnFromValidation: boolean;
 }
 
 export function isTable(field: SchemaField): boolean {

@@ -1,8 +1,10 @@
+import { typeProblem } from "@docex/annotations";
+import type { DocexEvent } from "@docex/events";
 import { NotFoundError, type OutboxEvents } from "@docex/kit";
 import { z } from "zod";
 import type { MemoryStore } from "../store/memory-store.js";
 import type { AccessControl } from "./access.js";
-import type { QueueView } from "./annotation-schema.js";
+import { isTable, type QueueView } from "./annotation-schema.js";
 import type { DocumentDirectory } from "./document-directory.js";
 import { learnFeedback, relearnFeedback } from "./feedback-events.js";
 import { CONFIRMATION_WINDOW } from "./field-memory.js";
@@ -21,6 +23,28 @@ interface RelearnScope {
   organizationId: string;
   queueId: string;
   documentId: string | null;
+}
+
+/** The durable consumer of document.status_changed; also the name under which handled event ids are claimed. */
+export const VALIDATION_CONSUMER = "learning__document_validated";
+
+/** Where a person's move out of manual validation goes: the document's values are confirmed then. */
+const VALIDATED = new Set(["in_approval", "ready_to_export", "exported"]);
+
+/**
+ * A validated document's fields as a learn's annotation set: every field of the schema that is not a table, with the
+ * values it holds; a value the schema's type cannot read (a date typed as free text) is left out rather than learned.
+ */
+function confirmedSet(schema: QueueView["schema"], annotations: DocumentView["annotations"]): LearnSet {
+  const set: LearnSet = {};
+  for (const annotation of annotations) {
+    const field = schema.find((candidate) => candidate.key === annotation.key);
+    if (!field || isTable(field)) continue;
+    const texts = [annotation.value, ...(annotation.values ?? []).map((entry) => entry.value)].filter((text) => text.trim() !== "");
+    const values = texts.filter((text) => typeProblem(field.type, text) === undefined).map((value) => ({ value }));
+    if (values.length) set[annotation.key] = field.multi_value ? values : values.slice(0, 1);
+  }
+  return set;
 }
 
 const uuid = z.guid();
@@ -53,6 +77,34 @@ export class FeedbackIntake {
   async learn(actor: Actor, documentId: string, input: LearnInput): Promise<void> {
     const document = await this.editableDocument(actor, documentId);
     const queue = await this.queueOf(document.queueId, actor);
+    await this.remember(actor, document, queue, input);
+  }
+
+  /**
+   * A person moved a document on from `to_validate` (to in_approval, ready_to_export or exported): what it holds now is
+   * what they confirmed, so it is learned as a `/learn` of its fields would be, without one (the queue option
+   * `learn_from_validation`, on by default). Once per event: the event id is claimed with the learn.
+   */
+  async learnFromValidation(event: DocexEvent<"document.status_changed">): Promise<"learned" | "skipped" | "duplicate"> {
+    const { data } = event;
+    if (data.previous_status !== "to_validate" || !VALIDATED.has(data.status) || data.user_id === null) return "skipped";
+    const actor: Actor = { userId: data.user_id, requestId: event.request_id ?? event.id };
+    const document = await this.deps.documents.findDocument(data.document_id, { requestId: actor.requestId });
+    const queue = document && (await this.deps.documents.findQueue(document.queueId, { requestId: actor.requestId }));
+    if (!document || !queue?.learnFromValidation) return "skipped";
+    const annotations = confirmedSet(queue.schema, document.annotations);
+    const learned = await this.remember(
+      actor,
+      document,
+      queue,
+      { annotations, lineItemsVisibility: null, taxDetailVisibility: null },
+      event.id,
+    );
+    return learned ? "learned" : "duplicate";
+  }
+
+  /** Records a learn, folds it into the supplier's memory and publishes it; with `claim`, only once per that event id. */
+  private async remember(actor: Actor, document: DocumentView, queue: QueueView, input: LearnInput, claim?: string): Promise<boolean> {
     const confirmed = checkLearnSet(queue.schema, input.annotations);
     const supplier = supplierOfLearn(input.annotations, document);
     const identity = supplierIdentity(supplier);
@@ -68,7 +120,8 @@ export class FeedbackIntake {
       input,
     );
     const { store, events } = this.deps;
-    await store.transaction(async (tx) => {
+    return store.transaction(async (tx) => {
+      if (claim && !(await store.claim(tx, VALIDATION_CONSUMER, claim))) return false;
       await store.recordFeedback(tx, {
         id: event.id,
         kind: "learn",
@@ -87,6 +140,7 @@ export class FeedbackIntake {
         await store.setPreferences(tx, key, input);
       }
       await events.add(tx, event);
+      return true;
     });
   }
 

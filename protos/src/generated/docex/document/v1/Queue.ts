@@ -35,6 +35,11 @@ export interface QueueInput {
    * Sender addresses and @domains the inbox takes mail from; empty: anyone.
    */
   'inbox_allowed_senders'?: (string)[];
+  /**
+   * The queue option: what people confirm when they move a document on from to_validate teaches learning (values)
+   * and extraction (where the supplier prints each field).
+   */
+  'learn_from_validation'?: (boolean);
 }
 
 export interface Queue {
@@ -71,4 +76,9 @@ export interface Queue {
    * Sender addresses and @domains the inbox takes mail from; empty: anyone.
    */
   'inbox_allowed_senders': (string)[];
+  /**
+   * The queue option: what people confirm when they move a document on from to_validate teaches learning (values)
+   * and extraction (where the supplier prints each field).
+   */
+  'learn_from_validation': (boolean);
 }
