@@ -39,7 +39,12 @@ const queueId = randomUUID();
 const files = new Map<string, CorpusDocument>();
 const recordedAt = new Map<string, number>();
 const documents: DocumentSource = {
-  findQueue: async (id) => ({ id, extractionEngine: "builtin", schema: [{ key: "invoice_id", type: "string" }] }),
+  findQueue: async (id) => ({
+    id,
+    extractionEngine: "builtin",
+    schema: [{ key: "invoice_id", type: "string" }],
+    learnFromValidation: false,
+  }),
   // The bench asks for no page: nobody looks at a document here.
   findDocument: async () => undefined,
   readFile: async (_organizationId, documentId) => {

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { eventually, RecordingReceiver } from "@docex/testkit";
 import { badInvoiceFiles, buildInvoiceCorpus, type CorpusDocument, invoicePdf, makeInvoice } from "@docex/testkit/invoice-corpus";
 import { expect } from "chai";
+import { PDFDocument, StandardFonts } from "pdf-lib";
 import { type Stack, sharedStack } from "./support/stack.js";
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
@@ -89,10 +90,12 @@ describe("built-in extraction through the gateway (npm start, real Postgres and 
       expect(pages.body.data).to.have.length(1);
       const words = await stack.call("GET", `/documents/${documentId}/pages/1/words`, { token });
       const [left, top, right, bottom] = byKey.invoice_id.position.box as number[];
-      const under = (words.body.data as { text: string; box: number[] }[]).filter(({ box: [l = 0, t = 0, r = 0, b = 0] }) => {
-        const [x, y] = [(l + r) / 2, (t + b) / 2];
-        return x >= left! && x <= right! && y >= top! && y <= bottom!;
-      });
+      const under = (words.body.data as { text: string; box: [number, number, number, number] }[]).filter(
+        ({ box: [l = 0, t = 0, r = 0, b = 0] }) => {
+          const [x, y] = [(l + r) / 2, (t + b) / 2];
+          return x >= left! && x <= right! && y >= top! && y <= bottom!;
+        },
+      );
       expect(under.map((word) => word.text).join(" ")).to.equal(pdf.expected.fields.invoice_id);
       const image = await fetch(`${stack.gateway}/api/v2/documents/${documentId}/pages/1?width=600`, {
         headers: { authorization: `Bearer ${token}` },
@@ -200,4 +203,75 @@ describe("built-in extraction through the gateway (npm start, real Postgres and 
     // What differs per invoice stays as read.
     expect(byKey.invoice_id).to.include({ value: second.invoiceId, source: "builtin:pdf_text" });
   });
+
+  it("learns where a supplier prints each field from a validation: its next invoice of a layout the engine does not know is read from there", async () => {
+    const queueId = await queue();
+    // A layout in a language the engine has no labels for (Hungarian), the values far right of their labels.
+    const invoice = async (number: string, issued: string, due: string, total: string, name: string) => {
+      const pdf = await PDFDocument.create();
+      const page = pdf.addPage([595, 842]);
+      const font = await pdf.embedFont(StandardFonts.Helvetica);
+      const line = (text: string, x: number, y: number) => page.drawText(text, { x, y, size: 10, font });
+      line("Lendulet Szolgaltato Kft.", 50, 790);
+      line("DIC: CZ64610080", 50, 776);
+      line("Szamla sorszama", 50, 700);
+      line(number, 330, 700);
+      line("Kelt", 50, 684);
+      line(issued, 330, 684);
+      line("Fizetesi hatarido", 50, 668);
+      line(due, 330, 668);
+      line("Vevo", 50, 620);
+      line(name, 330, 620);
+      line("Fizetendo", 50, 560);
+      line(`${total} EUR`, 330, 560);
+      return { name: `${number}.pdf`, bytes: await pdf.save() } as CorpusDocument;
+    };
+    const validatedBefore = await consumedValidations();
+    const firstId = await upload(queueId, await invoice("HU-2026-0042", "03.11.2026", "17.11.2026", "12 345,60", "Vevo Alfa Zrt."));
+    await documentWhen(firstId, "to_validate");
+    // The person types what the engine could not read (no positions: typed values), and confirms.
+    const typed = { invoice_id: "HU-2026-0042", issue_date: "2026-11-03", due_date: "2026-11-17", total_due: "12345.60" };
+    const patched = await stack.call("PATCH", `/documents/${firstId}/annotations`, {
+      token,
+      body: { annotations: Object.entries(typed).map(([key, value]) => ({ key, value })) },
+    });
+    expect(patched.status, JSON.stringify(patched.body)).to.equal(200);
+    const confirmed = await stack.call("POST", `/documents/${firstId}/status`, { token, body: { status: "ready_to_export" } });
+    expect(confirmed.status, JSON.stringify(confirmed.body)).to.equal(200);
+    await eventually(async () => ((await consumedValidations()) > validatedBefore + 1 ? true : undefined), 30_000, 200);
+
+    const secondId = await upload(queueId, await invoice("HU-2026-0107", "24.11.2026", "08.12.2026", "980,00", "Vevo Beta Kft."));
+    const document = await documentWhen(secondId, "to_validate");
+    type Read = {
+      key: string;
+      value: string;
+      source: string;
+      confidence: number;
+      position: { page: number; box: [number, number, number, number] };
+    };
+    const byKey = Object.fromEntries((document.annotations as Read[]).map((annotation) => [annotation.key, annotation]));
+    const expected = { invoice_id: "HU-2026-0107", issue_date: "2026-11-24", due_date: "2026-12-08", total_due: "980.00" };
+    for (const [key, value] of Object.entries(expected)) {
+      const read = byKey[key] as Read;
+      expect(read, key).to.include({ value, source: "builtin:layout" });
+      // One confirmation: a measured, not a certain, probability (the rule of succession: 2 in 3).
+      expect(read.confidence, key).to.equal(67);
+      const words = await stack.call("GET", `/documents/${secondId}/pages/${read.position.page}/words`, { token });
+      const [left, top, right, bottom] = read.position.box;
+      const under = (words.body.data as { text: string; box: [number, number, number, number] }[])
+        .filter(({ box }) => box[0] >= left - 0.002 && box[2] <= right + 0.002 && box[1] >= top - 0.002 && box[3] <= bottom + 0.002)
+        .map((word) => word.text)
+        .join(" ");
+      expect(under, key).to.not.equal("");
+    }
+  });
+
+  /** How many document.status_changed events extraction's layout learning has handled, from its metrics. */
+  async function consumedValidations(): Promise<number> {
+    const text = await (await fetch(`http://127.0.0.1:${8088 + stack.portOffset}/metrics`)).text();
+    const line = text
+      .split("\n")
+      .find((candidate) => candidate.includes('consumer="extraction__document_validated"') && candidate.includes('outcome="ok"'));
+    return line ? Number(line.split(" ").pop()) : 0;
+  }
 });

@@ -86,7 +86,7 @@ export const SERVICE_EVENTS = {
   // Reads hostile files: it publishes nothing, and hears only what invalidates its cache of queues.
   extraction: {
     publishes: [],
-    consumes: ["document.created", "queue.deleted", "documents.purged"],
+    consumes: ["document.created", "document.status_changed", "queue.deleted", "documents.purged"],
     hears: ["configuration.changed", "queue.deleted"],
   },
   audit: {

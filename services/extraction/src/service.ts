@@ -12,10 +12,13 @@ import type { ExtractionConfig } from "./config.js";
 import { DocumentPages } from "./domain/document-pages.js";
 import { DocumentReader } from "./domain/document-reader.js";
 import type { DocumentSource } from "./domain/document-source.js";
+import { LayoutLearning } from "./domain/layout-learning.js";
 import { ReadScheduler } from "./domain/read-scheduler.js";
 import { ExtractionPool } from "./engine/pool.js";
 import { documentCreatedSubscription } from "./events/document-created.js";
+import { documentValidatedSubscription } from "./events/document-validated.js";
 import { pagesHttp } from "./http/routes.js";
+import { LayoutStore } from "./store/layout-store.js";
 import { migrations } from "./store/migrations.js";
 import { PAGE_TABLES, PageStore } from "./store/page-store.js";
 import { RunStore } from "./store/run-store.js";
@@ -93,12 +96,14 @@ export async function startExtractionService(
     const runs = new RunStore(infra.sequelize);
     const pageStore = new PageStore(infra.sql);
     const documents = options.documents ?? (client as DocumentSource);
+    const layouts = new LayoutLearning({ documents, pages: pageStore, layouts: new LayoutStore(infra.sql), logger: infra.logger });
     const reader = new DocumentReader({
       documents,
       pool,
       scheduler,
       runs,
       pages: pageStore,
+      layouts,
       logger: infra.logger,
       metrics: infra.metrics,
       maxFileBytes: config.EXTRACTION_MAX_FILE_BYTES,
@@ -126,10 +131,11 @@ export async function startExtractionService(
           concurrency: config.EXTRACTION_CONCURRENCY,
           onStop: () => scheduler.close(),
         }),
+        documentValidatedSubscription(layouts),
         removalSubscription(
           "extraction__queue_deleted",
           "queue.deleted",
-          deleteRowsOfQueue(infra.sql, ["extraction_runs", "extraction_reads", ...PAGE_TABLES]),
+          deleteRowsOfQueue(infra.sql, ["extraction_runs", "extraction_reads", "layout_places", "layout_validations", ...PAGE_TABLES]),
         ),
         removalSubscription(
           "extraction__documents_purged",

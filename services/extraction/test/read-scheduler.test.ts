@@ -127,7 +127,7 @@ describe("the extraction service schedules fairly (real Postgres, NATS and OCR; 
     if (!(await ocrAvailable())) this.skip();
     corpus = await buildInvoiceCorpus({ einvoices: 0, textPdfs: 1, scans: 14, offset: 940 });
     if (corpus.filter((document) => document.format === "scan_png").length < 7) this.skip();
-    documents.queues.set(queueId, { id: queueId, extractionEngine: "builtin", schema: SCHEMA });
+    documents.queues.set(queueId, { id: queueId, extractionEngine: "builtin", schema: SCHEMA, learnFromValidation: true });
     config = testServiceConfig("extraction", { EXTRACTION_WORKERS: 1, EXTRACTION_TIMEOUT_MS: 30_000 }, configSchema);
     running = await startExtractionService(config, { documents });
     bus = await EventBus.connect({

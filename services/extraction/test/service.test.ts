@@ -40,8 +40,8 @@ describe("extraction service (real Postgres and NATS)", function () {
 
   before(async () => {
     corpus = await buildInvoiceCorpus({ einvoices: 1, textPdfs: 1, offset: 900 });
-    documents.queues.set(builtinQueue, { id: builtinQueue, extractionEngine: "builtin", schema: SCHEMA });
-    documents.queues.set(externalQueue, { id: externalQueue, extractionEngine: "external", schema: SCHEMA });
+    documents.queues.set(builtinQueue, { id: builtinQueue, extractionEngine: "builtin", schema: SCHEMA, learnFromValidation: true });
+    documents.queues.set(externalQueue, { id: externalQueue, extractionEngine: "external", schema: SCHEMA, learnFromValidation: true });
     config = testServiceConfig(
       "extraction",
       { EXTRACTION_TIMEOUT_MS: 30_000, EXTRACTION_MAX_MEMORY_MB: 192, EXTRACTION_WORKERS: 1 },

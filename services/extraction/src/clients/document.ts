@@ -1,4 +1,4 @@
-import { readAnnotationSchema } from "@docex/annotations";
+import { type Annotation, readAnnotationSchema } from "@docex/annotations";
 import { type EventBus, forgetChangedQueues, type GrpcIdentity, type Metrics, NotFoundError, undefinedIfNotFound } from "@docex/kit";
 import { createDocumentClient } from "@docex/protos";
 import type { DocumentFile, DocumentSource, DocumentView, QueueView } from "../domain/document-source.js";
@@ -31,6 +31,7 @@ export function documentSource(address: string, options: DocumentClientOptions):
         id: answer.queue.id,
         extractionEngine: answer.queue.extraction_engine === "external" ? "external" : "builtin",
         schema: readAnnotationSchema(answer.queue.annotation_schema_json),
+        learnFromValidation: answer.queue.learn_from_validation,
       };
       if (queues.size > 10_000) queues.delete(queues.keys().next().value as string);
       queues.set(queueId, queue);
@@ -39,8 +40,15 @@ export function documentSource(address: string, options: DocumentClientOptions):
     async findDocument(documentId, ctx) {
       const answer = await undefinedIfNotFound(client.getDocument({ document_id: documentId }, ctx));
       if (!answer?.document) return undefined;
-      const { id, organization_id, queue_id, approvers } = answer.document;
-      const document: DocumentView = { id, organizationId: organization_id, queueId: queue_id, approvers: [...approvers] };
+      const { id, organization_id, queue_id, approvers, annotations_json } = answer.document;
+      const document: DocumentView = {
+        id,
+        organizationId: organization_id,
+        queueId: queue_id,
+        approvers: [...approvers],
+        // The document service's own records: their shape is its contract.
+        annotations: JSON.parse(annotations_json || "[]") as Annotation[],
+      };
       return document;
     },
     async readFile(organizationId, documentId, maxBytes, ctx) {

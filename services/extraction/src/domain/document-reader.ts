@@ -7,6 +7,7 @@ import type { ExtractionMessage, ExtractionResult } from "../engine/types.js";
 import type { PageStore } from "../store/page-store.js";
 import type { RunStore } from "../store/run-store.js";
 import type { CallContext, DocumentSource } from "./document-source.js";
+import type { LayoutLearning } from "./layout-learning.js";
 import type { ReadScheduler } from "./read-scheduler.js";
 
 /** document.created as this service reads it: `has_file` says whether document keeps the file. */
@@ -25,6 +26,8 @@ export interface DocumentReaderDeps {
   runs: RunStore;
   /** Where the pages and words of a file read are kept for the pages API. */
   pages?: Pick<PageStore, "keep">;
+  /** The supplier layouts learned from validation: a known supplier's fields are read where it prints them. */
+  layouts?: Pick<LayoutLearning, "apply">;
   logger: Logger;
   metrics?: Metrics;
   maxFileBytes: number;
@@ -68,9 +71,17 @@ export class DocumentReader {
     if (result !== "no_file" && result.needsOcr)
       result = await this.deps.scheduler.run(organizationId, "ocr", () => this.read(base, organizationId, ctx, { counted: true }));
     if (result === "no_file") return runs.record({ ...base, format: null, outcome: "skipped_no_file", fieldsFound: 0, durationMs: 0 });
-    const { annotations, confidence, clamped } = result.stopped
-      ? { annotations: [], confidence: null, clamped: [] }
-      : annotationsFor(result, queue.schema);
+    const read = result.stopped ? { annotations: [], confidence: null, clamped: [] } : annotationsFor(result, queue.schema);
+    const { clamped } = read;
+    let { annotations, confidence } = read;
+    if (this.deps.layouts && !result.stopped && result.pages) {
+      const words = new Map(result.pages.flatMap((page) => (page.words?.length ? [[page.page, page.words] as const] : [])));
+      const laidOut = await this.deps.layouts.apply(data.queue_id, queue.schema, annotations, words);
+      if (laidOut !== annotations) {
+        annotations = laidOut;
+        confidence = meanConfidence(annotations) ?? confidence;
+      }
+    }
     const messages: ExtractionMessage[] = [...result.messages, ...clamped];
     if (annotations.length === 0 && messages.length === 0)
       messages.push({ key: null, message: "The built-in engine found no field in this document.", severity: "info" });
@@ -157,4 +168,10 @@ function withinBounds(messages: ExtractionMessage[]): ExtractionMessage[] {
     ...shortened.slice(0, MAX_MESSAGES - 1),
     { key: null, message: `${shortened.length - MAX_MESSAGES + 1} more messages of the engine were left out.`, severity: "info" },
   ];
+}
+
+/** The document's confidence as annotationsFor gives it: the mean of its fields'. */
+function meanConfidence(annotations: readonly { confidence?: number }[]): number | null {
+  const values = annotations.flatMap((annotation) => (annotation.confidence === undefined ? [] : [annotation.confidence]));
+  return values.length ? Math.round(values.reduce((sum, value) => sum + value, 0) / values.length) : null;
 }

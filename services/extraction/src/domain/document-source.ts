@@ -1,4 +1,4 @@
-import type { SchemaField } from "@docex/annotations";
+import type { Annotation, SchemaField } from "@docex/annotations";
 
 export interface CallContext {
   requestId?: string;
@@ -9,6 +9,8 @@ export interface QueueView {
   /** "builtin": this service extracts; "external": an outside engine posts the extraction. */
   extractionEngine: "builtin" | "external";
   schema: SchemaField[];
+  /** The queue option: what people validate teaches the supplier layouts. */
+  learnFromValidation: boolean;
 }
 
 /** A document as the pages API needs it: whose it is, and who may see it. */
@@ -18,6 +20,7 @@ export interface DocumentView {
   queueId: string;
   /** An approver sees only the documents they are assigned to. */
   approvers: string[];
+  annotations: Annotation[];
 }
 
 export interface DocumentFile {

@@ -78,4 +78,34 @@ export const migrations: Migration[] = [
         CREATE INDEX document_page_images_by_queue ON document_page_images (queue_id);
       `,
   ),
+  sqlMigration(
+    "0004-layout-places",
+    `
+        -- Where a supplier prints each field (issue 36, item 7), learned from documents people validated: the value's box
+        -- and its anchor (the label before or above it), per queue and supplier (learning's supplier key).
+        CREATE TABLE layout_places (
+          queue_id         uuid NOT NULL,
+          supplier_key     text NOT NULL,
+          field_key        text NOT NULL,
+          page             integer NOT NULL,
+          anchor           text,
+          anchor_box       jsonb,
+          value_box        jsonb NOT NULL,
+          confirmed        integer NOT NULL DEFAULT 1,
+          missed           integer NOT NULL DEFAULT 0,
+          learned_from     uuid NOT NULL,
+          updated_at       timestamptz NOT NULL DEFAULT now(),
+          PRIMARY KEY (queue_id, supplier_key, field_key)
+        );
+        -- Each validation is learned once (the status_changed event's id).
+        CREATE TABLE layout_validations (
+          event_id         uuid PRIMARY KEY,
+          document_id      uuid NOT NULL,
+          queue_id         uuid NOT NULL,
+          places           integer NOT NULL,
+          created_at       timestamptz NOT NULL DEFAULT now()
+        );
+        CREATE INDEX layout_validations_by_queue ON layout_validations (queue_id);
+      `,
+  ),
 ];

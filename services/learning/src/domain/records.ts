@@ -11,19 +11,7 @@ export interface Actor {
   requestId: string;
 }
 
-/** A supplier as the caller or a document names it; any of the three may be missing. */
-export interface SupplierIds {
-  taxId: string | null;
-  registerId: string | null;
-  name: string | null;
-}
-
-/** Which identifier a supplier is known by in the memory, and its normalised form. */
-export interface SupplierIdentity {
-  kind: "tax_id" | "register_id" | "name";
-  /** `<kind>:<normalised identifier>`: the key of the memory. */
-  key: string;
-}
+export type { SupplierIdentity, SupplierIds } from "@docex/annotations";
 
 /** What a field holds: its text and, for a multi-value field, the texts of its further values. */
 export interface FieldContent {
