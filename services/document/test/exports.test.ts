@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { extractInvoice } from "@docex/extraction/engine";
 import { expect } from "chai";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
@@ -108,6 +109,23 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/**
+ * xmllint's verdict on `xml` against a schema vendored under test/schemas (with its licence); undefined where xmllint
+ * (Debian's libxml2-utils, which .ci/run installs) is missing, which fails under CI.
+ */
+function schemaErrors(xml: Buffer, schema: string): string | undefined {
+  const result = spawnSync("xmllint", ["--noout", "--nonet", "--schema", new URL(`schemas/${schema}`, import.meta.url).pathname, "-"], {
+    input: xml,
+    encoding: "utf8",
+    timeout: 20_000,
+  });
+  if (result.error && (result.error as NodeJS.ErrnoException).code === "ENOENT") {
+    if (process.env.CI) throw new Error("xmllint is missing: .ci/run installs libxml2-utils");
+    return undefined;
+  }
+  return result.status === 0 ? "" : `${result.stderr}`.trim() || `xmllint exited ${result.status}`;
 }
 
 /** The values the e-invoice reader gives for a file, as field → value text, and its rows. */
@@ -373,6 +391,21 @@ describe("exports (issue 38)", function () {
         { rate: 21, base: 2000, tax: 420 },
         { rate: 12, base: 1000, tax: 120 },
       ]);
+    });
+
+    it("isdoc: valid against the ISDOC 6.0.2 schema (test/schemas/isdoc-6.0.2, with its licence)", async function () {
+      const { file } = await runOf("isdoc");
+      const errors = schemaErrors(file.bytes, "isdoc-6.0.2/isdoc-invoice-6.0.2.xsd");
+      if (errors === undefined) this.skip();
+      expect(errors).to.equal("");
+      // The check is real: the same file without its invoice number is refused.
+      const broken = Buffer.from(file.bytes.toString("utf8").replace(/<ID>[^<]*<\/ID>/, ""));
+      expect(schemaErrors(broken, "isdoc-6.0.2/isdoc-invoice-6.0.2.xsd")).to.match(/ID|expected/);
+      // Only what ISDOC cannot do without: no due date, account, buyer or taxable supply date.
+      const { due_date: _d, iban: _i, variable_symbol: _v, buyer_name: _b, buyer_tax_id: _t, taxable_supply_date: _s, ...bare } = HEADER;
+      const sparse = await readyDocument(owner, queueId, { ...bare, invoice_id: "FV-2024-0099" });
+      const { file: sparseFile } = await runOf("isdoc", [sparse]);
+      expect(schemaErrors(sparseFile.bytes, "isdoc-6.0.2/isdoc-invoice-6.0.2.xsd")).to.equal("");
     });
 
     for (const format of ["isdoc", "ubl"] as const) {
