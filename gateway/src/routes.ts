@@ -112,6 +112,7 @@ const TABLE: Record<ServiceName, Row[]> = {
     ["GET", "/export-runs/{run_id}"],
     ["GET", "/export-runs/{run_id}/file"],
     ["POST", "/queues/{queue_id}/payment-batches"],
+    ["GET", "/payment-batches/{batch_id}"],
     ["GET", "/payment-batches/{batch_id}/file"],
   ],
   automation: [

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { eventually, RecordingReceiver } from "@docex/testkit";
-import { badInvoiceFiles, buildInvoiceCorpus, type CorpusDocument, invoicePdf, makeInvoice } from "@docex/testkit/invoice-corpus";
+import { badInvoiceFiles, buildInvoiceCorpus, type CorpusDocument, invoicePdf, isdocXml, makeInvoice } from "@docex/testkit/invoice-corpus";
 import { expect } from "chai";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import { type Stack, sharedStack } from "./support/stack.js";
@@ -274,4 +274,84 @@ describe("built-in extraction through the gateway (npm start, real Postgres and 
       .find((candidate) => candidate.includes('consumer="extraction__document_validated"') && candidate.includes('outcome="ok"'));
     return line ? Number(line.split(" ").pop()) : 0;
   }
+
+  it("exports what it read (issue 38): on_ready ISDOC read back by docex, a manual CSV run, an integrator's export-result, a SEPA batch", async () => {
+    const download = async (path: string) => {
+      const response = await fetch(`${stack.gateway}/api/v2${path}`, { headers: { authorization: `Bearer ${token}` } });
+      expect(response.status, path).to.equal(200);
+      return { type: response.headers.get("content-type") ?? "", bytes: new Uint8Array(await response.arrayBuffer()) };
+    };
+    const created = async (path: string, body: unknown) => {
+      const answer = await stack.call("POST", path, { token, body });
+      expect(answer.status, `${path}: ${JSON.stringify(answer.body)}`).to.equal(201);
+      return answer;
+    };
+    const fieldsOf = (document: { annotations: { key: string; value: string }[] }) =>
+      Object.fromEntries(document.annotations.map((annotation) => [annotation.key, annotation.value]));
+    const toReady = async (documentId: string) => {
+      const moved = await stack.call("POST", `/documents/${documentId}/status`, { token, body: { status: "ready_to_export" } });
+      expect(moved.status, JSON.stringify(moved.body)).to.equal(200);
+    };
+
+    // A German supplier's ISDOC in EUR: the on_ready export makes ISDOC of what the engine read.
+    const queueId = await queue();
+    const isdoc = (await created(`/queues/${queueId}/exports`, { name: "ERP", format: "isdoc", trigger: "on_ready" })).body.data;
+    const csv = (await created(`/queues/${queueId}/exports`, { name: "Sheet", format: "csv", trigger: "manual" })).body.data;
+    const truth = makeInvoice(4_200, "de");
+    const documentId = await upload(queueId, { name: "supplier.isdoc", bytes: isdocXml(truth) } as CorpusDocument);
+    const read = fieldsOf(await documentWhen(documentId, "to_validate"));
+    expect(read).to.include({ invoice_id: truth.invoiceId, currency: "EUR", iban: truth.supplier.iban });
+    await toReady(documentId);
+    const exported = await documentWhen(documentId, "exported", 15_000);
+    expect(exported.exports).to.have.length(1);
+    expect(exported.exports[0]).to.include({ export_id: isdoc.id, format: "isdoc", status: "exported" });
+    const run = await stack.call("GET", `/export-runs/${exported.exports[0].run_id}`, { token });
+    expect(run.body.data).to.include({ status: "done", format: "isdoc" });
+    const file = await download(`/export-runs/${exported.exports[0].run_id}/file`);
+    expect(file.type).to.match(/^application\/xml/);
+
+    // The exported file read back by docex's own reader: uploaded to a queue without exports, the same values.
+    const inbox = await queue();
+    const copyId = await upload(inbox, { name: "exported.isdoc", bytes: file.bytes } as CorpusDocument);
+    const reread = fieldsOf(await documentWhen(copyId, "to_validate"));
+    for (const key of ["invoice_id", "issue_date", "due_date", "total_due", "currency", "iban", "variable_symbol", "supplier_tax_id"]) {
+      expect(reread[key], key).to.equal(read[key]);
+    }
+
+    // An integrator that pushed the copy to its ERP itself records the outcome.
+    await toReady(copyId);
+    const result = await stack.call("POST", `/documents/${copyId}/export-result`, {
+      token,
+      body: { status: "exported", external_id: "ERP-4200" },
+    });
+    expect(result.status, JSON.stringify(result.body)).to.equal(200);
+    expect(result.body.data).to.include({ status: "exported", external_id: "ERP-4200" });
+
+    // A manual CSV run of the exported document: one row with what was read.
+    const csvRun = (await created(`/exports/${csv.id}/runs`, { document_ids: [documentId] })).body.data;
+    expect(csvRun.status).to.equal("done");
+    const rows = Buffer.from((await download(`/export-runs/${csvRun.id}/file`)).bytes)
+      .toString("utf8")
+      .trimEnd()
+      .split("\r\n");
+    expect(rows).to.have.length(2);
+    expect(rows[1]).to.include(truth.invoiceId);
+
+    // A SEPA batch pays it: the supplier's IBAN, the amount, the variable symbol as remittance information.
+    const batch = await created(`/queues/${queueId}/payment-batches`, {
+      document_ids: [documentId],
+      format: "sepa",
+      debtor_account: "CZ6508000000192000145399",
+      execution_date: "2030-01-15",
+    });
+    expect(batch.body.data.document_ids).to.deep.equal([documentId]);
+    expect(batch.body.data.total).to.equal(Number(read.total_due));
+    const location = batch.headers.get("location") ?? "";
+    expect((await stack.call("GET", location.replace("/api/v2", ""), { token })).body.data).to.deep.equal(batch.body.data);
+    const sepa = Buffer.from((await download(`/payment-batches/${batch.body.data.id}/file`)).bytes).toString("utf8");
+    expect(sepa).to.include('xmlns="urn:iso:std:iso:20022:tech:xsd:pain.001.001.09"');
+    expect(sepa).to.include(`<IBAN>${truth.supplier.iban}</IBAN>`);
+    expect(sepa).to.include(`<InstdAmt Ccy="EUR">${read.total_due}</InstdAmt>`);
+    expect(sepa).to.include(`<Ustrd>${read.variable_symbol}</Ustrd>`);
+  });
 });

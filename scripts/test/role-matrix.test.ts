@@ -306,6 +306,18 @@ describe("the role matrix of API.md through the gateway", function () {
       }),
     },
     {
+      name: "read a payment batch of queue A",
+      expect: EVERYONE,
+      ok: 200,
+      call: () => ({ method: "GET", path: `/payment-batches/${ids.batchA}` }),
+    },
+    {
+      name: "run an export of queue A by filter",
+      expect: EDITORS,
+      ok: 201,
+      call: () => ({ method: "POST", path: `/exports/${ids.exportA}/runs`, body: { filter: { status: ["to_validate", "exported"] } } }),
+    },
+    {
       name: "download a payment batch's file of queue A",
       expect: EVERYONE,
       ok: 200,

@@ -244,6 +244,7 @@ export const CONFIGURATION_RESOURCES = [
   "extraction_evaluation",
   "webhook",
   "validation_link",
+  "export",
   "signing_key",
   "user_schema",
 ] as const;

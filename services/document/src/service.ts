@@ -187,6 +187,7 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
       writer,
       access,
       views: documents,
+      events,
     });
 
     const slots = new UploadSlots(

@@ -125,4 +125,59 @@ describe("a queue's document_lifetime_days: older documents are purged with thei
     await new Promise((resolve) => setTimeout(resolve, 600));
     expect(purges.matching((recorded) => (recorded.event.data as { queue_id: string }).queue_id === queueId).length).to.equal(1);
   });
+
+  it("a purged document's exported bytes go with it: export run and payment batch files are removed, the records stay", async () => {
+    const { organization, owner, queueId } = await queueFixture(h, "lifetime-exports");
+    const invoice = {
+      invoice_id: "INV-PURGE",
+      currency: "EUR",
+      iban: "DE89370400440532013000",
+      supplier_name: "Lieferant GmbH",
+      due_date: "2024-04-30",
+      total_due: "99.00",
+    };
+    const annotations = Object.entries(invoice).map(([key, value]) => ({ key, value }));
+    const doomed = await documentFixture(owner, queueId);
+    expect((await owner.post(`/documents/${doomed}/extraction`, { annotations, confidence: 90 })).status).to.equal(200);
+    const kept = await documentFixture(owner, queueId, { extracted: true });
+    const exported = await owner.post(`/queues/${queueId}/exports`, { name: "JSON", format: "json", trigger: "manual" });
+    const run = await owner.post(`/exports/${exported.body.data.id}/runs`, { document_ids: [doomed] });
+    const keptRun = await owner.post(`/exports/${exported.body.data.id}/runs`, { document_ids: [kept] });
+    expect([run.status, keptRun.status]).to.deep.equal([201, 201]);
+    const batch = await owner.post(`/queues/${queueId}/payment-batches`, {
+      format: "sepa",
+      debtor_account: "CZ6508000000192000145399",
+      execution_date: "2024-04-25",
+      document_ids: [doomed],
+    });
+    expect(batch.status, JSON.stringify(batch.body)).to.equal(201);
+    expect(batch.body.data.document_ids).to.deep.equal([doomed]);
+    const fileStatus = async (path: string) =>
+      (await fetch(`${h.baseUrl}/api/v2${path}`, { headers: { authorization: `Bearer ${h.issuer.mint({ sub: owner.userId })}` } })).status;
+    expect(await fileStatus(`/export-runs/${run.body.data.id}/file`)).to.equal(200);
+    expect(await fileStatus(`/payment-batches/${batch.body.data.id}/file`)).to.equal(200);
+
+    await backdate(doomed, 40);
+    expect((await organization.owner.patch(`/queues/${queueId}`, { document_lifetime_days: 30 })).status).to.equal(200);
+    await purges.waitFor(
+      (recorded) => recorded.event.type === "documents.purged" && (recorded.event.data as { queue_id: string }).queue_id === queueId,
+      10_000,
+    );
+    const bytesOf = (table: string, id: string) => count(`SELECT count(*) AS n FROM ${table} WHERE id = $1 AND file IS NOT NULL`, [id]);
+    expect(await eventually(async () => ((await bytesOf("export_runs", run.body.data.id)) === 0 ? true : undefined), 5_000)).to.equal(true);
+    expect(await bytesOf("payment_batches", batch.body.data.id)).to.equal(0);
+    expect(await bytesOf("export_runs", keptRun.body.data.id)).to.equal(1);
+
+    const runFile = await owner.get(`/export-runs/${run.body.data.id}/file`);
+    expect(runFile.status).to.equal(404);
+    expect(runFile.body).to.include({ code: "export_file_purged" });
+    expect((await owner.get(`/export-runs/${run.body.data.id}`)).body.data.file_purged_at).to.be.a("string");
+    const batchFile = await owner.get(`/payment-batches/${batch.body.data.id}/file`);
+    expect(batchFile.status).to.equal(404);
+    expect(batchFile.body).to.include({ code: "payment_batch_file_purged" });
+    const readBatch = await owner.get(`/payment-batches/${batch.body.data.id}`);
+    expect(readBatch.body.data).to.include({ id: batch.body.data.id, total: 99 });
+    expect(readBatch.body.data.file_purged_at).to.be.a("string");
+    expect(await fileStatus(`/export-runs/${keptRun.body.data.id}/file`)).to.equal(200);
+  });
 });

@@ -1,9 +1,9 @@
-// The engine from its source, not as a package: extraction's tests depend on document (a real document service), and a
-// package dependency back would make a build cycle.
-
+import { spawnSync } from "node:child_process";
 import { expect } from "chai";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { unzipSync } from "fflate";
+// The engine from its source, not as a package: extraction's tests depend on document (a real document service), and a
+// package dependency back would make a build cycle.
 import { extractInvoice } from "../../extraction/src/engine/index.js";
 import { Harness, type Reply, type UserApi } from "./support/harness.js";
 
@@ -111,6 +111,23 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/**
+ * xmllint's verdict on `xml` against a schema vendored under test/schemas (with its licence); undefined where xmllint
+ * (Debian's libxml2-utils, which .ci/run installs) is missing, which fails under CI.
+ */
+function schemaErrors(xml: Buffer, schema: string): string | undefined {
+  const result = spawnSync("xmllint", ["--noout", "--nonet", "--schema", new URL(`schemas/${schema}`, import.meta.url).pathname, "-"], {
+    input: xml,
+    encoding: "utf8",
+    timeout: 20_000,
+  });
+  if (result.error && (result.error as NodeJS.ErrnoException).code === "ENOENT") {
+    if (process.env.CI) throw new Error("xmllint is missing: .ci/run installs libxml2-utils");
+    return undefined;
+  }
+  return result.status === 0 ? "" : `${result.stderr}`.trim() || `xmllint exited ${result.status}`;
 }
 
 /** The values the e-invoice reader gives for a file, as field → value text, and its rows. */
@@ -261,6 +278,21 @@ describe("exports (issue 38)", function () {
       expect((await editor.call("DELETE", `/exports/${exportId}`)).status).to.equal(403);
       expect((await owner.call("DELETE", `/exports/${exportId}`)).status).to.equal(204);
       expect((await owner.patch(`/exports/${exportId}`, { name: "gone" })).status).to.equal(404);
+
+      // Each change is configuration.changed (the audit log's), with the export before and after; the refused ones are not.
+      const changes = await waitFor("three configuration changes", async () => {
+        const found = h.events.ofType("configuration.changed", (event) => event.data.resource_id === exportId);
+        return found.length >= 3 ? found : undefined;
+      });
+      expect(changes.map((event) => [event.data.resource, event.data.change, event.data.queue_id])).to.deep.equal([
+        ["export", "created", queueId],
+        ["export", "updated", queueId],
+        ["export", "deleted", queueId],
+      ]);
+      expect(changes[0]!.actor_user_id).to.equal(admin.userId);
+      expect(changes[1]!.data.previous).to.deep.include({ name: "Accounting CSV", format: "csv" });
+      expect(changes[1]!.data.current).to.deep.equal({ name: "Renamed", format: "json", trigger: "manual", options: {} });
+      expect(changes[2]!.data.current).to.equal(null);
     });
   });
 
@@ -363,6 +395,21 @@ describe("exports (issue 38)", function () {
       ]);
     });
 
+    it("isdoc: valid against the ISDOC 6.0.2 schema (test/schemas/isdoc-6.0.2, with its licence)", async function () {
+      const { file } = await runOf("isdoc");
+      const errors = schemaErrors(file.bytes, "isdoc-6.0.2/isdoc-invoice-6.0.2.xsd");
+      if (errors === undefined) this.skip();
+      expect(errors).to.equal("");
+      // The check is real: the same file without its invoice number is refused.
+      const broken = Buffer.from(file.bytes.toString("utf8").replace(/<ID>[^<]*<\/ID>/, ""));
+      expect(schemaErrors(broken, "isdoc-6.0.2/isdoc-invoice-6.0.2.xsd")).to.match(/ID|expected/);
+      // Only what ISDOC cannot do without: no due date, account, buyer or taxable supply date.
+      const { due_date: _d, iban: _i, variable_symbol: _v, buyer_name: _b, buyer_tax_id: _t, taxable_supply_date: _s, ...bare } = HEADER;
+      const sparse = await readyDocument(owner, queueId, { ...bare, invoice_id: "FV-2024-0099" });
+      const { file: sparseFile } = await runOf("isdoc", [sparse]);
+      expect(schemaErrors(sparseFile.bytes, "isdoc-6.0.2/isdoc-invoice-6.0.2.xsd")).to.equal("");
+    });
+
     for (const format of ["isdoc", "ubl"] as const) {
       it(`${format}: well-formed, and docex's own e-invoice reader reads back the same values`, async () => {
         const { file } = await runOf(format);
@@ -415,6 +462,56 @@ describe("exports (issue 38)", function () {
       const refused = await owner.post(`/exports/${exportIds.ubl}/runs`, { document_ids: [documentId, foreign] });
       expect(refused.status).to.equal(400);
       expect((refused.body as { errors: Array<{ path: string }> }).errors.map((error) => error.path)).to.deep.equal(["document_ids.1"]);
+    });
+  });
+
+  describe("manual runs by filter", () => {
+    it("takes the queue's documents in ready_to_export by default, oldest first; other statuses and dates when asked", async () => {
+      const queue = await newQueue("by filter");
+      const configured = await ok(owner.post(`/queues/${queue}/exports`, { name: "CSV", format: "csv", trigger: "manual" }), 201);
+      const exportId = (configured.body as { data: { id: string } }).data.id;
+      const first = await readyDocument(owner, queue);
+      const second = await readyDocument(owner, queue, { ...HEADER, invoice_id: "FV-2024-0050" });
+      const waiting = await readyDocument(owner, queue, { ...HEADER, invoice_id: "FV-2024-0051" }, "to_validate");
+
+      const run = await ok(owner.post(`/exports/${exportId}/runs`, { filter: {} }), 201);
+      expect((run.body as { data: { status: string; document_ids: string[] } }).data).to.deep.include({
+        status: "done",
+        document_ids: [first, second],
+      });
+      for (const id of [first, second])
+        expect((await ok(owner.get(`/documents/${id}`))).body).to.nested.include({ "data.status": "exported" });
+      const csv = (await fileOf(h, owner, (run.body as { data: { id: string } }).data.id)).bytes.toString("utf8");
+      expect(csv).to.include("FV-2024-0050").and.not.include("FV-2024-0051");
+
+      // The exported documents left the default filter: nothing is left to run.
+      const none = await owner.post(`/exports/${exportId}/runs`, { filter: {} });
+      expect(none.status).to.equal(400);
+      expect(none.body).to.include({ code: "no_documents" });
+
+      const today = new Date().toISOString().slice(0, 10);
+      const chosen = await ok(
+        owner.post(`/exports/${exportId}/runs`, { filter: { status: ["to_validate"], created_from: today, created_to: today } }),
+        201,
+      );
+      expect((chosen.body as { data: { document_ids: string[] } }).data.document_ids).to.deep.equal([waiting]);
+      expect((await ok(owner.get(`/documents/${waiting}`))).body).to.nested.include({ "data.status": "to_validate" });
+      const later = await owner.post(`/exports/${exportId}/runs`, { filter: { status: "exported", created_from: "2999-01-01" } });
+      expect(later.status).to.equal(400);
+
+      for (const body of [
+        { filter: { status: "deleted" } },
+        { filter: { created_from: "yesterday" } },
+        { filter: { created_from: "2024-02-02", created_to: "2024-02-01" } },
+        { filter: { colour: "red" } },
+        { filter: {}, document_ids: [first] },
+        {},
+      ]) {
+        const bad = await owner.post(`/exports/${exportId}/runs`, body);
+        expect(bad.status, JSON.stringify(body)).to.equal(400);
+      }
+      const viewer = h.member(organizationId, "viewer");
+      expect((await viewer.post(`/exports/${exportId}/runs`, { filter: {} })).status).to.equal(403);
     });
   });
 });

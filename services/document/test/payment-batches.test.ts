@@ -80,7 +80,12 @@ describe("payment batches (issue 38)", function () {
       owner.post(`/queues/${queueId}/payment-batches`, { ...body, document_ids: [paid, duplicate, undated, unpayable, crowns] }),
       201,
     );
-    expect(reply.body.data).to.include({ format: "sepa", total: 1210.5 });
+    expect(reply.body.data).to.include({ format: "sepa", total: 1210.5, queue_id: queueId, execution_date: "2024-04-25" });
+    expect(reply.headers.get("location")).to.equal(`/api/v2/payment-batches/${reply.body.data.id}`);
+    const read = await ok(owner.get(`/payment-batches/${reply.body.data.id}`));
+    expect(read.body.data).to.deep.equal(reply.body.data);
+    expect((await h.organization("payments-stranger").owner.get(`/payment-batches/${reply.body.data.id}`)).status).to.equal(404);
+    expect((await owner.get("/payment-batches/not-a-uuid")).status).to.equal(404);
     expect(reply.body.data.document_ids).to.deep.equal([paid]);
     expect(reply.body.data.left_out).to.deep.equal([
       { document_id: duplicate, reason: "duplicate" },

@@ -30,29 +30,34 @@ export interface ExportRun {
   error: string | null;
   createdAt: Date;
   finishedAt: Date | null;
+  /** When the file was dropped because a document in it was purged (its lifetime ran out); null while it is kept. */
+  filePurgedAt: Date | null;
 }
 
 const EXPORT_COLUMNS = `id, queue_id AS "queueId", organization_id AS "organizationId", name, format, trigger, options,
   created_at AS "createdAt", updated_at AS "updatedAt"`;
 const RUN_COLUMNS = `id, export_id AS "exportId", queue_id AS "queueId", organization_id AS "organizationId", format, options, status,
-  document_ids::text[] AS "documentIds", error, created_at AS "createdAt", finished_at AS "finishedAt"`;
+  document_ids::text[] AS "documentIds", error, created_at AS "createdAt", finished_at AS "finishedAt",
+  file_purged_at AS "filePurgedAt"`;
 
 /** Export configurations, their runs and files, and the exports recorded on documents. */
 export class ExportStore {
   constructor(private readonly sql: Sql) {}
 
-  async insert(config: Omit<ExportConfig, "createdAt" | "updatedAt">): Promise<ExportConfig> {
+  async insert(tx: Tx, config: Omit<ExportConfig, "createdAt" | "updatedAt">): Promise<ExportConfig> {
     const row = await this.sql.one<ExportConfig>(
       `INSERT INTO exports (id, queue_id, organization_id, name, format, trigger, options)
        VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb) RETURNING ${EXPORT_COLUMNS}`,
       [config.id, config.queueId, config.organizationId, config.name, config.format, config.trigger, JSON.stringify(config.options)],
+      tx,
     );
     if (!row) throw new Error("INSERT ... RETURNING returned no row");
     return row;
   }
 
-  find(id: string): Promise<ExportConfig | undefined> {
-    return this.sql.one<ExportConfig>(`SELECT ${EXPORT_COLUMNS} FROM exports WHERE id = $1`, [id]);
+  /** With `lock`, the row is held until the transaction ends (a change reads what it replaces). */
+  find(id: string, tx?: Tx, lock = false): Promise<ExportConfig | undefined> {
+    return this.sql.one<ExportConfig>(`SELECT ${EXPORT_COLUMNS} FROM exports WHERE id = $1${lock ? " FOR UPDATE" : ""}`, [id], tx);
   }
 
   listOfQueue(queueId: string, trigger?: ExportTrigger): Promise<ExportConfig[]> {
@@ -62,22 +67,24 @@ export class ExportStore {
     );
   }
 
-  async update(config: ExportConfig): Promise<ExportConfig | undefined> {
+  async update(tx: Tx, config: ExportConfig): Promise<ExportConfig | undefined> {
     return this.sql.one<ExportConfig>(
       `UPDATE exports SET name = $2, format = $3, trigger = $4, options = $5::jsonb, updated_at = now() WHERE id = $1
        RETURNING ${EXPORT_COLUMNS}`,
       [config.id, config.name, config.format, config.trigger, JSON.stringify(config.options)],
+      tx,
     );
   }
 
-  async delete(id: string): Promise<void> {
-    await this.sql.run("DELETE FROM exports WHERE id = $1", [id]);
+  /** The export as it was; undefined when another request deleted it first. */
+  delete(tx: Tx, id: string): Promise<ExportConfig | undefined> {
+    return this.sql.one<ExportConfig>(`DELETE FROM exports WHERE id = $1 RETURNING ${EXPORT_COLUMNS}`, [id], tx);
   }
 
   /** A new run; with `triggerEventId`, the run that event already started when there is one (undefined then). */
   async insertRun(
     tx: Tx,
-    run: Omit<ExportRun, "createdAt" | "finishedAt" | "error">,
+    run: Omit<ExportRun, "createdAt" | "finishedAt" | "error" | "filePurgedAt">,
     triggerEventId?: string,
   ): Promise<ExportRun | undefined> {
     return this.sql.one<ExportRun>(

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { ConflictError, NotFoundError, type Sql, type Tx, ValidationError } from "@docex/kit";
+import { createEvent, DOCUMENT_STATUSES, type DocexEvent } from "@docex/events";
+import { ConflictError, NotFoundError, type OutboxEvents, type Sql, type Tx, ValidationError } from "@docex/kit";
 import { type AccessControl, type Actor, forbidden } from "../domain/access.js";
 import type { ChangeMeta, DocumentWriter } from "../domain/document-writer.js";
 import type { Documents } from "../domain/documents.js";
@@ -22,7 +23,16 @@ export interface ExportsDependencies {
   access: AccessControl;
   /** The document as the caller may see it, for answers. */
   views: Pick<Documents, "get">;
+  events: OutboxEvents;
 }
+
+/** Which documents a manual run exports: named ones, or those of the queue a filter matches. */
+export type RunSelection =
+  | { documentIds: string[] }
+  | { filter: { statuses?: DocumentStatus[] | undefined; createdFrom?: Date | undefined; createdBefore?: Date | undefined } };
+
+/** The statuses a run's filter may name: any but `deleted`. */
+export const RUN_FILTER_STATUSES = DOCUMENT_STATUSES.filter((status) => status !== "deleted");
 
 export interface ExportInput {
   name: string;
@@ -95,14 +105,19 @@ export class Exports {
   async create(actor: Actor, queueRef: string, input: ExportInput): Promise<ExportConfig> {
     const { queue, scope, notFound } = await this.managedQueue(actor, queueRef);
     await this.deps.access.require(actor, "queue.manage", scope, notFound);
-    return this.deps.store.insert({
-      id: randomUUID(),
-      queueId: queue.id,
-      organizationId: queue.organizationId,
-      name: input.name,
-      format: input.format,
-      trigger: input.trigger,
-      options: checkedOptions(input.format, input.options),
+    const options = checkedOptions(input.format, input.options);
+    return this.deps.sql.transaction(async (tx) => {
+      const config = await this.deps.store.insert(tx, {
+        id: randomUUID(),
+        queueId: queue.id,
+        organizationId: queue.organizationId,
+        name: input.name,
+        format: input.format,
+        trigger: input.trigger,
+        options,
+      });
+      await this.deps.events.add(tx, exportChanged(actor, config, null, config));
+      return config;
     });
   }
 
@@ -116,21 +131,32 @@ export class Exports {
     const config = await this.visibleExport(actor, id, "queue.manage");
     const format = input.format ?? config.format;
     const options = input.options ?? (input.format && input.format !== config.format ? {} : config.options);
-    const updated = await this.deps.store.update({
-      ...config,
-      name: input.name ?? config.name,
-      format,
-      trigger: input.trigger ?? config.trigger,
-      options: checkedOptions(format, options),
+    const checked = checkedOptions(format, options);
+    return this.deps.sql.transaction(async (tx) => {
+      const previous = await this.deps.store.find(config.id, tx, true);
+      if (!previous) throw exportNotFound(id)();
+      const updated = await this.deps.store.update(tx, {
+        ...previous,
+        name: input.name ?? previous.name,
+        format,
+        trigger: input.trigger ?? previous.trigger,
+        options: checked,
+      });
+      if (!updated) throw exportNotFound(id)();
+      if (JSON.stringify(stateOf(previous)) !== JSON.stringify(stateOf(updated))) {
+        await this.deps.events.add(tx, exportChanged(actor, updated, previous, updated));
+      }
+      return updated;
     });
-    if (!updated) throw exportNotFound(id)();
-    return updated;
   }
 
   /** Its runs and their files stay readable. */
   async delete(actor: Actor, id: string): Promise<void> {
     const config = await this.visibleExport(actor, id, "queue.manage");
-    await this.deps.store.delete(config.id);
+    await this.deps.sql.transaction(async (tx) => {
+      const deleted = await this.deps.store.delete(tx, config.id);
+      if (deleted) await this.deps.events.add(tx, exportChanged(actor, deleted, deleted, null));
+    });
   }
 
   /**
@@ -140,8 +166,9 @@ export class Exports {
    * `exported`, all listing the run in `exports`. A document that lacks what the format needs fails the whole run
    * (status `failed`, its reason in `error`), and such documents move to `export_failed` with the reason.
    */
-  async run(actor: Actor, exportId: string, documentIds: string[]): Promise<ExportRun> {
+  async run(actor: Actor, exportId: string, selection: RunSelection): Promise<ExportRun> {
     const config = await this.visibleExport(actor, exportId, "document.edit");
+    const documentIds = "documentIds" in selection ? selection.documentIds : await this.matching(config, selection.filter);
     const ids = [...new Set(documentIds.map((id) => id.toLowerCase()))];
     const found = await Promise.all(ids.map((id) => this.deps.documents.find(id)));
     const errors = ids.flatMap((id, index) => {
@@ -188,6 +215,31 @@ export class Exports {
     });
   }
 
+  /**
+   * The documents of the export's queue a run's filter takes: in its statuses (`ready_to_export` by default), uploaded
+   * within its dates, the oldest MAX_RUN_DOCUMENTS. 400 `no_documents` when none matches: a run of nothing has no file.
+   */
+  private async matching(config: ExportConfig, filter: Extract<RunSelection, { filter: unknown }>["filter"]): Promise<string[]> {
+    const { items } = await this.deps.documents.list({
+      scopes: [{ organizationId: config.organizationId, queueIds: [config.queueId] }],
+      queueId: config.queueId,
+      statuses: filter.statuses?.length ? filter.statuses : ["ready_to_export"],
+      ...(filter.createdFrom ? { createdFrom: filter.createdFrom } : {}),
+      ...(filter.createdBefore ? { createdBefore: filter.createdBefore } : {}),
+      sort: "created_at",
+      offset: 0,
+      limit: MAX_RUN_DOCUMENTS,
+    });
+    if (items.length === 0) {
+      throw new ValidationError(
+        "No document of the export's queue matches the filter.",
+        [{ path: "filter", message: "matches no document of the queue" }],
+        "no_documents",
+      );
+    }
+    return items.map((document) => document.id);
+  }
+
   async getRun(actor: Actor, runId: string): Promise<ExportRun> {
     const notFound = runNotFound(runId);
     const run = isUuid(runId) ? await this.deps.store.findRun(runId.toLowerCase()) : undefined;
@@ -196,10 +248,16 @@ export class Exports {
     return run;
   }
 
-  /** The run's file: 404 `export_file_not_found` while it runs or when it failed. */
+  /** The run's file: 404 `export_file_not_found` while it runs or when it failed, `export_file_purged` once a document in it was purged. */
   async runFile(actor: Actor, runId: string): Promise<ExportFile> {
     const run = await this.getRun(actor, runId);
     const file = await this.deps.store.runFile(run.id);
+    if (run.filePurgedAt) {
+      throw new NotFoundError(
+        `Export run ${runId}'s file was removed on ${run.filePurgedAt.toISOString()}: a document in it reached its queue's lifetime and was purged.`,
+        "export_file_purged",
+      );
+    }
     if (!file) throw new NotFoundError(`Export run ${runId} has no file (it is ${run.status}).`, "export_file_not_found");
     return file;
   }
@@ -341,6 +399,28 @@ export class Exports {
       at: new Date().toISOString(),
     });
   }
+}
+
+/** What configuration.changed shows of an export (nothing secret: names, format, trigger, options). */
+function stateOf(config: ExportConfig) {
+  return { name: config.name, format: config.format, trigger: config.trigger, options: config.options };
+}
+
+/** `configuration.changed` (resource `export`, its id) with the export before and after; null for none. */
+function exportChanged(actor: Actor, config: ExportConfig, previous: ExportConfig | null, current: ExportConfig | null): DocexEvent {
+  return createEvent("configuration.changed", {
+    organization_id: config.organizationId,
+    actor_user_id: actor.userId,
+    ...(actor.requestId ? { request_id: actor.requestId } : {}),
+    data: {
+      resource: "export",
+      resource_id: config.id,
+      queue_id: config.queueId,
+      change: current === null ? "deleted" : previous === null ? "created" : "updated",
+      previous: previous ? stateOf(previous) : null,
+      current: current ? stateOf(current) : null,
+    },
+  });
 }
 
 /** The options as the format's schema has them (defaults filled in); 400 naming each bad one. */

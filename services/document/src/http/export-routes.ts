@@ -2,10 +2,11 @@ import { type ApiDescription, actorOf, dataOf } from "@docex/kit";
 import type { Request, RequestHandler, Response, Router } from "express";
 import { z } from "zod";
 import type { ExportConfig, ExportRun } from "../export/export-store.js";
-import { type Exports, MAX_RUN_DOCUMENTS } from "../export/exports.js";
+import { type Exports, MAX_RUN_DOCUMENTS, RUN_FILTER_STATUSES } from "../export/exports.js";
 import { EXPORT_FORMATS } from "../export/formats/index.js";
 import { contentDispositionOf } from "../files/upload-body.js";
 import { documentDto, documentSchema } from "./dto.js";
+import { createdBeforeOf, inOrder, instant, outOfOrder } from "./schemas.js";
 
 const API = "/api/v2";
 const MEMBERSHIP_PROBLEMS = [503, 504];
@@ -48,6 +49,10 @@ export const exportRunSchema = z.object({
   error: z.string().nullable().describe("Why the run failed (which document lacks what); null otherwise"),
   created_at: z.iso.datetime(),
   finished_at: z.iso.datetime().nullable(),
+  file_purged_at: z.iso
+    .datetime()
+    .nullable()
+    .describe("When the file was removed because a document in it was purged (its queue's document lifetime); null while kept"),
 });
 
 export function exportRunDto(run: ExportRun): z.output<typeof exportRunSchema> {
@@ -60,6 +65,7 @@ export function exportRunDto(run: ExportRun): z.output<typeof exportRunSchema> {
     error: run.error,
     created_at: run.createdAt.toISOString(),
     finished_at: run.finishedAt ? run.finishedAt.toISOString() : null,
+    file_purged_at: run.filePurgedAt ? run.filePurgedAt.toISOString() : null,
   };
 }
 
@@ -84,9 +90,36 @@ export const updateExportBody = z
   })
   .refine((body) => Object.keys(body).length > 0, "name at least one field to change");
 
-export const exportRunBody = z.strictObject({
-  document_ids: z.array(z.guid()).min(1).max(MAX_RUN_DOCUMENTS).describe(`Documents of the export's queue, at most ${MAX_RUN_DOCUMENTS}`),
-});
+export const exportRunFilter = z
+  .strictObject({
+    status: z
+      .union([z.enum(RUN_FILTER_STATUSES), z.array(z.enum(RUN_FILTER_STATUSES)).min(1)])
+      .optional()
+      .describe("One status or several; `ready_to_export` by default"),
+    created_from: instant("Documents uploaded at or after"),
+    created_to: instant("Documents uploaded up to (a date: that whole day)"),
+  })
+  .refine(inOrder, outOfOrder);
+
+export const exportRunBody = z
+  .strictObject({
+    document_ids: z
+      .array(z.guid())
+      .min(1)
+      .max(MAX_RUN_DOCUMENTS)
+      .optional()
+      .describe(`Documents of the export's queue, at most ${MAX_RUN_DOCUMENTS}`),
+    filter: exportRunFilter
+      .optional()
+      .describe(
+        `Instead of document_ids: the queue's documents matching it, oldest first, at most ${MAX_RUN_DOCUMENTS} (run again for ` +
+          "the rest: exported documents leave `ready_to_export`)",
+      ),
+  })
+  .refine((body) => (body.document_ids === undefined) !== (body.filter === undefined), {
+    message: "send either document_ids or filter",
+    path: ["document_ids"],
+  });
 
 export const exportResultBody = z.strictObject({
   status: z.enum(["exported", "export_failed"]),
@@ -200,7 +233,9 @@ export function exportRoutes(api: ApiDescription, router: Router, signedIn: Requ
       description:
         "Who may edit the queue's documents. Documents in `ready_to_export` or `export_failed` move through `exporting` to " +
         "`exported`; others are exported as they are. A document that lacks what the format needs fails the run " +
-        "(`status: failed`, `error` says which and what) and moves to `export_failed`. 400 for a document of another queue.",
+        "(`status: failed`, `error` says which and what) and moves to `export_failed`. 400 for a document of another queue. " +
+        `Instead of \`document_ids\`, a \`filter\` takes the queue's documents in its statuses (\`ready_to_export\` by default) ` +
+        `uploaded within its dates, the oldest ${MAX_RUN_DOCUMENTS}; 400 \`no_documents\` when none matches.`,
       tags: ["Exports"],
       params: { export_id: EXPORT_ID },
       body: exportRunBody,
@@ -211,7 +246,17 @@ export function exportRoutes(api: ApiDescription, router: Router, signedIn: Requ
     },
     signedIn,
     async ({ body }, req, res) => {
-      const run = await exports.run(actorOf(req), param(req, "export_id"), body.document_ids);
+      const { filter } = body;
+      const selection = filter
+        ? {
+            filter: {
+              statuses: filter.status === undefined ? undefined : Array.isArray(filter.status) ? filter.status : [filter.status],
+              createdFrom: filter.created_from?.at,
+              createdBefore: createdBeforeOf(filter.created_to),
+            },
+          }
+        : { documentIds: body.document_ids ?? [] };
+      const run = await exports.run(actorOf(req), param(req, "export_id"), selection);
       created(res, `/export-runs/${run.id}`, exportRunDto(run));
     },
   );
@@ -244,7 +289,8 @@ export function exportRoutes(api: ApiDescription, router: Router, signedIn: Requ
       summary: "Download an export run's file",
       description:
         "CSV and JSON: one file of every document. ISDOC, UBL, Pohoda and Money S3: the document's XML, or a ZIP of one " +
-        "file per document when the run has several. 404 `export_file_not_found` for a failed run.",
+        "file per document when the run has several. 404 `export_file_not_found` for a failed run, `export_file_purged` once a " +
+        "document in it was purged (its queue's document lifetime).",
       tags: ["Exports"],
       params: { run_id: RUN_ID },
       responses: {

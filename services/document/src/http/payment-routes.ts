@@ -11,6 +11,7 @@ const MEMBERSHIP_PROBLEMS = [503, 504];
 
 export const paymentBatchSchema = z.object({
   id: z.guid(),
+  queue_id: z.guid(),
   format: z.enum(["sepa", "abo"]),
   document_ids: z.array(z.guid()).describe("The documents the batch pays"),
   left_out: z
@@ -20,17 +21,25 @@ export const paymentBatchSchema = z.object({
         "(of an earlier document), already_in_batch",
     ),
   total: z.number().describe("The sum paid, in the format's currency (EUR for SEPA, CZK for ABO)"),
+  execution_date: z.iso.date().describe("When the bank is to pay"),
   created_at: z.iso.datetime(),
+  file_purged_at: z.iso
+    .datetime()
+    .nullable()
+    .describe("When the file was removed because a document it pays was purged (its queue's document lifetime); null while kept"),
 });
 
 export function paymentBatchDto(batch: PaymentBatch): z.output<typeof paymentBatchSchema> {
   return {
     id: batch.id,
+    queue_id: batch.queueId,
     format: batch.format,
     document_ids: batch.documentIds,
     left_out: batch.leftOut,
     total: batch.total,
+    execution_date: batch.executionDate,
     created_at: batch.createdAt.toISOString(),
+    file_purged_at: batch.filePurgedAt ? batch.filePurgedAt.toISOString() : null,
   };
 }
 
@@ -76,7 +85,7 @@ export function paymentRoutes(api: ApiDescription, router: Router, signedIn: Req
         201: {
           description: "The batch",
           schema: dataOf(paymentBatchSchema),
-          headers: { Location: "`/api/v2/payment-batches/{id}/file`: the batch's file" },
+          headers: { Location: "`/api/v2/payment-batches/{id}`; its file is at `/api/v2/payment-batches/{id}/file`" },
         },
       },
       problems: [403, 404, ...MEMBERSHIP_PROBLEMS],
@@ -92,8 +101,27 @@ export function paymentRoutes(api: ApiDescription, router: Router, signedIn: Req
       });
       res
         .status(201)
-        .location(`${API}/payment-batches/${batch.id}/file`)
+        .location(`${API}/payment-batches/${batch.id}`)
         .json({ data: paymentBatchDto(batch) });
+    },
+  );
+
+  api.route(
+    router,
+    {
+      method: "get",
+      path: `${API}/payment-batches/{batch_id}`,
+      operationId: "getPaymentBatch",
+      summary: "Read a payment batch",
+      description: "Whoever may read the queue: the documents paid, those left out with why, the total.",
+      tags: ["Payments"],
+      params: { batch_id: "The payment batch's UUID" },
+      responses: { 200: { description: "The batch", schema: dataOf(paymentBatchSchema) } },
+      problems: [404, ...MEMBERSHIP_PROBLEMS],
+    },
+    signedIn,
+    async (_input, req, res) => {
+      res.json({ data: paymentBatchDto(await batches.get(actorOf(req), param(req, "batch_id"))) });
     },
   );
 
@@ -104,7 +132,9 @@ export function paymentRoutes(api: ApiDescription, router: Router, signedIn: Req
       path: `${API}/payment-batches/{batch_id}/file`,
       operationId: "getPaymentBatchFile",
       summary: "Download a payment batch's file",
-      description: "Whoever may read the queue. SEPA: pain.001.001.09 XML; ABO: the KPC text file.",
+      description:
+        "Whoever may read the queue. SEPA: pain.001.001.09 XML; ABO: the KPC text file. 404 `payment_batch_file_purged` once a " +
+        "document it pays was purged (its queue's document lifetime).",
       tags: ["Payments"],
       params: { batch_id: "The payment batch's UUID" },
       responses: {

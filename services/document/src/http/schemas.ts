@@ -152,17 +152,16 @@ export const nameListQuery = z.object({
 const DAY_MS = 86_400_000;
 
 /** An ISO date (`2026-03-01`, midnight UTC) or date-time with a zone; its instant and whether it named a whole day. */
-const instantQuery = (meaning: string) =>
-  z.preprocess(
-    firstOf,
-    z
-      .union([z.iso.date(), z.iso.datetime({ offset: true })], {
-        error: "Must be an ISO 8601 date (YYYY-MM-DD) or date-time with a time zone.",
-      })
-      .transform((text) => ({ at: new Date(text.length === 10 ? `${text}T00:00:00Z` : text), wholeDay: text.length === 10 }))
-      .optional()
-      .describe(`${meaning}: an ISO 8601 date (YYYY-MM-DD, UTC) or date-time with a time zone`),
-  );
+export const instant = (meaning: string) =>
+  z
+    .union([z.iso.date(), z.iso.datetime({ offset: true })], {
+      error: "Must be an ISO 8601 date (YYYY-MM-DD) or date-time with a time zone.",
+    })
+    .transform((text) => ({ at: new Date(text.length === 10 ? `${text}T00:00:00Z` : text), wholeDay: text.length === 10 }))
+    .optional()
+    .describe(`${meaning}: an ISO 8601 date (YYYY-MM-DD, UTC) or date-time with a time zone`);
+
+const instantQuery = (meaning: string) => z.preprocess(firstOf, instant(meaning));
 
 // Control characters cannot be typed into a search box; one of them separates the searched fields, and Postgres text
 // holds no NUL.
@@ -216,10 +215,10 @@ const documentListFilters = z.object({
   page_size: pageSizeQuery,
 });
 
-type DatedQuery = { created_from?: { at: Date } | undefined; created_to?: { at: Date } | undefined };
-const inOrder = (query: DatedQuery) =>
+export type DatedQuery = { created_from?: { at: Date } | undefined; created_to?: { at: Date } | undefined };
+export const inOrder = (query: DatedQuery) =>
   !query.created_from || !query.created_to || query.created_from.at.getTime() <= query.created_to.at.getTime();
-const outOfOrder = { message: "created_from is after created_to", path: ["created_from"] };
+export const outOfOrder = { message: "created_from is after created_to", path: ["created_from"] };
 
 export const documentListQuery = documentListFilters.refine(inOrder, outOfOrder);
 

@@ -185,6 +185,12 @@ export class PaymentBatches {
 
   async file(actor: Actor, id: string) {
     const batch = await this.get(actor, id);
+    if (batch.filePurgedAt) {
+      throw new NotFoundError(
+        `Payment batch ${id}'s file was removed on ${batch.filePurgedAt.toISOString()}: a document it pays reached its queue's lifetime and was purged.`,
+        "payment_batch_file_purged",
+      );
+    }
     const file = await this.deps.store.file(batch.id);
     if (!file) throw batchNotFound(id)();
     return file;

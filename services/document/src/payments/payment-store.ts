@@ -13,11 +13,15 @@ export interface PaymentBatch {
   documentIds: string[];
   leftOut: LeftOut[];
   total: number;
+  executionDate: string;
   createdAt: Date;
+  /** When the file was dropped because a document it pays was purged (its lifetime ran out); null while it is kept. */
+  filePurgedAt: Date | null;
 }
 
 const COLUMNS = `id, queue_id AS "queueId", organization_id AS "organizationId", format, document_ids::text[] AS "documentIds",
-  left_out AS "leftOut", total::double precision AS total, created_at AS "createdAt"`;
+  left_out AS "leftOut", total::double precision AS total, to_char(execution_date, 'YYYY-MM-DD') AS "executionDate",
+  created_at AS "createdAt", file_purged_at AS "filePurgedAt"`;
 
 /** Payment batches and the documents each pays. */
 export class PaymentStore {
@@ -40,9 +44,8 @@ export class PaymentStore {
 
   async insert(
     tx: Tx,
-    batch: Omit<PaymentBatch, "createdAt"> & {
+    batch: Omit<PaymentBatch, "createdAt" | "filePurgedAt"> & {
       debtorAccount: string;
-      executionDate: string;
       createdBy: string;
       createdAt: Date;
       file: { name: string; contentType: string; bytes: Buffer };
@@ -86,6 +89,9 @@ export class PaymentStore {
   }
 
   file(id: string): Promise<{ name: string; contentType: string; bytes: Buffer } | undefined> {
-    return this.sql.one(`SELECT file_name AS name, content_type AS "contentType", file AS bytes FROM payment_batches WHERE id = $1`, [id]);
+    return this.sql.one(
+      `SELECT file_name AS name, content_type AS "contentType", file AS bytes FROM payment_batches WHERE id = $1 AND file IS NOT NULL`,
+      [id],
+    );
   }
 }

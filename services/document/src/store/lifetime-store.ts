@@ -17,8 +17,8 @@ export class LifetimeStore {
   }
 
   /**
-   * Deletes up to `limit` documents of the queue uploaded before `before`, with their changes, validation jobs and
-   * the validators noted on them (documents another transaction holds are left for the next batch). Answers the ids
+   * Deletes up to `limit` documents of the queue uploaded before `before`, with their changes, validation jobs, the
+   * validators noted on them and the files of the export runs and payment batches that hold them (documents another transaction holds are left for the next batch). Answers the ids
    * purged and those whose files are to be removed from the file store after the commit. The organization's stored
    * bytes follow by trigger.
    */
@@ -37,6 +37,19 @@ export class LifetimeStore {
     for (const table of ["validation_webhooks", "validator_notes"]) {
       await this.sql.run(`DELETE FROM ${table} WHERE entity_type = 'document' AND entity_id = ANY($1::uuid[])`, [ids], tx);
     }
+    // Exported bytes do not outlive the documents in them: a run's or batch's file holding one goes (the record stays).
+    await this.sql.run(
+      `UPDATE export_runs SET file = NULL, file_purged_at = now() WHERE document_ids && $1::uuid[] AND file_purged_at IS NULL`,
+      [ids],
+      tx,
+    );
+    await this.sql.run(
+      `UPDATE payment_batches SET file = NULL, file_purged_at = now()
+       WHERE id IN (SELECT batch_id FROM payment_batch_documents WHERE document_id = ANY($1::uuid[])) AND file_purged_at IS NULL`,
+      [ids],
+      tx,
+    );
+    await this.sql.run("DELETE FROM payment_batch_documents WHERE document_id = ANY($1::uuid[])", [ids], tx);
     await this.sql.run("DELETE FROM documents WHERE id = ANY($1::uuid[])", [ids], tx);
     return { purged: ids, withFiles: doomed.filter((row) => row.has_file).map((row) => row.id) };
   }

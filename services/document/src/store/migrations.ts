@@ -6,6 +6,7 @@ import { emailIntakeMigration } from "./migration-0013-email-intake.js";
 import { exportsMigration } from "./migration-0014-exports.js";
 import { paymentBatchesMigration } from "./migration-0015-payment-batches.js";
 import { automationBlockersMigration } from "./migration-0017-automation-blockers.js";
+import { exportFilesPurgedMigration } from "./migration-0020-export-files-purged.js";
 import { learnFromValidationMigration } from "./migration-0022-learn-from-validation.js";
 
 /** Schema of the document database, in order. The kit's outbox tables are added in front. */
@@ -250,5 +251,6 @@ export const migrations: Migration[] = [
       `,
   ),
   automationBlockersMigration,
+  exportFilesPurgedMigration,
   learnFromValidationMigration,
 ];

@@ -97,15 +97,19 @@ export function isdocInvoice(invoice: Invoice): Buffer {
         Payment: {
           PaidAmount: money(invoice.totalDue!),
           PaymentMeansCode: "42",
-          Details: defined({
-            PaymentDueDate: invoice.dueDate,
-            ID: account?.ID,
-            BankCode: account?.BankCode,
-            Name: "",
-            IBAN: invoice.iban,
-            BIC: undefined,
-            VariableSymbol: invoice.variableSymbol,
-          }),
+          // The schema's Details need the due date and the whole bank account group (ID, BankCode, Name, IBAN, BIC, in
+          // this order; empty where unknown); without a due date there are none.
+          Details: invoice.dueDate
+            ? defined({
+                PaymentDueDate: invoice.dueDate,
+                ID: account?.ID ?? "",
+                BankCode: account?.BankCode ?? "",
+                Name: "",
+                IBAN: invoice.iban ?? "",
+                BIC: "",
+                VariableSymbol: invoice.variableSymbol,
+              })
+            : undefined,
         },
       },
     },
