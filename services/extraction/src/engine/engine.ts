@@ -1,9 +1,11 @@
+import { readFile } from "node:fs/promises";
 import { readEinvoice } from "./einvoice.js";
 import { isdocOfIsdocx } from "./isdocx.js";
 import { OcrRefusedError, ocr, ocrAvailable, type PageSize } from "./ocr.js";
 import { linesOf, type TextItem } from "./page-text.js";
 import { openPdf } from "./pdf.js";
 import { readAttachments } from "./pdf-attachments.js";
+import { type FoundPaymentQr, pageToSearchForQr, paymentQrInImage, paymentQrOnPdfPage, withPaymentQr } from "./qr.js";
 import { fieldsFromLines, type PageSizes } from "./text-fields.js";
 import {
   DEFAULT_LIMITS,
@@ -60,21 +62,47 @@ async function fromOcr(
   if (!limits.ocr || !(await ocrAvailable())) return unreadable(NO_TEXT, "info");
   if (limits.deferOcr) return { format: "ocr", fields: {}, messages: [], needsOcr: true };
   let items: TextItem[];
+  // The payment QR code is looked for in the pages OCR rasterizes anyway (a PDF's), or in the image itself.
+  let found: FoundPaymentQr | undefined;
+  const lookForQr = limits.paymentQr !== false;
   try {
     items = await ocr(bytes, kind, {
       maxPages: limits.maxOcrPages,
       timeoutMs: limits.ocrTimeoutMs,
       maxPixels: limits.maxOcrPixels,
       pageSizes,
+      ...(lookForQr
+        ? {
+            onPageImage: async (image: string, page: number) => {
+              found ??= await paymentQrInImage(new Uint8Array(await readFile(image)), page);
+            },
+          }
+        : {}),
     });
   } catch (error) {
     if (error instanceof OcrRefusedError) return unreadable(error.message);
     const killed = (error as { killed?: boolean }).killed;
     return unreadable(killed ? "OCR took too long and was stopped; fill the fields by hand." : "OCR could not read this file.");
   }
-  if (items.length === 0) return unreadable("OCR found no text in this document.", "info");
-  return fromWords(items, "builtin:ocr");
+  if (lookForQr && kind === "image") found = await paymentQrInImage(bytes, 1);
+  const read = items.length === 0 ? unreadable("OCR found no text in this document.", "info") : await fromWords(items, "builtin:ocr");
+  return found ? withPaymentQr(read, found) : read;
 }
+
+/** A text PDF's payment QR code, where its text says one may be printed (see qr.ts); the page is rendered for it. */
+async function paymentQrOfTextPdf(bytes: Uint8Array, items: TextItem[], pageSizes: PageSize[], limits: ExtractionLimits) {
+  if (limits.paymentQr === false) return undefined;
+  const page = pageToSearchForQr(items);
+  const size = page === undefined ? undefined : pageSizes[page - 1];
+  if (page === undefined || !size) return undefined;
+  return paymentQrOnPdfPage(bytes, page, size, {
+    timeoutMs: Math.min(limits.ocrTimeoutMs, QR_RENDER_TIMEOUT_MS),
+    maxPixels: limits.maxOcrPixels,
+  });
+}
+
+/** Rendering one page for its QR code takes tens of ms; a page that takes seconds is not worth it. */
+const QR_RENDER_TIMEOUT_MS = 5_000;
 
 const EINVOICE_ATTACHMENT = /\.(xml|isdoc)$/i;
 
@@ -152,10 +180,13 @@ async function fromPdf(bytes: Uint8Array, limits: ExtractionLimits, pagesOnly = 
       });
     const items = await printedText();
     const textLength = items.reduce((total, item) => total + item.text.trim().length, 0);
-    const result =
-      textLength >= 20
-        ? await fromWords(items, "builtin:pdf_text", await pdf.pageSizes(limits.maxPages))
-        : await fromOcr(bytes, "pdf", limits, await pdf.pageSizes(limits.maxOcrPages));
+    let result: ExtractionResult;
+    if (textLength >= 20) {
+      const pageSizes = await pdf.pageSizes(limits.maxPages);
+      result = await fromWords(items, "builtin:pdf_text", pageSizes);
+      const found = await paymentQrOfTextPdf(bytes, items, pageSizes, limits);
+      if (found) result = withPaymentQr(result, found);
+    } else result = await fromOcr(bytes, "pdf", limits, await pdf.pageSizes(limits.maxOcrPages));
     return { ...result, messages: [...messages, ...result.messages] };
   } finally {
     await pdf.close().catch(() => undefined);
