@@ -8,6 +8,7 @@ import type { ExtractionRecord, QueueView } from "../src/domain/document-source.
 import { annotationsFor } from "../src/engine/annotations.js";
 import { configSchema, startExtractionService } from "../src/service.js";
 import { DocumentDouble } from "./support/document-double.js";
+import { invoiceWithCodes, OTHER_IBAN, paymentOf, spayd } from "./support/payment-codes.js";
 
 const SCHEMA: QueueView["schema"] = [
   { key: "invoice_id", type: "string" },
@@ -145,6 +146,20 @@ describe("extraction service (real Postgres and NATS)", function () {
     await eventually(() => documents.records.find((record) => record.documentId === marker.documentId), 30_000);
     expect(documents.records.filter((record) => record.documentId === documentId)).to.have.length(1);
     expect(await running.runs.forDocument(documentId)).to.have.length(1);
+  });
+
+  it("reads a payment QR code in its reader process, and its disagreement with the printed IBAN reaches the document's messages", async () => {
+    const pdf = corpus.find((document) => document.format === "pdf_text") as CorpusDocument;
+    const coded = { ...paymentOf(pdf.truth), iban: OTHER_IBAN };
+    const { documentId } = await upload({ ...pdf, bytes: await invoiceWithCodes(pdf.truth, [spayd(coded)]) }, builtinQueue);
+    const record = await eventually(() => documents.records.find((candidate) => candidate.documentId === documentId));
+    const iban = JSON.parse(record.extractionJson).annotations.find((annotation: { key: string }) => annotation.key === "iban");
+    expect(iban).to.include({ value: OTHER_IBAN, source: "builtin:qr", confidence: 50 });
+    expect(JSON.parse(record.messagesJson)).to.deep.include({
+      key: "iban",
+      message: `The payment QR code says IBAN ${OTHER_IBAN} but the invoice prints ${pdf.truth.supplier.iban}; the QR code's value was taken. Check which one is right.`,
+      severity: "warning",
+    });
   });
 
   it("ends a bad file with a message instead of fields", async () => {

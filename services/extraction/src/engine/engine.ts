@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { readEinvoice } from "./einvoice.js";
 import { isdocOfIsdocx } from "./isdocx.js";
 import { OCR_DPI, OcrRefusedError, ocr, ocrAvailable, type PageSize } from "./ocr.js";
@@ -5,6 +6,7 @@ import { linesOf, MAX_LISTED_PAGES, type TextItem, wordsOf } from "./page-text.j
 import { imageDimensions } from "./pages.js";
 import { openPdf } from "./pdf.js";
 import { readAttachments } from "./pdf-attachments.js";
+import { type FoundPaymentQr, pageToSearchForQr, paymentQrInImage, paymentQrOnPdfPage, withPaymentQr } from "./qr.js";
 import { fieldsFromLines, type PageSizes } from "./text-fields.js";
 import {
   DEFAULT_LIMITS,
@@ -79,12 +81,22 @@ async function fromOcr(
   if (!limits.ocr || !(await ocrAvailable())) return unreadable(NO_TEXT, "info");
   if (limits.deferOcr) return { format: "ocr", fields: {}, messages: [], needsOcr: true };
   let items: TextItem[];
+  // The payment QR code is looked for in the pages OCR rasterizes anyway (a PDF's), or in the image itself.
+  let found: FoundPaymentQr | undefined;
+  const lookForQr = limits.paymentQr !== false;
   try {
     items = await ocr(bytes, kind, {
       maxPages: limits.maxOcrPages,
       timeoutMs: limits.ocrTimeoutMs,
       maxPixels: limits.maxOcrPixels,
       pageSizes,
+      ...(lookForQr
+        ? {
+            onPageImage: async (image: string, page: number) => {
+              found ??= await paymentQrInImage(new Uint8Array(await readFile(image)), page);
+            },
+          }
+        : {}),
     });
   } catch (error) {
     if (error instanceof OcrRefusedError) return unreadable(error.message);
@@ -94,9 +106,26 @@ async function fromOcr(
   const sizes = kind === "image" ? [imageDimensions(bytes)] : pageSizes;
   const units = kind === "image" ? sizes : sizes.map(ocrPixels);
   const pages = pagesOf(sizes, items, units, kind === "image" ? 1 : limits.maxOcrPages);
-  if (items.length === 0) return { ...unreadable("OCR found no text in this document.", "info"), pages };
-  return { ...(await fromWords(items, "builtin:ocr", units)), pages };
+  if (lookForQr && kind === "image") found = await paymentQrInImage(bytes, 1);
+  const read =
+    items.length === 0 ? unreadable("OCR found no text in this document.", "info") : await fromWords(items, "builtin:ocr", units);
+  return { ...(found ? withPaymentQr(read, found) : read), pages };
 }
+
+/** A text PDF's payment QR code, where its text says one may be printed (see qr.ts); the page is rendered for it. */
+async function paymentQrOfTextPdf(bytes: Uint8Array, items: TextItem[], pageSizes: PageSize[], limits: ExtractionLimits) {
+  if (limits.paymentQr === false) return undefined;
+  const page = pageToSearchForQr(items);
+  const size = page === undefined ? undefined : pageSizes[page - 1];
+  if (page === undefined || !size) return undefined;
+  return paymentQrOnPdfPage(bytes, page, size, {
+    timeoutMs: Math.min(limits.ocrTimeoutMs, QR_RENDER_TIMEOUT_MS),
+    maxPixels: limits.maxOcrPixels,
+  });
+}
+
+/** Rendering one page for its QR code takes tens of ms; a page that takes seconds is not worth it. */
+const QR_RENDER_TIMEOUT_MS = 5_000;
 
 const EINVOICE_ATTACHMENT = /\.(xml|isdoc)$/i;
 
@@ -191,10 +220,13 @@ async function readPdf(
     });
   const items = await printedText();
   const textLength = items.reduce((total, item) => total + item.text.trim().length, 0);
-  const result =
-    textLength >= 20
-      ? { ...(await fromWords(items, "builtin:pdf_text", sizes.slice(0, limits.maxPages))), printed: items }
-      : await fromOcr(bytes, "pdf", limits, sizes);
+  let result: ExtractionResult & { printed?: TextItem[] };
+  if (textLength >= 20) {
+    const pageSizes = sizes.slice(0, limits.maxPages);
+    result = { ...(await fromWords(items, "builtin:pdf_text", pageSizes)), printed: items };
+    const found = await paymentQrOfTextPdf(bytes, items, pageSizes, limits);
+    if (found) result = { ...withPaymentQr(result, found), printed: items };
+  } else result = await fromOcr(bytes, "pdf", limits, sizes);
   return { ...result, messages: [...messages, ...result.messages] };
 }
 

@@ -3,5 +3,6 @@ export { type Evidence, type Features, featuresOf, probabilityOf, type TableEvid
 export { extractInvoice, sniffKind } from "./engine.js";
 export { ocrAvailable } from "./ocr.js";
 export { ExtractionPool, type ExtractionPoolOptions } from "./pool.js";
+export { type FoundPaymentQr, paymentQrInImage } from "./qr.js";
 export * from "./types.js";
 export * from "./validators.js";

@@ -108,6 +108,8 @@ export interface OcrOptions {
   maxPixels: number;
   /** The PDF's page sizes, first page first (from its own boxes), so that each is rasterized within `maxPixels`. */
   pageSizes?: PageSize[];
+  /** Called with each page rasterized from a PDF (a PNG file, removed afterwards), after its OCR: the payment QR hook. */
+  onPageImage?: (image: string, page: number) => Promise<void>;
 }
 
 /**
@@ -149,6 +151,7 @@ export async function ocr(bytes: Uint8Array, kind: "pdf" | "image", options: Ocr
       );
       const image = `${prefix}.png`;
       items.push(...(await recognize(image, number, remaining(), OCR_DPI / dpi)));
+      await options.onPageImage?.(image, number);
       await rm(image, { force: true });
     }
     return items;

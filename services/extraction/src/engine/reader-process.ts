@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { extractInvoice } from "./engine.js";
 import { listPages, type RenderedPage, readPageWords, renderPage } from "./pages.js";
+import { prepareQrReader } from "./qr.js";
 import {
   type ExtractionInput,
   type ExtractionLimits,
@@ -104,6 +105,8 @@ const WARM_UP_PDF = [
 ].join("\n");
 
 await extractInvoice({ bytes: new TextEncoder().encode(WARM_UP_PDF) }).catch(() => undefined);
+// The QR reader's wasm is compiled and its first memory taken before the cap, like pdf.js's worker code.
+await prepareQrReader().catch(() => undefined);
 const capped = capMemory(Number(process.env.DOCEX_READER_MEMORY_BYTES));
 // The service went away (killed, or the pool closed): nothing is left to read for.
 process.on("disconnect", () => process.exit(0));

@@ -1,6 +1,6 @@
 import type { Evidence, TableEvidence } from "./confidence.js";
 /** Where an extracted value came from; written into the annotation's `source`. */
-export type ValueSource = "builtin:einvoice" | "builtin:pdf_text" | "builtin:ocr";
+export type ValueSource = "builtin:einvoice" | "builtin:pdf_text" | "builtin:ocr" | "builtin:qr";
 
 /** The fields the engine knows how to find; mapped onto a queue's schema by key (see annotations.ts). */
 export const INVOICE_FIELD_KEYS = [
@@ -131,6 +131,8 @@ export interface ExtractionLimits {
    * OCR where it does not hold up files that have text (see the read scheduler).
    */
   deferOcr?: boolean;
+  /** Whether payment QR codes are looked for (default yes); see qr.ts. */
+  paymentQr?: boolean;
 }
 
 export const DEFAULT_LIMITS: ExtractionLimits = {
