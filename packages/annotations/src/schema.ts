@@ -78,6 +78,7 @@ export const annotationSchemaInput = z
  */
 export const DEFAULT_ANNOTATION_SCHEMA: readonly FieldDefinition[] = [
   { key: "invoice_id", label: "Invoice number", type: "string" },
+  { key: "document_type", label: "Document type", type: "string" },
   { key: "issue_date", label: "Issue date", type: "date" },
   { key: "taxable_supply_date", label: "Taxable supply date", type: "date" },
   { key: "due_date", label: "Due date", type: "date" },

@@ -3,7 +3,7 @@ import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_ANNOTATION_SCHEMA } from "@docex/annotations";
-import { ciiXml, type InvoiceLine, makeInvoice, ublXml } from "@docex/testkit/invoice-corpus";
+import { ciiXml, type InvoiceLine, isdocXml, makeInvoice, ublXml } from "@docex/testkit/invoice-corpus";
 import { expect } from "chai";
 import { annotationsFor } from "../src/engine/annotations.js";
 import { extractInvoice } from "../src/engine/engine.js";
@@ -134,6 +134,7 @@ describe("extraction engine: e-invoices read exactly (the residuals of issue 36)
     expect(result.format).to.equal("zugferd1");
     expect(Object.fromEntries(Object.entries(result.fields).map(([key, field]) => [key, field?.value]))).to.deep.equal({
       invoice_id: "471102",
+      document_type: "invoice",
       issue_date: "2013-03-05",
       due_date: "2013-04-04",
       total_due: "529.87",
@@ -284,5 +285,41 @@ describe("extraction engine: the VAT breakdown (tax_details)", () => {
       ["line_items", [{ activity: { value: "Hosting" } }]],
       ["tax_details", [{ rate: { value: "21" } }]],
     ]);
+  });
+});
+
+describe("extraction engine: the kind of document (credit notes)", () => {
+  const ubl = (root: "Invoice" | "CreditNote", typeCode?: string) =>
+    encode(`<?xml version="1.0" encoding="UTF-8"?>
+<${root} xmlns="urn:oasis:names:specification:ubl:schema:xsd:${root}-2"
+  xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2"
+  xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2">
+  <cbc:ID>CN-7</cbc:ID>
+  <cbc:IssueDate>2026-11-02</cbc:IssueDate>
+  ${typeCode ? `<cbc:${root === "Invoice" ? "InvoiceTypeCode" : "CreditNoteTypeCode"}>${typeCode}</cbc:${root === "Invoice" ? "InvoiceTypeCode" : "CreditNoteTypeCode"}>` : ""}
+  <cbc:DocumentCurrencyCode>EUR</cbc:DocumentCurrencyCode>
+  <cac:LegalMonetaryTotal><cbc:PayableAmount currencyID="EUR">119.00</cbc:PayableAmount></cac:LegalMonetaryTotal>
+</${root}>`);
+
+  it("keeps a credit note's kind, its amounts as the document gives them (EN 16931: positive, credited by its type)", async () => {
+    const credit = await extractInvoice({ bytes: ubl("CreditNote", "381") });
+    expect(fieldValue(credit, "document_type")).to.equal("credit_note");
+    expect(fieldValue(credit, "total_due")).to.equal("119.00");
+    expect(fieldValue(await extractInvoice({ bytes: ubl("CreditNote") }), "document_type")).to.equal("credit_note");
+    expect(fieldValue(await extractInvoice({ bytes: ubl("Invoice", "380") }), "document_type")).to.equal("invoice");
+    expect(fieldValue(await extractInvoice({ bytes: ubl("Invoice", "383") }), "document_type")).to.equal("debit_note");
+  });
+
+  it("reads CII's and ISDOC's type codes", async () => {
+    const cii = ciiXml(makeInvoice(9, "de"));
+    const asCredit = new TextEncoder().encode(
+      new TextDecoder().decode(cii).replace(/<ram:TypeCode>380<\/ram:TypeCode>/, "<ram:TypeCode>381</ram:TypeCode>"),
+    );
+    expect(fieldValue(await extractInvoice({ bytes: cii }), "document_type")).to.equal("invoice");
+    expect(fieldValue(await extractInvoice({ bytes: asCredit }), "document_type")).to.equal("credit_note");
+    const isdoc = new TextDecoder().decode(isdocXml(makeInvoice(9, "cs")));
+    const isdocCredit = isdoc.replace(/<DocumentType>1<\/DocumentType>/, "<DocumentType>2</DocumentType>");
+    expect(isdocCredit).to.not.equal(isdoc);
+    expect(fieldValue(await extractInvoice({ bytes: new TextEncoder().encode(isdocCredit) }), "document_type")).to.equal("credit_note");
   });
 });

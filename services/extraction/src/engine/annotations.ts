@@ -20,6 +20,7 @@ export interface ExtractedAnnotation {
 /** Schema keys each engine field is written to; the first one the queue's schema has wins. */
 const FIELD_KEYS: Record<InvoiceFieldKey, string[]> = {
   invoice_id: ["invoice_id", "document_id"],
+  document_type: ["document_type", "document_kind"],
   issue_date: ["issue_date", "date_issue", "invoice_date"],
   taxable_supply_date: ["taxable_supply_date", "date_uzp", "tax_point_date"],
   due_date: ["due_date", "date_due"],

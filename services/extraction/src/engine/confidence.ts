@@ -39,6 +39,7 @@ export type FieldGroup = (typeof FIELD_GROUPS)[number];
 
 const GROUP_OF: Record<InvoiceFieldKey | "line_items", FieldGroup> = {
   invoice_id: "id",
+  document_type: "code",
   variable_symbol: "id",
   supplier_register_id: "tax_id",
   supplier_tax_id: "tax_id",

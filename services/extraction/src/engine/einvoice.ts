@@ -78,6 +78,33 @@ function result(format: ExtractionFormat, values: Fields, rows: LineItemRow[], t
   };
 }
 
+/**
+ * What kind of document an e-invoice is, from its type code (UNTDID 1001 for UBL and CII, ISDOC's DocumentType): an
+ * invoice, a credit note, a debit note, an advance invoice. Amounts stay as the document gives them: EN 16931 prints a
+ * credit note's amounts positive and lets its type say that they are credited, and the kind travels with them.
+ */
+const UNTDID_KINDS: Record<string, string> = {
+  "380": "invoice",
+  "384": "corrected_invoice",
+  "389": "self_billed_invoice",
+  "381": "credit_note",
+  "261": "credit_note",
+  "383": "debit_note",
+  "386": "advance_invoice",
+  "751": "invoice",
+};
+const ISDOC_KINDS: Record<string, string> = {
+  "1": "invoice",
+  "2": "credit_note",
+  "3": "debit_note",
+  "4": "advance_invoice",
+  "5": "advance_invoice",
+  "6": "credit_note",
+  "7": "simplified_invoice",
+};
+const kindOf = (code: string | undefined, kinds: Record<string, string>, otherwise: string) =>
+  code === undefined ? otherwise : (kinds[code.trim()] ?? otherwise);
+
 function iban(value: string | undefined): string | undefined {
   return value?.replace(/\s/g, "").toUpperCase();
 }
@@ -111,6 +138,7 @@ export function readIsdoc(invoice: XmlNode, format: ExtractionFormat = "isdoc"):
     format,
     {
       invoice_id: text(invoice, "ID"),
+      document_type: kindOf(text(invoice, "DocumentType"), ISDOC_KINDS, "invoice"),
       issue_date: normalizeDate(text(invoice, "IssueDate") ?? ""),
       due_date: normalizeDate(firstOf("PaymentDueDate") ?? ""),
       total_due: amount(text(monetary, "PayableAmount") ?? text(payment, "PaidAmount")),
@@ -134,7 +162,7 @@ export function readIsdoc(invoice: XmlNode, format: ExtractionFormat = "isdoc"):
 }
 
 /** UBL 2.1 Invoice / CreditNote, PEPPOL BIS Billing 3.0 included. */
-export function readUbl(invoice: XmlNode): ExtractionResult {
+export function readUbl(invoice: XmlNode, creditNote = false): ExtractionResult {
   const party = children(children(invoice, "AccountingSupplierParty")[0], "Party")[0];
   const buyer = children(children(invoice, "AccountingCustomerParty")[0], "Party")[0];
   // The first payment means that names an account (BT-84); a document may list a card or cash first.
@@ -166,6 +194,11 @@ export function readUbl(invoice: XmlNode): ExtractionResult {
     "ubl",
     {
       invoice_id: text(invoice, "ID"),
+      document_type: kindOf(
+        text(invoice, "InvoiceTypeCode") ?? text(invoice, "CreditNoteTypeCode"),
+        UNTDID_KINDS,
+        creditNote ? "credit_note" : "invoice",
+      ),
       issue_date: normalizeDate(text(invoice, "IssueDate") ?? ""),
       due_date: normalizeDate(text(invoice, "DueDate") ?? text(invoice, "PaymentMeans", "PaymentDueDate") ?? ""),
       total_due: amount(text(invoice, "LegalMonetaryTotal", "PayableAmount")),
@@ -274,6 +307,7 @@ function readCrossIndustry(invoice: XmlNode, names: CrossIndustryNames, format: 
     format,
     {
       invoice_id: text(invoice, names.document, "ID"),
+      document_type: kindOf(text(invoice, names.document, "TypeCode"), UNTDID_KINDS, "invoice"),
       issue_date: normalizeDate(text(invoice, names.document, "IssueDateTime", "DateTimeString") ?? ""),
       due_date: normalizeDate(text(settlement, "SpecifiedTradePaymentTerms", "DueDateDateTime", "DateTimeString") ?? ""),
       total_due: amount(text(summation, "DuePayableAmount") ?? text(summation, "GrandTotalAmount")),
@@ -307,7 +341,7 @@ export function readZugferd1(document: XmlNode): ExtractionResult {
 export function readEinvoice(root: Record<string, XmlNode>, container?: "isdocx" | "pdf"): ExtractionResult | undefined {
   const format = einvoiceFormatOf(root);
   if (format === "isdoc") return readIsdoc(root.Invoice, container === "isdocx" ? "isdocx" : container === "pdf" ? "pdf_isdoc" : "isdoc");
-  if (format === "ubl") return readUbl(root.Invoice ?? root.CreditNote);
+  if (format === "ubl") return root.Invoice ? readUbl(root.Invoice) : readUbl(root.CreditNote, true);
   if (format === "cii" || format === "xrechnung") return readCii(root.CrossIndustryInvoice, container === "pdf" ? "facturx" : format);
   if (format === "zugferd1") return readZugferd1(root.CrossIndustryDocument);
   return undefined;

@@ -5,6 +5,7 @@ export type ValueSource = "builtin:einvoice" | "builtin:pdf_text" | "builtin:ocr
 /** The fields the engine knows how to find; mapped onto a queue's schema by key (see annotations.ts). */
 export const INVOICE_FIELD_KEYS = [
   "invoice_id",
+  "document_type",
   "issue_date",
   "taxable_supply_date",
   "due_date",
