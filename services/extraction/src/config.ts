@@ -22,7 +22,7 @@ export const configSchema = serviceConfigSchema("extraction").extend({
   /** PDF pages read from the text layer. */
   EXTRACTION_MAX_PAGES: z.coerce.number().int().min(1).max(1_000).default(20),
   /** Pages rasterized and OCRed. */
-  EXTRACTION_OCR_PAGES: z.coerce.number().int().min(0).max(50).default(3),
+  EXTRACTION_OCR_PAGES: z.coerce.number().int().min(0).max(50).default(10),
   /** Time one OCR run (rasterize + tesseract over the pages) may take. */
   EXTRACTION_OCR_TIMEOUT_MS: milliseconds(30_000),
   /** Largest file read from the document service; larger files get a message instead of an extraction. */

@@ -82,7 +82,11 @@ export class DocumentReader {
         confidence = meanConfidence(annotations) ?? confidence;
       }
     }
-    const messages: ExtractionMessage[] = [...result.messages, ...clamped];
+    // A message about a field the queue's schema does not have is about the document.
+    const known = new Set(queue.schema.flatMap((field) => [field.key, ...(field.columns ?? []).map((column) => column.key)]));
+    const messages: ExtractionMessage[] = [...result.messages, ...clamped].map((message) =>
+      message.key === null || known.has(message.key) ? message : { ...message, key: null },
+    );
     if (annotations.length === 0 && messages.length === 0)
       messages.push({ key: null, message: "The built-in engine found no field in this document.", severity: "info" });
     const answer = await documents.recordExtraction(

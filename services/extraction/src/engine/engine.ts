@@ -83,9 +83,13 @@ async function fromOcr(
   let items: TextItem[];
   // The payment QR code is looked for in the pages OCR rasterizes anyway (a PDF's), or in the image itself.
   let found: FoundPaymentQr | undefined;
+  let leftFrom: number | undefined;
   const lookForQr = limits.paymentQr !== false;
   try {
     items = await ocr(bytes, kind, {
+      onPagesLeft: (page) => {
+        leftFrom = page;
+      },
       maxPages: limits.maxOcrPages,
       timeoutMs: limits.ocrTimeoutMs,
       maxPixels: limits.maxOcrPixels,
@@ -109,7 +113,13 @@ async function fromOcr(
   if (lookForQr && kind === "image") found = await paymentQrInImage(bytes, 1);
   const read =
     items.length === 0 ? unreadable("OCR found no text in this document.", "info") : await fromWords(items, "builtin:ocr", units);
-  return { ...(found ? withPaymentQr(read, found) : read), pages };
+  const result = found ? withPaymentQr(read, found) : read;
+  if (leftFrom !== undefined)
+    result.messages = [
+      ...result.messages,
+      { key: null, message: `OCR ran out of time at page ${leftFrom}; the pages from there on were not read.`, severity: "warning" },
+    ];
+  return { ...result, pages };
 }
 
 /** A text PDF's payment QR code, where its text says one may be printed (see qr.ts); the page is rendered for it. */

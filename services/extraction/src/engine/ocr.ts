@@ -108,6 +108,8 @@ export interface OcrOptions {
   maxPixels: number;
   /** The PDF's page sizes, first page first (from its own boxes), so that each is rasterized within `maxPixels`. */
   pageSizes?: PageSize[];
+  /** Called when the run's time ran out at page `page` after earlier pages were read: they are kept, the rest left. */
+  onPagesLeft?: (page: number) => void;
   /** Called with each page rasterized from a PDF (a PNG file, removed afterwards), after its OCR: the payment QR hook. */
   onPageImage?: (image: string, page: number) => Promise<void>;
 }
@@ -141,16 +143,26 @@ export async function ocr(bytes: Uint8Array, kind: "pdf" | "image", options: Ocr
       const dpi = ocrDpi(sizes[number - 1] as PageSize, options.maxPixels);
       if (dpi === undefined) continue;
       const prefix = path.join(directory, `page-${number}`);
-      await run(
-        "pdftoppm",
-        ["-r", String(dpi), "-gray", "-png", "-singlefile", "-f", String(number), "-l", String(number), input, prefix],
-        {
-          timeout: remaining(),
-          killSignal: "SIGKILL",
-        },
-      );
       const image = `${prefix}.png`;
-      items.push(...(await recognize(image, number, remaining(), OCR_DPI / dpi)));
+      try {
+        await run(
+          "pdftoppm",
+          ["-r", String(dpi), "-gray", "-png", "-singlefile", "-f", String(number), "-l", String(number), input, prefix],
+          {
+            timeout: remaining(),
+            killSignal: "SIGKILL",
+          },
+        );
+        items.push(...(await recognize(image, number, remaining(), OCR_DPI / dpi)));
+      } catch (error) {
+        // Out of time after some pages were read: what was read is kept, the pages after are left (the run's budget
+        // bounds a long scan, not the pages it already gave).
+        if ((error as { killed?: boolean }).killed && items.length > 0) {
+          options.onPagesLeft?.(number);
+          break;
+        }
+        throw error;
+      }
       await options.onPageImage?.(image, number);
       await rm(image, { force: true });
     }

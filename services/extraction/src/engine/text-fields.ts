@@ -3,6 +3,7 @@ import { LABELS, type LabelledKey, labelPattern, PARTY_HEADINGS } from "./labels
 import type { Line, Segment } from "./page-text.js";
 import type {
   ExtractedField,
+  ExtractionMessage,
   ExtractionResult,
   FieldPosition,
   InvoiceFieldKey,
@@ -469,8 +470,25 @@ export function fieldsFromLines(lines: Line[], source: ValueSource, pageSizes: P
     format: source === "builtin:ocr" ? "ocr" : "pdf_text",
     fields,
     ...(table ? { lineItems: lineItemsOf(table, fields, source) } : {}),
-    messages: [],
+    messages: table ? rowSumWarnings(table, fields) : [],
   };
+}
+
+/**
+ * A table whose rows add up to neither total printed (with or without tax) has lost or misread a row: a person should
+ * look (the table's confidence falls with it, see lineItemsOf).
+ */
+function rowSumWarnings(table: { sum: number }, fields: ExtractionResult["fields"]): ExtractionMessage[] {
+  const totals = [fields.total_due, fields.total_without_tax].flatMap((field) => (field ? [Number(field.value)] : []));
+  if (totals.length === 0 || totals.some((total) => Math.abs(total - table.sum) < 0.011)) return [];
+  const printed = [fields.total_without_tax?.value, fields.total_due?.value].filter(Boolean).join(" / ");
+  return [
+    {
+      key: "line_items",
+      message: `The line items add up to ${formatAmount(table.sum)}, but the invoice's total is ${printed}: a row may be missing or misread.`,
+      severity: "warning",
+    },
+  ];
 }
 
 /** A table is trusted when its rows add up to a total printed elsewhere; rows whose cells disagree lower it. */
@@ -871,6 +889,15 @@ function distance(a: { x: number; xEnd: number }, b: { x: number; xEnd: number }
 const TABLE_END =
   /(celkem|celkom|total|summe|zwischensumme|gesamt|sous-total|subtotal|totaal|razem|totale|nettobetrag|net total|tax|steuer)/;
 
+/** A page's carried-over amount, printed where a table breaks across pages: never a row. */
+const CARRIED_OVER =
+  /^(ubertrag|uebertrag|carried (forward|over)|brought forward|a reporter|report a nouveau|prevod z|z prenosu|z przeniesienia|riporto)\b/;
+
+/** A table's header line (three columns or more named), as a page after the first repeats it. */
+function isHeaderLine(line: readonly Seg[]): boolean {
+  return new Set(line.map((segment) => columnOf(segment.text)).filter((column) => column !== undefined)).size >= 3;
+}
+
 /**
  * The line-item table: a header line naming an item and at least two more columns, one an amount; rows are lines
  * with an amount under it. Lines between rows without one continue the row above; a totals line ends the table.
@@ -888,11 +915,32 @@ function findLineItems(segs: Seg[][]): { rows: LineItemRow[]; consistent: boolea
     let consistent = true;
     let misses = 0;
     let pending: { row: LineItemRow; y: number; height: number } | undefined;
-    for (let rowIndex = index + 1; rowIndex < segs.length && misses < 6; rowIndex += 1) {
-      const line = segs[rowIndex] as Seg[];
-      if (TABLE_END.test((line[0] as Seg).folded) && !/\d/.test(((line[0] as Seg).folded.match(/^\D*/) ?? [""])[0].slice(0, 1))) {
-        if (rows.length) break;
+    // Where the table goes on after a page break: the next page's repeated header, within a page's footer and header.
+    const continuation = (from: number): number | undefined => {
+      const page = (segs[from] as Seg[])[0]?.page ?? 0;
+      for (let next = from + 1; next < Math.min(segs.length, from + 25); next += 1) {
+        const line = segs[next] as Seg[];
+        if ((line[0] as Seg).page > page && isHeaderLine(line)) return next;
       }
+      return undefined;
+    };
+    for (let rowIndex = index + 1; rowIndex < segs.length; rowIndex += 1) {
+      const line = segs[rowIndex] as Seg[];
+      const ends =
+        misses >= 6 ||
+        (TABLE_END.test((line[0] as Seg).folded) && !/\d/.test(((line[0] as Seg).folded.match(/^\D*/) ?? [""])[0].slice(0, 1)));
+      if (ends && rows.length) {
+        // A page's subtotal, a footer or a gap before the page ends: the table goes on if the next page repeats its header.
+        const next = continuation(rowIndex);
+        if (next === undefined) break;
+        rowIndex = next;
+        misses = 0;
+        pending = undefined;
+        continue;
+      }
+      if (misses >= 6) break;
+      // Carried-over amounts ("Übertrag", "carried forward") and a repeated header are not rows.
+      if (CARRIED_OVER.test((line[0] as Seg).folded) || isHeaderLine(line)) continue;
       const row: LineItemRow & { net_amount?: string } = {};
       for (const segment of line) {
         let nearest: { column: ColumnKind; distance: number } | undefined;
