@@ -43,16 +43,24 @@ describe("the learned value of a supplier's field (unit)", () => {
         ["iban", [text("CZ65")]],
       ]),
     );
+    // A pin counts as one more confirmation of its value (1 of 2, + 1 over + 2: 50); one confirmation gives 67.
     expect(fields).to.deep.equal([
-      { key: "contract", content: text("PINNED"), pinned: true },
-      { key: "iban", content: text("CZ65"), pinned: false },
+      { key: "contract", content: text("PINNED"), pinned: true, confidence: 50 },
+      { key: "iban", content: text("CZ65"), pinned: false, confidence: 67 },
     ]);
+  });
+
+  it("gives a remembered value the rule of succession over its recent confirmations as confidence", () => {
+    const confidence = (history: ReturnType<typeof text>[]) => rememberedFields(new Map(), new Map([["iban", history]]))[0]?.confidence;
+    expect(confidence([text("A")])).to.equal(67);
+    expect(confidence([text("A"), text("A"), text("A"), text("A"), text("A")])).to.equal(86);
+    expect(confidence([text("A"), text("A"), text("B")])).to.equal(60);
   });
 });
 
 describe("what learning fills in a new document (unit)", () => {
-  const learned = (key: string, value: string): RememberedField => ({ key, content: text(value), pinned: false });
-  const pinned = (key: string, value: string): RememberedField => ({ key, content: text(value), pinned: true });
+  const learned = (key: string, value: string): RememberedField => ({ key, content: text(value), pinned: false, confidence: 67 });
+  const pinned = (key: string, value: string): RememberedField => ({ key, content: text(value), pinned: true, confidence: 75 });
 
   it("fills absent and empty fields with learned values, marked learned, and leaves the AI's values", () => {
     const current: Annotation[] = [
@@ -60,8 +68,8 @@ describe("what learning fills in a new document (unit)", () => {
       { key: "contract", value: " ", source: "ai" },
     ];
     expect(planFill(current, [learned("iban", "CZ65"), learned("contract", "C-1"), learned("supplier_name", "Acme")])).to.deep.equal([
-      { key: "contract", value: "C-1", source: "learned" },
-      { key: "supplier_name", value: "Acme", source: "learned" },
+      { key: "contract", value: "C-1", source: "learned", confidence: 67 },
+      { key: "supplier_name", value: "Acme", source: "learned", confidence: 67 },
     ]);
   });
 
@@ -80,7 +88,7 @@ describe("what learning fills in a new document (unit)", () => {
       pinned("invoice_id", "Y"),
       pinned("supplier_name", "Pinned"),
     ];
-    expect(planFill(current, memory)).to.deep.equal([{ key: "iban", value: "CZ65", source: "learned" }]);
+    expect(planFill(current, memory)).to.deep.equal([{ key: "iban", value: "CZ65", source: "learned", confidence: 75 }]);
   });
 
   it("corrects the built-in engine's guesses from text or OCR with learned values (not per-invoice fields), never its e-invoice values", () => {
@@ -97,24 +105,24 @@ describe("what learning fills in a new document (unit)", () => {
       learned("contract", "C-9"),
     ];
     // invoice_id differs per invoice: a learned one never replaces what was read; a pinned one does.
-    expect(planFill(current, memory)).to.deep.equal([{ key: "iban", value: "CZ65", source: "learned" }]);
+    expect(planFill(current, memory)).to.deep.equal([{ key: "iban", value: "CZ65", source: "learned", confidence: 67 }]);
     expect(planFill(current, [pinned("supplier_name", "Pinned"), pinned("iban", "CZ65"), pinned("invoice_id", "FV-P")])).to.deep.equal([
-      { key: "iban", value: "CZ65", source: "learned" },
-      { key: "invoice_id", value: "FV-P", source: "learned" },
+      { key: "iban", value: "CZ65", source: "learned", confidence: 75 },
+      { key: "invoice_id", value: "FV-P", source: "learned", confidence: 75 },
     ]);
   });
 
   it("fills a multi-value field with all its values", () => {
-    const memory: RememberedField[] = [{ key: "bank_account", content: text("A", ["B", "C"]), pinned: false }];
+    const memory: RememberedField[] = [{ key: "bank_account", content: text("A", ["B", "C"]), pinned: false, confidence: 67 }];
     expect(planFill([], memory)).to.deep.equal([
-      { key: "bank_account", value: "A", values: [{ value: "B" }, { value: "C" }], source: "learned" },
+      { key: "bank_account", value: "A", values: [{ value: "B" }, { value: "C" }], source: "learned", confidence: 67 },
     ]);
   });
 
   it("plans nothing for a document that already holds what the memory would fill", () => {
     const current: Annotation[] = [
-      { key: "iban", value: "CZ65", source: "learned" },
-      { key: "contract", value: "C-1", source: "learned" },
+      { key: "iban", value: "CZ65", source: "learned", confidence: 75 },
+      { key: "contract", value: "C-1", source: "learned", confidence: 67 },
     ];
     expect(planFill(current, [pinned("iban", "CZ65"), learned("contract", "C-1")])).to.deep.equal([]);
   });

@@ -43,13 +43,27 @@ export function learnedValue(confirmations: readonly FieldContent[]): FieldConte
   return isEmptyContent(winner.content) ? undefined : winner.content;
 }
 
+/**
+ * The probability, in %, that a remembered value is the next document's: the rule of succession over the recent
+ * confirmations, (those that gave this value + 1) / (all + 2). One confirmation gives 67, five agreeing 86; a pin
+ * counts as one more confirmation of its value.
+ */
+export function rememberedConfidence(content: FieldContent, confirmations: readonly FieldContent[], pinned: boolean): number {
+  const window = confirmations.slice(0, CONFIRMATION_WINDOW);
+  const agreeing = window.filter((entry) => contentKey(entry) === contentKey(content)).length + (pinned ? 1 : 0);
+  return Math.round((100 * (agreeing + 1)) / (window.length + (pinned ? 1 : 0) + 2));
+}
+
 /** The fields the memory fills for a supplier: pinned values, then learned values of the fields without a pin. */
 export function rememberedFields(pins: ReadonlyMap<string, string>, confirmations: ReadonlyMap<string, FieldContent[]>): RememberedField[] {
-  const fields: RememberedField[] = [...pins].map(([key, value]) => ({ key, content: { value, values: [] }, pinned: true }));
+  const fields: RememberedField[] = [...pins].map(([key, value]) => {
+    const content = { value, values: [] };
+    return { key, content, pinned: true, confidence: rememberedConfidence(content, confirmations.get(key) ?? [], true) };
+  });
   for (const [key, history] of confirmations) {
     if (pins.has(key)) continue;
     const content = learnedValue(history);
-    if (content) fields.push({ key, content, pinned: false });
+    if (content) fields.push({ key, content, pinned: false, confidence: rememberedConfidence(content, history, false) });
   }
   return fields.sort((a, b) => a.key.localeCompare(b.key));
 }
@@ -112,6 +126,7 @@ export function planFill(current: readonly Annotation[], memory: readonly Rememb
       value: field.content.value,
       ...(field.content.values.length ? { values: field.content.values.map((value) => ({ value })) } : {}),
       source: LEARNED_SOURCE,
+      confidence: field.confidence,
     });
   }
   return plan;

@@ -25,6 +25,8 @@ export interface RememberedField {
   content: FieldContent;
   /** Set by relearn: applied even over a value the AI extracted. Learned ones only fill empty fields. */
   pinned: boolean;
+  /** The probability, in %, that it is the next document's value (see rememberedConfidence). */
+  confidence: number;
 }
 
 export interface SupplierMemory {
