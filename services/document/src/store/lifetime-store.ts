@@ -34,9 +34,7 @@ export class LifetimeStore {
     for (const table of ["document_changes", "initial_validation_jobs"]) {
       await this.sql.run(`DELETE FROM ${table} WHERE document_id = ANY($1::uuid[])`, [ids], tx);
     }
-    for (const table of ["validation_webhooks", "validator_notes"]) {
-      await this.sql.run(`DELETE FROM ${table} WHERE entity_type = 'document' AND entity_id = ANY($1::uuid[])`, [ids], tx);
-    }
+    await this.sql.run(`DELETE FROM validation_webhooks WHERE entity_type = 'document' AND entity_id = ANY($1::uuid[])`, [ids], tx);
     await this.sql.run("DELETE FROM documents WHERE id = ANY($1::uuid[])", [ids], tx);
     return { purged: ids, withFiles: doomed.filter((row) => row.has_file).map((row) => row.id) };
   }
