@@ -202,7 +202,8 @@ async function startDoubles(
       yield await notServed();
     },
     RecordExtraction: notServed,
-    ExpectValidator: notServed,
+    RecordValidationWebhook: notServed,
+    HasValidationLink: notServed,
     ResolveInbox: notServed,
     ReceiveEmailDocument: notServed,
   };

@@ -165,7 +165,8 @@ async function startDoubles(
       yield await unused();
     },
     RecordExtraction: unused,
-    ExpectValidator: unused,
+    RecordValidationWebhook: unused,
+    HasValidationLink: unused,
     ResolveInbox: unused,
     ReceiveEmailDocument: unused,
   };

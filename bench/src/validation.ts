@@ -4,9 +4,9 @@
  *   (a) a receiver answering in 20 ms (an object-form answer that replaces a value and adds a message)
  *   (b) a receiver that hangs (every call waits out the 200 ms budget; the PATCHes rotate over 50 queues, so no
  *       link fails often enough to open its breaker)
- *   (c) a link whose breaker is open (it hung five times in a row just before): after the first answer saying so,
- *       the document service gives the queue that answer without asking the webhook service until a trial is due
- *   (d) a queue without a validator: the save alone (the document service's projections show no validator, so
+ *   (c) a link whose breaker is open (it hung five times in a row just before): the webhook service answers
+ *       from the open breaker at once, without calling the receiver
+ *   (d) a queue without a validator: the save alone (the document service's cached queue shows no validator, so
  *       Validate is not asked), for comparison
  *
  *   node dist/validation.js

@@ -5,18 +5,19 @@ import { type Callers, createPromiseClient, type Handlers, loadService, type Pro
 
 export type { ApplyDocumentChangesResponse } from "./generated/docex/document/v1/ApplyDocumentChangesResponse.js";
 export type { DocumentRecord } from "./generated/docex/document/v1/DocumentRecord.js";
-export type { ExpectValidatorRequest } from "./generated/docex/document/v1/ExpectValidatorRequest.js";
 export type { FileChunk } from "./generated/docex/document/v1/FileChunk.js";
 export type { GetDocumentRequest } from "./generated/docex/document/v1/GetDocumentRequest.js";
 export type { GetDocumentResponse } from "./generated/docex/document/v1/GetDocumentResponse.js";
 export type { GetQueueRequest } from "./generated/docex/document/v1/GetQueueRequest.js";
 export type { GetQueueResponse } from "./generated/docex/document/v1/GetQueueResponse.js";
+export type { HasValidationLinkRequest } from "./generated/docex/document/v1/HasValidationLinkRequest.js";
 export type { Queue } from "./generated/docex/document/v1/Queue.js";
 export type { ReadDocumentFileRequest } from "./generated/docex/document/v1/ReadDocumentFileRequest.js";
 export type { ReceiveEmailDocumentRequest } from "./generated/docex/document/v1/ReceiveEmailDocumentRequest.js";
 export type { ReceiveEmailDocumentResponse } from "./generated/docex/document/v1/ReceiveEmailDocumentResponse.js";
 export type { RecordExtractionRequest } from "./generated/docex/document/v1/RecordExtractionRequest.js";
 export type { RecordExtractionResponse } from "./generated/docex/document/v1/RecordExtractionResponse.js";
+export type { RecordValidationWebhookRequest } from "./generated/docex/document/v1/RecordValidationWebhookRequest.js";
 export type { ResolveEntityRequest } from "./generated/docex/document/v1/ResolveEntityRequest.js";
 export type { ResolveEntityResponse } from "./generated/docex/document/v1/ResolveEntityResponse.js";
 export type { ResolveInboxRequest } from "./generated/docex/document/v1/ResolveInboxRequest.js";

@@ -2,14 +2,12 @@ import type { GrpcClientOptions } from "@docex/kit";
 import type { WebhookDefinition } from "./generated/docex/webhook/v1/Webhook.js";
 import { type Callers, createPromiseClient, type Handlers, loadService, type PromiseClient } from "./service-descriptor.js";
 
+export type { DeleteValidationWebhookRequest } from "./generated/docex/webhook/v1/DeleteValidationWebhookRequest.js";
 export type { DescribeValidationTargetsResponse } from "./generated/docex/webhook/v1/DescribeValidationTargetsResponse.js";
-export type { ListValidatorsRequest } from "./generated/docex/webhook/v1/ListValidatorsRequest.js";
-export type { ListValidatorsResponse } from "./generated/docex/webhook/v1/ListValidatorsResponse.js";
 export type { RegisterValidationTargetRequest } from "./generated/docex/webhook/v1/RegisterValidationTargetRequest.js";
 export type { RegisterValidationTargetResponse } from "./generated/docex/webhook/v1/RegisterValidationTargetResponse.js";
 export type { ValidateRequest } from "./generated/docex/webhook/v1/ValidateRequest.js";
 export type { ValidateResponse } from "./generated/docex/webhook/v1/ValidateResponse.js";
-export type { Validator } from "./generated/docex/webhook/v1/Validator.js";
 
 export const webhookService = loadService<WebhookDefinition>("webhook.proto", "docex.webhook.v1.Webhook");
 

@@ -42,19 +42,24 @@ const expectedServices: [ServiceDescriptor<grpc.ServiceDefinition>, string, stri
     "docex.document.v1.Document",
     [
       "ApplyDocumentChanges",
-      "ExpectValidator",
       "GetDocument",
       "GetQueue",
+      "HasValidationLink",
       "ReadDocumentFile",
       "ReceiveEmailDocument",
       "RecordExtraction",
+      "RecordValidationWebhook",
       "ResolveEntity",
       "ResolveInbox",
     ],
   ],
   [automationService, "docex.automation.v1.Automation", ["GetQueueAutomation", "PlanApprovalRoute"]],
   [registerService, "docex.register.v1.Register", ["LookupItems"]],
-  [webhookService, "docex.webhook.v1.Webhook", ["DescribeValidationTargets", "ListValidators", "RegisterValidationTarget", "Validate"]],
+  [
+    webhookService,
+    "docex.webhook.v1.Webhook",
+    ["DeleteValidationWebhook", "DescribeValidationTargets", "RegisterValidationTarget", "Validate"],
+  ],
 ];
 
 describe("protos", () => {

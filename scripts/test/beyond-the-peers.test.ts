@@ -361,6 +361,35 @@ describe("beyond the peers: audit log, duplicates, Standard Webhooks, key rotati
       expect((await call("DELETE", `/queues/${queueId}/external-validation-links/document_validation`, { token })).status).to.equal(204);
     });
 
+    it("a queue's validation webhook of the deprecated API validates the next edit at once; the queue's link replaces it (200), and one beside the link is 409", async () => {
+      const created = await call("POST", "/webhooks", {
+        token,
+        body: { url: `${endpoint.url}/validate/deprecated`, entity_type: "queue", entity_id: queueId, type: "document_validation" },
+      });
+      const deprecated = dataOf(created, 201);
+      expect(created.headers.get("deprecation")).to.equal("true");
+      const before = endpoint.received.length;
+      dataOf(
+        await call("PATCH", `/documents/${documentId}/annotations`, {
+          token,
+          body: { annotations: [{ key: "invoice_id", value: "D-1" }] },
+        }),
+        200,
+      );
+      expect(endpoint.received.slice(before).some((request) => request.path === "/validate/deprecated")).to.equal(true);
+
+      const link = { url: `${endpoint.url}/validate/link`, type: "document_validation" };
+      dataOf(await call("POST", `/queues/${queueId}/external-validation-links`, { token, body: link }), 200);
+      expect((await call("GET", `/webhooks/${deprecated.id}`, { token })).status).to.equal(404);
+      const beside = await call("POST", "/webhooks", {
+        token,
+        body: { url: `${endpoint.url}/validate/beside`, entity_type: "queue", entity_id: queueId, type: "document_validation" },
+      });
+      expect(beside.status).to.equal(409);
+      expect(beside.body.code).to.equal("validation_link_exists");
+      expect((await call("DELETE", `/queues/${queueId}/external-validation-links/document_validation`, { token })).status).to.equal(204);
+    });
+
     it("with failure_policy block, an unavailable validator leaves an error that stops export; allow leaves a warning", async () => {
       const strictQueue = dataOf(await call("POST", "/queues", { token, body: { workspace_id: workspaceId, name: "Blocked" } }), 201).id;
       const bad = await call("POST", `/queues/${strictQueue}/external-validation-links`, {

@@ -80,7 +80,15 @@ export const SERVICE_EVENTS = {
   },
   webhook: {
     publishes: ["configuration.changed"],
-    consumes: ["document.status_changed", "queue.created", "queue.deleted", "workspace.deleted", "documents.purged"],
+    consumes: [
+      "document.status_changed",
+      "queue.created",
+      "queue.deleted",
+      "workspace.deleted",
+      "documents.purged",
+      // validation_link: a queue's link replaced its validation webhook (the backstop of DeleteValidationWebhook).
+      "configuration.changed",
+    ],
     hears: ["membership.changed"],
   },
   // Reads hostile files: it publishes nothing, and hears only what invalidates its cache of queues.

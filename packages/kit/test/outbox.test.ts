@@ -485,4 +485,29 @@ describe("outbox and JetStream bus (real Postgres and NATS)", () => {
       eviction.stop();
     }
   });
+
+  it("forgets a queue whose validators changed: its link, a validation webhook on it; every queue for one above queues", async () => {
+    const forgotten: Array<string | undefined> = [];
+    const eviction = forgetChangedQueues(bus, (queueId) => forgotten.push(queueId));
+    try {
+      await bus.connection.flush();
+      const publish = (data: Record<string, unknown>) =>
+        bus.publish("docex.configuration.changed", { data: { change: "updated", ...data } }, { msgId: randomUUID() });
+      await publish({ resource: "validation_link", resource_id: "document_validation", queue_id: "queue-3" });
+      // A delivery webhook changes no validator: nothing is forgotten.
+      await publish({ resource: "webhook", resource_id: "w-1", queue_id: "queue-4", current: { type: "document_status_changed" } });
+      await publish({
+        resource: "webhook",
+        resource_id: "w-2",
+        queue_id: "queue-5",
+        previous: { type: "document_validation" },
+        current: null,
+      });
+      await publish({ resource: "webhook", resource_id: "w-3", queue_id: null, current: { type: "initial_document_validation" } });
+      await eventually(() => (forgotten.length >= 3 ? true : undefined));
+      expect(forgotten).to.deep.equal(["queue-3", "queue-5", undefined]);
+    } finally {
+      eviction.stop();
+    }
+  });
 });

@@ -18,9 +18,9 @@ import { EntityResolver } from "./domain/entity-resolution.js";
 import { Hierarchy } from "./domain/hierarchy.js";
 import { INITIAL_VALIDATION_DEFAULTS, InitialValidationRunner, type InitialValidationSettings } from "./domain/initial-validation.js";
 import { Quotas } from "./domain/quotas.js";
-import { type DocumentValidator, EditValidation } from "./domain/validation.js";
+import { type DocumentValidator, EditValidation, validatorOf } from "./domain/validation.js";
 import { ValidationLinks } from "./domain/validation-links.js";
-import { ValidatorSeed } from "./domain/validator-seed.js";
+import { ValidationWebhooks } from "./domain/validation-webhooks.js";
 import { automationSwitchProjection } from "./events/automation-switch-projection.js";
 import { organizationProjection } from "./events/organization-projection.js";
 import { validatorProjection } from "./events/validator-projection.js";
@@ -87,13 +87,19 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
     if (!seed.done) throw new Error("asking automation for the switches of queues that predate the projection");
   });
   const validators = new ValidatorStore(sql);
+  // Queues, and with them which validators apply to their documents, are cached here (see DECISIONS.md).
+  const hierarchyStore = new HierarchyStore(sql);
   const webhook = webhookValidator(config.WEBHOOK_GRPC_ADDR, {
     identity: infra.grpcIdentity,
     metrics: infra.metrics,
     logger: infra.logger,
-    validators,
+    validators: {
+      async of(type, scope) {
+        const queue = await hierarchyStore.findQueue({ id: scope.queueId });
+        return queue ? validatorOf(await hierarchyStore.validatorsOf(queue), type, scope) : undefined;
+      },
+    },
   });
-  const validatorSeed = new ValidatorSeed(validators, webhook, infra.logger);
   // Saving and listing a queue's links registers and describes their receivers there (not on an edit's path).
   const targets = validationTargetsClient(config.WEBHOOK_GRPC_ADDR, {
     identity: infra.grpcIdentity,
@@ -110,7 +116,6 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
     targets.close();
   };
   return infra.startOrClose(closeOnFailure, async () => {
-    const hierarchyStore = new HierarchyStore(sql);
     const queueEviction = forgetChangedQueues(infra.bus, (queueId) => hierarchyStore.forgetQueue(queueId));
     const documentStore = new DocumentStore(sql);
     const events = infra.events;
@@ -199,13 +204,24 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
       infra.metrics.registry,
     );
     const payments = new PaymentBatches({ sql, store: new PaymentStore(sql), documents: documentStore, hierarchy: hierarchyStore, access });
+    const linkStore = new ValidationLinkStore(sql);
+    const validationWebhooks = new ValidationWebhooks({
+      sql,
+      store: validators,
+      links: linkStore,
+      hierarchy: hierarchyStore,
+      documents: documentStore,
+      webhooks: targets,
+      logger: infra.logger,
+    });
     const validationLinks = new ValidationLinks({
       sql,
-      links: new ValidationLinkStore(sql),
+      links: linkStore,
       hierarchy: hierarchyStore,
       access,
       targets,
-      deprecated: validators,
+      validators,
+      replaced: validationWebhooks,
       events,
     });
     const http = documentRoutes({ hierarchy, documents, files, slots, quotas, exports, payments, validationLinks }, infra.verifier, {
@@ -229,7 +245,8 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
         changes,
         extractions: documents,
         files,
-        validators,
+        validationWebhooks,
+        links: linkStore,
         email: new EmailDocuments({
           sql,
           hierarchy: hierarchyStore,
@@ -250,14 +267,13 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
       grpc,
       subscriptions: [
         organizationProjection(hierarchyStore),
-        validatorProjection(validators),
+        validatorProjection(validationWebhooks),
         automationSwitchProjection(switches),
         onReadyExports(exports),
       ],
       onStop: async () => {
         queueEviction.stop();
         await seed.stop();
-        await validatorSeed.stop();
         await runner?.stop();
         await lifetime.stop();
         await files.stop();
@@ -268,7 +284,6 @@ export async function startDocumentService(config: DocumentConfig, options: Docu
       },
     });
     seed.start();
-    validatorSeed.start();
     runner?.start();
     files.start();
     lifetime.start();

@@ -63,8 +63,8 @@ describe("document_validation's deadline: the budget counts from the request's a
         identity: testGrpcIdentity("document"),
         metrics: new Metrics("document-test", { defaultMetrics: false }),
         logger,
-        // Not seeded: the projections rule nothing out, so whether to call is the deadline's decision alone.
-        validators: { of: async () => ({ seeded: false, failurePolicy: policy, notedAt: undefined }), forgetNotes: async () => undefined },
+        // The document's validator, if any (policy undefined: none): with one, whether to call is the deadline's decision alone.
+        validators: { of: async () => (policy ? { targetId: "8d2e3f4a-5b6c-4d7e-9f8a-0b1c2d3e4f5a", failurePolicy: policy } : undefined) },
       });
     });
 

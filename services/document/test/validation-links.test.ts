@@ -209,10 +209,8 @@ describe("external validation links: the queue's configuration here, receivers r
     const onWorkspace = await deprecated("workspace", workspaceId, "initial_document_validation", "ws");
     const onQueue = await deprecated("queue", queueId, "document_validation", "queue");
     try {
-      const listed = await eventually(async () => {
-        const data = (await owner.get(`/queues/${queueId}/external-validation-links`)).body.data as Link[];
-        return data.length === 2 ? data : undefined;
-      }, 10_000);
+      // At once: the webhook service told this service before answering.
+      const listed = (await owner.get(`/queues/${queueId}/external-validation-links`)).body.data as Link[];
       expect(
         listed.map(({ type, url: shown, webhook_id, failure_policy }) => ({ type, url: shown, webhook_id, failure_policy })),
       ).to.deep.equal([
@@ -232,5 +230,89 @@ describe("external validation links: the queue's configuration here, receivers r
       // The workspace's webhook would speak for the other tests' queues.
       expect((await webhookApi(owner).call("DELETE", `/webhooks/${onWorkspace.id}`)).status).to.equal(204);
     }
+  });
+
+  describe("validation webhooks of the deprecated POST /webhooks and the queue's links: one validator per queue and type", () => {
+    const deprecated = async (entityType: string, entityId: string, type: string, path: string) => {
+      const answer = await webhookApi(owner).post("/webhooks", {
+        url: `${url}/${path}`,
+        entity_type: entityType,
+        entity_id: entityId,
+        type,
+      });
+      expect(answer.status, JSON.stringify(answer.body)).to.equal(201);
+      return answer.body.data as { id: string; url: string };
+    };
+    const linksOf = async (queueId: string) => (await owner.get(`/queues/${queueId}/external-validation-links`)).body.data as Link[];
+    const queueWebhooks = async (queueId: string, type: string) =>
+      ((await webhookApi(owner).get(`/queues/${queueId}/webhooks`)).body.data as Array<{ id: string; type: string }>).filter(
+        (webhook) => webhook.type === type,
+      );
+
+    it("a saved link replaces the queue's own validation webhook: an update (200), and the webhook is gone; DELETE of the link it was deletes it", async () => {
+      const queueId = await newQueue();
+      const sibling = await newQueue();
+      const onQueue = await deprecated("queue", queueId, "document_validation", "queue");
+      const onWorkspace = await deprecated("workspace", workspaceId, "initial_document_validation", "ws");
+      try {
+        const saved = await owner.post(`/queues/${queueId}/external-validation-links`, {
+          url: `${url}/saved`,
+          type: "document_validation",
+        });
+        expect(saved.status).to.equal(200);
+        expect(saved.body.data).to.deep.include({ url: `${url}/saved`, webhook_id: null });
+        expect((await webhookApi(owner).get(`/webhooks/${onQueue.id}`)).status).to.equal(404);
+        expect((await linksOf(queueId)).map((link) => link.webhook_id)).to.deep.equal([null, onWorkspace.id]);
+
+        // The workspace's webhook speaks for other queues too: it is not this queue's to delete.
+        expect((await owner.call("DELETE", `/queues/${queueId}/external-validation-links/initial_document_validation`)).status).to.equal(
+          404,
+        );
+        // The queue's own webhook is its link: deleting the link deletes it.
+        const own = await deprecated("queue", sibling, "initial_document_validation", "sibling");
+        expect((await owner.call("DELETE", `/queues/${sibling}/external-validation-links/initial_document_validation`)).status).to.equal(
+          204,
+        );
+        expect((await webhookApi(owner).get(`/webhooks/${own.id}`)).status).to.equal(404);
+        expect((await linksOf(sibling)).map((link) => link.webhook_id)).to.deep.equal([onWorkspace.id]);
+      } finally {
+        expect((await webhookApi(owner).call("DELETE", `/webhooks/${onWorkspace.id}`)).status).to.equal(204);
+      }
+    });
+
+    it("a validation webhook beside the queue's link of that type is 409 validation_link_exists; the other type and delivery types are free", async () => {
+      const queueId = await newQueue();
+      expect((await owner.post(`/queues/${queueId}/external-validation-links`, { url, type: "document_validation" })).status).to.equal(201);
+      const beside = await webhookApi(owner).post("/webhooks", {
+        url: `${url}/beside`,
+        entity_type: "queue",
+        entity_id: queueId,
+        type: "document_validation",
+      });
+      expect(beside.status).to.equal(409);
+      expect(beside.body.code).to.equal("validation_link_exists");
+      await deprecated("queue", queueId, "initial_document_validation", "other-type");
+      await deprecated("queue", queueId, "document_status_changed", "status");
+    });
+
+    it("holds under concurrency: validation webhooks and link saves at once leave exactly one validator of the type", async () => {
+      const queueId = await newQueue();
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, index) =>
+          index % 2 === 0
+            ? webhookApi(owner).post("/webhooks", {
+                url: `${url}/mixed/${index}`,
+                entity_type: "queue",
+                entity_id: queueId,
+                type: "document_validation",
+              })
+            : owner.post(`/queues/${queueId}/external-validation-links`, { url: `${url}/mixed/${index}`, type: "document_validation" }),
+        ),
+      );
+      expect(answers.map((answer) => answer.status).every((status) => [200, 201, 409].includes(status))).to.equal(true);
+      // A webhook that got in beside a link saved at the same moment is replaced once this service hears of it.
+      await eventually(async () => ((await queueWebhooks(queueId, "document_validation")).length === 0 ? true : undefined), 10_000);
+      expect((await linksOf(queueId)).map((link) => link.webhook_id)).to.deep.equal([null]);
+    });
   });
 });

@@ -1,23 +1,10 @@
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import { createLogger, Metrics, type RunningService, Sql } from "@docex/kit";
-import { createDocumentClient } from "@docex/protos";
-import {
-  dropDatabase,
-  eventually,
-  freePort,
-  RecordingReceiver,
-  TestIssuer,
-  testGrpcIdentity,
-  testServiceConfig,
-  UserDirectoryStub,
-} from "@docex/testkit";
+import type { RunningService } from "@docex/kit";
+import { dropDatabase, eventually, freePort, RecordingReceiver, TestIssuer, testServiceConfig, UserDirectoryStub } from "@docex/testkit";
 import { startWebhookService, configSchema as webhookConfigSchema } from "@docex/webhook";
 import { expect } from "chai";
 import { QueryTypes, Sequelize } from "sequelize";
-import { webhookValidator } from "../src/clients/webhook.js";
-import { ValidatorSeed } from "../src/domain/validator-seed.js";
-import { ValidatorStore } from "../src/store/validator-store.js";
 import { documentFixture, Harness, type MembershipBackend, UserApi } from "./support/harness.js";
 import { startRealMembership } from "./support/real-membership.js";
 
@@ -56,7 +43,7 @@ describe("external validation end to end: document, webhook and membership servi
   const documentRows = <T extends object>(text: string, bind: unknown[] = []) =>
     documentDatabase.query<T>(text, { bind, type: QueryTypes.SELECT });
   /** Edits (document_validation) that the document service did not ask the webhook service about, for this reason. */
-  const skipped = async (reason: "no_validator" | "link_breaker_open" = "no_validator") => {
+  const skipped = async (reason: "no_validator" = "no_validator") => {
     const metrics = await (await fetch(`${h.baseUrl}/metrics`)).text();
     const line = metrics
       .split("\n")
@@ -378,19 +365,11 @@ describe("external validation end to end: document, webhook and membership servi
     expect(fieldValue(reply.body.data, "invoice_id")).to.equal("breaker open");
     expect(warnings(reply.body.data)[0]!.message).to.include("circuit breaker open");
 
-    // The webhook service said the link is not called for a while: the queue's next edits get the same answer
-    // without asking it, another document of the queue too.
-    const before = await skipped("link_breaker_open");
+    // Another document of the queue gets the same answer at once: the breaker is the link's target's.
     const other = await extractedDocument(queueId);
-    for (const [document, value] of [
-      [id, "still open"],
-      [other, "open for the queue"],
-    ] as const) {
-      const again = await edit(document, [{ key: "invoice_id", value }]);
-      expect(fieldValue(again.body.data, "invoice_id")).to.equal(value);
-      expect(warnings(again.body.data).map((warning) => warning.message)).to.deep.equal([warnings(reply.body.data)[0]!.message]);
-    }
-    expect(await skipped("link_breaker_open")).to.equal(before + 2);
+    const again = await edit(other, [{ key: "invoice_id", value: "open for the queue" }]);
+    expect(fieldValue(again.body.data, "invoice_id")).to.equal("open for the queue");
+    expect(warnings(again.body.data).map((warning) => warning.message)).to.deep.equal([warnings(reply.body.data)[0]!.message]);
     expect(validator.requests.length).to.equal(called);
   });
 
@@ -467,17 +446,28 @@ describe("external validation end to end: document, webhook and membership servi
     expect(reply.body.data.messages).to.deep.equal([]);
   });
 
-  it("a PATCH of annotations, or of the queue, in a queue without a validator makes no gRPC call to the webhook service (its own call counter)", async () => {
-    await seeded();
+  it("a PATCH of annotations, or of the queue, in a queue without a validator makes no gRPC call to the webhook service (its own call counter) and no lookup of validators", async () => {
     const queue = await owner.post("/queues", { workspace_id: workspaceId, name: `Uncalled ${randomBytes(3).toString("hex")}` });
     const queueId: string = queue.body.data.id;
     const id = await extractedDocument(queueId);
+    // The first edit reads the queue, and its validators with it, into the cache.
+    await edit(id, [{ key: "invoice_id", value: "uncalled first" }]);
     const before = await webhookGrpcCalls();
-    for (let i = 0; i < 5; i++) {
-      const reply = await edit(id, [{ key: "invoice_id", value: `uncalled ${i}` }]);
-      expect(reply.status).to.equal(200);
-      expect(reply.body.data.messages).to.deep.equal([]);
+    const skippedBefore = await skipped();
+    // Without the tables of validators, any lookup fails, and a failed lookup asks the webhook service (counted).
+    await documentRows("ALTER TABLE queue_validation_links RENAME TO queue_validation_links_hidden");
+    await documentRows("ALTER TABLE validation_webhooks RENAME TO validation_webhooks_hidden");
+    try {
+      for (let i = 0; i < 5; i++) {
+        const reply = await edit(id, [{ key: "invoice_id", value: `uncalled ${i}` }]);
+        expect(reply.status).to.equal(200);
+        expect(reply.body.data.messages).to.deep.equal([]);
+      }
+    } finally {
+      await documentRows("ALTER TABLE queue_validation_links_hidden RENAME TO queue_validation_links");
+      await documentRows("ALTER TABLE validation_webhooks_hidden RENAME TO validation_webhooks");
     }
+    expect(await skipped(), "edits answered no_validator from the cached queue").to.equal(skippedBefore + 5);
     expect((await owner.patch(`/queues/${queueId}`, { name: `Renamed ${randomBytes(3).toString("hex")}` })).status).to.equal(200);
     expect(await webhookGrpcCalls(), "gRPC calls the webhook server handled meanwhile").to.equal(before);
 
@@ -538,45 +528,7 @@ describe("external validation end to end: document, webhook and membership servi
     expect(validator.requests).to.have.lengthOf(2);
   });
 
-  // Asking only where there is a validator.
-  const seeded = () =>
-    eventually(async () => {
-      const [row] = await documentRows<{ seeded: boolean }>("SELECT seeded_at IS NOT NULL AS seeded FROM validator_projection");
-      return row?.seeded ? true : undefined;
-    }, 10_000);
-  const notesOf = async (entityId: string) =>
-    (await documentRows<{ count: string }>("SELECT count(*) FROM validator_notes WHERE entity_id = $1", [entityId]))[0]!.count;
-
-  it("an edit whose document has no validator is not asked about; a note of ExpectValidator makes it asked until a call long after the note finds none", async () => {
-    await seeded();
-    const plain = await owner.post("/queues", { workspace_id: workspaceId, name: `Plain ${randomBytes(3).toString("hex")}` });
-    const queueId: string = plain.body.data.id;
-    const id = await extractedDocument(queueId);
-    const before = await skipped();
-    expect((await edit(id, [{ key: "invoice_id", value: "p1" }])).body.data.messages).to.deep.equal([]);
-    expect(await skipped()).to.equal(before + 1);
-
-    // What the webhook service does inside the transaction that creates a validator, before it commits.
-    const asWebhook = createDocumentClient(`127.0.0.1:${documentGrpcPort}`, { identity: testGrpcIdentity("webhook"), deadlineMs: 5_000 });
-    try {
-      await asWebhook.expectValidator({ entity_type: "queue", entity_id: queueId, type: "document_validation" });
-    } finally {
-      asWebhook.close();
-    }
-    await edit(id, [{ key: "invoice_id", value: "p2" }]);
-    expect(await skipped(), "asked: the note says a validator may be on its way").to.equal(before + 1);
-    expect(await notesOf(queueId), "a call soon after the note proves nothing: the note stays").to.equal("1");
-
-    await documentRows("UPDATE validator_notes SET noted_at = now() - interval '2 minutes' WHERE entity_id = $1", [queueId]);
-    await edit(id, [{ key: "invoice_id", value: "p3" }]);
-    expect(await skipped()).to.equal(before + 1);
-    expect(await notesOf(queueId), "a call long after the note found no validator: it is forgotten").to.equal("0");
-    await edit(id, [{ key: "invoice_id", value: "p4" }]);
-    expect(await skipped()).to.equal(before + 2);
-  });
-
-  it("a validation webhook of the deprecated API on an organization is asked at once, followed by the projection, and not asked once deleted", async () => {
-    await seeded();
+  it("a validation webhook of the deprecated API on an organization is asked at once (the webhook service told this service before answering), and not asked once deleted", async () => {
     const organization = await new UserApi(membership.url, issuer, owner.userId).post("/organizations", {
       name: `Deprecated ${randomBytes(3).toString("hex")}`,
     });
@@ -596,13 +548,10 @@ describe("external validation end to end: document, webhook and membership servi
       type: "document_validation",
     });
     const webhookId: string = created.data.id;
-    // Right after the answer: the event may not have reached the document service, the note has.
+    // Right after the answer: the webhook service told this service after its commit, before answering.
+    const placed = await documentRows<{ present: boolean }>("SELECT present FROM validation_webhooks WHERE webhook_id = $1", [webhookId]);
+    expect(placed).to.deep.equal([{ present: true }]);
     expect(fieldValue((await edit(id, [{ key: "invoice_id", value: "o1" }])).body.data, "invoice_id")).to.equal("FROM-ORG");
-    await eventually(async () => {
-      const rows = await documentRows<{ present: boolean }>("SELECT present FROM validation_webhooks WHERE webhook_id = $1", [webhookId]);
-      return rows[0]?.present === true ? true : undefined;
-    }, 10_000);
-    expect(await notesOf(otherOrganization), "the event settled the note").to.equal("0");
     // Named in a failure: whether the receiver was asked, and the warning of an edit saved without its answer.
     const second = await edit(id, [{ key: "invoice_id", value: "o2" }]);
     const seen = `receiver asked ${validator.requests.length} times; messages ${JSON.stringify(second.body.data.messages)}`;
@@ -610,83 +559,48 @@ describe("external validation end to end: document, webhook and membership servi
     expect(validator.requests).to.have.lengthOf(2);
 
     await webhookCall("DELETE", `/webhooks/${webhookId}`);
-    await eventually(async () => {
-      const rows = await documentRows<{ present: boolean }>("SELECT present FROM validation_webhooks WHERE webhook_id = $1", [webhookId]);
-      return rows[0]?.present === false ? true : undefined;
-    }, 10_000);
+    const removed = await documentRows<{ present: boolean }>("SELECT present FROM validation_webhooks WHERE webhook_id = $1", [webhookId]);
+    expect(removed).to.deep.equal([{ present: false }]);
     const before = await skipped();
     expect(fieldValue((await edit(id, [{ key: "invoice_id", value: "o3" }])).body.data, "invoice_id")).to.equal("o3");
     expect(await skipped()).to.equal(before + 1);
     expect(validator.requests).to.have.lengthOf(2);
   });
 
-  it("validation webhooks that predate the projection are seeded from the webhook service, page by page; until then every edit asks", async () => {
-    await seeded();
-    const queue = await owner.post("/queues", { workspace_id: workspaceId, name: `Seeded ${randomBytes(3).toString("hex")}` });
+  it("a document's validation webhook of the deprecated API validates that document only; a queue's own is replaced by the queue's link when one is saved", async () => {
+    const queue = await owner.post("/queues", { workspace_id: workspaceId, name: `Own ${randomBytes(3).toString("hex")}` });
     const queueId: string = queue.body.data.id;
-    const validator = await receiver();
-    const created = await webhookCall("POST", "/webhooks", {
-      url: `${validator.url}/validate`,
+    const [mine, other] = [await extractedDocument(queueId), await extractedDocument(queueId)];
+    const onDocument = await receiver();
+    onDocument.respondWith(() => ({ body: [{ key: "invoice_id", value: "FROM-DOCUMENT" }] }));
+    await webhookCall("POST", "/webhooks", {
+      url: `${onDocument.url}/d`,
+      entity_type: "document",
+      entity_id: mine,
+      type: "document_validation",
+    });
+    const onQueue = await receiver();
+    onQueue.respondWith(() => ({ body: [{ key: "invoice_id", value: "FROM-QUEUE" }] }));
+    const queueHook = await webhookCall("POST", "/webhooks", {
+      url: `${onQueue.url}/q`,
       entity_type: "queue",
       entity_id: queueId,
       type: "document_validation",
     });
-    const webhookId: string = created.data.id;
-    // More than one page of two.
-    for (const type of ["document_validation", "initial_document_validation"]) {
-      const other = await owner.post("/queues", { workspace_id: workspaceId, name: `Seeded ${randomBytes(3).toString("hex")}` });
-      await webhookCall("POST", "/webhooks", { url: `${validator.url}/other`, entity_type: "queue", entity_id: other.body.data.id, type });
-    }
-    const id = await extractedDocument(queueId);
-    // As if the webhook had been made before the document service followed them, on a database not yet seeded.
-    await eventually(async () => {
-      const rows = await documentRows("SELECT 1 FROM validation_webhooks WHERE webhook_id = $1", [webhookId]);
-      return rows.length === 1 ? true : undefined;
-    }, 10_000);
-    await documentRows("DELETE FROM validation_webhooks WHERE webhook_id = $1", [webhookId]);
-    await documentRows("DELETE FROM validator_notes WHERE entity_id = $1", [queueId]);
-    await documentRows("UPDATE validator_projection SET seeded_at = NULL");
-    await edit(id, [{ key: "invoice_id", value: "s1" }]);
-    expect(validator.requests, "not seeded: asked").to.have.lengthOf(1);
+    expect(fieldValue((await edit(mine, [{ key: "invoice_id", value: "d1" }])).body.data, "invoice_id")).to.equal("FROM-DOCUMENT");
+    expect(fieldValue((await edit(other, [{ key: "invoice_id", value: "q1" }])).body.data, "invoice_id")).to.equal("FROM-QUEUE");
 
-    const store = new ValidatorStore(new Sql(documentDatabase));
-    const client = webhookValidator(`127.0.0.1:${webhook.grpcPort}`, {
-      identity: testGrpcIdentity("document"),
-      metrics: new Metrics("document-seed-test", { defaultMetrics: false }),
-      logger: createLogger("document-seed-test", "silent"),
-      validators: store,
-    });
-    const seed = new ValidatorSeed(store, client, createLogger("document-seed-test", "silent"), {
-      retryMs: 100,
-      pageSize: 2,
-      marginMs: 60_000,
-    });
-    try {
-      seed.start();
-      await seeded();
-    } finally {
-      await seed.stop();
-      client.close();
-    }
-    const [projected] = await documentRows<{ present: boolean; entity_type: string }>(
-      "SELECT present, entity_type FROM validation_webhooks WHERE webhook_id = $1",
-      [webhookId],
+    const linked = await receiver();
+    linked.respondWith(() => ({ body: [{ key: "invoice_id", value: "FROM-LINK" }] }));
+    const saved = await owner.post(`/queues/${queueId}/external-validation-links`, { url: `${linked.url}/l`, type: "document_validation" });
+    expect(saved.status, "the queue's webhook was its link: an update").to.equal(200);
+    expect(fieldValue((await edit(other, [{ key: "invoice_id", value: "q2" }])).body.data, "invoice_id")).to.equal("FROM-LINK");
+    expect(fieldValue((await edit(mine, [{ key: "invoice_id", value: "d2" }])).body.data, "invoice_id")).to.equal("FROM-LINK");
+    const gone = await new UserApi(`http://127.0.0.1:${webhook.httpPort}`, issuer, owner.userId).call(
+      "GET",
+      `/webhooks/${queueHook.data.id}`,
     );
-    expect(projected).to.deep.equal({ present: true, entity_type: "queue" });
-    // Every validation webhook the webhook service holds is in the projection (more than one page of two).
-    const webhookUrl = new URL(h.config.DATABASE_URL);
-    webhookUrl.pathname = `/${webhookDatabase}`;
-    const webhookDb = new Sequelize(webhookUrl.toString(), { logging: false });
-    const held = await webhookDb
-      .query<{ id: string }>("SELECT id FROM webhooks WHERE type IN ('document_validation', 'initial_document_validation')", {
-        type: QueryTypes.SELECT,
-      })
-      .finally(() => webhookDb.close());
-    expect(held.length).to.be.greaterThan(2);
-    const all = await documentRows<{ webhook_id: string }>("SELECT webhook_id FROM validation_webhooks WHERE present");
-    expect(all.map((row) => row.webhook_id)).to.include.members(held.map((row) => row.id));
-    await edit(id, [{ key: "invoice_id", value: "s2" }]);
-    expect(validator.requests).to.have.lengthOf(2);
+    expect(gone.status, "the replaced webhook is deleted in the webhook service").to.equal(404);
   });
 
   it("records validation latency by type and outcome, and the webhook client's breaker state", async () => {

@@ -20,6 +20,7 @@ import { SigningKeys } from "./domain/signing-keys.js";
 import { type HostResolver, systemResolver, TargetPolicy } from "./domain/target-policy.js";
 import { Webhooks } from "./domain/webhooks.js";
 import { deliveryFanOutSubscriptions } from "./events/delivery-fan-out.js";
+import { replacedValidationWebhooks } from "./events/replaced-validation-webhooks.js";
 import { webhookCallers, webhookHandlers } from "./grpc/webhook-handlers.js";
 import { webhookHttp } from "./http/routes.js";
 import { DeliveryStore } from "./store/delivery-store.js";
@@ -33,7 +34,7 @@ export { signBody } from "./domain/signature.js";
 
 export interface WebhookServiceOptions {
   logger?: Logger;
-  /** Replaces the gRPC client of the document service (ResolveEntity, GetDocument, ExpectValidator). */
+  /** Replaces the gRPC client of the document service (ResolveEntity, GetDocument, RecordValidationWebhook, HasValidationLink). */
   entities?: EntityDirectory;
   /** Replaces the gRPC client of membership (CheckPermission). */
   permissions?: PermissionSource & { close(): Promise<void> };
@@ -122,7 +123,7 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
       leaseMs: config.WEBHOOK_DELIVERY_LEASE_MS,
       onCreated: (type, count) => metrics.created.inc({ type }, count),
     });
-    const webhooks = new Webhooks(webhookStore, access, targets, events, entities, config.WEBHOOK_MAX_PER_ORGANIZATION);
+    const webhooks = new Webhooks(webhookStore, access, targets, events, entities, config.WEBHOOK_MAX_PER_ORGANIZATION, infra.logger);
     const domain = {
       webhooks,
       deliveries: new Deliveries(deliveryStore, webhooks, () => sender.wake()),
@@ -161,7 +162,7 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
       webhookService.serviceName,
       webhookHandlers({
         validation,
-        validators: (after, limit) => webhookStore.validatorsAfter(after, limit),
+        webhooks,
         targets: new ValidationTargetRegistry(webhookStore, targets),
       }),
       webhookCallers,
@@ -186,6 +187,7 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
         removalSubscription("webhook__documents_purged", "documents.purged", (event) =>
           webhookStore.removeDocuments(event.data.document_ids),
         ),
+        replacedValidationWebhooks(webhooks),
       ],
       // At SIGTERM, not after the HTTP drain: no delivery is claimed any more, those on the wire finish and are
       // recorded (WEBHOOK_DELIVERY_TIMEOUT_MS at most), and another replica sends the rest.

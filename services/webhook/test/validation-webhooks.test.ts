@@ -1,3 +1,7 @@
+import { randomUUID } from "node:crypto";
+import { createEvent, eventSubject } from "@docex/events";
+import { createWebhookClient } from "@docex/protos";
+import { eventually, testGrpcIdentity } from "@docex/testkit";
 import { expect } from "chai";
 import { type Hierarchy, type Person, WebhookHarness } from "./support/harness.js";
 
@@ -23,18 +27,18 @@ describe("validation webhooks of the deprecated POST /webhooks (real membership 
     await harness.stop();
   });
 
-  it("a validation webhook: tells the document service to expect it before committing it; when it cannot be told, nothing is saved", async () => {
+  it("a validation webhook: the document service is told after the commit, of its creation and deletion; when it cannot be told, the webhook stands", async () => {
     const place = harness.hierarchy(at.organizationId);
-    const seenBeforeCommit: string[] = [];
-    harness.documents.onExpectValidator = async () => {
-      // Another connection: the webhook being saved is not committed yet while the document service is told.
+    const seenWhenTold: string[] = [];
+    harness.documents.onRecordValidationWebhook = async () => {
+      // Another connection: the webhook is committed when the document service is told (never inside the transaction).
       const [row] = await harness.sql<{ webhooks: string }>(`SELECT count(*) AS webhooks FROM webhooks WHERE entity_id = $1`, [
         place.workspaceId,
       ]);
-      seenBeforeCommit.push(`${row!.webhooks} webhooks`);
+      seenWhenTold.push(`${row!.webhooks} webhooks`);
     };
     try {
-      const expected = harness.documents.expectedValidators.length;
+      const told = harness.documents.recordedWebhooks.length;
       const onWorkspace = await harness.call("POST", "/webhooks", {
         as: owner,
         body: { url: `${url}/ws`, entity_type: "workspace", entity_id: place.workspaceId, type: "document_validation" },
@@ -46,26 +50,137 @@ describe("validation webhooks of the deprecated POST /webhooks (real membership 
         body: { url: `${url}/status`, entity_type: "workspace", entity_id: place.workspaceId, type: "document_status_changed" },
       });
       expect(delivery.status).to.equal(201);
-      expect(harness.documents.expectedValidators.slice(expected)).to.deep.equal([
-        { entityType: "workspace", entityId: place.workspaceId, type: "document_validation" },
+      // Answered after the call: an edit right after the answer finds the validator there.
+      expect(harness.documents.recordedWebhooks.slice(told)).to.deep.equal([
+        {
+          webhookId: onWorkspace.body.data.id,
+          entityType: "workspace",
+          entityId: place.workspaceId,
+          type: "document_validation",
+          present: true,
+        },
       ]);
-      expect(seenBeforeCommit).to.deep.equal(["0 webhooks"]);
+      expect(seenWhenTold).to.deep.equal(["1 webhooks"]);
+      expect((await harness.call("DELETE", `/webhooks/${onWorkspace.body.data.id}`, { as: owner })).status).to.equal(204);
+      expect(harness.documents.recordedWebhooks.slice(told + 1)).to.deep.equal([
+        {
+          webhookId: onWorkspace.body.data.id,
+          entityType: "workspace",
+          entityId: place.workspaceId,
+          type: "document_validation",
+          present: false,
+        },
+      ]);
 
-      harness.documents.onExpectValidator = async () => {
+      harness.documents.onRecordValidationWebhook = async () => {
         throw new Error("the document service fails");
       };
       const other = harness.hierarchy(at.organizationId);
-      const refusedWebhook = await harness.call("POST", "/webhooks", {
+      const untold = await harness.call("POST", "/webhooks", {
         as: owner,
         body: { url: `${url}/org`, entity_type: "workspace", entity_id: other.workspaceId, type: "document_validation" },
       });
-      expect(refusedWebhook.status, JSON.stringify(refusedWebhook.body)).to.be.oneOf([502, 503]);
-      expect(refusedWebhook.headers.get("content-type")).to.match(/^application\/problem\+json/);
-      const stored = await harness.sql("SELECT 1 FROM webhooks WHERE entity_id = $1", [other.workspaceId]);
-      expect(stored).to.have.lengthOf(0);
+      // Committed before the call: the webhook stands, and its configuration.changed tells the document service.
+      expect(untold.status, JSON.stringify(untold.body)).to.equal(201);
+      expect(await harness.sql("SELECT 1 FROM webhooks WHERE entity_id = $1", [other.workspaceId])).to.have.lengthOf(1);
     } finally {
-      harness.documents.onExpectValidator = undefined;
+      harness.documents.onRecordValidationWebhook = undefined;
     }
+  });
+
+  it("a queue's validation webhook beside the queue's link of that type is 409 validation_link_exists (the document service is asked); other types are free", async () => {
+    const place = harness.hierarchy(at.organizationId);
+    harness.documents.links.add(`${place.queueId}/document_validation`);
+    const beside = await harness.call("POST", "/webhooks", {
+      as: owner,
+      body: { url: `${url}/beside`, entity_type: "queue", entity_id: place.queueId, type: "document_validation" },
+    });
+    expect(beside.status).to.equal(409);
+    expect(beside.body.code).to.equal("validation_link_exists");
+    expect(await harness.sql("SELECT 1 FROM webhooks WHERE entity_id = $1", [place.queueId])).to.have.lengthOf(0);
+    for (const type of ["initial_document_validation", "document_status_changed"]) {
+      const free = await harness.call("POST", "/webhooks", {
+        as: owner,
+        body: { url: `${url}/${type}`, entity_type: "queue", entity_id: place.queueId, type },
+      });
+      expect(free.status, type).to.equal(201);
+    }
+  });
+
+  it("DeleteValidationWebhook (a link replaced it): deletes it and publishes the deletion; gone, another organization's or a delivery webhook: left alone", async () => {
+    const place = harness.hierarchy(at.organizationId);
+    const received = await harness.configurationEvents();
+    const create = async (type: string) =>
+      (
+        await harness.call("POST", "/webhooks", {
+          as: owner,
+          body: { url: `${url}/replaced-${type}`, entity_type: "queue", entity_id: place.queueId, type },
+        })
+      ).body.data as { id: string };
+    const validation = await create("document_validation");
+    const delivery = await create("document_status_changed");
+    const client = createWebhookClient(`127.0.0.1:${harness.webhook.running.grpcPort}`, {
+      identity: testGrpcIdentity("document"),
+      deadlineMs: 5_000,
+    });
+    try {
+      const strangers = await client.deleteValidationWebhook({
+        organization_id: randomUUID(),
+        webhook_id: validation.id,
+        actor_user_id: "",
+      });
+      expect(strangers.deleted).to.equal(false);
+      const notValidation = await client.deleteValidationWebhook({
+        organization_id: at.organizationId,
+        webhook_id: delivery.id,
+        actor_user_id: "",
+      });
+      expect(notValidation.deleted).to.equal(false);
+      const replaced = await client.deleteValidationWebhook({
+        organization_id: at.organizationId,
+        webhook_id: validation.id,
+        actor_user_id: owner.id,
+      });
+      expect(replaced.deleted).to.equal(true);
+      expect((await harness.call("GET", `/webhooks/${validation.id}`, { as: owner })).status).to.equal(404);
+      expect((await harness.call("GET", `/webhooks/${delivery.id}`, { as: owner })).status).to.equal(200);
+      const again = await client.deleteValidationWebhook({
+        organization_id: at.organizationId,
+        webhook_id: validation.id,
+        actor_user_id: "",
+      });
+      expect(again.deleted).to.equal(false);
+      const deletion = await eventually(async () =>
+        received().find((event) => event.data.resource_id === validation.id && event.data.change === "deleted"),
+      );
+      expect(deletion.actor_user_id).to.equal(owner.id);
+    } finally {
+      client.close();
+    }
+  });
+
+  it("the backstop: a queue's link saved in the document service (its validation_link event) deletes the queue's own validation webhook of that type made before it", async () => {
+    const place = harness.hierarchy(at.organizationId);
+    const own = (
+      await harness.call("POST", "/webhooks", {
+        as: owner,
+        body: { url: `${url}/own`, entity_type: "queue", entity_id: place.queueId, type: "initial_document_validation" },
+      })
+    ).body.data as { id: string };
+    const event = createEvent("configuration.changed", {
+      organization_id: at.organizationId,
+      actor_user_id: owner.id,
+      data: {
+        resource: "validation_link",
+        resource_id: "initial_document_validation",
+        queue_id: place.queueId,
+        change: "updated",
+        previous: null,
+        current: null,
+      },
+    });
+    await harness.bus.publish(eventSubject(event.type), event, { msgId: event.id });
+    await eventually(async () => ((await harness.call("GET", `/webhooks/${own.id}`, { as: owner })).status === 404 ? true : undefined));
   });
 
   describe("validation webhooks created through the deprecated POST /webhooks (spec: already moved to their queues)", () => {

@@ -1,15 +1,17 @@
 import { ConflictError, type GrpcIdentity, type Metrics, ValidationError } from "@docex/kit";
 import { createWebhookClient } from "@docex/protos";
 import type { SignatureVerification, TargetDescription, ValidationTargets } from "../domain/validation-links.js";
+import type { ReplacedWebhooks } from "../domain/validation-webhooks.js";
 
 /**
  * The webhook service's registry of validation targets (RegisterValidationTarget, DescribeValidationTargets): the
- * receiver's URL, its SSRF checks and signing stay there; a queue's link here names the target by its id.
+ * receiver's URL, its SSRF checks and signing stay there; a queue's link here names the target by its id. And
+ * DeleteValidationWebhook, for a validation webhook of the deprecated API that a queue's link replaced.
  */
 export function validationTargetsClient(
   address: string,
   options: { identity: GrpcIdentity; metrics: Metrics; deadlineMs: number },
-): ValidationTargets & { close(): void } {
+): ValidationTargets & ReplacedWebhooks & { close(): void } {
   const client = createWebhookClient(address, { ...options, breaker: { volumeThreshold: 5, resetTimeoutMs: 10_000 } });
   return {
     async register(target, ctx) {
@@ -50,6 +52,12 @@ export function validationTargetsClient(
             updatedAt: new Date(target.updated_at || target.created_at),
           },
         ]),
+      );
+    },
+    async deleteValidationWebhook(organizationId, webhookId, actorUserId, requestId) {
+      await client.deleteValidationWebhook(
+        { organization_id: organizationId, webhook_id: webhookId, actor_user_id: actorUserId ?? "" },
+        requestId ? { requestId } : {},
       );
     },
     close: () => client.close(),

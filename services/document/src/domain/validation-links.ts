@@ -1,10 +1,13 @@
 import { createEvent, type DocexEvent } from "@docex/events";
-import { type CallContext, NotFoundError, type OutboxEvents, type Sql } from "@docex/kit";
+import { type CallContext, NotFoundError, type OutboxEvents, type Sql, type Tx } from "@docex/kit";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
 import type { StoredValidationLink, ValidationLinkStore } from "../store/validation-link-store.js";
+import type { ValidatorStore } from "../store/validator-store.js";
 import type { AccessControl, Actor } from "./access.js";
 import { entityRefOf } from "./humanized-id.js";
+import type { Queue } from "./records.js";
 import type { FailurePolicy, ValidationType } from "./validation.js";
+import type { ValidationWebhooks } from "./validation-webhooks.js";
 
 export const SIGNATURE_VERIFICATIONS = ["enabled", "disabled"] as const;
 export type SignatureVerification = (typeof SIGNATURE_VERIFICATIONS)[number];
@@ -16,18 +19,6 @@ export interface TargetDescription {
   /** When the target (or the deprecated validation webhook of that id) was made, and last changed. */
   createdAt: Date;
   updatedAt: Date;
-}
-
-/**
- * The validation webhooks of the deprecated API that may apply to a queue's documents (the queue's own, its
- * workspace's, its organization's), nearest first: the projection of the webhook service's events (ValidatorStore).
- */
-export interface DeprecatedValidators {
-  webhooksOfQueue(queue: {
-    queueId: string;
-    workspaceId: string;
-    organizationId: string;
-  }): Promise<Array<{ webhookId: string; type: ValidationType }>>;
 }
 
 /** The webhook service's registry of receivers (src/clients/validation-targets.ts). */
@@ -76,7 +67,8 @@ export class ValidationLinks {
       hierarchy: HierarchyStore;
       access: AccessControl;
       targets: ValidationTargets;
-      deprecated: DeprecatedValidators;
+      validators: Pick<ValidatorStore, "ofQueue" | "ownWebhookOfQueue" | "record">;
+      replaced: Pick<ValidationWebhooks, "tellReplaced">;
       events: OutboxEvents;
     },
   ) {}
@@ -98,19 +90,19 @@ export class ValidationLinks {
   async save(actor: Actor, ref: string, input: ValidationLinkInput): Promise<{ link: ValidationLinkView; created: boolean }> {
     const queue = await this.manageableQueue(actor, ref);
     const ctx = { requestId: actor.requestId };
-    const existing = (await this.deps.links.ofQueue(queue.id)).find((link) => link.type === input.type);
-    const before = existing
-      ? (await this.deps.targets.describe(queue.organizationId, [existing.targetId], ctx)).get(existing.targetId)
-      : undefined;
+    const { existing, own, described } = await this.currentOf(queue, input.type, ctx);
+    const before = existing ? described.get(existing.targetId) : undefined;
     const signatureVerification = input.signatureVerification ?? before?.signatureVerification ?? "disabled";
     // A target never changes: a new one for every save, registered before the transaction (never committed: never called).
     const { targetId } = await this.deps.targets.register(
       { organizationId: queue.organizationId, url: input.url, signatureVerification },
       ctx,
     );
-    return this.deps.sql.transaction(async (tx) => {
+    const saved = await this.deps.sql.transaction(async (tx) => {
       const previous = await this.deps.links.lock(tx, queue.id, input.type);
-      const saved = await this.deps.links.save(tx, {
+      // The queue's own validation webhook of the deprecated API of that type was its link: this save replaces it.
+      const replaced = previous ? undefined : await this.replaceOwnWebhook(tx, queue, input.type);
+      const link = await this.deps.links.save(tx, {
         queueId: queue.id,
         type: input.type,
         organizationId: queue.organizationId,
@@ -118,12 +110,51 @@ export class ValidationLinks {
         failurePolicy: input.failurePolicy ?? previous?.failurePolicy ?? "allow",
       });
       const current = { url: input.url, signatureVerification };
-      const previousState = previous ? linkState(previous, previous.targetId === existing?.targetId ? before : undefined) : null;
-      await this.deps.events.add(tx, linkChanged(actor, saved, previousState, linkState(saved, current)));
+      const previousState = previous
+        ? linkState(previous, previous.targetId === existing?.targetId ? before : undefined)
+        : replaced
+          ? webhookState(input.type, replaced.webhookId === own?.webhookId ? described.get(replaced.webhookId) : undefined)
+          : null;
+      await this.deps.events.add(tx, linkChanged(actor, link, previousState, linkState(link, current)));
       this.deps.hierarchy.forgetQueue(queue.id);
       tx.afterCommit(() => this.deps.hierarchy.forgetQueue(queue.id));
-      return { link: viewOf(saved, current), created: !previous };
+      return { link: viewOf(link, current), created: !previous && !replaced, replaced };
     });
+    if (saved.replaced)
+      await this.deps.replaced.tellReplaced(queue.organizationId, saved.replaced.webhookId, actor.userId, actor.requestId);
+    return { link: saved.link, created: saved.created };
+  }
+
+  /** The queue's link of the type and its own validation webhook, with their receivers (read before any lock is taken). */
+  private async currentOf(queue: Queue, type: ValidationType, ctx: CallContext) {
+    const existing = (await this.deps.links.ofQueue(queue.id)).find((link) => link.type === type);
+    const own = (await this.deps.validators.ofQueue(queue)).webhooks.find(
+      (webhook) => webhook.type === type && webhook.entityType === "queue" && webhook.entityId === queue.id,
+    );
+    const ids = [existing?.targetId, own?.webhookId].filter((id): id is string => id !== undefined);
+    const described = await this.deps.targets.describe(queue.organizationId, ids, ctx);
+    return { existing, own, described };
+  }
+
+  /** Marks the queue's own validation webhook of the type removed (the link replaces it); the webhook service deletes it after the commit. */
+  private async replaceOwnWebhook(tx: Tx, queue: Queue, type: ValidationType) {
+    const own = await this.deps.validators.ownWebhookOfQueue(tx, queue.id, type);
+    if (!own) return undefined;
+    await this.deps.validators.record(
+      {
+        webhookId: own.webhookId,
+        organizationId: queue.organizationId,
+        type,
+        entityType: "queue",
+        entityId: queue.id,
+        queueId: queue.id,
+        workspaceId: queue.workspaceId,
+        present: false,
+        changedAt: new Date(),
+      },
+      tx,
+    );
+    return own;
   }
 
   /**
@@ -133,11 +164,10 @@ export class ValidationLinks {
   async list(actor: Actor, ref: string): Promise<ValidationLinkView[]> {
     const { queue } = await this.visibleQueue(actor, ref);
     const links = await this.deps.links.ofQueue(queue.id);
-    const webhooks = await this.deps.deprecated.webhooksOfQueue({
-      queueId: queue.id,
-      workspaceId: queue.workspaceId,
-      organizationId: queue.organizationId,
-    });
+    // Read afresh, not from the cache: a webhook made a moment ago shows at once. Those of documents are not the queue's.
+    const webhooks = (await this.deps.validators.ofQueue(queue)).webhooks.filter((webhook) => webhook.entityType !== "document");
+    const nearest = ["queue", "workspace", "organization"];
+    webhooks.sort((a, b) => nearest.indexOf(a.entityType) - nearest.indexOf(b.entityType));
     const byType = new Map<ValidationType, { targetId: string; link?: StoredValidationLink }>();
     for (const link of links) byType.set(link.type, { targetId: link.targetId, link });
     for (const webhook of webhooks) if (!byType.has(webhook.type)) byType.set(webhook.type, { targetId: webhook.webhookId });
@@ -170,25 +200,26 @@ export class ValidationLinks {
       });
   }
 
+  /** Deletes the queue's link of the type; without one, the queue's own validation webhook of that type (which the list shows as its link). */
   async delete(actor: Actor, ref: string, type: ValidationType): Promise<void> {
     const queue = await this.manageableQueue(actor, ref);
-    const ctx = { requestId: actor.requestId };
     // What the audit trail says was removed: described before the transaction, so that no lock waits on a call.
-    const existing = (await this.deps.links.ofQueue(queue.id)).find((link) => link.type === type);
-    const target = existing
-      ? (await this.deps.targets.describe(queue.organizationId, [existing.targetId], ctx)).get(existing.targetId)
-      : undefined;
-    await this.deps.sql.transaction(async (tx) => {
+    const { existing, own, described } = await this.currentOf(queue, type, { requestId: actor.requestId });
+    const replaced = await this.deps.sql.transaction(async (tx) => {
       await this.deps.links.lock(tx, queue.id, type);
       const deleted = await this.deps.links.delete(tx, queue.id, type);
-      if (!deleted) throw new NotFoundError(`Queue ${ref} has no ${type} link.`, "validation_link_not_found");
-      await this.deps.events.add(
-        tx,
-        linkChanged(actor, deleted, linkState(deleted, deleted.targetId === existing?.targetId ? target : undefined), null),
-      );
+      const webhook = deleted ? undefined : await this.replaceOwnWebhook(tx, queue, type);
+      if (!deleted && !webhook) throw new NotFoundError(`Queue ${ref} has no ${type} link.`, "validation_link_not_found");
+      const previous = deleted
+        ? linkState(deleted, deleted.targetId === existing?.targetId ? described.get(deleted.targetId) : undefined)
+        : webhookState(type, webhook?.webhookId === own?.webhookId && webhook ? described.get(webhook.webhookId) : undefined);
+      const link = deleted ?? { queueId: queue.id, type, organizationId: queue.organizationId };
+      await this.deps.events.add(tx, linkChanged(actor, link, previous, null));
       this.deps.hierarchy.forgetQueue(queue.id);
       tx.afterCommit(() => this.deps.hierarchy.forgetQueue(queue.id));
+      return webhook;
     });
+    if (replaced) await this.deps.replaced.tellReplaced(queue.organizationId, replaced.webhookId, actor.userId, actor.requestId);
   }
 }
 
@@ -222,9 +253,19 @@ function linkState(link: StoredValidationLink, target: { url: string; signatureV
   };
 }
 
+/** A validation webhook of the deprecated API as a link's audit state shows it (it was the queue's link, under allow). */
+function webhookState(type: ValidationType, target: { url: string; signatureVerification: SignatureVerification } | undefined) {
+  return {
+    type,
+    url: target ? auditUrl(target.url) : null,
+    signature_verification: target?.signatureVerification ?? null,
+    failure_policy: "allow",
+  };
+}
+
 function linkChanged(
   actor: Actor,
-  link: StoredValidationLink,
+  link: Pick<StoredValidationLink, "queueId" | "type" | "organizationId">,
   previous: Record<string, unknown> | null,
   current: Record<string, unknown> | null,
 ): DocexEvent {

@@ -28,45 +28,53 @@ export interface DocumentScope {
   organizationId: string;
 }
 
-/**
- * What the document service knows of a document's validator of one type, from its projections of the webhook
- * service's validators (its configuration.changed events, the one-time seed, and ExpectValidator's notes).
- */
-export interface ValidatorKnowledge {
-  /** False until the validators that predate the projections are in them: until then nothing can be ruled out. */
-  seeded: boolean;
-  /** The failure policy of the link or validation webhook the projections show; undefined when they show none. */
-  failurePolicy: FailurePolicy | undefined;
-  /** The queue's own link (its configuration here): the target to call and its failure policy. It wins over validation webhooks. */
-  link?: { targetId: string; failurePolicy: FailurePolicy } | undefined;
-  /** When the webhook service last said to expect a validator there (epoch ms); undefined when it did not. */
-  notedAt: number | undefined;
+/** Where a validation webhook of the deprecated API may sit. */
+export const ENTITY_TYPES = ["document", "queue", "workspace", "organization"] as const;
+export type EntityType = (typeof ENTITY_TYPES)[number];
+
+/** The validator that applies to a document: the target the webhook service calls, and what a failure comes to. */
+export interface AppliedValidator {
+  targetId: string;
+  failurePolicy: FailurePolicy;
 }
 
+/**
+ * Everything that may validate a queue's documents, kept with the cached queue (HierarchyStore): its links, and the
+ * validation webhooks of the deprecated API of its documents, itself, its workspace and its organization.
+ */
+export interface QueueValidators {
+  links: Map<ValidationType, AppliedValidator>;
+  /** Oldest first. */
+  webhooks: Array<{ webhookId: string; type: ValidationType; entityType: EntityType; entityId: string }>;
+}
+
+const NEAREST_FIRST: readonly EntityType[] = ["document", "queue", "workspace", "organization"];
+
+/**
+ * Which validator of the type applies to the document: the queue's link, else the nearest validation webhook of the
+ * deprecated API (document, queue, workspace, organization; the oldest at a level), under `allow`; none: undefined.
+ */
+export function validatorOf(validators: QueueValidators, type: ValidationType, scope: DocumentScope): AppliedValidator | undefined {
+  const link = validators.links.get(type);
+  if (link) return link;
+  const idAt: Record<EntityType, string> = {
+    document: scope.documentId,
+    queue: scope.queueId,
+    workspace: scope.workspaceId,
+    organization: scope.organizationId,
+  };
+  for (const level of NEAREST_FIRST) {
+    const webhook = validators.webhooks.find(
+      (candidate) => candidate.type === type && candidate.entityType === level && candidate.entityId === idAt[level],
+    );
+    if (webhook) return { targetId: webhook.webhookId, failurePolicy: "allow" };
+  }
+  return undefined;
+}
+
+/** The validator that applies to a document, from its queue's cached record (no query once the queue is cached). */
 export interface KnownValidators {
-  of(type: string, scope: DocumentScope): Promise<ValidatorKnowledge>;
-  /** Forgets the notes made before `notedBefore` (epoch ms) for the document's entities. */
-  forgetNotes(type: string, scope: DocumentScope, notedBefore: number): Promise<void>;
-}
-
-/**
- * How long after ExpectValidator's note a Validate call that finds no validator proves the note stale: by then the
- * webhook service's transaction that made the note has committed (its event carries the validator from then on)
- * or rolled back. Until then, the note alone makes every edit ask.
- */
-export const NOTE_SETTLES_MS = 60_000;
-
-/** True when Validate would answer "no validator" for certain, so it need not be asked. */
-export function certainlyNoValidator(known: ValidatorKnowledge): boolean {
-  return known.seeded && known.failurePolicy === undefined && known.notedAt === undefined;
-}
-
-/**
- * What to make of a validator that could not be asked: the projections' failure policy (a note counts as a
- * validator under `allow`), or undefined when they show none.
- */
-export function policyWithoutCall(known: ValidatorKnowledge): FailurePolicy | undefined {
-  return known.failurePolicy ?? (known.notedAt === undefined ? undefined : "allow");
+  of(type: ValidationType, scope: DocumentScope): Promise<AppliedValidator | undefined>;
 }
 
 /** What a Validate call came to. Receiver trouble is an outcome with a reason that can be shown to the user. */

@@ -1,15 +1,13 @@
 import type { SubscriptionOptions } from "@docex/kit";
-import { VALIDATION_TYPES } from "../domain/validation.js";
-import type { ValidationWebhookState, ValidatorStore } from "../store/validator-store.js";
+import { ENTITY_TYPES, type EntityType, VALIDATION_TYPES, type ValidationType } from "../domain/validation.js";
+import type { ValidationWebhooks } from "../domain/validation-webhooks.js";
 import { configurationChangedConsumer } from "./configuration-changed.js";
 
-/** The durable's name predates the validation webhooks' part of the projection; kept, so that it does not start over. */
+/** The durable's name predates the validation webhooks being this service's configuration; kept, so that it does not start over. */
 export const VALIDATOR_PROJECTION_CONSUMER = "document__validation_links";
 
-const ENTITY_TYPES = ["document", "queue", "workspace", "organization"] as const;
-
 /** The validation type and entity of a webhook's state as configuration.changed carries it; undefined for other webhooks. */
-function validationWebhookOf(state: unknown): Pick<ValidationWebhookState, "type" | "entityType" | "entityId"> | undefined {
+function validationWebhookOf(state: unknown): { type: ValidationType; entityType: EntityType; entityId: string } | undefined {
   const { type, entity_type: entityType, entity_id: entityId } = (state ?? {}) as Record<string, unknown>;
   const validationType = VALIDATION_TYPES.find((known) => known === type);
   const entity = ENTITY_TYPES.find((known) => known === entityType);
@@ -18,19 +16,25 @@ function validationWebhookOf(state: unknown): Pick<ValidationWebhookState, "type
 }
 
 /**
- * Follows the webhook service's validation webhooks of the deprecated API from its `configuration.changed` events.
- * An edit whose document has none (and whose queue has no link of its own, which is this service's configuration)
- * is then not asked about, and an edit made while the webhook service is down still knows whether there is a
- * validator. Other configuration changes (this service's own `validation_link` ones included) are acknowledged and dropped.
+ * The backstop of RecordValidationWebhook: the webhook service's `configuration.changed` of a validation webhook of
+ * the deprecated API is recorded as that call records it (the same state twice, or an older one, changes nothing), so
+ * a call that failed after the webhook service's commit is made up for. Other configuration changes (this service's
+ * own `validation_link` ones included) are acknowledged and dropped.
  */
-export function validatorProjection(store: ValidatorStore): SubscriptionOptions {
+export function validatorProjection(webhooks: ValidationWebhooks): SubscriptionOptions {
   return configurationChangedConsumer(VALIDATOR_PROJECTION_CONSUMER, async (event) => {
     const { resource, resource_id: id, change, previous, current } = event.data;
-    if (resource !== "webhook" || !id) return;
+    if (resource !== "webhook" || !id || !event.organization_id) return;
     const now = change === "deleted" ? undefined : validationWebhookOf(current);
-    const before = validationWebhookOf(previous);
-    const validator = now ?? before;
+    const validator = now ?? validationWebhookOf(previous);
     if (!validator) return;
-    await store.recordWebhook({ webhookId: id, ...validator, present: now !== undefined, changedAt: event.occurred_at });
+    await webhooks.record({
+      webhookId: id,
+      organizationId: event.organization_id,
+      ...validator,
+      present: now !== undefined,
+      changedAt: new Date(event.occurred_at),
+      actorUserId: event.actor_user_id ?? null,
+    });
   });
 }

@@ -16,16 +16,30 @@ import type { EntityResolver } from "../domain/entity-resolution.js";
 import { inboxAddressOf } from "../domain/hierarchy.js";
 import { isUuid } from "../domain/humanized-id.js";
 import { MESSAGE_SEVERITIES, type Queue, SERVICE_SOURCES, type StoredDocument } from "../domain/records.js";
-import { VALIDATION_TYPES } from "../domain/validation.js";
+import { ENTITY_TYPES, VALIDATION_TYPES } from "../domain/validation.js";
+import type { ValidationWebhooks } from "../domain/validation-webhooks.js";
 import type { KeptFiles } from "../files/kept-files.js";
 import { extractionBody } from "../http/schemas.js";
 import type { DocumentStore } from "../store/document-store.js";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
-import type { ValidatorStore } from "../store/validator-store.js";
+import type { ValidationLinkStore } from "../store/validation-link-store.js";
 
-const expectValidatorRequest = z.object({
-  entity_type: z.enum(["document", "queue", "workspace", "organization"]),
-  entity_id: z.guid().transform((id) => id.toLowerCase()),
+const lowerUuid = z.guid().transform((id) => id.toLowerCase());
+
+const recordValidationWebhookRequest = z.object({
+  webhook_id: lowerUuid,
+  organization_id: lowerUuid,
+  entity_type: z.enum(ENTITY_TYPES),
+  entity_id: lowerUuid,
+  type: z.enum(VALIDATION_TYPES),
+  present: z.boolean(),
+  changed_at: z.iso.datetime({ offset: true }),
+  actor_user_id: z.union([z.literal(""), lowerUuid]),
+});
+
+const hasValidationLinkRequest = z.object({
+  organization_id: lowerUuid,
+  queue_id: lowerUuid,
   type: z.enum(VALIDATION_TYPES),
 });
 
@@ -192,8 +206,9 @@ export const documentCallers: DocumentCallers = {
   // extraction: reads the uploaded file and hands its result back.
   ReadDocumentFile: ["extraction"],
   RecordExtraction: ["extraction"],
-  // webhook: a validation link or validation webhook is about to be committed.
-  ExpectValidator: ["webhook"],
+  // webhook: a validation webhook of the deprecated API was committed there; a new one beside a queue's link is refused.
+  RecordValidationWebhook: ["webhook"],
+  HasValidationLink: ["webhook"],
   // intake: mail to queues' inboxes.
   ResolveInbox: ["intake"],
   ReceiveEmailDocument: ["intake"],
@@ -223,7 +238,8 @@ export function documentHandlers(deps: {
   changes: DocumentChanges;
   extractions: Pick<Documents, "recordEngineExtraction">;
   files: KeptFiles;
-  validators: Pick<ValidatorStore, "note">;
+  validationWebhooks: Pick<ValidationWebhooks, "record">;
+  links: Pick<ValidationLinkStore, "ofQueue">;
   email: EmailDocuments;
   inboxDomain: string;
 }): DocumentHandlers {
@@ -248,10 +264,28 @@ export function documentHandlers(deps: {
         throw withFieldDetails(error);
       }
     },
-    async ExpectValidator(request) {
-      const parsed = parseInput(expectValidatorRequest, request, "ExpectValidator request");
-      await deps.validators.note(parsed.entity_type, parsed.entity_id, parsed.type);
+    async RecordValidationWebhook(request, ctx) {
+      const parsed = parseInput(recordValidationWebhookRequest, request, "RecordValidationWebhook request");
+      await deps.validationWebhooks.record({
+        webhookId: parsed.webhook_id,
+        organizationId: parsed.organization_id,
+        entityType: parsed.entity_type,
+        entityId: parsed.entity_id,
+        type: parsed.type,
+        present: parsed.present,
+        changedAt: new Date(parsed.changed_at),
+        actorUserId: parsed.actor_user_id || null,
+        ...(ctx.requestId ? { requestId: ctx.requestId } : {}),
+      });
       return {};
+    },
+    async HasValidationLink(request) {
+      const parsed = parseInput(hasValidationLinkRequest, request, "HasValidationLink request");
+      const queue = await deps.hierarchy.findQueue({ id: parsed.queue_id });
+      if (queue?.organizationId !== parsed.organization_id) {
+        throw new NotFoundError(`Queue ${parsed.queue_id} does not exist.`, "queue_not_found");
+      }
+      return { exists: (await deps.links.ofQueue(queue.id)).some((link) => link.type === parsed.type) };
     },
     async ResolveEntity(request) {
       const entity = await deps.resolver.resolve(request.entity_type, request.id_or_humanized, request.organization_id);

@@ -1,6 +1,8 @@
 import type { Sql, Tx } from "@docex/kit";
 import type { EntityRef } from "../domain/humanized-id.js";
 import type { OrganizationRef, Queue, Workspace } from "../domain/records.js";
+import type { QueueValidators } from "../domain/validation.js";
+import { ValidatorStore } from "./validator-store.js";
 
 const WORKSPACE_COLUMNS = `id, humanized_id AS "humanizedId", organization_id AS "organizationId", name, created_at AS "createdAt"`;
 const QUEUE_COLUMNS = `id, humanized_id AS "humanizedId", workspace_id AS "workspaceId", organization_id AS "organizationId", name,
@@ -13,6 +15,13 @@ function where(ref: EntityRef): { clause: string; value: string } {
 }
 
 const MAX_CACHED_QUEUES = 10_000;
+
+/**
+ * How long a queue's validators are kept without a change heard of. Changes are heard (this process's own saves,
+ * and `configuration.changed` on every replica), but another replica may reload a queue in the moment between the
+ * webhook service's event and this service's record of the same change: this bounds how long it can miss it.
+ */
+const VALIDATORS_MAX_AGE_MS = 60_000;
 
 /** A page of a list filtered by name: `q` matches anywhere in the name, case-insensitively. */
 export interface NameListQuery {
@@ -64,8 +73,28 @@ export class HierarchyStore {
    * replica (service.ts); a lost NATS connection forgets them all.
    */
   private readonly queuesById = new Map<string, Queue>();
+  /** The validators of the cached queues (QueueValidators), forgotten with them; read with the queue on an edit's path. */
+  private readonly validatorsByQueue = new Map<string, { validators: QueueValidators; loadedAt: number }>();
+  private readonly validatorStore: ValidatorStore;
 
-  constructor(private readonly sql: Sql) {}
+  constructor(private readonly sql: Sql) {
+    this.validatorStore = new ValidatorStore(sql);
+  }
+
+  /**
+   * What may validate the queue's documents (its links, and the validation webhooks of the deprecated API that
+   * apply to it), kept with the cached queue: an edit reads no table for it once the queue is cached. Forgotten with
+   * the queue (`forgetQueue`: a link's save, a validation webhook recorded, their configuration.changed).
+   */
+  async validatorsOf(queue: Queue): Promise<QueueValidators> {
+    const cached = this.validatorsByQueue.get(queue.id);
+    if (cached && Date.now() - cached.loadedAt < VALIDATORS_MAX_AGE_MS) return cached.validators;
+    const loadedAt = Date.now();
+    const validators = await this.validatorStore.ofQueue(queue);
+    if (this.validatorsByQueue.size >= MAX_CACHED_QUEUES) this.validatorsByQueue.clear();
+    this.validatorsByQueue.set(queue.id, { validators, loadedAt });
+    return validators;
+  }
 
   /**
    * Records an organization membership told us about; its humanized id follows the latest word.
@@ -153,7 +182,7 @@ export class HierarchyStore {
   }
 
   async updateQueue(tx: Tx, id: string, changes: QueueChanges): Promise<Queue | undefined> {
-    this.queuesById.delete(id);
+    this.forgetQueue(id);
     const updated = await this.sql.one<Queue>(
       `UPDATE queues SET name = coalesce($2, name), annotation_schema = coalesce($3::jsonb, annotation_schema),
          duplicate_file_rejection = coalesce($4, duplicate_file_rejection), extraction_engine = coalesce($5, extraction_engine),
@@ -176,21 +205,21 @@ export class HierarchyStore {
     );
     // Another request may have cached the old queue between the delete above and the commit.
     tx.afterCommit(() => {
-      this.queuesById.delete(id);
+      this.forgetQueue(id);
     });
     return updated;
   }
 
   /** A new inbox token for the locked queue: the old address stops with the commit. */
   async rotateInboxToken(tx: Tx, id: string, token: string): Promise<Queue | undefined> {
-    this.queuesById.delete(id);
+    this.forgetQueue(id);
     const updated = await this.sql.one<Queue>(
       `UPDATE queues SET inbox_token = $2 WHERE id = $1 RETURNING ${QUEUE_COLUMNS}`,
       [id, token],
       tx,
     );
     tx.afterCommit(() => {
-      this.queuesById.delete(id);
+      this.forgetQueue(id);
     });
     return updated;
   }
@@ -239,17 +268,11 @@ export class HierarchyStore {
     for (const table of ["queue_validation_links", "automation_switches", "automation_switch_seeds"]) {
       await this.sql.rows(`DELETE FROM ${table} WHERE queue_id = ANY($1::uuid[]) RETURNING 1`, bind, tx);
     }
-    for (const table of ["validation_webhooks", "validator_notes"]) {
-      await this.sql.rows(
-        `DELETE FROM ${table} WHERE (entity_type = 'queue' AND entity_id = ANY($1::uuid[])) OR entity_id = ANY($2::uuid[]) RETURNING 1`,
-        [queueIds, documents.map((document) => document.id)],
-        tx,
-      );
-    }
+    await this.sql.rows(`DELETE FROM validation_webhooks WHERE queue_id = ANY($1::uuid[]) RETURNING 1`, bind, tx);
     await this.sql.rows(`DELETE FROM queues WHERE id = ANY($1::uuid[]) RETURNING 1`, bind, tx);
-    for (const id of queueIds) this.queuesById.delete(id);
+    for (const id of queueIds) this.forgetQueue(id);
     tx.afterCommit(() => {
-      for (const id of queueIds) this.queuesById.delete(id);
+      for (const id of queueIds) this.forgetQueue(id);
     });
     return documents.filter((document) => document.has_file).map((document) => document.id);
   }
@@ -261,13 +284,19 @@ export class HierarchyStore {
   }
 
   async removeWorkspace(tx: Tx, workspaceId: string): Promise<void> {
+    await this.sql.rows(`DELETE FROM validation_webhooks WHERE workspace_id = $1 RETURNING 1`, [workspaceId], tx);
     await this.sql.rows(`DELETE FROM workspaces WHERE id = $1 RETURNING 1`, [workspaceId], tx);
   }
 
   /** Forgets a cached queue: another replica changed it. Undefined forgets every queue. */
   forgetQueue(id?: string): void {
-    if (id === undefined) this.queuesById.clear();
-    else this.queuesById.delete(id);
+    if (id === undefined) {
+      this.queuesById.clear();
+      this.validatorsByQueue.clear();
+    } else {
+      this.queuesById.delete(id);
+      this.validatorsByQueue.delete(id);
+    }
   }
 
   findWorkspace(ref: EntityRef): Promise<Workspace | undefined> {

@@ -34,9 +34,7 @@ export class LifetimeStore {
     for (const table of ["document_changes", "initial_validation_jobs"]) {
       await this.sql.run(`DELETE FROM ${table} WHERE document_id = ANY($1::uuid[])`, [ids], tx);
     }
-    for (const table of ["validation_webhooks", "validator_notes"]) {
-      await this.sql.run(`DELETE FROM ${table} WHERE entity_type = 'document' AND entity_id = ANY($1::uuid[])`, [ids], tx);
-    }
+    await this.sql.run(`DELETE FROM validation_webhooks WHERE entity_type = 'document' AND entity_id = ANY($1::uuid[])`, [ids], tx);
     // Exported bytes do not outlive the documents in them: a run's or batch's file holding one goes (the record stays).
     await this.sql.run(
       `UPDATE export_runs SET file = NULL, file_purged_at = now() WHERE document_ids && $1::uuid[] AND file_purged_at IS NULL`,

@@ -251,6 +251,35 @@ export const migrations: Migration[] = [
       `,
   ),
   automationBlockersMigration,
+  sqlMigration(
+    "0018-validation-webhooks-owned",
+    `
+        -- Issue 41: which validation webhook of the deprecated API applies to a document is this service's
+        -- configuration, as the queues' links are. The projection of the webhook service's events (complete since
+        -- migration 0008's seed) becomes it: each webhook is placed in the hierarchy (its queue and workspace), so
+        -- that a queue's validators are read with the queue; the webhook service tells this service of every change
+        -- after its commit (RecordValidationWebhook), so the notes and the seed go. Rows of entities that no longer
+        -- exist go too.
+        ALTER TABLE validation_webhooks
+          ADD COLUMN IF NOT EXISTS organization_id uuid,
+          ADD COLUMN IF NOT EXISTS workspace_id uuid,
+          ADD COLUMN IF NOT EXISTS queue_id uuid;
+        UPDATE validation_webhooks w SET organization_id = q.organization_id, workspace_id = q.workspace_id, queue_id = q.id
+          FROM documents d JOIN queues q ON q.id = d.queue_id
+          WHERE w.entity_type = 'document' AND d.id = w.entity_id;
+        UPDATE validation_webhooks w SET organization_id = q.organization_id, workspace_id = q.workspace_id, queue_id = q.id
+          FROM queues q WHERE w.entity_type = 'queue' AND q.id = w.entity_id;
+        UPDATE validation_webhooks w SET organization_id = ws.organization_id, workspace_id = ws.id
+          FROM workspaces ws WHERE w.entity_type = 'workspace' AND ws.id = w.entity_id;
+        UPDATE validation_webhooks SET organization_id = entity_id WHERE entity_type = 'organization';
+        DELETE FROM validation_webhooks WHERE organization_id IS NULL;
+        ALTER TABLE validation_webhooks ALTER COLUMN organization_id SET NOT NULL;
+        CREATE INDEX IF NOT EXISTS validation_webhooks_queue ON validation_webhooks (queue_id) WHERE present;
+        CREATE INDEX IF NOT EXISTS validation_webhooks_workspace ON validation_webhooks (workspace_id);
+        DROP TABLE IF EXISTS validator_notes;
+        DROP TABLE IF EXISTS validator_projection;
+      `,
+  ),
   exportFilesPurgedMigration,
   learnFromValidationMigration,
 ];

@@ -54,7 +54,8 @@ export class DocumentServiceDouble {
         yield await unused();
       },
       RecordExtraction: unused,
-      ExpectValidator: unused,
+      RecordValidationWebhook: unused,
+      HasValidationLink: unused,
       ResolveInbox: unused,
       ReceiveEmailDocument: unused,
     };

@@ -3,7 +3,7 @@ import { createDocumentClient, type DocumentClient } from "@docex/protos";
 import type { EntityDirectory } from "../domain/entity-directory.js";
 
 /**
- * The document service over gRPC (ResolveEntity, GetDocument, ExpectValidator): one client per process, a deadline and a
+ * The document service over gRPC (ResolveEntity, GetDocument, RecordValidationWebhook, HasValidationLink): one client per process, a deadline and a
  * circuit breaker, so that an unreachable document service answers 503 at once instead of holding requests.
  */
 export function documentDirectory(
@@ -34,8 +34,24 @@ export function documentDirectory(
       if (!answer) return undefined;
       return answer.document?.approvers ?? [];
     },
-    async expectValidator(entityType, entityId, type, ctx) {
-      await client.expectValidator({ entity_type: entityType, entity_id: entityId, type }, ctx);
+    async recordValidationWebhook(webhook, present, changedAt, actor) {
+      await client.recordValidationWebhook(
+        {
+          webhook_id: webhook.id,
+          organization_id: webhook.organizationId,
+          entity_type: webhook.entityType,
+          entity_id: webhook.entityId,
+          type: webhook.type,
+          present,
+          changed_at: changedAt,
+          actor_user_id: actor?.userId ?? "",
+        },
+        actor?.requestId ? { requestId: actor.requestId } : {},
+      );
+    },
+    async hasValidationLink(organizationId, queueId, type, ctx) {
+      const answer = await client.hasValidationLink({ organization_id: organizationId, queue_id: queueId, type }, ctx);
+      return answer.exists;
     },
     close: () => client.close(),
   };

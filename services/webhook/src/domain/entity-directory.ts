@@ -1,4 +1,5 @@
-import type { EntityScope, EntityType, ValidationType } from "./records.js";
+import type { Actor } from "./access.js";
+import type { EntityScope, EntityType, ValidationType, Webhook } from "./records.js";
 
 export interface CallContext {
   requestId?: string;
@@ -11,11 +12,12 @@ export interface EntityDirectory {
   /** The user ids assigned to approve a document; undefined when the document is gone. */
   approversOf(documentId: string, ctx?: CallContext): Promise<string[] | undefined>;
   /**
-   * Tells the document context that a validator of `type` may apply to the entity's documents from now on. Called
-   * inside the transaction that creates it, before the commit: an edit made right after the commit is validated
-   * although the change's event has not reached the document service yet. Throws when it cannot be told, so that
-   * the change is not committed (the document service asks nobody about a validator it has not heard of).
+   * Tells the document context, after the commit, that a validation webhook of the deprecated API is as it is now
+   * (present, or deleted): which validator applies to a document is its configuration. Idempotent; `changedAt` is the
+   * occurred_at of this change's configuration.changed, which the document context consumes as the backstop.
    */
-  expectValidator(entityType: EntityType, entityId: string, type: ValidationType, ctx?: CallContext): Promise<void>;
+  recordValidationWebhook(webhook: Webhook, present: boolean, changedAt: string, actor: Actor | null): Promise<void>;
+  /** Whether the queue has an external validation link of the type (the document context's configuration). */
+  hasValidationLink(organizationId: string, queueId: string, type: ValidationType, ctx?: CallContext): Promise<boolean>;
   close(): void;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { ConflictError, isUniqueViolation, NotFoundError, type OutboxEvents, type Tx } from "@docex/kit";
+import { ConflictError, isUniqueViolation, type Logger, NotFoundError, type OutboxEvents, type Tx } from "@docex/kit";
 import type { WebhookStore } from "../store/webhook-store.js";
 import type { AccessControl, Actor, Scope } from "./access.js";
 import { webhookChanged } from "./configuration-events.js";
@@ -62,6 +62,7 @@ export class Webhooks {
     private readonly entities: EntityDirectory,
     /** Webhooks an organization may have (WEBHOOK_MAX_PER_ORGANIZATION). */
     private readonly maxPerOrganization: number,
+    private readonly logger: Logger,
   ) {}
 
   /** The entity must exist and be visible to the caller (else 404), who must manage its queues (else 403). */
@@ -71,14 +72,13 @@ export class Webhooks {
     await this.access.require(actor, "queue.manage", { organizationId: entity.organizationId, queueId: entity.queueId }, notFound);
     await requireSigningKeyFor(this.store, entity.organizationId, input.signatureVerification);
     await requireAllowedTarget(this.targets, input.url);
+    if (isValidationType(input.type) && entity.entityType === "queue")
+      await this.requireNoLink(entity.organizationId, entity.entityId, input.type, actor);
+    let created: { webhook: Webhook; changedAt: string };
     try {
-      return await this.store.transaction(async (tx) => {
+      created = await this.store.transaction(async (tx) => {
         await this.requireRoomInOrganization(entity.organizationId, tx);
-        if (isValidationType(input.type)) {
-          await this.requireFreeValidationSlot(entity.entityType, entity.entityId, input.type, tx);
-          // Before the commit: the entity's next edit asks for validation even before this change's event is consumed.
-          await this.entities.expectValidator(entity.entityType, entity.entityId, input.type, actor);
-        }
+        if (isValidationType(input.type)) await this.requireFreeValidationSlot(entity.entityType, entity.entityId, input.type, tx);
         const webhook = await this.store.insertWebhook(
           {
             id: randomUUID(),
@@ -96,13 +96,49 @@ export class Webhooks {
           },
           tx,
         );
-        await this.events.add(tx, webhookChanged(actor, "created", null, webhook));
-        return webhook;
+        const event = webhookChanged(actor, "created", null, webhook);
+        await this.events.add(tx, event);
+        return { webhook, changedAt: event.occurred_at };
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw duplicate();
       throw error;
     }
+    // After the commit, before answering: the entity's next edit is validated (the document service picks validators).
+    await this.tellDocument(created.webhook, true, created.changedAt, actor);
+    return created.webhook;
+  }
+
+  /**
+   * Which validation webhook applies to a document is the document service's configuration: it is told of a
+   * validation webhook's creation and deletion after the commit (never inside the transaction). A failure is logged:
+   * the change's configuration.changed, which the document service consumes, tells it all the same, a moment later.
+   */
+  private async tellDocument(webhook: Webhook, present: boolean, changedAt: string, actor: Actor | null): Promise<void> {
+    if (!isValidationType(webhook.type)) return;
+    try {
+      await this.entities.recordValidationWebhook(webhook, present, changedAt, actor);
+    } catch (error) {
+      this.logger.warn(
+        { err: error, webhook_id: webhook.id },
+        "could not tell the document service of a validation webhook; its event will",
+      );
+    }
+  }
+
+  /**
+   * A queue's validation webhook of a type whose external validation link the queue has is 409 (one validator per
+   * queue and type). The links are the document service's: it is asked (a read). A link saved at the same moment
+   * replaces the webhook there once it hears of it (RecordValidationWebhook), so one validator remains.
+   */
+  private async requireNoLink(organizationId: string, queueId: string, type: ValidationType, actor: Actor): Promise<void> {
+    if (!(await this.entities.hasValidationLink(organizationId, queueId, type, { requestId: actor.requestId }))) return;
+    throw new ConflictError(
+      `This queue already has a ${type} external validation link; there is one validator per queue and type. ` +
+        `Change it with POST /api/v2/queues/${queueId}/external-validation-links.`,
+      "validation_link_exists",
+      [{ path: "type", message: `this queue already has a ${type} validator` }],
+    );
   }
 
   /**
@@ -187,13 +223,40 @@ export class Webhooks {
 
   async delete(actor: Actor, id: string): Promise<void> {
     await this.manageable(actor, id);
-    await this.store.transaction(async (tx) => {
+    const deleted = await this.store.transaction(async (tx) => {
       // Not read under a lock first: a sender recording an outcome holds a delivery and then waits for the webhook,
       // so holding the webhook while waiting for its deliveries would deadlock with it (and answer 500).
       const before = await this.store.deleteWebhook(id, tx);
       if (!before) throw webhookNotFound(id)();
-      await this.events.add(tx, webhookChanged(actor, "deleted", before, null));
+      const event = webhookChanged(actor, "deleted", before, null);
+      await this.events.add(tx, event);
+      return { webhook: before, changedAt: event.occurred_at };
     });
+    await this.tellDocument(deleted.webhook, false, deleted.changedAt, actor);
+  }
+
+  /**
+   * DeleteValidationWebhook: the document service replaced this validation webhook by the queue's link (saved or
+   * deleted there). Idempotent: one that is gone, of another organization or not of a validation type is left alone.
+   */
+  async deleteReplaced(organizationId: string, id: string, actor: Actor | null): Promise<boolean> {
+    const webhook = await this.store.findWebhook(id);
+    if (!webhook || webhook.organizationId !== organizationId || !isValidationType(webhook.type)) return false;
+    return this.store.transaction(async (tx) => {
+      const before = await this.store.deleteWebhook(id, tx);
+      if (!before) return false;
+      await this.events.add(tx, webhookChanged(actor, "deleted", before, null));
+      return true;
+    });
+  }
+
+  /**
+   * The backstop of DeleteValidationWebhook: the queue's link of the type changed (`validation_link` of the document
+   * service, at `changedAt`), so the queue's own validation webhooks of that type made before it are replaced.
+   */
+  async replacedByLink(organizationId: string, queueId: string, type: ValidationType, changedAt: Date): Promise<void> {
+    const own = await this.store.validationWebhookOf("queue", queueId, type);
+    if (own && own.createdAt <= changedAt) await this.deleteReplaced(organizationId, own.id, null);
   }
 
   /**

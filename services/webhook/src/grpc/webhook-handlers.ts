@@ -3,8 +3,8 @@ import { fieldErrorsOf, ValidationError } from "@docex/kit";
 import type { WebhookCallers, WebhookHandlers } from "@docex/protos";
 import { z } from "zod";
 import { SIGNATURE_VERIFICATION, VALIDATION_TYPES } from "../domain/records.js";
+import type { Webhooks } from "../domain/webhooks.js";
 import { httpUrl } from "../http/schemas.js";
-import type { StoredValidator } from "../store/webhook-store.js";
 import type { ExternalValidation } from "../validation/external-validation.js";
 import type { ValidationTargetRegistry } from "../validation/validation-targets.js";
 
@@ -54,9 +54,10 @@ const describeTargetsRequest = z.object({
   target_ids: z.array(uuid).max(100),
 });
 
-const listValidatorsRequest = z.object({
-  after: z.string().max(200),
-  limit: z.number().int().min(1).max(1000),
+const deleteValidationWebhookRequest = z.object({
+  organization_id: uuid,
+  webhook_id: uuid,
+  actor_user_id: z.union([z.literal(""), uuid]),
 });
 
 /**
@@ -66,8 +67,8 @@ const listValidatorsRequest = z.object({
 export const webhookCallers: WebhookCallers = {
   // document: document_validation and initial_document_validation answers.
   Validate: ["document"],
-  // document: the one-time seed of its projection of the validators.
-  ListValidators: ["document"],
+  // document: a queue's link replaced the queue's validation webhook of the deprecated API.
+  DeleteValidationWebhook: ["document"],
   // document: a queue's external validation link names the target it registered.
   RegisterValidationTarget: ["document"],
   // document: the URLs its link lists show.
@@ -77,7 +78,7 @@ export const webhookCallers: WebhookCallers = {
 /** docex.webhook.v1.Webhook: what other contexts ask of the integration context. Callers are services inside the cluster. */
 export function webhookHandlers(deps: {
   validation: ExternalValidation;
-  validators: (after: string, limit: number) => Promise<StoredValidator[]>;
+  webhooks: Pick<Webhooks, "deleteReplaced">;
   targets: ValidationTargetRegistry;
 }): WebhookHandlers {
   return {
@@ -103,29 +104,12 @@ export function webhookHandlers(deps: {
         })),
       };
     },
-    async ListValidators(raw) {
-      const parsed = listValidatorsRequest.safeParse(raw);
-      if (!parsed.success) {
-        const errors = fieldErrorsOf(parsed.error);
-        throw new ValidationError(
-          `The ListValidators request is invalid: ${errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`,
-          errors,
-        );
-      }
-      // One more than asked says whether another page follows.
-      const page = await deps.validators(parsed.data.after, parsed.data.limit + 1);
-      return {
-        validators: page.slice(0, parsed.data.limit).map((validator) => ({
-          key: validator.key,
-          kind: validator.kind,
-          webhook_id: validator.webhookId ?? "",
-          type: validator.type,
-          entity_type: validator.entityType,
-          entity_id: validator.entityId,
-          failure_policy: validator.failurePolicy,
-        })),
-        more: page.length > parsed.data.limit,
-      };
+    async DeleteValidationWebhook(raw, ctx) {
+      const parsed = deleteValidationWebhookRequest.safeParse(raw);
+      if (!parsed.success) throw invalidRequest("DeleteValidationWebhook", parsed.error);
+      const { organization_id: organizationId, webhook_id: webhookId, actor_user_id: userId } = parsed.data;
+      const actor = userId ? { userId, requestId: ctx.requestId ?? "" } : null;
+      return { deleted: await deps.webhooks.deleteReplaced(organizationId, webhookId, actor) };
     },
     async Validate(raw, ctx) {
       const parsed = validateRequest.safeParse(raw);

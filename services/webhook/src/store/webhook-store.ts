@@ -28,17 +28,6 @@ export interface SealedKeyRef {
   kekFingerprint: string;
 }
 
-/** A validator as ListValidators names it: a queue's link, or a deprecated validation webhook. */
-export interface StoredValidator {
-  key: string;
-  kind: "link" | "webhook";
-  webhookId: string | null;
-  type: ValidationType;
-  entityType: EntityType;
-  entityId: string;
-  failurePolicy: FailurePolicy;
-}
-
 /** A link (id: its queue) or a deprecated validation webhook (id: the webhook's), with the keys that sign for it. */
 export interface StoredValidationTarget {
   /** `target`: registered by RegisterValidationTarget (only found by id). */
@@ -315,24 +304,6 @@ export class WebhookStore {
     );
     if (!row) throw new Error("INSERT … RETURNING answered no row");
     return row.id;
-  }
-
-  /**
-   * Every validator of every organization, ordered by `key` (byte order), the page after `after`: the links, and
-   * the validation webhooks of the deprecated API. The document service seeds its projection with them.
-   */
-  validatorsAfter(after: string, limit: number): Promise<StoredValidator[]> {
-    return this.sql.rows<StoredValidator>(
-      `SELECT key, kind, "webhookId", type, "entityType", "entityId", "failurePolicy" FROM (
-         SELECT 'webhook/' || id AS key, 'webhook' AS kind, id AS "webhookId", type, entity_type AS "entityType",
-                entity_id AS "entityId", 'allow' AS "failurePolicy"
-         FROM webhooks WHERE type IN ('document_validation', 'initial_document_validation')
-       ) validators
-       WHERE key COLLATE "C" > $1
-       ORDER BY key COLLATE "C"
-       LIMIT $2`,
-      [after, limit],
-    );
   }
 
   /**

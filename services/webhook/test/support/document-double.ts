@@ -14,16 +14,18 @@ interface Entity {
 }
 
 /**
- * A stand-in for the document service's gRPC API (ResolveEntity, GetDocument, ExpectValidator) answering from a small table
+ * A stand-in for the document service's gRPC API (ResolveEntity, GetDocument, RecordValidationWebhook, HasValidationLink) answering from a small table
  * that tests fill. It replaces another service in these tests; the webhook service itself, membership,
  * Postgres, NATS and the receivers are real.
  */
 export class DocumentDouble {
   private readonly entities = new Map<string, Entity>();
-  /** The validators the webhook service said to expect (ExpectValidator), in order. */
-  readonly expectedValidators: Array<{ entityType: string; entityId: string; type: string }> = [];
-  /** Runs inside ExpectValidator before it answers: a test looks at the caller's state then, or throws to refuse. */
-  onExpectValidator: (() => Promise<void>) | undefined;
+  /** The validation webhooks the webhook service told of (RecordValidationWebhook), in order. */
+  readonly recordedWebhooks: Array<{ webhookId: string; entityType: string; entityId: string; type: string; present: boolean }> = [];
+  /** Runs inside RecordValidationWebhook before it answers: a test looks at the caller's state then, or throws to refuse. */
+  onRecordValidationWebhook: (() => Promise<void>) | undefined;
+  /** The queues' links, as `<queue_id>/<type>` (HasValidationLink answers from them). */
+  readonly links = new Set<string>();
 
   private constructor(
     private readonly server: GrpcServer,
@@ -70,10 +72,19 @@ export class DocumentDouble {
       async *ReadDocumentFile() {
         yield await Promise.reject(new NotFoundError("The document double serves ResolveEntity and GetDocument only."));
       },
-      async ExpectValidator(request) {
-        await double!.onExpectValidator?.();
-        double!.expectedValidators.push({ entityType: request.entity_type, entityId: request.entity_id, type: request.type });
+      async RecordValidationWebhook(request) {
+        await double!.onRecordValidationWebhook?.();
+        double!.recordedWebhooks.push({
+          webhookId: request.webhook_id,
+          entityType: request.entity_type,
+          entityId: request.entity_id,
+          type: request.type,
+          present: request.present,
+        });
         return {};
+      },
+      async HasValidationLink(request) {
+        return { exists: double!.links.has(`${request.queue_id}/${request.type}`) };
       },
       async RecordExtraction() {
         throw new NotFoundError("The document double serves ResolveEntity and GetDocument only.");

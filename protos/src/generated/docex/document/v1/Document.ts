@@ -4,18 +4,20 @@ import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
 import type { ApplyDocumentChangesRequestInput as _docex_document_v1_ApplyDocumentChangesRequestInput, ApplyDocumentChangesRequest as _docex_document_v1_ApplyDocumentChangesRequest } from '../../../docex/document/v1/ApplyDocumentChangesRequest.js';
 import type { ApplyDocumentChangesResponseInput as _docex_document_v1_ApplyDocumentChangesResponseInput, ApplyDocumentChangesResponse as _docex_document_v1_ApplyDocumentChangesResponse } from '../../../docex/document/v1/ApplyDocumentChangesResponse.js';
-import type { ExpectValidatorRequestInput as _docex_document_v1_ExpectValidatorRequestInput, ExpectValidatorRequest as _docex_document_v1_ExpectValidatorRequest } from '../../../docex/document/v1/ExpectValidatorRequest.js';
-import type { ExpectValidatorResponseInput as _docex_document_v1_ExpectValidatorResponseInput, ExpectValidatorResponse as _docex_document_v1_ExpectValidatorResponse } from '../../../docex/document/v1/ExpectValidatorResponse.js';
 import type { FileChunkInput as _docex_document_v1_FileChunkInput, FileChunk as _docex_document_v1_FileChunk } from '../../../docex/document/v1/FileChunk.js';
 import type { GetDocumentRequestInput as _docex_document_v1_GetDocumentRequestInput, GetDocumentRequest as _docex_document_v1_GetDocumentRequest } from '../../../docex/document/v1/GetDocumentRequest.js';
 import type { GetDocumentResponseInput as _docex_document_v1_GetDocumentResponseInput, GetDocumentResponse as _docex_document_v1_GetDocumentResponse } from '../../../docex/document/v1/GetDocumentResponse.js';
 import type { GetQueueRequestInput as _docex_document_v1_GetQueueRequestInput, GetQueueRequest as _docex_document_v1_GetQueueRequest } from '../../../docex/document/v1/GetQueueRequest.js';
 import type { GetQueueResponseInput as _docex_document_v1_GetQueueResponseInput, GetQueueResponse as _docex_document_v1_GetQueueResponse } from '../../../docex/document/v1/GetQueueResponse.js';
+import type { HasValidationLinkRequestInput as _docex_document_v1_HasValidationLinkRequestInput, HasValidationLinkRequest as _docex_document_v1_HasValidationLinkRequest } from '../../../docex/document/v1/HasValidationLinkRequest.js';
+import type { HasValidationLinkResponseInput as _docex_document_v1_HasValidationLinkResponseInput, HasValidationLinkResponse as _docex_document_v1_HasValidationLinkResponse } from '../../../docex/document/v1/HasValidationLinkResponse.js';
 import type { ReadDocumentFileRequestInput as _docex_document_v1_ReadDocumentFileRequestInput, ReadDocumentFileRequest as _docex_document_v1_ReadDocumentFileRequest } from '../../../docex/document/v1/ReadDocumentFileRequest.js';
 import type { ReceiveEmailDocumentRequestInput as _docex_document_v1_ReceiveEmailDocumentRequestInput, ReceiveEmailDocumentRequest as _docex_document_v1_ReceiveEmailDocumentRequest } from '../../../docex/document/v1/ReceiveEmailDocumentRequest.js';
 import type { ReceiveEmailDocumentResponseInput as _docex_document_v1_ReceiveEmailDocumentResponseInput, ReceiveEmailDocumentResponse as _docex_document_v1_ReceiveEmailDocumentResponse } from '../../../docex/document/v1/ReceiveEmailDocumentResponse.js';
 import type { RecordExtractionRequestInput as _docex_document_v1_RecordExtractionRequestInput, RecordExtractionRequest as _docex_document_v1_RecordExtractionRequest } from '../../../docex/document/v1/RecordExtractionRequest.js';
 import type { RecordExtractionResponseInput as _docex_document_v1_RecordExtractionResponseInput, RecordExtractionResponse as _docex_document_v1_RecordExtractionResponse } from '../../../docex/document/v1/RecordExtractionResponse.js';
+import type { RecordValidationWebhookRequestInput as _docex_document_v1_RecordValidationWebhookRequestInput, RecordValidationWebhookRequest as _docex_document_v1_RecordValidationWebhookRequest } from '../../../docex/document/v1/RecordValidationWebhookRequest.js';
+import type { RecordValidationWebhookResponseInput as _docex_document_v1_RecordValidationWebhookResponseInput, RecordValidationWebhookResponse as _docex_document_v1_RecordValidationWebhookResponse } from '../../../docex/document/v1/RecordValidationWebhookResponse.js';
 import type { ResolveEntityRequestInput as _docex_document_v1_ResolveEntityRequestInput, ResolveEntityRequest as _docex_document_v1_ResolveEntityRequest } from '../../../docex/document/v1/ResolveEntityRequest.js';
 import type { ResolveEntityResponseInput as _docex_document_v1_ResolveEntityResponseInput, ResolveEntityResponse as _docex_document_v1_ResolveEntityResponse } from '../../../docex/document/v1/ResolveEntityResponse.js';
 import type { ResolveInboxRequestInput as _docex_document_v1_ResolveInboxRequestInput, ResolveInboxRequest as _docex_document_v1_ResolveInboxRequest } from '../../../docex/document/v1/ResolveInboxRequest.js';
@@ -43,27 +45,6 @@ export interface DocumentClient extends grpc.Client {
   applyDocumentChanges(argument: _docex_document_v1_ApplyDocumentChangesRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_document_v1_ApplyDocumentChangesResponse>): grpc.ClientUnaryCall;
   applyDocumentChanges(argument: _docex_document_v1_ApplyDocumentChangesRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_document_v1_ApplyDocumentChangesResponse>): grpc.ClientUnaryCall;
   applyDocumentChanges(argument: _docex_document_v1_ApplyDocumentChangesRequestInput, callback: grpc.requestCallback<_docex_document_v1_ApplyDocumentChangesResponse>): grpc.ClientUnaryCall;
-  
-  /**
-   * Notes that a validator of `type` may exist on the entity from now on: the webhook service calls it inside the
-   * transaction that creates or changes a validation link or validation webhook, before it commits. The document
-   * service then asks Validate for the entity's documents even before the change's configuration.changed event
-   * arrives (without a note, a document whose projection shows no validator is not asked about). Idempotent.
-   */
-  ExpectValidator(argument: _docex_document_v1_ExpectValidatorRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_document_v1_ExpectValidatorResponse>): grpc.ClientUnaryCall;
-  ExpectValidator(argument: _docex_document_v1_ExpectValidatorRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_document_v1_ExpectValidatorResponse>): grpc.ClientUnaryCall;
-  ExpectValidator(argument: _docex_document_v1_ExpectValidatorRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_document_v1_ExpectValidatorResponse>): grpc.ClientUnaryCall;
-  ExpectValidator(argument: _docex_document_v1_ExpectValidatorRequestInput, callback: grpc.requestCallback<_docex_document_v1_ExpectValidatorResponse>): grpc.ClientUnaryCall;
-  /**
-   * Notes that a validator of `type` may exist on the entity from now on: the webhook service calls it inside the
-   * transaction that creates or changes a validation link or validation webhook, before it commits. The document
-   * service then asks Validate for the entity's documents even before the change's configuration.changed event
-   * arrives (without a note, a document whose projection shows no validator is not asked about). Idempotent.
-   */
-  expectValidator(argument: _docex_document_v1_ExpectValidatorRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_document_v1_ExpectValidatorResponse>): grpc.ClientUnaryCall;
-  expectValidator(argument: _docex_document_v1_ExpectValidatorRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_document_v1_ExpectValidatorResponse>): grpc.ClientUnaryCall;
-  expectValidator(argument: _docex_document_v1_ExpectValidatorRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_document_v1_ExpectValidatorResponse>): grpc.ClientUnaryCall;
-  expectValidator(argument: _docex_document_v1_ExpectValidatorRequestInput, callback: grpc.requestCallback<_docex_document_v1_ExpectValidatorResponse>): grpc.ClientUnaryCall;
   
   /**
    * NOT_FOUND for an unknown document.
@@ -94,6 +75,23 @@ export interface DocumentClient extends grpc.Client {
   getQueue(argument: _docex_document_v1_GetQueueRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_document_v1_GetQueueResponse>): grpc.ClientUnaryCall;
   getQueue(argument: _docex_document_v1_GetQueueRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_document_v1_GetQueueResponse>): grpc.ClientUnaryCall;
   getQueue(argument: _docex_document_v1_GetQueueRequestInput, callback: grpc.requestCallback<_docex_document_v1_GetQueueResponse>): grpc.ClientUnaryCall;
+  
+  /**
+   * Whether the queue has an external validation link of the type (its configuration here): a validation webhook of
+   * the deprecated API beside it is refused. NOT_FOUND for a queue of another organization or none.
+   */
+  HasValidationLink(argument: _docex_document_v1_HasValidationLinkRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_document_v1_HasValidationLinkResponse>): grpc.ClientUnaryCall;
+  HasValidationLink(argument: _docex_document_v1_HasValidationLinkRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_document_v1_HasValidationLinkResponse>): grpc.ClientUnaryCall;
+  HasValidationLink(argument: _docex_document_v1_HasValidationLinkRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_document_v1_HasValidationLinkResponse>): grpc.ClientUnaryCall;
+  HasValidationLink(argument: _docex_document_v1_HasValidationLinkRequestInput, callback: grpc.requestCallback<_docex_document_v1_HasValidationLinkResponse>): grpc.ClientUnaryCall;
+  /**
+   * Whether the queue has an external validation link of the type (its configuration here): a validation webhook of
+   * the deprecated API beside it is refused. NOT_FOUND for a queue of another organization or none.
+   */
+  hasValidationLink(argument: _docex_document_v1_HasValidationLinkRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_document_v1_HasValidationLinkResponse>): grpc.ClientUnaryCall;
+  hasValidationLink(argument: _docex_document_v1_HasValidationLinkRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_document_v1_HasValidationLinkResponse>): grpc.ClientUnaryCall;
+  hasValidationLink(argument: _docex_document_v1_HasValidationLinkRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_document_v1_HasValidationLinkResponse>): grpc.ClientUnaryCall;
+  hasValidationLink(argument: _docex_document_v1_HasValidationLinkRequestInput, callback: grpc.requestCallback<_docex_document_v1_HasValidationLinkResponse>): grpc.ClientUnaryCall;
   
   /**
    * Streams the document's kept file; NOT_FOUND for an unknown document or one without a file.
@@ -145,6 +143,29 @@ export interface DocumentClient extends grpc.Client {
   recordExtraction(argument: _docex_document_v1_RecordExtractionRequestInput, callback: grpc.requestCallback<_docex_document_v1_RecordExtractionResponse>): grpc.ClientUnaryCall;
   
   /**
+   * A validation webhook of the deprecated API as it is now (created, or deleted: present false), as of changed_at:
+   * which validator applies to a document is this service's configuration, so the webhook service tells it after
+   * committing the webhook (and its configuration.changed, which this service consumes as the backstop). Idempotent;
+   * an older state than the one recorded changes nothing. A queue's webhook of a type whose link the queue has is
+   * replaced by the link (the webhook service is told to delete it).
+   */
+  RecordValidationWebhook(argument: _docex_document_v1_RecordValidationWebhookRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_document_v1_RecordValidationWebhookResponse>): grpc.ClientUnaryCall;
+  RecordValidationWebhook(argument: _docex_document_v1_RecordValidationWebhookRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_document_v1_RecordValidationWebhookResponse>): grpc.ClientUnaryCall;
+  RecordValidationWebhook(argument: _docex_document_v1_RecordValidationWebhookRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_document_v1_RecordValidationWebhookResponse>): grpc.ClientUnaryCall;
+  RecordValidationWebhook(argument: _docex_document_v1_RecordValidationWebhookRequestInput, callback: grpc.requestCallback<_docex_document_v1_RecordValidationWebhookResponse>): grpc.ClientUnaryCall;
+  /**
+   * A validation webhook of the deprecated API as it is now (created, or deleted: present false), as of changed_at:
+   * which validator applies to a document is this service's configuration, so the webhook service tells it after
+   * committing the webhook (and its configuration.changed, which this service consumes as the backstop). Idempotent;
+   * an older state than the one recorded changes nothing. A queue's webhook of a type whose link the queue has is
+   * replaced by the link (the webhook service is told to delete it).
+   */
+  recordValidationWebhook(argument: _docex_document_v1_RecordValidationWebhookRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_document_v1_RecordValidationWebhookResponse>): grpc.ClientUnaryCall;
+  recordValidationWebhook(argument: _docex_document_v1_RecordValidationWebhookRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_document_v1_RecordValidationWebhookResponse>): grpc.ClientUnaryCall;
+  recordValidationWebhook(argument: _docex_document_v1_RecordValidationWebhookRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_document_v1_RecordValidationWebhookResponse>): grpc.ClientUnaryCall;
+  recordValidationWebhook(argument: _docex_document_v1_RecordValidationWebhookRequestInput, callback: grpc.requestCallback<_docex_document_v1_RecordValidationWebhookResponse>): grpc.ClientUnaryCall;
+  
+  /**
    * Finds an entity by UUID or humanized id (documents: UUID only) and names its ancestors.
    * NOT_FOUND when it does not exist, or when organization_id is set and the entity belongs to another organization.
    */
@@ -192,14 +213,6 @@ export interface DocumentHandlers extends grpc.UntypedServiceImplementation {
   ApplyDocumentChanges: grpc.handleUnaryCall<_docex_document_v1_ApplyDocumentChangesRequest, _docex_document_v1_ApplyDocumentChangesResponseInput>;
   
   /**
-   * Notes that a validator of `type` may exist on the entity from now on: the webhook service calls it inside the
-   * transaction that creates or changes a validation link or validation webhook, before it commits. The document
-   * service then asks Validate for the entity's documents even before the change's configuration.changed event
-   * arrives (without a note, a document whose projection shows no validator is not asked about). Idempotent.
-   */
-  ExpectValidator: grpc.handleUnaryCall<_docex_document_v1_ExpectValidatorRequest, _docex_document_v1_ExpectValidatorResponseInput>;
-  
-  /**
    * NOT_FOUND for an unknown document.
    */
   GetDocument: grpc.handleUnaryCall<_docex_document_v1_GetDocumentRequest, _docex_document_v1_GetDocumentResponseInput>;
@@ -208,6 +221,12 @@ export interface DocumentHandlers extends grpc.UntypedServiceImplementation {
    * NOT_FOUND for an unknown queue.
    */
   GetQueue: grpc.handleUnaryCall<_docex_document_v1_GetQueueRequest, _docex_document_v1_GetQueueResponseInput>;
+  
+  /**
+   * Whether the queue has an external validation link of the type (its configuration here): a validation webhook of
+   * the deprecated API beside it is refused. NOT_FOUND for a queue of another organization or none.
+   */
+  HasValidationLink: grpc.handleUnaryCall<_docex_document_v1_HasValidationLinkRequest, _docex_document_v1_HasValidationLinkResponseInput>;
   
   /**
    * Streams the document's kept file; NOT_FOUND for an unknown document or one without a file.
@@ -229,6 +248,15 @@ export interface DocumentHandlers extends grpc.UntypedServiceImplementation {
   RecordExtraction: grpc.handleUnaryCall<_docex_document_v1_RecordExtractionRequest, _docex_document_v1_RecordExtractionResponseInput>;
   
   /**
+   * A validation webhook of the deprecated API as it is now (created, or deleted: present false), as of changed_at:
+   * which validator applies to a document is this service's configuration, so the webhook service tells it after
+   * committing the webhook (and its configuration.changed, which this service consumes as the backstop). Idempotent;
+   * an older state than the one recorded changes nothing. A queue's webhook of a type whose link the queue has is
+   * replaced by the link (the webhook service is told to delete it).
+   */
+  RecordValidationWebhook: grpc.handleUnaryCall<_docex_document_v1_RecordValidationWebhookRequest, _docex_document_v1_RecordValidationWebhookResponseInput>;
+  
+  /**
    * Finds an entity by UUID or humanized id (documents: UUID only) and names its ancestors.
    * NOT_FOUND when it does not exist, or when organization_id is set and the entity belongs to another organization.
    */
@@ -244,12 +272,13 @@ export interface DocumentHandlers extends grpc.UntypedServiceImplementation {
 
 export interface DocumentDefinition extends grpc.ServiceDefinition {
   ApplyDocumentChanges: MethodDefinition<_docex_document_v1_ApplyDocumentChangesRequestInput, _docex_document_v1_ApplyDocumentChangesResponseInput, _docex_document_v1_ApplyDocumentChangesRequest, _docex_document_v1_ApplyDocumentChangesResponse>
-  ExpectValidator: MethodDefinition<_docex_document_v1_ExpectValidatorRequestInput, _docex_document_v1_ExpectValidatorResponseInput, _docex_document_v1_ExpectValidatorRequest, _docex_document_v1_ExpectValidatorResponse>
   GetDocument: MethodDefinition<_docex_document_v1_GetDocumentRequestInput, _docex_document_v1_GetDocumentResponseInput, _docex_document_v1_GetDocumentRequest, _docex_document_v1_GetDocumentResponse>
   GetQueue: MethodDefinition<_docex_document_v1_GetQueueRequestInput, _docex_document_v1_GetQueueResponseInput, _docex_document_v1_GetQueueRequest, _docex_document_v1_GetQueueResponse>
+  HasValidationLink: MethodDefinition<_docex_document_v1_HasValidationLinkRequestInput, _docex_document_v1_HasValidationLinkResponseInput, _docex_document_v1_HasValidationLinkRequest, _docex_document_v1_HasValidationLinkResponse>
   ReadDocumentFile: MethodDefinition<_docex_document_v1_ReadDocumentFileRequestInput, _docex_document_v1_FileChunkInput, _docex_document_v1_ReadDocumentFileRequest, _docex_document_v1_FileChunk>
   ReceiveEmailDocument: MethodDefinition<_docex_document_v1_ReceiveEmailDocumentRequestInput, _docex_document_v1_ReceiveEmailDocumentResponseInput, _docex_document_v1_ReceiveEmailDocumentRequest, _docex_document_v1_ReceiveEmailDocumentResponse>
   RecordExtraction: MethodDefinition<_docex_document_v1_RecordExtractionRequestInput, _docex_document_v1_RecordExtractionResponseInput, _docex_document_v1_RecordExtractionRequest, _docex_document_v1_RecordExtractionResponse>
+  RecordValidationWebhook: MethodDefinition<_docex_document_v1_RecordValidationWebhookRequestInput, _docex_document_v1_RecordValidationWebhookResponseInput, _docex_document_v1_RecordValidationWebhookRequest, _docex_document_v1_RecordValidationWebhookResponse>
   ResolveEntity: MethodDefinition<_docex_document_v1_ResolveEntityRequestInput, _docex_document_v1_ResolveEntityResponseInput, _docex_document_v1_ResolveEntityRequest, _docex_document_v1_ResolveEntityResponse>
   ResolveInbox: MethodDefinition<_docex_document_v1_ResolveInboxRequestInput, _docex_document_v1_ResolveInboxResponseInput, _docex_document_v1_ResolveInboxRequest, _docex_document_v1_ResolveInboxResponse>
 }

@@ -33,8 +33,8 @@ export interface ValidateResponseInput {
   'failure_policy'?: (string);
   /**
    * For "unavailable" because the breaker of the queue's own link is open: how long (ms) until it lets a trial
-   * call through. Until then every document of the queue gets this same answer, so the caller may give it
-   * without asking. 0 otherwise (deprecated validation webhooks included).
+   * call through; 0 otherwise. The document service no longer reads it (a validator's open breaker answers at once
+   * here, and a queue's validators are in its cached queue record there); kept for older callers.
    */
   'link_open_for_ms'?: (number);
 }
@@ -71,8 +71,8 @@ export interface ValidateResponse {
   'failure_policy': (string);
   /**
    * For "unavailable" because the breaker of the queue's own link is open: how long (ms) until it lets a trial
-   * call through. Until then every document of the queue gets this same answer, so the caller may give it
-   * without asking. 0 otherwise (deprecated validation webhooks included).
+   * call through; 0 otherwise. The document service no longer reads it (a validator's open breaker answers at once
+   * here, and a queue's validators are in its cached queue record there); kept for older callers.
    */
   'link_open_for_ms': (number);
 }

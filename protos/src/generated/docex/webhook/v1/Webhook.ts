@@ -2,10 +2,10 @@
 
 import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
+import type { DeleteValidationWebhookRequestInput as _docex_webhook_v1_DeleteValidationWebhookRequestInput, DeleteValidationWebhookRequest as _docex_webhook_v1_DeleteValidationWebhookRequest } from '../../../docex/webhook/v1/DeleteValidationWebhookRequest.js';
+import type { DeleteValidationWebhookResponseInput as _docex_webhook_v1_DeleteValidationWebhookResponseInput, DeleteValidationWebhookResponse as _docex_webhook_v1_DeleteValidationWebhookResponse } from '../../../docex/webhook/v1/DeleteValidationWebhookResponse.js';
 import type { DescribeValidationTargetsRequestInput as _docex_webhook_v1_DescribeValidationTargetsRequestInput, DescribeValidationTargetsRequest as _docex_webhook_v1_DescribeValidationTargetsRequest } from '../../../docex/webhook/v1/DescribeValidationTargetsRequest.js';
 import type { DescribeValidationTargetsResponseInput as _docex_webhook_v1_DescribeValidationTargetsResponseInput, DescribeValidationTargetsResponse as _docex_webhook_v1_DescribeValidationTargetsResponse } from '../../../docex/webhook/v1/DescribeValidationTargetsResponse.js';
-import type { ListValidatorsRequestInput as _docex_webhook_v1_ListValidatorsRequestInput, ListValidatorsRequest as _docex_webhook_v1_ListValidatorsRequest } from '../../../docex/webhook/v1/ListValidatorsRequest.js';
-import type { ListValidatorsResponseInput as _docex_webhook_v1_ListValidatorsResponseInput, ListValidatorsResponse as _docex_webhook_v1_ListValidatorsResponse } from '../../../docex/webhook/v1/ListValidatorsResponse.js';
 import type { RegisterValidationTargetRequestInput as _docex_webhook_v1_RegisterValidationTargetRequestInput, RegisterValidationTargetRequest as _docex_webhook_v1_RegisterValidationTargetRequest } from '../../../docex/webhook/v1/RegisterValidationTargetRequest.js';
 import type { RegisterValidationTargetResponseInput as _docex_webhook_v1_RegisterValidationTargetResponseInput, RegisterValidationTargetResponse as _docex_webhook_v1_RegisterValidationTargetResponse } from '../../../docex/webhook/v1/RegisterValidationTargetResponse.js';
 import type { ValidateRequestInput as _docex_webhook_v1_ValidateRequestInput, ValidateRequest as _docex_webhook_v1_ValidateRequest } from '../../../docex/webhook/v1/ValidateRequest.js';
@@ -15,6 +15,25 @@ import type { ValidateResponseInput as _docex_webhook_v1_ValidateResponseInput, 
  * Integration: webhooks, signing keys, external validation links and deliveries.
  */
 export interface WebhookClient extends grpc.Client {
+  /**
+   * Deletes a validation webhook of the deprecated API that the document service replaced (a queue's link of its type
+   * was saved or deleted). Idempotent: a webhook that is gone, of another organization or not of a validation type is
+   * left alone and answered the same. Publishes the webhook's configuration.changed (deleted) when it deletes one.
+   */
+  DeleteValidationWebhook(argument: _docex_webhook_v1_DeleteValidationWebhookRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_webhook_v1_DeleteValidationWebhookResponse>): grpc.ClientUnaryCall;
+  DeleteValidationWebhook(argument: _docex_webhook_v1_DeleteValidationWebhookRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_webhook_v1_DeleteValidationWebhookResponse>): grpc.ClientUnaryCall;
+  DeleteValidationWebhook(argument: _docex_webhook_v1_DeleteValidationWebhookRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_webhook_v1_DeleteValidationWebhookResponse>): grpc.ClientUnaryCall;
+  DeleteValidationWebhook(argument: _docex_webhook_v1_DeleteValidationWebhookRequestInput, callback: grpc.requestCallback<_docex_webhook_v1_DeleteValidationWebhookResponse>): grpc.ClientUnaryCall;
+  /**
+   * Deletes a validation webhook of the deprecated API that the document service replaced (a queue's link of its type
+   * was saved or deleted). Idempotent: a webhook that is gone, of another organization or not of a validation type is
+   * left alone and answered the same. Publishes the webhook's configuration.changed (deleted) when it deletes one.
+   */
+  deleteValidationWebhook(argument: _docex_webhook_v1_DeleteValidationWebhookRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_webhook_v1_DeleteValidationWebhookResponse>): grpc.ClientUnaryCall;
+  deleteValidationWebhook(argument: _docex_webhook_v1_DeleteValidationWebhookRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_webhook_v1_DeleteValidationWebhookResponse>): grpc.ClientUnaryCall;
+  deleteValidationWebhook(argument: _docex_webhook_v1_DeleteValidationWebhookRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_webhook_v1_DeleteValidationWebhookResponse>): grpc.ClientUnaryCall;
+  deleteValidationWebhook(argument: _docex_webhook_v1_DeleteValidationWebhookRequestInput, callback: grpc.requestCallback<_docex_webhook_v1_DeleteValidationWebhookResponse>): grpc.ClientUnaryCall;
+  
   /**
    * What the organization's targets call, for listing them: the URL (whole and masked) and the signing setting. Ids of
    * other organizations, and ids that name nothing, are left out of the answer.
@@ -31,23 +50,6 @@ export interface WebhookClient extends grpc.Client {
   describeValidationTargets(argument: _docex_webhook_v1_DescribeValidationTargetsRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_webhook_v1_DescribeValidationTargetsResponse>): grpc.ClientUnaryCall;
   describeValidationTargets(argument: _docex_webhook_v1_DescribeValidationTargetsRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_webhook_v1_DescribeValidationTargetsResponse>): grpc.ClientUnaryCall;
   describeValidationTargets(argument: _docex_webhook_v1_DescribeValidationTargetsRequestInput, callback: grpc.requestCallback<_docex_webhook_v1_DescribeValidationTargetsResponse>): grpc.ClientUnaryCall;
-  
-  /**
-   * Every validator there is, of every organization, in pages ordered by key: the queues' external validation links
-   * and the deprecated validation webhooks. The document service seeds its projection of them once with it.
-   */
-  ListValidators(argument: _docex_webhook_v1_ListValidatorsRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_webhook_v1_ListValidatorsResponse>): grpc.ClientUnaryCall;
-  ListValidators(argument: _docex_webhook_v1_ListValidatorsRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_webhook_v1_ListValidatorsResponse>): grpc.ClientUnaryCall;
-  ListValidators(argument: _docex_webhook_v1_ListValidatorsRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_webhook_v1_ListValidatorsResponse>): grpc.ClientUnaryCall;
-  ListValidators(argument: _docex_webhook_v1_ListValidatorsRequestInput, callback: grpc.requestCallback<_docex_webhook_v1_ListValidatorsResponse>): grpc.ClientUnaryCall;
-  /**
-   * Every validator there is, of every organization, in pages ordered by key: the queues' external validation links
-   * and the deprecated validation webhooks. The document service seeds its projection of them once with it.
-   */
-  listValidators(argument: _docex_webhook_v1_ListValidatorsRequestInput, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_webhook_v1_ListValidatorsResponse>): grpc.ClientUnaryCall;
-  listValidators(argument: _docex_webhook_v1_ListValidatorsRequestInput, metadata: grpc.Metadata, callback: grpc.requestCallback<_docex_webhook_v1_ListValidatorsResponse>): grpc.ClientUnaryCall;
-  listValidators(argument: _docex_webhook_v1_ListValidatorsRequestInput, options: grpc.CallOptions, callback: grpc.requestCallback<_docex_webhook_v1_ListValidatorsResponse>): grpc.ClientUnaryCall;
-  listValidators(argument: _docex_webhook_v1_ListValidatorsRequestInput, callback: grpc.requestCallback<_docex_webhook_v1_ListValidatorsResponse>): grpc.ClientUnaryCall;
   
   /**
    * Registers a receiver of validation calls for an organization: the URL (checked against the SSRF rules) and whether
@@ -96,16 +98,17 @@ export interface WebhookClient extends grpc.Client {
  */
 export interface WebhookHandlers extends grpc.UntypedServiceImplementation {
   /**
+   * Deletes a validation webhook of the deprecated API that the document service replaced (a queue's link of its type
+   * was saved or deleted). Idempotent: a webhook that is gone, of another organization or not of a validation type is
+   * left alone and answered the same. Publishes the webhook's configuration.changed (deleted) when it deletes one.
+   */
+  DeleteValidationWebhook: grpc.handleUnaryCall<_docex_webhook_v1_DeleteValidationWebhookRequest, _docex_webhook_v1_DeleteValidationWebhookResponseInput>;
+  
+  /**
    * What the organization's targets call, for listing them: the URL (whole and masked) and the signing setting. Ids of
    * other organizations, and ids that name nothing, are left out of the answer.
    */
   DescribeValidationTargets: grpc.handleUnaryCall<_docex_webhook_v1_DescribeValidationTargetsRequest, _docex_webhook_v1_DescribeValidationTargetsResponseInput>;
-  
-  /**
-   * Every validator there is, of every organization, in pages ordered by key: the queues' external validation links
-   * and the deprecated validation webhooks. The document service seeds its projection of them once with it.
-   */
-  ListValidators: grpc.handleUnaryCall<_docex_webhook_v1_ListValidatorsRequest, _docex_webhook_v1_ListValidatorsResponseInput>;
   
   /**
    * Registers a receiver of validation calls for an organization: the URL (checked against the SSRF rules) and whether
@@ -125,8 +128,8 @@ export interface WebhookHandlers extends grpc.UntypedServiceImplementation {
 }
 
 export interface WebhookDefinition extends grpc.ServiceDefinition {
+  DeleteValidationWebhook: MethodDefinition<_docex_webhook_v1_DeleteValidationWebhookRequestInput, _docex_webhook_v1_DeleteValidationWebhookResponseInput, _docex_webhook_v1_DeleteValidationWebhookRequest, _docex_webhook_v1_DeleteValidationWebhookResponse>
   DescribeValidationTargets: MethodDefinition<_docex_webhook_v1_DescribeValidationTargetsRequestInput, _docex_webhook_v1_DescribeValidationTargetsResponseInput, _docex_webhook_v1_DescribeValidationTargetsRequest, _docex_webhook_v1_DescribeValidationTargetsResponse>
-  ListValidators: MethodDefinition<_docex_webhook_v1_ListValidatorsRequestInput, _docex_webhook_v1_ListValidatorsResponseInput, _docex_webhook_v1_ListValidatorsRequest, _docex_webhook_v1_ListValidatorsResponse>
   RegisterValidationTarget: MethodDefinition<_docex_webhook_v1_RegisterValidationTargetRequestInput, _docex_webhook_v1_RegisterValidationTargetResponseInput, _docex_webhook_v1_RegisterValidationTargetRequest, _docex_webhook_v1_RegisterValidationTargetResponse>
   Validate: MethodDefinition<_docex_webhook_v1_ValidateRequestInput, _docex_webhook_v1_ValidateResponseInput, _docex_webhook_v1_ValidateRequest, _docex_webhook_v1_ValidateResponse>
 }

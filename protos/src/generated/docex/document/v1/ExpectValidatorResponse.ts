@@ -1,8 +1,0 @@
-// Original file: document.proto
-
-
-export interface ExpectValidatorResponseInput {
-}
-
-export interface ExpectValidatorResponse {
-}

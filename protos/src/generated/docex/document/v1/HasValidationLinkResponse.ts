@@ -1,0 +1,10 @@
+// Original file: document.proto
+
+
+export interface HasValidationLinkResponseInput {
+  'exists'?: (boolean);
+}
+
+export interface HasValidationLinkResponse {
+  'exists': (boolean);
+}

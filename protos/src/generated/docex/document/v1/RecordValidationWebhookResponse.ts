@@ -1,0 +1,8 @@
+// Original file: document.proto
+
+
+export interface RecordValidationWebhookResponseInput {
+}
+
+export interface RecordValidationWebhookResponse {
+}
