@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { eventually, RecordingReceiver } from "@docex/testkit";
 import { badInvoiceFiles, buildInvoiceCorpus, type CorpusDocument, invoicePdf, isdocXml, makeInvoice } from "@docex/testkit/invoice-corpus";
+import { MULTILINGUAL_INVOICES, placedPdf } from "@docex/testkit/multilingual-invoices";
 import { expect } from "chai";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import { type Stack, sharedStack } from "./support/stack.js";
@@ -112,6 +113,50 @@ describe("built-in extraction through the gateway (npm start, real Postgres and 
       );
     } finally {
       await receiver.stop();
+    }
+  });
+
+  it("reads text PDFs in French, Dutch, Polish and Slovak layouts its own generator never makes, each value's box on the printed value", async () => {
+    const queueId = await queue();
+    /**
+     * A text's letters and digits but zeros, sorted: the same for "5. 3. 2026" and "2026-03-05", "1 000,00" and
+     * "1000.00" (a date's or an amount's padding zeros are how it is printed, not what it says).
+     */
+    const shape = (text: string) => [...text.toLowerCase().replace(/[^\p{L}\p{N}]|0/gu, "")].sort().join("");
+    for (const invoice of MULTILINGUAL_INVOICES) {
+      const documentId = await upload(queueId, {
+        name: `${invoice.language}.pdf`,
+        bytes: await placedPdf(invoice.placed),
+      } as CorpusDocument);
+      const document = await documentWhen(documentId, "to_validate");
+      type Read = { key: string; value: string; source: string; position?: { page: number; box: [number, number, number, number] } };
+      const byKey = Object.fromEntries((document.annotations as Read[]).map((annotation) => [annotation.key, annotation]));
+      const pages = new Map<number, { text: string; box: [number, number, number, number] }[]>();
+      for (const [key, value] of Object.entries(invoice.expected)) {
+        const read = byKey[key];
+        expect(read, `${invoice.language} ${key}`).to.include({ value, source: "builtin:pdf_text" });
+        const position = read?.position;
+        if (!position) throw new Error(`${invoice.language} ${key}: no position`);
+        if (!pages.has(position.page)) {
+          const words = await stack.call("GET", `/documents/${documentId}/pages/${position.page}/words`, { token });
+          expect(words.status).to.equal(200);
+          pages.set(position.page, words.body.data);
+        }
+        // The words whose centre is inside the box read the value (a currency code or symbol beside it may be in too).
+        const [left, top, right, bottom] = position.box;
+        const under = (pages.get(position.page) ?? [])
+          .filter(
+            ({ box }) =>
+              (box[0] + box[2]) / 2 >= left &&
+              (box[0] + box[2]) / 2 <= right &&
+              (box[1] + box[3]) / 2 >= top &&
+              (box[1] + box[3]) / 2 <= bottom,
+          )
+          .map((word) => word.text)
+          .join(" ");
+        if (key === "currency") continue;
+        expect(shape(under.replace(/\b(eur|pln|zl|czk)\b|€/giu, "")), `${invoice.language} ${key}: "${under}"`).to.equal(shape(value));
+      }
     }
   });
 
