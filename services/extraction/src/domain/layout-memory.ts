@@ -44,9 +44,25 @@ const union = (boxes: readonly Box[]): Box => [
 const round = (value: number) => Math.round(value * 10_000) / 10_000;
 const rounded = (box: Box): Box => box.map(round) as Box;
 
+/**
+ * A text layer often glues a label to its value ("Nr.471102", "VAT:DE123", "#RE-507"): such a word is split after the
+ * label's colon, hash or abbreviation point, each part with its share of the box by characters.
+ */
+function splitGlued(word: PageWord): PageWord[] {
+  const cut = /^(\p{L}[\p{L}-]*[.:#]|[:#]+)(?=[\p{L}\p{N}])/u.exec(word.text);
+  if (!cut || cut[0].length >= word.text.length) return [word];
+  const [left, top, right, bottom] = word.box;
+  const at = left + ((right - left) * cut[0].length) / word.text.length;
+  return [
+    { text: cut[0], box: [left, top, at, bottom] },
+    ...splitGlued({ text: word.text.slice(cut[0].length), box: [at, top, right, bottom] }),
+  ];
+}
+
 /** A page's words grouped into lines (vertical centres within half a word's height), each line left to right. */
 function linesOf(words: readonly PageWord[], page: number): Placed[][] {
-  const sorted = [...words]
+  const sorted = words
+    .flatMap(splitGlued)
     .filter((word) => word.text.trim() !== "")
     .sort((a, b) => centreY(a.box) - centreY(b.box) || a.box[0] - b.box[0]);
   const lines: Placed[][] = [];
@@ -65,7 +81,10 @@ const fold = (text: string) => foldText(text).replace(/\s+/g, " ").trim();
 
 /** The value as the field's type reads it, in the forms the engine gives (amounts `1234.50`, dates ISO); undefined when it does not read. */
 export function readAs(field: Pick<SchemaField, "key" | "type">, text: string): string | undefined {
-  const trimmed = text.trim().replace(/[:;,]+$/, "");
+  const trimmed = text
+    .trim()
+    .replace(/^[:;#]+/, "")
+    .replace(/[:;,]+$/, "");
   if (!trimmed) return undefined;
   if (field.type === "number") {
     // A currency code or symbol may stand before or after the amount; a word may not (it is the label).
@@ -75,8 +94,9 @@ export function readAs(field: Pick<SchemaField, "key" | "type">, text: string): 
   }
   if (field.type === "date") return normalizeDate(trimmed);
   if (/iban/.test(field.key)) return normalizeIban(trimmed) ?? undefined;
+  // An identifier has a digit (a label never has one: "Nr.", "Invoice", "VAT-ID").
   if (/tax_id|register_id|variable_symbol|invoice_id/.test(field.key))
-    return /\s{2,}/.test(trimmed) ? undefined : trimmed.replace(/\s+/g, "");
+    return /\s{2,}/.test(trimmed) || !/\d/.test(trimmed) ? undefined : trimmed.replace(/\s+/g, "");
   return trimmed.replace(/\s+/g, " ");
 }
 
@@ -199,7 +219,13 @@ function readAt(field: SchemaField, lines: Placed[][], expected: Box): { value: 
     candidate.some((word) => Math.abs(centreY(word.box) - centreY(expected)) <= height(word.box) / 2 + 0.002),
   );
   if (!line) return undefined;
-  const start = line.findIndex((word) => word.box[2] > expected[0] - tolerance && word.box[0] < expected[0] + tolerance);
+  // The word that starts where the value started (the nearest start within a word's height of it), not the label
+  // that ends there.
+  let start = -1;
+  line.forEach((word, index) => {
+    const off = Math.abs(word.box[0] - expected[0]);
+    if (off <= tolerance && (start < 0 || off < Math.abs((line[start] as Placed).box[0] - expected[0]))) start = index;
+  });
   if (start < 0) return undefined;
   const learnedWidth = expected[2] - expected[0];
   const run: Placed[] = [];
@@ -209,12 +235,18 @@ function readAt(field: SchemaField, lines: Placed[][], expected: Box): { value: 
     if (word.box[2] - expected[0] > 2 * learnedWidth + 0.05) break;
     run.push(word);
   }
-  for (let end = run.length; end > 0; end--) {
+  // Of the runs from the start that the field's type reads, the one closest in width to the value learned: the same
+  // kind of value on the same layout prints about as wide (a name does not swallow the words after it).
+  let best: { value: string; box: Box; misfit: number } | undefined;
+  for (let end = 1; end <= run.length; end++) {
     const words = run.slice(0, end);
     const value = readAs(field, words.map((word) => word.text).join(" "));
-    if (value !== undefined) return { value, box: union(words.map((word) => word.box)) };
+    if (value === undefined) continue;
+    const box = union(words.map((word) => word.box));
+    const misfit = Math.abs(box[2] - box[0] - learnedWidth);
+    if (!best || misfit < best.misfit - 0.002) best = { value, box, misfit };
   }
-  return undefined;
+  return best && { value: best.value, box: best.box };
 }
 
 /** The probability that a value read from a place is right: the rule of succession over its validations. */
@@ -224,27 +256,36 @@ export function placeConfidence(place: Pick<LayoutPlace, "confirmed" | "missed">
 
 /** What the supplier's layout says each remembered field holds on this document's pages. */
 export function readPlaces(schema: readonly SchemaField[], places: readonly LayoutPlace[], pages: PageWords): Annotation[] {
+  const linesByPage = new Map([...pages].map(([page, words]) => [page, linesOf(words, page)]));
+  // Where each anchor stands now; a place without an anchor moves as the page's anchors moved (the median shift), so
+  // a header that grew a line moves the values printed under it too.
+  const shifts = new Map<LayoutPlace, [number, number] | undefined>();
+  for (const place of places) {
+    const lines = linesByPage.get(place.page);
+    if (!lines || !place.anchor || !place.anchorBox) continue;
+    const anchor = findAnchor(lines, place);
+    shifts.set(place, anchor && [anchor[0] - place.anchorBox[0], anchor[1] - place.anchorBox[1]]);
+  }
+  const found = [...shifts.values()].filter((shift): shift is [number, number] => shift !== undefined);
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+  const pageShift: [number, number] = [median(found.map((shift) => shift[0])), median(found.map((shift) => shift[1]))];
   const read: Annotation[] = [];
   for (const place of places) {
     const field = schema.find((candidate) => candidate.key === place.fieldKey);
-    const words = pages.get(place.page);
-    if (!field || field.type === "table" || !words) continue;
-    const lines = linesOf(words, place.page);
-    let expected = place.valueBox;
-    if (place.anchor && place.anchorBox) {
-      const anchor = findAnchor(lines, place);
-      if (!anchor) continue;
-      const [dx, dy] = [anchor[0] - place.anchorBox[0], anchor[1] - place.anchorBox[1]];
-      expected = [expected[0] + dx, expected[1] + dy, expected[2] + dx, expected[3] + dy];
-    }
-    const found = readAt(field, lines, expected);
-    if (!found) continue;
+    const lines = linesByPage.get(place.page);
+    if (!field || field.type === "table" || !lines) continue;
+    // An anchor learned but not found now: the label is gone, and so is what it labelled.
+    if (place.anchor && !shifts.get(place)) continue;
+    const [dx, dy] = shifts.get(place) ?? pageShift;
+    const box = place.valueBox;
+    const value = readAt(field, lines, [box[0] + dx, box[1] + dy, box[2] + dx, box[3] + dy]);
+    if (!value) continue;
     read.push({
       key: field.key,
-      value: found.value,
+      value: value.value,
       confidence: placeConfidence(place),
       source: LAYOUT_SOURCE,
-      position: { page: place.page, box: rounded(found.box) },
+      position: { page: place.page, box: rounded(value.box) },
     } as Annotation);
   }
   return read;
