@@ -75,7 +75,9 @@ if (!existsSync(CORPUS)) {
         // The development half's misses, to look at (the held-out half is for measuring).
         if (process.argv.includes("--wrong") && verdict !== "right" && halfOf(entry.file) === "dev" && variant === "as printed") {
           const place = places.find((candidate) => candidate.fieldKey === FIELDS[term]);
-          console.log(`${path.basename(entry.file)} ${term}: expected ${String(expected)}, read ${again.get(FIELDS[term])} (anchor ${place?.anchor})`);
+          console.log(
+            `${path.basename(entry.file)} ${term}: expected ${String(expected)}, read ${again.get(FIELDS[term])} (anchor ${place?.anchor})`,
+          );
         }
       }
     }
