@@ -191,6 +191,10 @@ describe("validation workspace in headless Chromium against the stack", function
         stored.body.data.annotations.find((annotation: { key: string }) => annotation.key === key)?.value;
       expect(storedValue("invoice_id")).to.equal(invoice.invoiceId);
       expect(storedValue("due_date")).to.equal("2026-12-31");
+      // Click-to-fill sent the clicked word's place with the value: its box stays, and learning knows where it is printed.
+      const storedInvoiceId = stored.body.data.annotations.find((annotation: { key: string }) => annotation.key === "invoice_id");
+      expect(storedInvoiceId.position).to.deep.equal({ page: 1, box: printed!.box });
+      await page.locator('[data-box="invoice_id"]').waitFor({ timeout: 5_000 });
       expect(refused, "CSP refusals or requests to other origins").to.deep.equal([]);
 
       const figures = {

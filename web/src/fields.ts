@@ -15,10 +15,18 @@ export interface FieldView {
   options: { label: string; value: string }[];
 }
 
+/** Where a page shows a value (API.md's `position`): box = [left, top, right, bottom], fractions of the page. */
+export interface Position {
+  page: number;
+  box: number[];
+}
+
 /** An annotation as PATCH /documents/{id}/annotations takes it: the text a person sees, no read-only parts. */
 export interface AnnotationInput {
   key: string;
   value: string;
+  /** The place of the words a person clicked to fill it (click-to-fill). */
+  position?: Position;
   values?: { value: string }[];
   rows?: Record<string, { value: string }>[];
 }
@@ -55,12 +63,32 @@ export function documentMessages(queue: Pick<Queue, "annotation_schema">, messag
   return messages.filter((message) => message.key === null || !keys.has(message.key));
 }
 
-/** The edit of one field: its new text, the other values of a multi-value field kept as they are. */
-export function valueEdit(document: DocumentDto, key: string, value: string): AnnotationInput {
+/**
+ * The edit of one field: its new text (with the place of the words clicked to fill it, if it was), the other values
+ * of a multi-value field kept as they are.
+ */
+export function valueEdit(document: DocumentDto, key: string, value: string, position?: Position): AnnotationInput {
   const current = document.annotations.find((annotation) => annotation.key === key);
   const values = current?.values?.map((entry) => ({ value: entry.value }));
-  return values?.length ? { key, value, values } : { key, value };
+  return { key, value, ...(values?.length ? { values } : {}), ...(position ? { position } : {}) };
 }
+
+const clamp = (fraction: number) => Math.min(1, Math.max(0, fraction));
+
+/**
+ * The place of a value filled by clicking words: the word's box, or — a word added with Shift on the same page — the
+ * union of the boxes clicked so far. A word of another page starts again from it (a value sits on one page).
+ */
+export function filledPosition(before: Position | undefined, page: number, box: readonly number[], append: boolean): Position {
+  const [left = 0, top = 0, right = 0, bottom = 0] = box.map(clamp);
+  const word = [Math.min(left, right), Math.min(top, bottom), Math.max(left, right), Math.max(top, bottom)];
+  if (!append || !before || before.page !== page) return { page, box: word };
+  const [l = 0, t = 0, r = 0, b = 0] = before.box;
+  return { page, box: [Math.min(l, word[0]!), Math.min(t, word[1]!), Math.max(r, word[2]!), Math.max(b, word[3]!)] };
+}
+
+export const samePosition = (a: Position | undefined | null, b: Position | undefined | null) =>
+  JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
 /** The edit of a table field: every row, empty rows left out. */
 export function tableEdit(key: string, rows: readonly Row[]): AnnotationInput {

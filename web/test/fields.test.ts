@@ -1,7 +1,7 @@
 // @vitest-environment node
 import { describe, expect, it } from "vitest";
 import type { DocumentDto, Queue } from "../src/api/types.ts";
-import { blockingMessages, documentMessages, fieldViews, tableEdit, valueEdit } from "../src/fields.ts";
+import { blockingMessages, documentMessages, fieldViews, filledPosition, tableEdit, valueEdit } from "../src/fields.ts";
 import { localeFrom, translator } from "../src/i18n.ts";
 import { hrefOf, placeOf } from "../src/router.ts";
 import { aDocument, aQueue } from "./samples.ts";
@@ -48,6 +48,17 @@ describe("edits", () => {
       values: [{ value: "456/0300" }],
     });
     expect(valueEdit(document, "invoice_id", "X")).toEqual({ key: "invoice_id", value: "X" });
+  });
+
+  it("send the place of the words clicked to fill a value: one word's box, the union of words added with Shift on its page", () => {
+    const first = filledPosition(undefined, 1, [0.5, 0.1, 0.6, 0.12], false);
+    expect(first).toEqual({ page: 1, box: [0.5, 0.1, 0.6, 0.12] });
+    const two = filledPosition(first, 1, [0.62, 0.105, 0.7, 0.125], true);
+    expect(two).toEqual({ page: 1, box: [0.5, 0.1, 0.7, 0.125] });
+    // Clicked without Shift, or on another page: the new word alone; a box past the page is kept on it.
+    expect(filledPosition(two, 1, [0.2, 0.3, 0.25, 0.32], false)).toEqual({ page: 1, box: [0.2, 0.3, 0.25, 0.32] });
+    expect(filledPosition(two, 2, [0.2, 0.3, 1.02, 0.32], true)).toEqual({ page: 2, box: [0.2, 0.3, 1, 0.32] });
+    expect(valueEdit(aDocument(), "invoice_id", "FV-9", two)).toEqual({ key: "invoice_id", value: "FV-9", position: two });
   });
 
   it("send a table's rows as cells of text, leaving out empty rows", () => {

@@ -8,13 +8,16 @@ import {
   documentMessages,
   type FieldView,
   fieldViews,
+  filledPosition,
+  type Position,
   type Row,
+  samePosition,
   tableEdit,
   valueEdit,
 } from "../fields.ts";
 import { useI18n } from "../i18n.ts";
 import { followLink } from "../router.ts";
-import { type FieldBox, PageView } from "./page-view.tsx";
+import { type FieldBox, PageView, type Word } from "./page-view.tsx";
 
 /** Statuses in which a person edits the fields here; Confirm is offered in `to_validate`. */
 const EDITABLE = new Set(["to_validate", "postponed", "rejected", "export_failed"]);
@@ -33,6 +36,8 @@ export function DocumentScreen({ documentId }: { documentId: string }) {
   const [role, setRole] = useState<string | undefined>();
   const [drafts, setDrafts] = useState<Record<string, string>>({});
   const [tables, setTables] = useState<Record<string, Row[]>>({});
+  /** Where the words clicked to fill a field are (click-to-fill), sent with its value; typing drops it. */
+  const [filled, setFilled] = useState<Record<string, Position>>({});
   const [blocking, setBlocking] = useState<Message[]>([]);
   const [notice, setNotice] = useState<{ kind: "info" | "error"; text: string } | undefined>();
   const [loadError, setLoadError] = useState<string | undefined>();
@@ -84,21 +89,30 @@ export function DocumentScreen({ documentId }: { documentId: string }) {
     if (!document) return [];
     const positions = new Map(document.annotations.map((annotation) => [annotation.key, annotation.position]));
     return views.flatMap((view) => {
-      const position = positions.get(view.definition.key);
+      const position = filled[view.definition.key] ?? positions.get(view.definition.key);
       return position ? [{ key: view.definition.key, label: view.definition.label, page: position.page, box: position.box }] : [];
     });
-  }, [document, views]);
+  }, [document, views, filled]);
 
-  /** Click-to-fill: the word becomes the focused field's value (Shift: is added to it), saved when the field is left. */
+  /**
+   * Click-to-fill: the word becomes the focused field's value (Shift: is added to it), saved when the field is left,
+   * with the place of the words clicked (so that its box stays, and learning knows where the supplier prints it).
+   */
   const fillable = canEdit && views.some((view) => view.definition.key === focused && view.definition.type !== "table");
-  const fill = (text: string, append: boolean) => {
+  const fill = (word: Word, page: number, append: boolean) => {
     const view = views.find((candidate) => candidate.definition.key === focused);
     if (!view || !fillable) return;
     const key = view.definition.key;
     setDrafts((current) => {
       const before = current[key] ?? view.value;
-      return { ...current, [key]: append && before ? `${before} ${text}` : text };
+      return { ...current, [key]: append && before ? `${before} ${word.text}` : word.text };
     });
+    setFilled((current) => ({ ...current, [key]: filledPosition(current[key], page, word.box, append) }));
+  };
+  /** A typed value is no longer the words clicked: it goes without a place. */
+  const type = (key: string, value: string) => {
+    setDrafts((current) => ({ ...current, [key]: value }));
+    setFilled(({ [key]: _typedOver, ...rest }) => rest);
   };
   const rowsOfField = (view: FieldView) => tables[view.definition.key] ?? view.rows;
 
@@ -111,10 +125,17 @@ export function DocumentScreen({ documentId }: { documentId: string }) {
       if (view.definition.type === "table") {
         const rows = tables[key];
         if (rows && JSON.stringify(rows) !== JSON.stringify(view.rows)) edits.push(tableEdit(key, rows));
-      } else if (drafts[key] !== undefined && drafts[key] !== view.value) edits.push(valueEdit(document, key, drafts[key]!));
+      } else {
+        const draft = drafts[key];
+        const position = filled[key];
+        const stored = document.annotations.find((annotation) => annotation.key === key)?.position;
+        if ((draft !== undefined && draft !== view.value) || (position && !samePosition(position, stored))) {
+          edits.push(valueEdit(document, key, draft ?? view.value, position));
+        }
+      }
     }
     return edits;
-  }, [document, views, drafts, tables]);
+  }, [document, views, drafts, tables, filled]);
 
   const save = useCallback(async (): Promise<boolean> => {
     const edits = pendingEdits().filter((edit) => sent.current.get(edit.key) !== JSON.stringify(edit));
@@ -137,6 +158,9 @@ export function DocumentScreen({ documentId }: { documentId: string }) {
       const saved = new Map(edits.map((edit) => [edit.key, edit]));
       // A draft typed on while its save was under way stays a draft.
       setDrafts((current) => Object.fromEntries(Object.entries(current).filter(([key, value]) => saved.get(key)?.value !== value)));
+      setFilled((current) =>
+        Object.fromEntries(Object.entries(current).filter(([key, position]) => !samePosition(saved.get(key)?.position, position))),
+      );
       setTables((current) =>
         Object.fromEntries(
           Object.entries(current).filter(
@@ -295,7 +319,7 @@ export function DocumentScreen({ documentId }: { documentId: string }) {
                 value={valueOfField(view)}
                 messages={messagesOf(view)}
                 disabled={!canEdit}
-                onChange={(value) => setDrafts((current) => ({ ...current, [view.definition.key]: value }))}
+                onChange={(value) => type(view.definition.key, value)}
                 onCommit={() => void save()}
               />
             ),

@@ -11,7 +11,8 @@ export interface FieldBox {
   box: number[];
 }
 
-interface Word {
+/** A word of a page (GET …/words): its text and box, fractions of the page as `position.box`. */
+export interface Word {
   text: string;
   box: number[];
 }
@@ -58,7 +59,7 @@ interface PageViewProps {
   boxes: FieldBox[];
   active?: string;
   /** A word clicked on a page (Shift: to be added to the value); undefined when no field takes it. */
-  onWord?: (text: string, append: boolean) => void;
+  onWord?: (word: Word, page: number, append: boolean) => void;
 }
 
 /**
@@ -156,7 +157,7 @@ export function PageView({ documentId, fileName, boxes, active, onWord }: PageVi
           onMouseLeave={() => setHovered(undefined)}
           onClick={(event) => {
             const word = wordOf(state, event);
-            if (word && onWord) onWord(word.text, event.shiftKey);
+            if (word && onWord) onWord(word, state.page, event.shiftKey);
           }}
         >
           {state.image ? (
