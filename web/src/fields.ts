@@ -12,6 +12,8 @@ export interface FieldView {
   confidence: number | undefined;
   low: boolean;
   messages: Message[];
+  /** Why extraction evaluation kept the document for a person, as far as this field goes (`automation_blockers`). */
+  blockers: string[];
   options: { label: string; value: string }[];
 }
 
@@ -31,6 +33,20 @@ export interface AnnotationInput {
   rows?: Record<string, { value: string }>[];
 }
 
+type Schema = Pick<Queue, "annotation_schema">;
+
+/**
+ * The field of the schema a message or blocker `key` is about: the field of that key, the table of a column key, or
+ * the field a path starts with (`line_items.0.total_incl_tax`); undefined for the document as a whole.
+ */
+export function fieldKeyOf(queue: Schema, key: string | null): string | undefined {
+  if (key === null) return undefined;
+  const head = key.split(".")[0];
+  return queue.annotation_schema.find(
+    (definition) => definition.key === key || definition.key === head || definition.columns?.some((column) => column.key === key),
+  )?.key;
+}
+
 /** The fields of `document` in the order of the queue's schema, each with its value, confidence and messages. */
 export function fieldViews(queue: Pick<Queue, "annotation_schema" | "extraction_evaluation">, document: DocumentDto): FieldView[] {
   const byKey = new Map(document.annotations.map((annotation) => [annotation.key, annotation]));
@@ -45,7 +61,10 @@ export function fieldViews(queue: Pick<Queue, "annotation_schema" | "extraction_
       rows: rowsOf(annotation, definition),
       confidence,
       low: confidence !== undefined && value !== "" && confidence < (minimum.get(definition.key) ?? LOW_CONFIDENCE),
-      messages: document.messages.filter((message) => message.key === definition.key),
+      messages: document.messages.filter((message) => fieldKeyOf(queue, message.key) === definition.key),
+      blockers: (document.automation_blockers ?? [])
+        .filter((blocker) => fieldKeyOf(queue, blocker.key) === definition.key)
+        .map((blocker) => blocker.reason),
       options: document.options?.[definition.key] ?? [],
     };
   });
@@ -58,9 +77,15 @@ function rowsOf(annotation: Annotation | undefined, definition: FieldDefinition)
 }
 
 /** Messages of no field, or of a key the schema does not show: shown above the fields. */
-export function documentMessages(queue: Pick<Queue, "annotation_schema">, messages: readonly Message[]): Message[] {
-  const keys = new Set(queue.annotation_schema.map((definition) => definition.key));
-  return messages.filter((message) => message.key === null || !keys.has(message.key));
+export function documentMessages(queue: Schema, messages: readonly Message[]): Message[] {
+  return messages.filter((message) => fieldKeyOf(queue, message.key) === undefined);
+}
+
+/** Why extraction evaluation kept the document for a person, of no field the schema shows: shown above the fields. */
+export function documentBlockers(queue: Schema, document: Pick<DocumentDto, "automation_blockers">): string[] {
+  return (document.automation_blockers ?? [])
+    .filter((blocker) => fieldKeyOf(queue, blocker.key) === undefined)
+    .map((blocker) => blocker.reason);
 }
 
 /**

@@ -69,6 +69,8 @@ const en = {
   documentMessages: "Messages",
   counts: "{count} to validate",
   workspace: "Workspace",
+  whyWaiting: "Why this document waits for you",
+  keptBecause: "Waits for a person: {reason}",
 };
 
 export type MessageKey = keyof typeof en;
@@ -139,6 +141,8 @@ const cs: Record<MessageKey, string> = {
   documentMessages: "Zprávy",
   counts: "{count} ke kontrole",
   workspace: "Pracovní prostor",
+  whyWaiting: "Proč dokument čeká na kontrolu",
+  keptBecause: "Čeká na kontrolu: {reason}",
 };
 
 const STATUS_NAMES: Record<Locale, Record<DocumentStatus, string>> = {

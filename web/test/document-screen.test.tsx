@@ -171,5 +171,36 @@ describe("DocumentScreen", () => {
     fireEvent.click(page, { clientX: 435, clientY: 408, shiftKey: true });
     expect(invoice.value).toBe("FV-9 EUR");
     expect(api.callsTo("GET", "/documents/d-1/pages/1")[0]!.query.get("width")).toMatch(/^\d+$/);
+    // Saved with the place of the words clicked: the union of their boxes.
+    fireEvent.blur(invoice);
+    await screen.findByText("Saved");
+    expect(api.callsTo("PATCH", "/documents/d-1/annotations")[0]!.body).toEqual({
+      annotations: [{ key: "invoice_id", value: "FV-9 EUR", position: { page: 1, box: [0.5, 0.5, 0.75, 0.52] } }],
+    });
+    // A typed value is not the words clicked: it goes without a place.
+    act(() => invoice.focus());
+    fireEvent.click(page, { clientX: 330, clientY: 408 });
+    fireEvent.change(invoice, { target: { value: "FV-10" } });
+    fireEvent.blur(invoice);
+    await waitFor(() => expect(api.callsTo("PATCH", "/documents/d-1/annotations")).toHaveLength(2));
+    expect(api.callsTo("PATCH", "/documents/d-1/annotations")[1]!.body).toEqual({ annotations: [{ key: "invoice_id", value: "FV-10" }] });
+  });
+
+  it("says why the document waits for a person: blockers at their fields and of the document above them; a column's message at its table", async () => {
+    const kept = aDocument();
+    Object.assign(kept, {
+      automation_blockers: [
+        { key: "due_date", reason: "due_date confidence 42 is below 80" },
+        { key: null, reason: "document confidence 70 is below 90" },
+      ],
+      messages: [...kept.messages, { key: "total_incl_tax", message: "A line does not add up", severity: "warning" }],
+    });
+    await open("editor", { "GET /documents/d-1": () => json(200, { data: kept }) });
+    const due = screen.getByLabelText("Due date");
+    expect(due.getAttribute("aria-describedby")).toContain("field-due_date-messages");
+    expect(document.getElementById("field-due_date-messages")?.textContent).toBe("Waits for a person: due_date confidence 42 is below 80");
+    const why = screen.getByRole("region", { name: "Why this document waits for you" });
+    expect(why.textContent).toContain("document confidence 70 is below 90");
+    expect(document.getElementById("field-line_items-messages")?.textContent).toBe("A line does not add up");
   });
 });

@@ -5,8 +5,10 @@ import { useServices } from "../context.ts";
 import {
   type AnnotationInput,
   blockingMessages,
+  documentBlockers,
   documentMessages,
   type FieldView,
+  fieldKeyOf,
   fieldViews,
   filledPosition,
   type Position,
@@ -246,8 +248,14 @@ export function DocumentScreen({ documentId }: { documentId: string }) {
 
   const messagesOf = (view: FieldView) => [
     ...view.messages,
-    ...blocking.filter((message) => message.key === view.definition.key && !view.messages.some((m) => m.message === message.message)),
+    ...blocking.filter(
+      (message) => fieldKeyOf(queue, message.key) === view.definition.key && !view.messages.some((m) => m.message === message.message),
+    ),
   ];
+  // Why the document waits for a person: shown while it does.
+  const waiting = document.status === "to_validate";
+  const blockersOf = (view: FieldView) => (waiting ? view.blockers : []);
+  const generalBlockers = waiting ? documentBlockers(queue, document) : [];
   const general = [
     ...documentMessages(queue, document.messages),
     ...documentMessages(queue, blocking).filter((m) => !document.messages.includes(m)),
@@ -276,6 +284,18 @@ export function DocumentScreen({ documentId }: { documentId: string }) {
         {role !== undefined && role !== "unknown" && !EDITORS.has(role) && <p className="notice">{t("readOnly")}</p>}
         {EDITORS.has(role ?? "unknown") && !EDITABLE.has(document.status) && (
           <p className="notice">{t("notEditable", { status: i18n.status(document.status) })}</p>
+        )}
+        {generalBlockers.length > 0 && (
+          <section className="blockers" aria-labelledby="blockers-title">
+            <h2 id="blockers-title">{t("whyWaiting")}</h2>
+            <ul className="messages">
+              {generalBlockers.map((reason) => (
+                <li key={reason} className="message blocker">
+                  {reason}
+                </li>
+              ))}
+            </ul>
+          </section>
         )}
         {general.length > 0 && (
           <ul className="messages" aria-label={t("documentMessages")}>
@@ -308,6 +328,7 @@ export function DocumentScreen({ documentId }: { documentId: string }) {
                 view={view}
                 rows={rowsOfField(view)}
                 messages={messagesOf(view)}
+                blockers={blockersOf(view)}
                 disabled={!canEdit}
                 onChange={(rows) => setTables((current) => ({ ...current, [view.definition.key]: rows }))}
                 onCommit={() => void save()}
@@ -318,6 +339,7 @@ export function DocumentScreen({ documentId }: { documentId: string }) {
                 view={view}
                 value={valueOfField(view)}
                 messages={messagesOf(view)}
+                blockers={blockersOf(view)}
                 disabled={!canEdit}
                 onChange={(value) => type(view.definition.key, value)}
                 onCommit={() => void save()}
@@ -343,13 +365,20 @@ export function DocumentScreen({ documentId }: { documentId: string }) {
   );
 }
 
-function FieldMessages({ id, messages }: { id: string; messages: Message[] }) {
-  if (messages.length === 0) return null;
+/** A field's messages, and why extraction evaluation kept the document for a person as far as this field goes. */
+function FieldMessages({ id, messages, blockers }: { id: string; messages: Message[]; blockers: string[] }) {
+  const { t } = useI18n();
+  if (messages.length === 0 && blockers.length === 0) return null;
   return (
     <ul className="messages" id={id}>
       {messages.map((message) => (
         <li key={`${message.severity}:${message.message}`} className={`message ${message.severity}`}>
           {message.message}
+        </li>
+      ))}
+      {blockers.map((reason) => (
+        <li key={`blocker:${reason}`} className="message blocker">
+          {t("keptBecause", { reason })}
         </li>
       ))}
     </ul>
@@ -370,15 +399,17 @@ interface ValueFieldProps {
   view: FieldView;
   value: string;
   messages: Message[];
+  blockers: string[];
   disabled: boolean;
   onChange(value: string): void;
   onCommit(): void;
 }
 
-function ValueField({ view, value, messages, disabled, onChange, onCommit }: ValueFieldProps) {
+function ValueField({ view, value, messages, blockers, disabled, onChange, onCommit }: ValueFieldProps) {
   const { key, label, type } = view.definition;
   const id = `field-${key}`;
-  const described = [view.low ? `${id}-confidence` : "", messages.length ? `${id}-messages` : ""].filter(Boolean).join(" ") || undefined;
+  const noted = messages.length > 0 || blockers.length > 0;
+  const described = [view.low ? `${id}-confidence` : "", noted ? `${id}-messages` : ""].filter(Boolean).join(" ") || undefined;
   const invalid = messages.some((message) => message.severity === "error");
   const common = {
     id,
@@ -412,7 +443,7 @@ function ValueField({ view, value, messages, disabled, onChange, onCommit }: Val
         />
       )}
       <Confidence id={`${id}-confidence`} view={view} />
-      <FieldMessages id={`${id}-messages`} messages={messages} />
+      <FieldMessages id={`${id}-messages`} messages={messages} blockers={blockers} />
     </div>
   );
 }
@@ -421,12 +452,13 @@ interface TableFieldProps {
   view: FieldView;
   rows: Row[];
   messages: Message[];
+  blockers: string[];
   disabled: boolean;
   onChange(rows: Row[]): void;
   onCommit(): void;
 }
 
-function TableField({ view, rows, messages, disabled, onChange, onCommit }: TableFieldProps) {
+function TableField({ view, rows, messages, blockers, disabled, onChange, onCommit }: TableFieldProps) {
   const { t } = useI18n();
   const columns = view.definition.columns ?? [];
   const id = `field-${view.definition.key}`;
@@ -434,7 +466,7 @@ function TableField({ view, rows, messages, disabled, onChange, onCommit }: Tabl
     onChange(rows.map((row, rowIndex) => (rowIndex === index ? { ...row, [column]: value } : row)));
   const emptyRow = () => Object.fromEntries(columns.map((column) => [column.key, ""]));
   return (
-    <fieldset className="field table-field" aria-describedby={messages.length ? `${id}-messages` : undefined}>
+    <fieldset className="field table-field" aria-describedby={messages.length || blockers.length ? `${id}-messages` : undefined}>
       <legend id={`${id}-label`}>{view.definition.label}</legend>
       <table aria-labelledby={`${id}-label`}>
         <thead>
@@ -491,7 +523,7 @@ function TableField({ view, rows, messages, disabled, onChange, onCommit }: Tabl
           {t("addRow")}
         </button>
       )}
-      <FieldMessages id={`${id}-messages`} messages={messages} />
+      <FieldMessages id={`${id}-messages`} messages={messages} blockers={blockers} />
     </fieldset>
   );
 }
