@@ -71,6 +71,18 @@ const en = {
   workspace: "Workspace",
   whyWaiting: "Why this document waits for you",
   keptBecause: "Waits for a person: {reason}",
+  approval: "Approval",
+  stageOf: "Stage {stage} of {stages}",
+  approvalsOf: "{count} of {needed} approvals",
+  approve: "Approve",
+  reject: "Reject",
+  rejectQuestion: "Reject this document? Its approval ends and it moves to rejected.",
+  rejectSure: "Yes, reject",
+  cancel: "Cancel",
+  approvedMoved: "Approved: the document is {status}.",
+  approvedWaits: "Approved. The document stays in approval until its other approvers decide.",
+  rejectedNotice: "Rejected.",
+  decisionFailed: "Not decided: {detail}",
 };
 
 export type MessageKey = keyof typeof en;
@@ -143,6 +155,18 @@ const cs: Record<MessageKey, string> = {
   workspace: "Pracovní prostor",
   whyWaiting: "Proč dokument čeká na kontrolu",
   keptBecause: "Čeká na kontrolu: {reason}",
+  approval: "Schvalování",
+  stageOf: "Fáze {stage} z {stages}",
+  approvalsOf: "schváleno {count} z {needed}",
+  approve: "Schválit",
+  reject: "Zamítnout",
+  rejectQuestion: "Zamítnout tento dokument? Schvalování skončí a dokument bude zamítnut.",
+  rejectSure: "Ano, zamítnout",
+  cancel: "Zrušit",
+  approvedMoved: "Schváleno: dokument je ve stavu {status}.",
+  approvedWaits: "Schváleno. Dokument zůstává ve schvalování, dokud nerozhodnou ostatní schvalovatelé.",
+  rejectedNotice: "Zamítnuto.",
+  decisionFailed: "Nerozhodnuto: {detail}",
 };
 
 const STATUS_NAMES: Record<Locale, Record<DocumentStatus, string>> = {

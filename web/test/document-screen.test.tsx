@@ -204,3 +204,65 @@ describe("DocumentScreen", () => {
     expect(document.getElementById("field-line_items-messages")?.textContent).toBe("A line does not add up");
   });
 });
+
+describe("DocumentScreen in approval", () => {
+  const inApproval = (approved: string[] = []) => {
+    const routed = aDocument("in_approval");
+    Object.assign(routed, {
+      approvers: ["me", "other"],
+      approval: {
+        current_stage: 1,
+        stages: [
+          {
+            approver_ids: ["me", "other"],
+            min_approvals: 2,
+            approvals: approved.map((user_id) => ({ user_id, at: "2026-12-01T11:00:00.000Z" })),
+            completed: false,
+          },
+          { approver_ids: ["boss"], min_approvals: 1, approvals: [], completed: false },
+        ],
+        rejection: null,
+      },
+    });
+    return routed;
+  };
+
+  it("shows an assigned approver the stage and Approve; approving keeps the document in approval for the others", async () => {
+    const { api } = await open("approver", {
+      "GET /documents/d-1": () => json(200, { data: inApproval() }),
+      "POST /documents/d-1/approve": () => json(200, { data: inApproval(["me"]) }),
+    });
+    expect(screen.getByTestId("approval-stage").textContent).toBe("Stage 1 of 2 · 0 of 2 approvals");
+    fireEvent.click(screen.getByRole("button", { name: "Approve" }));
+    await screen.findByText("Approved. The document stays in approval until its other approvers decide.");
+    expect(api.callsTo("POST", "/documents/d-1/approve")).toHaveLength(1);
+    expect(screen.getByTestId("approval-stage").textContent).toBe("Stage 1 of 2 · 1 of 2 approvals");
+    expect(screen.queryByRole("button", { name: "Approve" }), "approved once per person and stage").toBeNull();
+  });
+
+  it("asks before rejecting: Escape keeps the document, Yes rejects it", async () => {
+    const { api } = await open("approver", {
+      "GET /documents/d-1": () => json(200, { data: inApproval() }),
+      "POST /documents/d-1/reject": () => json(200, { data: aDocument("rejected") }),
+    });
+    fireEvent.click(screen.getByRole("button", { name: "Reject" }));
+    const sure = screen.getByRole("button", { name: "Yes, reject" });
+    await waitFor(() => expect(document.activeElement).toBe(sure));
+    fireEvent.keyDown(sure, { key: "Escape" });
+    expect(screen.queryByRole("button", { name: "Yes, reject" })).toBeNull();
+    expect(api.callsTo("POST", "/documents/d-1/reject")).toHaveLength(0);
+    fireEvent.click(screen.getByRole("button", { name: "Reject" }));
+    fireEvent.click(screen.getByRole("button", { name: "Yes, reject" }));
+    await screen.findByText("Rejected.");
+    expect(api.callsTo("POST", "/documents/d-1/reject")).toHaveLength(1);
+    expect(screen.getByTestId("document-status").textContent).toBe("rejected");
+    expect(screen.queryByTestId("approval-stage")).toBeNull();
+  });
+
+  it("shows a viewer (even one a route names) the stage but no Approve or Reject", async () => {
+    await open("viewer", { "GET /documents/d-1": () => json(200, { data: inApproval() }) });
+    expect(screen.getByTestId("approval-stage").textContent).toContain("Stage 1 of 2");
+    expect(screen.queryByRole("button", { name: "Approve" })).toBeNull();
+    expect(screen.queryByRole("button", { name: "Reject" })).toBeNull();
+  });
+});

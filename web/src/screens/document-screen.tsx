@@ -19,6 +19,7 @@ import {
 } from "../fields.ts";
 import { useI18n } from "../i18n.ts";
 import { followLink } from "../router.ts";
+import { ApprovalPanel } from "./approval-panel.tsx";
 import { type FieldBox, PageView, type Word } from "./page-view.tsx";
 
 /** Statuses in which a person edits the fields here; Confirm is offered in `to_validate`. */
@@ -281,6 +282,14 @@ export function DocumentScreen({ documentId }: { documentId: string }) {
             {i18n.status(document.status)}
           </span>
         </p>
+        <ApprovalPanel
+          document={document}
+          mayApprove={role !== "viewer"}
+          onDecided={(decided, text) => {
+            setDocument(decided);
+            setNotice({ kind: "info", text });
+          }}
+        />
         {role !== undefined && role !== "unknown" && !EDITORS.has(role) && <p className="notice">{t("readOnly")}</p>}
         {EDITORS.has(role ?? "unknown") && !EDITABLE.has(document.status) && (
           <p className="notice">{t("notEditable", { status: i18n.status(document.status) })}</p>
