@@ -97,16 +97,13 @@ export function ApprovalPanel({
         </div>
       )}
       {mayDecide && asking && (
-        // biome-ignore lint/a11y/noStaticElementInteractions: Escape cancels the question, as the Cancel button does
-        <div
+        <fieldset
           className="confirm-reject"
-          role="group"
-          aria-labelledby="reject-question"
           onKeyDown={(event) => {
             if (event.key === "Escape") cancel();
           }}
         >
-          <p id="reject-question">{t("rejectQuestion")}</p>
+          <legend>{t("rejectQuestion")}</legend>
           <div className="actions">
             <button type="button" className="danger" disabled={busy} ref={sure} onClick={() => void decide("reject")}>
               {t("rejectSure")}
@@ -115,7 +112,7 @@ export function ApprovalPanel({
               {t("cancel")}
             </button>
           </div>
-        </div>
+        </fieldset>
       )}
       {error && (
         <p className="error" role="alert">
