@@ -83,6 +83,20 @@ const en = {
   approvedWaits: "Approved. The document stays in approval until its other approvers decide.",
   rejectedNotice: "Rejected.",
   decisionFailed: "Not decided: {detail}",
+  duplicates: "Possible duplicates ({count})",
+  documentShort: "Document {id}",
+  history: "History",
+  historyEmpty: "Nothing recorded yet.",
+  historyForbidden: "The history of a document is shown to owners and supervisors.",
+  when: "When",
+  who: "Who",
+  what: "What",
+  system: "docex (automatically)",
+  auditCreated: "Received",
+  auditExtracted: "Extracted ({fields} fields)",
+  auditEdited: "Changed {fields}",
+  auditStatus: "Status {from} → {to}",
+  auditApproved: "Approved",
 };
 
 export type MessageKey = keyof typeof en;
@@ -167,6 +181,20 @@ const cs: Record<MessageKey, string> = {
   approvedWaits: "Schváleno. Dokument zůstává ve schvalování, dokud nerozhodnou ostatní schvalovatelé.",
   rejectedNotice: "Zamítnuto.",
   decisionFailed: "Nerozhodnuto: {detail}",
+  duplicates: "Možné duplicity ({count})",
+  documentShort: "Dokument {id}",
+  history: "Historie",
+  historyEmpty: "Zatím nic nezaznamenáno.",
+  historyForbidden: "Historii dokumentu vidí vlastníci a supervizoři.",
+  when: "Kdy",
+  who: "Kdo",
+  what: "Co",
+  system: "docex (automaticky)",
+  auditCreated: "Přijat",
+  auditExtracted: "Vytěžen ({fields} polí)",
+  auditEdited: "Změněno: {fields}",
+  auditStatus: "Stav {from} → {to}",
+  auditApproved: "Schváleno",
 };
 
 const STATUS_NAMES: Record<Locale, Record<DocumentStatus, string>> = {

@@ -266,3 +266,53 @@ describe("DocumentScreen in approval", () => {
     expect(screen.queryByRole("button", { name: "Reject" })).toBeNull();
   });
 });
+
+describe("DocumentScreen links", () => {
+  it("links the possible duplicates by file name, and opens the audit trail (who, what, when) from History", async () => {
+    const flagged = aDocument();
+    Object.assign(flagged, { duplicates: ["d-2"] });
+    const { api } = await open("owner", {
+      "GET /documents/d-1": () => json(200, { data: flagged }),
+      "GET /documents/d-2": () => json(200, { data: { ...aDocument(), id: "d-2", file_name: "copy.pdf" } }),
+      "GET /documents/d-1/audit-log": () =>
+        json(200, {
+          data: [
+            {
+              id: "e-2",
+              type: "document.status_changed",
+              occurred_at: "2026-12-01T10:05:00.000Z",
+              user_id: "me",
+              details: { from: "to_validate", to: "ready_to_export" },
+            },
+            { id: "e-1", type: "document.extracted", occurred_at: "2026-12-01T10:00:00.000Z", user_id: null, details: { fields: 9 } },
+          ],
+          pagination: { page: 1, page_size: 50, total: 2, total_pages: 1 },
+        }),
+    });
+    const duplicate = await screen.findByRole("link", { name: "copy.pdf" });
+    expect(duplicate.getAttribute("href")).toBe("/app/documents/d-2");
+    const history = screen.getByRole("button", { name: "History" });
+    expect(history.getAttribute("aria-expanded")).toBe("false");
+    fireEvent.click(history);
+    expect(history.getAttribute("aria-expanded")).toBe("true");
+    const trail = await screen.findByRole("region", { name: "History" });
+    await waitFor(() => expect(trail.querySelectorAll("tbody tr")).toHaveLength(2));
+    const rows = [...trail.querySelectorAll("tbody tr")].map((row) =>
+      [...row.querySelectorAll("td")].slice(1).map((cell) => cell.textContent),
+    );
+    expect(rows).toEqual([
+      ["me@example.test", "Status to validate → ready to export"],
+      ["docex (automatically)", "Extracted (9 fields)"],
+    ]);
+    expect(api.callsTo("GET", "/documents/d-1/audit-log")[0]!.query.get("order")).toBe("desc");
+    expect(screen.getByRole("button", { name: "Download the original" })).toBeTruthy();
+  });
+
+  it("says who may read the history when the audit log refuses the caller", async () => {
+    await open("editor", {
+      "GET /documents/d-1/audit-log": () => json(403, { status: 403, code: "forbidden", title: "Forbidden", detail: "", errors: [] }),
+    });
+    fireEvent.click(screen.getByRole("button", { name: "History" }));
+    await screen.findByText("The history of a document is shown to owners and supervisors.");
+  });
+});

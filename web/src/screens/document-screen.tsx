@@ -20,6 +20,7 @@ import {
 import { useI18n } from "../i18n.ts";
 import { followLink } from "../router.ts";
 import { ApprovalPanel } from "./approval-panel.tsx";
+import { DocumentLinks } from "./document-links.tsx";
 import { type FieldBox, PageView, type Word } from "./page-view.tsx";
 
 /** Statuses in which a person edits the fields here; Confirm is offered in `to_validate`. */
@@ -37,6 +38,8 @@ export function DocumentScreen({ documentId }: { documentId: string }) {
   const [document, setDocument] = useState<DocumentDto | undefined>();
   const [queue, setQueue] = useState<Queue | undefined>();
   const [role, setRole] = useState<string | undefined>();
+  /** The organization's members by user id (name, else email), for the audit trail; empty when the list is refused. */
+  const [people, setPeople] = useState<ReadonlyMap<string, string>>(new Map());
   const [drafts, setDrafts] = useState<Record<string, string>>({});
   const [tables, setTables] = useState<Record<string, Row[]>>({});
   /** Where the words clicked to fill a field are (click-to-fill), sent with its value; typing drops it. */
@@ -72,6 +75,9 @@ export function DocumentScreen({ documentId }: { documentId: string }) {
       const me = session.claims?.sub;
       // Unknown (the list refused): offered as editable, and the API's 403 says otherwise.
       setRole(members?.data?.data.find((member) => member.user_id === me)?.role ?? "unknown");
+      setPeople(
+        new Map((members?.data?.data ?? []).map((member) => [member.user_id, member.name || member.email || member.user_id.slice(0, 8)])),
+      );
       setQueue(queueAnswer.data.data);
       setDocument(current);
     })().catch((failure: unknown) => {
@@ -290,6 +296,7 @@ export function DocumentScreen({ documentId }: { documentId: string }) {
             setNotice({ kind: "info", text });
           }}
         />
+        <DocumentLinks document={document} people={people} />
         {role !== undefined && role !== "unknown" && !EDITORS.has(role) && <p className="notice">{t("readOnly")}</p>}
         {EDITORS.has(role ?? "unknown") && !EDITABLE.has(document.status) && (
           <p className="notice">{t("notEditable", { status: i18n.status(document.status) })}</p>

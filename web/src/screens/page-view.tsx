@@ -180,38 +180,7 @@ export function PageView({ documentId, fileName, boxes, active, onWord }: PageVi
           {hovered?.page === state.page && onWord && <div className="word-box" style={boxStyle(hovered.word.box)} aria-hidden="true" />}
         </div>
       ))}
-      {pages !== undefined && pages.length > 0 && (
-        <p className="hint">
-          {onWord ? t("clickToFillHint") : null} <DownloadLink documentId={documentId} fileName={fileName} />
-        </p>
-      )}
+      {pages !== undefined && pages.length > 0 && onWord && <p className="hint">{t("clickToFillHint")}</p>}
     </div>
-  );
-}
-
-/** The original file, fetched with the token only when asked for (the pages are what is shown). */
-function DownloadLink({ documentId, fileName }: { documentId: string; fileName: string }) {
-  const { api } = useServices();
-  const { t } = useI18n();
-  return (
-    <button
-      type="button"
-      className="link"
-      onClick={async () => {
-        const { data } = await api.GET("/api/v2/documents/{document_id}/file", {
-          params: { path: { document_id: documentId } },
-          parseAs: "blob",
-        });
-        if (!data) return;
-        const url = URL.createObjectURL(data as Blob);
-        const link = document.createElement("a");
-        link.href = url;
-        link.download = fileName;
-        link.click();
-        setTimeout(() => URL.revokeObjectURL(url), 10_000);
-      }}
-    >
-      {t("download")}
-    </button>
   );
 }
