@@ -97,6 +97,13 @@ const en = {
   auditEdited: "Changed {fields}",
   auditStatus: "Status {from} → {to}",
   auditApproved: "Approved",
+  sendLink: "Send me a sign-in link",
+  emailFirst: "Enter your email first: the link goes there.",
+  linkSent: "If {email} has an account, a sign-in link is on its way. It works once, for 15 minutes.",
+  magicTitle: "Signing in by link",
+  magicSigningIn: "Signing you in…",
+  magicRefused: "This sign-in link is not valid any more: it was used already, has expired, or was copied incompletely.",
+  magicAgain: "Sign in, or ask for a new link",
 };
 
 export type MessageKey = keyof typeof en;
@@ -195,6 +202,13 @@ const cs: Record<MessageKey, string> = {
   auditEdited: "Změněno: {fields}",
   auditStatus: "Stav {from} → {to}",
   auditApproved: "Schváleno",
+  sendLink: "Poslat přihlašovací odkaz e-mailem",
+  emailFirst: "Nejdřív zadejte e-mail: odkaz přijde na něj.",
+  linkSent: "Má-li {email} účet, přihlašovací odkaz je na cestě. Platí jednou, 15 minut.",
+  magicTitle: "Přihlášení odkazem",
+  magicSigningIn: "Přihlašujeme vás…",
+  magicRefused: "Tento přihlašovací odkaz už neplatí: byl použit, vypršel, nebo nebyl zkopírován celý.",
+  magicAgain: "Přihlaste se, nebo si vyžádejte nový odkaz",
 };
 
 const STATUS_NAMES: Record<Locale, Record<DocumentStatus, string>> = {

@@ -7,6 +7,8 @@ export type Place =
   | { screen: "queues" }
   | { screen: "queue"; queueId: string; status?: string; page: number }
   | { screen: "document"; documentId: string }
+  /** The target of a mailed sign-in link (AUTH_APP_URL + /auth/magic-login?token=). */
+  | { screen: "magic_login"; token: string }
   | { screen: "not_found" };
 
 export function placeOf(pathname: string, search = ""): Place {
@@ -20,6 +22,9 @@ export function placeOf(pathname: string, search = ""): Place {
     return { screen: "queue", queueId: segments[1]!, page, ...(status ? { status } : {}) };
   }
   if (segments[0] === "documents" && segments.length === 2) return { screen: "document", documentId: segments[1]! };
+  if (segments[0] === "auth" && segments[1] === "magic-login" && segments.length === 2) {
+    return { screen: "magic_login", token: query.get("token") ?? "" };
+  }
   return { screen: "not_found" };
 }
 
@@ -37,6 +42,8 @@ export function hrefOf(place: Place): string {
     }
     case "document":
       return `${BASE}/documents/${encodeURIComponent(place.documentId)}`;
+    case "magic_login":
+      return `${BASE}/auth/magic-login?token=${encodeURIComponent(place.token)}`;
   }
 }
 
