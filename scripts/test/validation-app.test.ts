@@ -302,7 +302,10 @@ describe("validation workspace in headless Chromium against the stack", function
       await page.getByLabel("Total due", { exact: true }).waitFor({ timeout: 15_000 });
       await page.locator("#field-total_due-messages").getByText("Waits for a person: total_due confidence 50 is below 80").waitFor();
       await page.getByRole("button", { name: "History" }).click();
-      await page.getByRole("region", { name: "History" }).getByText(/Extracted \(\d+ fields\)/).waitFor({ timeout: 10_000 });
+      await page
+        .getByRole("region", { name: "History" })
+        .getByText(/Extracted \(\d+ fields\)/)
+        .waitFor({ timeout: 10_000 });
       await page.getByRole("button", { name: "Sign out" }).click();
 
       // The approver asks for a sign-in link; the mail's link opens the app, which signs them in.
