@@ -5,6 +5,7 @@ import { I18nContext, type Locale, localeFrom, translator } from "./i18n.ts";
 import { followLink, usePlace } from "./router.ts";
 import { DocumentScreen } from "./screens/document-screen.tsx";
 import { MagicLoginScreen } from "./screens/magic-login-screen.tsx";
+import { AcceptInvitationScreen, SetPasswordScreen } from "./screens/password-link-screen.tsx";
 import { QueueScreen } from "./screens/queue-screen.tsx";
 import { QueuesScreen } from "./screens/queues-screen.tsx";
 import { SignInScreen } from "./screens/sign-in-screen.tsx";
@@ -23,8 +24,8 @@ export function App({ services }: { services: Services }) {
   const [locale, setLocale] = useState<Locale>(initialLocale);
   const [signedIn, setSignedIn] = useState(session.signedIn);
   const place = usePlace();
-  // A sign-in link starts a session of its own: the tab's earlier one is not resumed under it.
-  const [resuming, setResuming] = useState(!session.signedIn && place.screen !== "magic_login");
+  // A sign-in or password link starts a session of its own: the tab's earlier one is not resumed under it.
+  const [resuming, setResuming] = useState(!session.signedIn && place.screen !== "magic_login" && place.screen !== "set_password");
   const [endedBecause, setEndedBecause] = useState<SignOutReason | undefined>();
   const i18n = useMemo(() => translator(locale), [locale]);
 
@@ -80,6 +81,10 @@ export function App({ services }: { services: Services }) {
         <main id="main">
           {place.screen === "magic_login" ? (
             <MagicLoginScreen token={place.token} />
+          ) : place.screen === "set_password" ? (
+            <SetPasswordScreen token={place.token} />
+          ) : place.screen === "accept_invitation" ? (
+            <AcceptInvitationScreen token={place.token} />
           ) : resuming ? (
             <p aria-live="polite">{i18n.t("loading")}</p>
           ) : !signedIn ? (

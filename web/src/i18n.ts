@@ -104,6 +104,18 @@ const en = {
   magicSigningIn: "Signing you in…",
   magicRefused: "This sign-in link is not valid any more: it was used already, has expired, or was copied incompletely.",
   magicAgain: "Sign in, or ask for a new link",
+  toSignIn: "Go to the sign-in",
+  linkRefused: "This link is not valid any more: it was used already, has expired, or was copied incompletely.",
+  setPasswordTitle: "Choose your password",
+  setPasswordInvited: "You were invited to docex as {email}. Choose a password to sign in with.",
+  setPasswordReset: "A new password for {email}.",
+  newPassword: "New password",
+  passwordHint: "At least {min} characters.",
+  passwordTooShort: "The password needs at least {min} characters.",
+  setPassword: "Set the password and sign in",
+  invitationTitle: "An invitation to an organization",
+  acceptInvitation: "Accept the invitation",
+  invitationAccepted: "You are a member now.",
 };
 
 export type MessageKey = keyof typeof en;
@@ -209,6 +221,18 @@ const cs: Record<MessageKey, string> = {
   magicSigningIn: "Přihlašujeme vás…",
   magicRefused: "Tento přihlašovací odkaz už neplatí: byl použit, vypršel, nebo nebyl zkopírován celý.",
   magicAgain: "Přihlaste se, nebo si vyžádejte nový odkaz",
+  toSignIn: "Přejít na přihlášení",
+  linkRefused: "Tento odkaz už neplatí: byl použit, vypršel, nebo nebyl zkopírován celý.",
+  setPasswordTitle: "Zvolte si heslo",
+  setPasswordInvited: "Byli jste pozváni do docexu jako {email}. Zvolte si heslo, kterým se budete přihlašovat.",
+  setPasswordReset: "Nové heslo pro {email}.",
+  newPassword: "Nové heslo",
+  passwordHint: "Alespoň {min} znaků.",
+  passwordTooShort: "Heslo musí mít alespoň {min} znaků.",
+  setPassword: "Nastavit heslo a přihlásit se",
+  invitationTitle: "Pozvánka do organizace",
+  acceptInvitation: "Přijmout pozvánku",
+  invitationAccepted: "Nyní jste členem.",
 };
 
 const STATUS_NAMES: Record<Locale, Record<DocumentStatus, string>> = {

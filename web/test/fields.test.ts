@@ -100,6 +100,8 @@ describe("locale and places", () => {
     expect(placeOf("/app/documents/d-1")).toEqual({ screen: "document", documentId: "d-1" });
     expect(placeOf("/app/elsewhere/x/y")).toEqual({ screen: "not_found" });
     expect(placeOf("/app/auth/magic-login", "?token=a%2Bb")).toEqual({ screen: "magic_login", token: "a+b" });
+    expect(placeOf("/app/auth/change-password", "?token=t1")).toEqual({ screen: "set_password", token: "t1" });
+    expect(placeOf("/app/auth/accept-invitation", "?token=t2")).toEqual({ screen: "accept_invitation", token: "t2" });
     expect(hrefOf({ screen: "queue", queueId: "acme", page: 2, status: "postponed" })).toBe("/app/queues/acme?status=postponed&page=2");
   });
 });

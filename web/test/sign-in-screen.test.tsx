@@ -4,6 +4,7 @@ import { createApiClient } from "../src/api/client.ts";
 import { Session } from "../src/api/session.ts";
 import { ServicesContext } from "../src/context.ts";
 import { MagicLoginScreen } from "../src/screens/magic-login-screen.tsx";
+import { AcceptInvitationScreen, SetPasswordScreen } from "../src/screens/password-link-screen.tsx";
 import { SignInScreen } from "../src/screens/sign-in-screen.tsx";
 import { BASE, FakeApi, json, tokens } from "./fake-api.ts";
 
@@ -113,5 +114,57 @@ describe("sign-in by a mailed link", () => {
     renderWith(api, <MagicLoginScreen token="used-token" />);
     expect((await screen.findByRole("alert")).textContent).toContain("This sign-in link is not valid any more");
     expect(screen.getByRole("link", { name: "Sign in, or ask for a new link" })).toBeTruthy();
+  });
+});
+
+describe("mailed password and invitation links", () => {
+  const renderWith = (api: FakeApi, element: React.ReactNode) => {
+    const session = new Session(api.fetch);
+    render(<ServicesContext.Provider value={{ session, api: createApiClient(session, BASE) }}>{element}</ServicesContext.Provider>);
+    return session;
+  };
+
+  it("an invitee sees whose password the link sets, chooses one (10 characters at least) and is signed in", async () => {
+    history.replaceState(null, "", "/app/auth/change-password?token=invite-token");
+    const api = new FakeApi({
+      "GET /auth/password-change-token": ({ query }) =>
+        query.get("token") === "invite-token"
+          ? json(200, { data: { email: "new@example.test", expires_at: "2026-12-08T10:00:00.000Z", purpose: "invitation" } })
+          : json(401, { status: 401, code: "invalid_token", title: "Unauthorized", detail: "" }),
+      "POST /auth/change-password": () => json(200, tokens("user-9")),
+    });
+    const session = renderWith(api, <SetPasswordScreen token="invite-token" />);
+    await screen.findByText("You were invited to docex as new@example.test. Choose a password to sign in with.");
+    expect(location.search).toBe("");
+    const input = screen.getByLabelText("New password");
+    fireEvent.change(input, { target: { value: "short" } });
+    fireEvent.click(screen.getByRole("button", { name: "Set the password and sign in" }));
+    expect((await screen.findByRole("alert")).textContent).toBe("The password needs at least 10 characters.");
+    fireEvent.change(input, { target: { value: "a long enough password" } });
+    fireEvent.click(screen.getByRole("button", { name: "Set the password and sign in" }));
+    await waitFor(() => expect(session.signedIn).toBe(true));
+    expect(api.callsTo("POST", "/auth/change-password").map((call) => call.body)).toEqual([
+      { token: "invite-token", password: "a long enough password" },
+    ]);
+    expect(location.pathname).toBe("/app/");
+  });
+
+  it("an invitation is accepted by a click, and a used one says so", async () => {
+    let used = false;
+    const api = new FakeApi({
+      "POST /auth/accept-invitation": () => {
+        if (used) return json(401, { status: 401, code: "invalid_token", title: "Unauthorized", detail: "" });
+        used = true;
+        return json(200, { data: { organization_id: "o-1" } });
+      },
+    });
+    renderWith(api, <AcceptInvitationScreen token="join-token" />);
+    expect(api.callsTo("POST", "/auth/accept-invitation"), "nothing before the click").toHaveLength(0);
+    fireEvent.click(screen.getByRole("button", { name: "Accept the invitation" }));
+    expect((await screen.findByRole("status")).textContent).toBe("You are a member now.");
+    cleanup();
+    renderWith(api, <AcceptInvitationScreen token="join-token" />);
+    fireEvent.click(screen.getByRole("button", { name: "Accept the invitation" }));
+    expect((await screen.findByRole("alert")).textContent).toContain("This link is not valid any more");
   });
 });

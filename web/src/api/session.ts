@@ -114,6 +114,16 @@ export class Session {
     return this.outcomeOf(response);
   }
 
+  /** Sets the password with the token of a mailed reset or invitation link, and signs in (POST /auth/change-password). */
+  async setPassword(token: string, password: string): Promise<SignInOutcome> {
+    const response = await this.fetchImpl("/api/v2/auth/change-password", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ token, password }),
+    });
+    return this.outcomeOf(response);
+  }
+
   /** One refresh at a time: concurrent 401s wait for the same one. True when a new access token was obtained. */
   refresh(): Promise<boolean> {
     this.refreshing ??= this.doRefresh().finally(() => {
