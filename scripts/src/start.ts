@@ -185,8 +185,8 @@ async function main(): Promise<void> {
     DATABASE_URL: postgres.url,
     NATS_URL: nats.url,
     WEBHOOK_ALLOW_PRIVATE_TARGETS: process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? "true",
-    // Mailed links name this stack's own address, also when it runs at a port offset.
-    AUTH_APP_URL: process.env.AUTH_APP_URL ?? `http://127.0.0.1:${gatewayPort}`,
+    // Mailed links open this stack's own validation app (/app/auth/magic-login?token=…), also at a port offset.
+    AUTH_APP_URL: process.env.AUTH_APP_URL ?? `http://127.0.0.1:${gatewayPort}/app`,
     LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
     ...sharedStackEnvironment(layout),
   };

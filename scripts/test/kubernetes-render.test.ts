@@ -96,6 +96,7 @@ describe("Kubernetes manifests: rendering", function () {
       expect(ingress?.spec.tls?.flatMap((tls) => tls.hosts ?? [])).to.deep.equal([host]);
       const auth = findConfigMap(renders.production, "auth-config")?.data ?? {};
       expect(new URL(auth.AUTH_APP_URL ?? "").host, "AUTH_APP_URL").to.equal(host);
+      expect(new URL(auth.AUTH_APP_URL ?? "").pathname, "mailed links open the validation app").to.equal("/app");
       expect(auth.MAIL_FROM?.split("@")[1], "MAIL_FROM").to.equal(host);
       expect(find(renders.production, "ConfigMap", "docex-site"), "site.yaml stays with kustomize").to.equal(undefined);
       const text = JSON.stringify(renders.production);

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { tokenIn } from "@docex/testkit";
+import { eventually, tokenIn } from "@docex/testkit";
 import { invoicePdf, makeInvoice } from "@docex/testkit/invoice-corpus";
 import { expect } from "chai";
 import { type Browser, chromium, type Locator, type Page } from "playwright-core";
@@ -62,7 +62,9 @@ describe("validation workspace in headless Chromium against the stack", function
   let browser: Browser | undefined;
   const suffix = Math.random().toString(36).slice(2, 8);
   const viewer = { email: `app-viewer-${suffix}@example.test`, password: "viewer password 123" };
+  const approver = { email: `app-approver-${suffix}@example.test`, password: "approver password 123", id: "" };
   let organizationId: string;
+  let workspaceId: string;
   let documentId: string;
   let queueId: string;
 
@@ -78,16 +80,20 @@ describe("validation workspace in headless Chromium against the stack", function
     organizationId = organizations.body.data[0].id;
     const workspace = await asOwner("POST", "/workspaces", { organization_id: organizationId, name: `Accounts ${suffix}` });
     expect(workspace.status, JSON.stringify(workspace.body)).to.equal(201);
-    const queue = await asOwner("POST", "/queues", { workspace_id: workspace.body.data.id, name: `Received invoices ${suffix}` });
+    workspaceId = workspace.body.data.id;
+    const queue = await asOwner("POST", "/queues", { workspace_id: workspaceId, name: `Received invoices ${suffix}` });
     expect(queue.status, JSON.stringify(queue.body)).to.equal(201);
     queueId = queue.body.data.id;
     const invited = await asOwner("POST", `/organizations/${organizationId}/assign-roles`, [
       { operation: "invite", email: viewer.email, role: "viewer" },
+      { operation: "invite", email: approver.email, role: "approver" },
     ]);
     expect(invited.status, JSON.stringify(invited.body)).to.equal(200);
-    const token = tokenIn(await stack.mail.waitForMail(viewer.email, 1, 20_000));
-    const accepted = await stack.call("POST", "/auth/change-password", { body: { token, password: viewer.password } });
+    // The viewer takes the invitation in the browser (its test); the approver here.
+    const token = tokenIn(await stack.mail.waitForMail(approver.email, 1, 20_000));
+    const accepted = await stack.call("POST", "/auth/change-password", { body: { token, password: approver.password } });
     expect(accepted.status, JSON.stringify(accepted.body)).to.equal(200);
+    approver.id = JSON.parse(Buffer.from(accepted.body.data.access_token.split(".")[1], "base64url").toString()).sub;
     mkdirSync(SCREENSHOTS, { recursive: true });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -191,6 +197,10 @@ describe("validation workspace in headless Chromium against the stack", function
         stored.body.data.annotations.find((annotation: { key: string }) => annotation.key === key)?.value;
       expect(storedValue("invoice_id")).to.equal(invoice.invoiceId);
       expect(storedValue("due_date")).to.equal("2026-12-31");
+      // Click-to-fill sent the clicked word's place with the value: its box stays, and learning knows where it is printed.
+      const storedInvoiceId = stored.body.data.annotations.find((annotation: { key: string }) => annotation.key === "invoice_id");
+      expect(storedInvoiceId.position).to.deep.equal({ page: 1, box: printed!.box });
+      await page.locator('[data-box="invoice_id"]').waitFor({ timeout: 5_000 });
       expect(refused, "CSP refusals or requests to other origins").to.deep.equal([]);
 
       const figures = {
@@ -210,6 +220,13 @@ describe("validation workspace in headless Chromium against the stack", function
       expect(actions.total).to.be.at.most(12);
       // Aim 1 s on an idle machine; this one runs other builds beside the stack.
       expect(Math.max(fieldsShownMs, pageShownMs), "document open: page image and fields shown").to.be.at.most(1_500);
+
+      // The original file is one click away.
+      const [download] = await Promise.all([
+        page.waitForEvent("download", { timeout: 10_000 }),
+        page.getByRole("button", { name: "Download the original" }).click(),
+      ]);
+      expect(download.suggestedFilename()).to.equal("invoice-37.pdf");
     } finally {
       await context.close();
     }
@@ -229,11 +246,104 @@ describe("validation workspace in headless Chromium against the stack", function
     ).to.deep.equal([]);
   });
 
-  it("a viewer opens the document by its URL and can change nothing", async () => {
+  it("says why a document kept by extraction evaluation waits; an approver signs in by a mailed link and approves a document in approval", async () => {
+    const owner = await stack.login(stack.owner.email, stack.owner.password);
+    const asOwner = async (method: string, apiPath: string, body?: unknown, status = 200) => {
+      const answer = await stack.call(method, apiPath, { token: owner.access_token, body });
+      expect(answer.status, `${method} ${apiPath}: ${JSON.stringify(answer.body)}`).to.equal(status);
+      return answer.body?.data;
+    };
+    // A queue whose extraction evaluation lets a confident document through to its approver, and keeps the others.
+    const queue = await asOwner(
+      "POST",
+      "/queues",
+      { workspace_id: workspaceId, name: `Approvals ${suffix}`, extraction_engine: "external" },
+      201,
+    );
+    await asOwner("PATCH", `/queues/${queue.id}/automation-rules`, { status: "enabled" });
+    await asOwner(
+      "POST",
+      `/queues/${queue.id}/approval-automation`,
+      {
+        name: "The approver",
+        action: "assign_approval_route",
+        params: { stages: [{ approver_ids: [approver.id] }] },
+        conditions: { match: "all", rules: [] },
+      },
+      201,
+    );
+    await asOwner("PUT", `/queues/${queue.id}/extraction-evaluation`, {
+      document_confidence: 90,
+      fields: [{ key: "total_due", min_confidence: 80, required: true }],
+    });
+    await asOwner("PATCH", `/queues/${queue.id}/extraction-evaluation`, { status: "enabled" });
+    const extracted = async (invoiceId: string, totalConfidence: number) => {
+      const created = await asOwner("POST", `/queues/${queue.id}/documents`, { file_name: `${invoiceId}.pdf` }, 201);
+      await asOwner("POST", `/documents/${created.id}/extraction`, {
+        annotations: [
+          { key: "invoice_id", value: invoiceId, confidence: 99 },
+          { key: "total_due", value: "100", confidence: totalConfidence },
+        ],
+        confidence: 95,
+      });
+      return created.id as string;
+    };
+    const [approvable, kept] = await Promise.all([extracted(`APPROVE-${suffix}`, 99), extracted(`KEPT-${suffix}`, 50)]);
+    await eventually(async () => (await asOwner("GET", `/documents/${approvable}`)).status === "in_approval" || undefined, 20_000);
+    await eventually(async () => (await asOwner("GET", `/documents/${kept}`)).automation_blockers.length > 0 || undefined, 20_000);
+
+    const context = await browser!.newContext({ locale: "en-GB", viewport: { width: 1400, height: 900 } });
+    const page = await context.newPage();
+    try {
+      // The owner sees why the kept document waits, at its field; and its history.
+      await signIn(page, `${stack.gateway}/app/documents/${kept}`, stack.owner.email, stack.owner.password);
+      await page.getByLabel("Total due", { exact: true }).waitFor({ timeout: 15_000 });
+      await page.locator("#field-total_due-messages").getByText("Waits for a person: total_due confidence 50 is below 80").waitFor();
+      await page.getByRole("button", { name: "History" }).click();
+      await page
+        .getByRole("region", { name: "History" })
+        .getByText(/Extracted \(\d+ fields\)/)
+        .waitFor({ timeout: 10_000 });
+      await page.getByRole("button", { name: "Sign out" }).click();
+
+      // The approver asks for a sign-in link; the mail's link opens the app, which signs them in.
+      await page.getByLabel("Email").fill(approver.email, { timeout: 10_000 });
+      await page.getByRole("button", { name: "Send me a sign-in link" }).click();
+      await page.getByText("a sign-in link is on its way").waitFor();
+      const mail = await stack.mail.waitForMail(approver.email, 2, 20_000);
+      const link = /https?:\/\/\S+\/app\/auth\/magic-login\?token=[A-Za-z0-9_-]+/.exec(mail.text)?.[0];
+      expect(link, `the mail links to the app: ${mail.text}`).to.be.a("string");
+      await page.goto(link!);
+      await page.getByRole("heading", { name: "Queues" }).waitFor({ timeout: 15_000 });
+      expect(page.url(), "the token left the address").to.equal(`${stack.gateway}/app/`);
+
+      // In approval: the stage, Approve, and the document moves on.
+      await page.goto(`${stack.gateway}/app/documents/${approvable}`);
+      await page.getByTestId("approval-stage").getByText("Stage 1 of 1").waitFor({ timeout: 15_000 });
+      expect(await page.getByLabel("Invoice number", { exact: true }).isDisabled(), "an approver does not edit").to.equal(true);
+      await page.getByRole("button", { name: "Approve" }).click();
+      await page.getByTestId("document-status").getByText("ready to export").waitFor({ timeout: 15_000 });
+      expect((await asOwner("GET", `/documents/${approvable}`)).status).to.equal("ready_to_export");
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("a viewer chooses a password from the invitation's link, opens the document by its URL and can change nothing", async () => {
     expect(documentId, "the first test made the document").to.be.a("string");
     const context = await browser!.newContext({ locale: "cs-CZ" });
     const page = await context.newPage();
     try {
+      // The invitation's link opens the app, which sets the password and signs in.
+      const invitation = await stack.mail.waitForMail(viewer.email, 1, 20_000);
+      const link = /https?:\/\/\S+\/app\/auth\/change-password\?token=[A-Za-z0-9_-]+/.exec(invitation.text)?.[0];
+      expect(link, `the invitation links to the app: ${invitation.text}`).to.be.a("string");
+      await page.goto(link!);
+      await page.getByLabel("Nové heslo").fill(viewer.password, { timeout: 15_000 });
+      await page.getByRole("button", { name: "Nastavit heslo a přihlásit se" }).click();
+      await page.getByRole("heading", { name: "Fronty" }).waitFor({ timeout: 15_000 });
+      await page.getByRole("button", { name: "Odhlásit se" }).click();
+
       await page.goto(`${stack.gateway}/app/documents/${documentId}`);
       await page.getByLabel("E-mail").fill(viewer.email, { timeout: 20_000 });
       await page.getByLabel("Heslo").fill(viewer.password);

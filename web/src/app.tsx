@@ -1,9 +1,11 @@
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import type { SignOutReason } from "./api/session.ts";
 import { type Services, ServicesContext } from "./context.ts";
 import { I18nContext, type Locale, localeFrom, translator } from "./i18n.ts";
 import { followLink, usePlace } from "./router.ts";
 import { DocumentScreen } from "./screens/document-screen.tsx";
+import { MagicLoginScreen } from "./screens/magic-login-screen.tsx";
+import { AcceptInvitationScreen, SetPasswordScreen } from "./screens/password-link-screen.tsx";
 import { QueueScreen } from "./screens/queue-screen.tsx";
 import { QueuesScreen } from "./screens/queues-screen.tsx";
 import { SignInScreen } from "./screens/sign-in-screen.tsx";
@@ -21,9 +23,10 @@ export function App({ services }: { services: Services }) {
   const { session } = services;
   const [locale, setLocale] = useState<Locale>(initialLocale);
   const [signedIn, setSignedIn] = useState(session.signedIn);
-  const [resuming, setResuming] = useState(!session.signedIn);
-  const [endedBecause, setEndedBecause] = useState<SignOutReason | undefined>();
   const place = usePlace();
+  // A sign-in or password link starts a session of its own: the tab's earlier one is not resumed under it.
+  const [resuming, setResuming] = useState(!session.signedIn && place.screen !== "magic_login" && place.screen !== "set_password");
+  const [endedBecause, setEndedBecause] = useState<SignOutReason | undefined>();
   const i18n = useMemo(() => translator(locale), [locale]);
 
   useEffect(
@@ -37,8 +40,9 @@ export function App({ services }: { services: Services }) {
       }),
     [session],
   );
+  const resumeOnOpen = useRef(resuming);
   useEffect(() => {
-    if (session.signedIn) return;
+    if (session.signedIn || !resumeOnOpen.current) return;
     void session.resume().finally(() => setResuming(false));
   }, [session]);
   useEffect(() => {
@@ -75,7 +79,13 @@ export function App({ services }: { services: Services }) {
           )}
         </header>
         <main id="main">
-          {resuming ? (
+          {place.screen === "magic_login" ? (
+            <MagicLoginScreen token={place.token} />
+          ) : place.screen === "set_password" ? (
+            <SetPasswordScreen token={place.token} />
+          ) : place.screen === "accept_invitation" ? (
+            <AcceptInvitationScreen token={place.token} />
+          ) : resuming ? (
             <p aria-live="polite">{i18n.t("loading")}</p>
           ) : !signedIn ? (
             <SignInScreen

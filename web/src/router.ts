@@ -7,6 +7,11 @@ export type Place =
   | { screen: "queues" }
   | { screen: "queue"; queueId: string; status?: string; page: number }
   | { screen: "document"; documentId: string }
+  /** The target of a mailed sign-in link (AUTH_APP_URL + /auth/magic-login?token=). */
+  | { screen: "magic_login"; token: string }
+  /** The targets of mailed password and invitation links (`/auth/change-password?token=`, `/auth/accept-invitation?token=`). */
+  | { screen: "set_password"; token: string }
+  | { screen: "accept_invitation"; token: string }
   | { screen: "not_found" };
 
 export function placeOf(pathname: string, search = ""): Place {
@@ -20,6 +25,12 @@ export function placeOf(pathname: string, search = ""): Place {
     return { screen: "queue", queueId: segments[1]!, page, ...(status ? { status } : {}) };
   }
   if (segments[0] === "documents" && segments.length === 2) return { screen: "document", documentId: segments[1]! };
+  if (segments[0] === "auth" && segments.length === 2) {
+    const token = query.get("token") ?? "";
+    if (segments[1] === "magic-login") return { screen: "magic_login", token };
+    if (segments[1] === "change-password") return { screen: "set_password", token };
+    if (segments[1] === "accept-invitation") return { screen: "accept_invitation", token };
+  }
   return { screen: "not_found" };
 }
 
@@ -37,6 +48,12 @@ export function hrefOf(place: Place): string {
     }
     case "document":
       return `${BASE}/documents/${encodeURIComponent(place.documentId)}`;
+    case "magic_login":
+      return `${BASE}/auth/magic-login?token=${encodeURIComponent(place.token)}`;
+    case "set_password":
+      return `${BASE}/auth/change-password?token=${encodeURIComponent(place.token)}`;
+    case "accept_invitation":
+      return `${BASE}/auth/accept-invitation?token=${encodeURIComponent(place.token)}`;
   }
 }
 

@@ -171,5 +171,148 @@ describe("DocumentScreen", () => {
     fireEvent.click(page, { clientX: 435, clientY: 408, shiftKey: true });
     expect(invoice.value).toBe("FV-9 EUR");
     expect(api.callsTo("GET", "/documents/d-1/pages/1")[0]!.query.get("width")).toMatch(/^\d+$/);
+    // Saved with the place of the words clicked: the union of their boxes.
+    fireEvent.blur(invoice);
+    await screen.findByText("Saved");
+    expect(api.callsTo("PATCH", "/documents/d-1/annotations")[0]!.body).toEqual({
+      annotations: [{ key: "invoice_id", value: "FV-9 EUR", position: { page: 1, box: [0.5, 0.5, 0.75, 0.52] } }],
+    });
+    // A typed value is not the words clicked: it goes without a place.
+    act(() => invoice.focus());
+    fireEvent.click(page, { clientX: 330, clientY: 408 });
+    fireEvent.change(invoice, { target: { value: "FV-10" } });
+    fireEvent.blur(invoice);
+    await waitFor(() => expect(api.callsTo("PATCH", "/documents/d-1/annotations")).toHaveLength(2));
+    expect(api.callsTo("PATCH", "/documents/d-1/annotations")[1]!.body).toEqual({ annotations: [{ key: "invoice_id", value: "FV-10" }] });
+  });
+
+  it("says why the document waits for a person: blockers at their fields and of the document above them; a column's message at its table", async () => {
+    const kept = aDocument();
+    Object.assign(kept, {
+      automation_blockers: [
+        { key: "due_date", reason: "due_date confidence 42 is below 80" },
+        { key: null, reason: "document confidence 70 is below 90" },
+      ],
+      messages: [...kept.messages, { key: "total_incl_tax", message: "A line does not add up", severity: "warning" }],
+    });
+    await open("editor", { "GET /documents/d-1": () => json(200, { data: kept }) });
+    const due = screen.getByLabelText("Due date");
+    expect(due.getAttribute("aria-describedby")).toContain("field-due_date-messages");
+    expect(document.getElementById("field-due_date-messages")?.textContent).toBe("Waits for a person: due_date confidence 42 is below 80");
+    const why = screen.getByRole("region", { name: "Why this document waits for you" });
+    expect(why.textContent).toContain("document confidence 70 is below 90");
+    expect(document.getElementById("field-line_items-messages")?.textContent).toBe("A line does not add up");
+  });
+});
+
+describe("DocumentScreen in approval", () => {
+  const inApproval = (approved: string[] = []) => {
+    const routed = aDocument("in_approval");
+    Object.assign(routed, {
+      approvers: ["me", "other"],
+      approval: {
+        current_stage: 1,
+        stages: [
+          {
+            approver_ids: ["me", "other"],
+            min_approvals: 2,
+            approvals: approved.map((user_id) => ({ user_id, at: "2026-12-01T11:00:00.000Z" })),
+            completed: false,
+          },
+          { approver_ids: ["boss"], min_approvals: 1, approvals: [], completed: false },
+        ],
+        rejection: null,
+      },
+    });
+    return routed;
+  };
+
+  it("shows an assigned approver the stage and Approve; approving keeps the document in approval for the others", async () => {
+    const { api } = await open("approver", {
+      "GET /documents/d-1": () => json(200, { data: inApproval() }),
+      "POST /documents/d-1/approve": () => json(200, { data: inApproval(["me"]) }),
+    });
+    expect(screen.getByTestId("approval-stage").textContent).toBe("Stage 1 of 2 · 0 of 2 approvals");
+    fireEvent.click(screen.getByRole("button", { name: "Approve" }));
+    await screen.findByText("Approved. The document stays in approval until its other approvers decide.");
+    expect(api.callsTo("POST", "/documents/d-1/approve")).toHaveLength(1);
+    expect(screen.getByTestId("approval-stage").textContent).toBe("Stage 1 of 2 · 1 of 2 approvals");
+    expect(screen.queryByRole("button", { name: "Approve" }), "approved once per person and stage").toBeNull();
+  });
+
+  it("asks before rejecting: Escape keeps the document, Yes rejects it", async () => {
+    const { api } = await open("approver", {
+      "GET /documents/d-1": () => json(200, { data: inApproval() }),
+      "POST /documents/d-1/reject": () => json(200, { data: aDocument("rejected") }),
+    });
+    fireEvent.click(screen.getByRole("button", { name: "Reject" }));
+    const sure = screen.getByRole("button", { name: "Yes, reject" });
+    await waitFor(() => expect(document.activeElement).toBe(sure));
+    fireEvent.keyDown(sure, { key: "Escape" });
+    expect(screen.queryByRole("button", { name: "Yes, reject" })).toBeNull();
+    expect(api.callsTo("POST", "/documents/d-1/reject")).toHaveLength(0);
+    fireEvent.click(screen.getByRole("button", { name: "Reject" }));
+    fireEvent.click(screen.getByRole("button", { name: "Yes, reject" }));
+    await screen.findByText("Rejected.");
+    expect(api.callsTo("POST", "/documents/d-1/reject")).toHaveLength(1);
+    expect(screen.getByTestId("document-status").textContent).toBe("rejected");
+    expect(screen.queryByTestId("approval-stage")).toBeNull();
+  });
+
+  it("shows a viewer (even one a route names) the stage but no Approve or Reject", async () => {
+    await open("viewer", { "GET /documents/d-1": () => json(200, { data: inApproval() }) });
+    expect(screen.getByTestId("approval-stage").textContent).toContain("Stage 1 of 2");
+    expect(screen.queryByRole("button", { name: "Approve" })).toBeNull();
+    expect(screen.queryByRole("button", { name: "Reject" })).toBeNull();
+  });
+});
+
+describe("DocumentScreen links", () => {
+  it("links the possible duplicates by file name, and opens the audit trail (who, what, when) from History", async () => {
+    const flagged = aDocument();
+    Object.assign(flagged, { duplicates: ["d-2"] });
+    const { api } = await open("owner", {
+      "GET /documents/d-1": () => json(200, { data: flagged }),
+      "GET /documents/d-2": () => json(200, { data: { ...aDocument(), id: "d-2", file_name: "copy.pdf" } }),
+      "GET /documents/d-1/audit-log": () =>
+        json(200, {
+          data: [
+            {
+              id: "e-2",
+              type: "document.status_changed",
+              occurred_at: "2026-12-01T10:05:00.000Z",
+              user_id: "me",
+              details: { from: "to_validate", to: "ready_to_export" },
+            },
+            { id: "e-1", type: "document.extracted", occurred_at: "2026-12-01T10:00:00.000Z", user_id: null, details: { fields: 9 } },
+          ],
+          pagination: { page: 1, page_size: 50, total: 2, total_pages: 1 },
+        }),
+    });
+    const duplicate = await screen.findByRole("link", { name: "copy.pdf" });
+    expect(duplicate.getAttribute("href")).toBe("/app/documents/d-2");
+    const history = screen.getByRole("button", { name: "History" });
+    expect(history.getAttribute("aria-expanded")).toBe("false");
+    fireEvent.click(history);
+    expect(history.getAttribute("aria-expanded")).toBe("true");
+    const trail = await screen.findByRole("region", { name: "History" });
+    await waitFor(() => expect(trail.querySelectorAll("tbody tr")).toHaveLength(2));
+    const rows = [...trail.querySelectorAll("tbody tr")].map((row) =>
+      [...row.querySelectorAll("td")].slice(1).map((cell) => cell.textContent),
+    );
+    expect(rows).toEqual([
+      ["me@example.test", "Status to validate → ready to export"],
+      ["docex (automatically)", "Extracted (9 fields)"],
+    ]);
+    expect(api.callsTo("GET", "/documents/d-1/audit-log")[0]!.query.get("order")).toBe("desc");
+    expect(screen.getByRole("button", { name: "Download the original" })).toBeTruthy();
+  });
+
+  it("says who may read the history when the audit log refuses the caller", async () => {
+    await open("editor", {
+      "GET /documents/d-1/audit-log": () => json(403, { status: 403, code: "forbidden", title: "Forbidden", detail: "", errors: [] }),
+    });
+    fireEvent.click(screen.getByRole("button", { name: "History" }));
+    await screen.findByText("The history of a document is shown to owners and supervisors.");
   });
 });

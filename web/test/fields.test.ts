@@ -1,7 +1,7 @@
 // @vitest-environment node
 import { describe, expect, it } from "vitest";
 import type { DocumentDto, Queue } from "../src/api/types.ts";
-import { blockingMessages, documentMessages, fieldViews, tableEdit, valueEdit } from "../src/fields.ts";
+import { blockingMessages, documentMessages, fieldViews, filledPosition, tableEdit, valueEdit } from "../src/fields.ts";
 import { localeFrom, translator } from "../src/i18n.ts";
 import { hrefOf, placeOf } from "../src/router.ts";
 import { aDocument, aQueue } from "./samples.ts";
@@ -50,6 +50,17 @@ describe("edits", () => {
     expect(valueEdit(document, "invoice_id", "X")).toEqual({ key: "invoice_id", value: "X" });
   });
 
+  it("send the place of the words clicked to fill a value: one word's box, the union of words added with Shift on its page", () => {
+    const first = filledPosition(undefined, 1, [0.5, 0.1, 0.6, 0.12], false);
+    expect(first).toEqual({ page: 1, box: [0.5, 0.1, 0.6, 0.12] });
+    const two = filledPosition(first, 1, [0.62, 0.105, 0.7, 0.125], true);
+    expect(two).toEqual({ page: 1, box: [0.5, 0.1, 0.7, 0.125] });
+    // Clicked without Shift, or on another page: the new word alone; a box past the page is kept on it.
+    expect(filledPosition(two, 1, [0.2, 0.3, 0.25, 0.32], false)).toEqual({ page: 1, box: [0.2, 0.3, 0.25, 0.32] });
+    expect(filledPosition(two, 2, [0.2, 0.3, 1.02, 0.32], true)).toEqual({ page: 2, box: [0.2, 0.3, 1, 0.32] });
+    expect(valueEdit(aDocument(), "invoice_id", "FV-9", two)).toEqual({ key: "invoice_id", value: "FV-9", position: two });
+  });
+
   it("send a table's rows as cells of text, leaving out empty rows", () => {
     expect(
       tableEdit("line_items", [
@@ -88,6 +99,9 @@ describe("locale and places", () => {
     });
     expect(placeOf("/app/documents/d-1")).toEqual({ screen: "document", documentId: "d-1" });
     expect(placeOf("/app/elsewhere/x/y")).toEqual({ screen: "not_found" });
+    expect(placeOf("/app/auth/magic-login", "?token=a%2Bb")).toEqual({ screen: "magic_login", token: "a+b" });
+    expect(placeOf("/app/auth/change-password", "?token=t1")).toEqual({ screen: "set_password", token: "t1" });
+    expect(placeOf("/app/auth/accept-invitation", "?token=t2")).toEqual({ screen: "accept_invitation", token: "t2" });
     expect(hrefOf({ screen: "queue", queueId: "acme", page: 2, status: "postponed" })).toBe("/app/queues/acme?status=postponed&page=2");
   });
 });

@@ -42,8 +42,8 @@ export const configSchema = serviceConfigSchema("auth")
     AUTH_KEY_ENCRYPTION_KEY: encryptionKey,
     SMTP_URL: z.preprocess(unsetWhenEmpty, z.url().optional()),
     MAIL_FROM: z.string().min(3).default("docex <no-reply@docex.invalid>"),
-    /** Base of the links in mails: the web application that calls magic-login and change-password. */
-    AUTH_APP_URL: z.url().default("http://127.0.0.1:8080"),
+    /** Base of the links in mails: the web application that calls magic-login and change-password (the gateway serves docex's at /app). */
+    AUTH_APP_URL: z.url().default("http://127.0.0.1:8080/app"),
     /** The name authenticator apps show next to the code. */
     AUTH_TOTP_ISSUER: z.string().min(1).default("docex"),
     SOCIAL_OIDC_ISSUERS: z.preprocess(unsetWhenEmpty, socialIssuers),

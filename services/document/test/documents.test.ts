@@ -149,6 +149,14 @@ describe("documents and annotations (membership is an in-process test double)", 
       annotations: [{ key: "total_due", value: "14.50", position: clicked }],
     });
     expect(byKey(filled.body.data.annotations).total_due.position).to.deep.equal(clicked);
+    // The same text pointed at elsewhere on the page: the value stays as it was, its place is the one clicked.
+    const pointed = { page: 1, box: [0.11, 0.2, 0.31, 0.25] };
+    const same = await owner.patch(`/documents/${id}/annotations`, {
+      annotations: [{ key: "invoice_id", value: "INV-7", position: pointed }],
+    });
+    expect(byKey(same.body.data.annotations).invoice_id).to.deep.include({ value: "INV-7", confidence: 93, position: pointed });
+    const stored = await owner.get(`/documents/${id}`);
+    expect(byKey(stored.body.data.annotations).invoice_id.position).to.deep.equal(pointed);
 
     const versionBefore = await version(id);
     for (const bad of [

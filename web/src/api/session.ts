@@ -75,9 +75,14 @@ export class Session {
     if (totp) headers["x-totp"] = totp;
     else if (trusted) headers["x-otp-trusted-source"] = trusted;
     const response = await this.fetchImpl("/api/v2/auth/login", { method: "POST", headers, body: JSON.stringify({ email, password }) });
+    return this.outcomeOf(response, email);
+  }
+
+  /** A login's answer: the tokens accepted (and the trusted source kept for `email`), or why not. */
+  private async outcomeOf(response: Response, email?: string): Promise<SignInOutcome> {
     if (response.ok) {
       const tokens = ((await response.json()) as { data: TokenResponse }).data;
-      if (tokens.otp_trusted_source) {
+      if (tokens.otp_trusted_source && email) {
         this.persistent.setItem(`${TRUSTED_SOURCE_KEY}:${email.trim().toLowerCase()}`, tokens.otp_trusted_source);
       }
       this.accept(tokens);
@@ -86,6 +91,37 @@ export class Session {
     const problem = (await response.json().catch(() => ({}))) as { code?: string };
     if (response.status === 401 && problem.code === "totp_required") return { kind: "totp_required" };
     return { kind: "refused", status: response.status, ...(problem.code ? { code: problem.code } : {}) };
+  }
+
+  /** Mails a single-use sign-in link to `email` (POST /auth/magic-link): 202 whether or not it has an account. */
+  async requestMagicLink(email: string): Promise<{ sent: true } | { sent: false; status: number }> {
+    const response = await this.fetchImpl("/api/v2/auth/magic-link", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: email.trim() }),
+    });
+    return response.status === 202 ? { sent: true } : { sent: false, status: response.status };
+  }
+
+  /**
+   * Signs in with the token of a mailed link (POST /auth/magic-login). An account with two-step verification needs
+   * the code as well: the token stays valid until a login with it succeeds.
+   */
+  async magicLogin(token: string, totp?: string): Promise<SignInOutcome> {
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (totp) headers["x-totp"] = totp;
+    const response = await this.fetchImpl("/api/v2/auth/magic-login", { method: "POST", headers, body: JSON.stringify({ token }) });
+    return this.outcomeOf(response);
+  }
+
+  /** Sets the password with the token of a mailed reset or invitation link, and signs in (POST /auth/change-password). */
+  async setPassword(token: string, password: string): Promise<SignInOutcome> {
+    const response = await this.fetchImpl("/api/v2/auth/change-password", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ token, password }),
+    });
+    return this.outcomeOf(response);
   }
 
   /** One refresh at a time: concurrent 401s wait for the same one. True when a new access token was obtained. */

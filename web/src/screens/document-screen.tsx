@@ -5,16 +5,23 @@ import { useServices } from "../context.ts";
 import {
   type AnnotationInput,
   blockingMessages,
+  documentBlockers,
   documentMessages,
   type FieldView,
+  fieldKeyOf,
   fieldViews,
+  filledPosition,
+  type Position,
   type Row,
+  samePosition,
   tableEdit,
   valueEdit,
 } from "../fields.ts";
 import { useI18n } from "../i18n.ts";
 import { followLink } from "../router.ts";
-import { type FieldBox, PageView } from "./page-view.tsx";
+import { ApprovalPanel } from "./approval-panel.tsx";
+import { DocumentLinks } from "./document-links.tsx";
+import { type FieldBox, PageView, type Word } from "./page-view.tsx";
 
 /** Statuses in which a person edits the fields here; Confirm is offered in `to_validate`. */
 const EDITABLE = new Set(["to_validate", "postponed", "rejected", "export_failed"]);
@@ -31,8 +38,12 @@ export function DocumentScreen({ documentId }: { documentId: string }) {
   const [document, setDocument] = useState<DocumentDto | undefined>();
   const [queue, setQueue] = useState<Queue | undefined>();
   const [role, setRole] = useState<string | undefined>();
+  /** The organization's members by user id (name, else email), for the audit trail; empty when the list is refused. */
+  const [people, setPeople] = useState<ReadonlyMap<string, string>>(new Map());
   const [drafts, setDrafts] = useState<Record<string, string>>({});
   const [tables, setTables] = useState<Record<string, Row[]>>({});
+  /** Where the words clicked to fill a field are (click-to-fill), sent with its value; typing drops it. */
+  const [filled, setFilled] = useState<Record<string, Position>>({});
   const [blocking, setBlocking] = useState<Message[]>([]);
   const [notice, setNotice] = useState<{ kind: "info" | "error"; text: string } | undefined>();
   const [loadError, setLoadError] = useState<string | undefined>();
@@ -64,6 +75,9 @@ export function DocumentScreen({ documentId }: { documentId: string }) {
       const me = session.claims?.sub;
       // Unknown (the list refused): offered as editable, and the API's 403 says otherwise.
       setRole(members?.data?.data.find((member) => member.user_id === me)?.role ?? "unknown");
+      setPeople(
+        new Map((members?.data?.data ?? []).map((member) => [member.user_id, member.name || member.email || member.user_id.slice(0, 8)])),
+      );
       setQueue(queueAnswer.data.data);
       setDocument(current);
     })().catch((failure: unknown) => {
@@ -84,21 +98,30 @@ export function DocumentScreen({ documentId }: { documentId: string }) {
     if (!document) return [];
     const positions = new Map(document.annotations.map((annotation) => [annotation.key, annotation.position]));
     return views.flatMap((view) => {
-      const position = positions.get(view.definition.key);
+      const position = filled[view.definition.key] ?? positions.get(view.definition.key);
       return position ? [{ key: view.definition.key, label: view.definition.label, page: position.page, box: position.box }] : [];
     });
-  }, [document, views]);
+  }, [document, views, filled]);
 
-  /** Click-to-fill: the word becomes the focused field's value (Shift: is added to it), saved when the field is left. */
+  /**
+   * Click-to-fill: the word becomes the focused field's value (Shift: is added to it), saved when the field is left,
+   * with the place of the words clicked (so that its box stays, and learning knows where the supplier prints it).
+   */
   const fillable = canEdit && views.some((view) => view.definition.key === focused && view.definition.type !== "table");
-  const fill = (text: string, append: boolean) => {
+  const fill = (word: Word, page: number, append: boolean) => {
     const view = views.find((candidate) => candidate.definition.key === focused);
     if (!view || !fillable) return;
     const key = view.definition.key;
     setDrafts((current) => {
       const before = current[key] ?? view.value;
-      return { ...current, [key]: append && before ? `${before} ${text}` : text };
+      return { ...current, [key]: append && before ? `${before} ${word.text}` : word.text };
     });
+    setFilled((current) => ({ ...current, [key]: filledPosition(current[key], page, word.box, append) }));
+  };
+  /** A typed value is no longer the words clicked: it goes without a place. */
+  const type = (key: string, value: string) => {
+    setDrafts((current) => ({ ...current, [key]: value }));
+    setFilled(({ [key]: _typedOver, ...rest }) => rest);
   };
   const rowsOfField = (view: FieldView) => tables[view.definition.key] ?? view.rows;
 
@@ -111,10 +134,17 @@ export function DocumentScreen({ documentId }: { documentId: string }) {
       if (view.definition.type === "table") {
         const rows = tables[key];
         if (rows && JSON.stringify(rows) !== JSON.stringify(view.rows)) edits.push(tableEdit(key, rows));
-      } else if (drafts[key] !== undefined && drafts[key] !== view.value) edits.push(valueEdit(document, key, drafts[key]!));
+      } else {
+        const draft = drafts[key];
+        const position = filled[key];
+        const stored = document.annotations.find((annotation) => annotation.key === key)?.position;
+        if ((draft !== undefined && draft !== view.value) || (position && !samePosition(position, stored))) {
+          edits.push(valueEdit(document, key, draft ?? view.value, position));
+        }
+      }
     }
     return edits;
-  }, [document, views, drafts, tables]);
+  }, [document, views, drafts, tables, filled]);
 
   const save = useCallback(async (): Promise<boolean> => {
     const edits = pendingEdits().filter((edit) => sent.current.get(edit.key) !== JSON.stringify(edit));
@@ -137,6 +167,9 @@ export function DocumentScreen({ documentId }: { documentId: string }) {
       const saved = new Map(edits.map((edit) => [edit.key, edit]));
       // A draft typed on while its save was under way stays a draft.
       setDrafts((current) => Object.fromEntries(Object.entries(current).filter(([key, value]) => saved.get(key)?.value !== value)));
+      setFilled((current) =>
+        Object.fromEntries(Object.entries(current).filter(([key, position]) => !samePosition(saved.get(key)?.position, position))),
+      );
       setTables((current) =>
         Object.fromEntries(
           Object.entries(current).filter(
@@ -222,8 +255,14 @@ export function DocumentScreen({ documentId }: { documentId: string }) {
 
   const messagesOf = (view: FieldView) => [
     ...view.messages,
-    ...blocking.filter((message) => message.key === view.definition.key && !view.messages.some((m) => m.message === message.message)),
+    ...blocking.filter(
+      (message) => fieldKeyOf(queue, message.key) === view.definition.key && !view.messages.some((m) => m.message === message.message),
+    ),
   ];
+  // Why the document waits for a person: shown while it does.
+  const waiting = document.status === "to_validate";
+  const blockersOf = (view: FieldView) => (waiting ? view.blockers : []);
+  const generalBlockers = waiting ? documentBlockers(queue, document) : [];
   const general = [
     ...documentMessages(queue, document.messages),
     ...documentMessages(queue, blocking).filter((m) => !document.messages.includes(m)),
@@ -249,9 +288,30 @@ export function DocumentScreen({ documentId }: { documentId: string }) {
             {i18n.status(document.status)}
           </span>
         </p>
+        <ApprovalPanel
+          document={document}
+          mayApprove={role !== "viewer"}
+          onDecided={(decided, text) => {
+            setDocument(decided);
+            setNotice({ kind: "info", text });
+          }}
+        />
+        <DocumentLinks document={document} people={people} />
         {role !== undefined && role !== "unknown" && !EDITORS.has(role) && <p className="notice">{t("readOnly")}</p>}
         {EDITORS.has(role ?? "unknown") && !EDITABLE.has(document.status) && (
           <p className="notice">{t("notEditable", { status: i18n.status(document.status) })}</p>
+        )}
+        {generalBlockers.length > 0 && (
+          <section className="blockers" aria-labelledby="blockers-title">
+            <h2 id="blockers-title">{t("whyWaiting")}</h2>
+            <ul className="messages">
+              {generalBlockers.map((reason) => (
+                <li key={reason} className="message blocker">
+                  {reason}
+                </li>
+              ))}
+            </ul>
+          </section>
         )}
         {general.length > 0 && (
           <ul className="messages" aria-label={t("documentMessages")}>
@@ -284,6 +344,7 @@ export function DocumentScreen({ documentId }: { documentId: string }) {
                 view={view}
                 rows={rowsOfField(view)}
                 messages={messagesOf(view)}
+                blockers={blockersOf(view)}
                 disabled={!canEdit}
                 onChange={(rows) => setTables((current) => ({ ...current, [view.definition.key]: rows }))}
                 onCommit={() => void save()}
@@ -294,8 +355,9 @@ export function DocumentScreen({ documentId }: { documentId: string }) {
                 view={view}
                 value={valueOfField(view)}
                 messages={messagesOf(view)}
+                blockers={blockersOf(view)}
                 disabled={!canEdit}
-                onChange={(value) => setDrafts((current) => ({ ...current, [view.definition.key]: value }))}
+                onChange={(value) => type(view.definition.key, value)}
                 onCommit={() => void save()}
               />
             ),
@@ -319,13 +381,20 @@ export function DocumentScreen({ documentId }: { documentId: string }) {
   );
 }
 
-function FieldMessages({ id, messages }: { id: string; messages: Message[] }) {
-  if (messages.length === 0) return null;
+/** A field's messages, and why extraction evaluation kept the document for a person as far as this field goes. */
+function FieldMessages({ id, messages, blockers }: { id: string; messages: Message[]; blockers: string[] }) {
+  const { t } = useI18n();
+  if (messages.length === 0 && blockers.length === 0) return null;
   return (
     <ul className="messages" id={id}>
       {messages.map((message) => (
         <li key={`${message.severity}:${message.message}`} className={`message ${message.severity}`}>
           {message.message}
+        </li>
+      ))}
+      {blockers.map((reason) => (
+        <li key={`blocker:${reason}`} className="message blocker">
+          {t("keptBecause", { reason })}
         </li>
       ))}
     </ul>
@@ -346,15 +415,17 @@ interface ValueFieldProps {
   view: FieldView;
   value: string;
   messages: Message[];
+  blockers: string[];
   disabled: boolean;
   onChange(value: string): void;
   onCommit(): void;
 }
 
-function ValueField({ view, value, messages, disabled, onChange, onCommit }: ValueFieldProps) {
+function ValueField({ view, value, messages, blockers, disabled, onChange, onCommit }: ValueFieldProps) {
   const { key, label, type } = view.definition;
   const id = `field-${key}`;
-  const described = [view.low ? `${id}-confidence` : "", messages.length ? `${id}-messages` : ""].filter(Boolean).join(" ") || undefined;
+  const noted = messages.length > 0 || blockers.length > 0;
+  const described = [view.low ? `${id}-confidence` : "", noted ? `${id}-messages` : ""].filter(Boolean).join(" ") || undefined;
   const invalid = messages.some((message) => message.severity === "error");
   const common = {
     id,
@@ -388,7 +459,7 @@ function ValueField({ view, value, messages, disabled, onChange, onCommit }: Val
         />
       )}
       <Confidence id={`${id}-confidence`} view={view} />
-      <FieldMessages id={`${id}-messages`} messages={messages} />
+      <FieldMessages id={`${id}-messages`} messages={messages} blockers={blockers} />
     </div>
   );
 }
@@ -397,12 +468,13 @@ interface TableFieldProps {
   view: FieldView;
   rows: Row[];
   messages: Message[];
+  blockers: string[];
   disabled: boolean;
   onChange(rows: Row[]): void;
   onCommit(): void;
 }
 
-function TableField({ view, rows, messages, disabled, onChange, onCommit }: TableFieldProps) {
+function TableField({ view, rows, messages, blockers, disabled, onChange, onCommit }: TableFieldProps) {
   const { t } = useI18n();
   const columns = view.definition.columns ?? [];
   const id = `field-${view.definition.key}`;
@@ -410,7 +482,7 @@ function TableField({ view, rows, messages, disabled, onChange, onCommit }: Tabl
     onChange(rows.map((row, rowIndex) => (rowIndex === index ? { ...row, [column]: value } : row)));
   const emptyRow = () => Object.fromEntries(columns.map((column) => [column.key, ""]));
   return (
-    <fieldset className="field table-field" aria-describedby={messages.length ? `${id}-messages` : undefined}>
+    <fieldset className="field table-field" aria-describedby={messages.length || blockers.length ? `${id}-messages` : undefined}>
       <legend id={`${id}-label`}>{view.definition.label}</legend>
       <table aria-labelledby={`${id}-label`}>
         <thead>
@@ -467,7 +539,7 @@ function TableField({ view, rows, messages, disabled, onChange, onCommit }: Tabl
           {t("addRow")}
         </button>
       )}
-      <FieldMessages id={`${id}-messages`} messages={messages} />
+      <FieldMessages id={`${id}-messages`} messages={messages} blockers={blockers} />
     </fieldset>
   );
 }

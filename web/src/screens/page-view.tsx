@@ -11,7 +11,8 @@ export interface FieldBox {
   box: number[];
 }
 
-interface Word {
+/** A word of a page (GET …/words): its text and box, fractions of the page as `position.box`. */
+export interface Word {
   text: string;
   box: number[];
 }
@@ -58,7 +59,7 @@ interface PageViewProps {
   boxes: FieldBox[];
   active?: string;
   /** A word clicked on a page (Shift: to be added to the value); undefined when no field takes it. */
-  onWord?: (text: string, append: boolean) => void;
+  onWord?: (word: Word, page: number, append: boolean) => void;
 }
 
 /**
@@ -156,7 +157,7 @@ export function PageView({ documentId, fileName, boxes, active, onWord }: PageVi
           onMouseLeave={() => setHovered(undefined)}
           onClick={(event) => {
             const word = wordOf(state, event);
-            if (word && onWord) onWord(word.text, event.shiftKey);
+            if (word && onWord) onWord(word, state.page, event.shiftKey);
           }}
         >
           {state.image ? (
@@ -179,38 +180,7 @@ export function PageView({ documentId, fileName, boxes, active, onWord }: PageVi
           {hovered?.page === state.page && onWord && <div className="word-box" style={boxStyle(hovered.word.box)} aria-hidden="true" />}
         </div>
       ))}
-      {pages !== undefined && pages.length > 0 && (
-        <p className="hint">
-          {onWord ? t("clickToFillHint") : null} <DownloadLink documentId={documentId} fileName={fileName} />
-        </p>
-      )}
+      {pages !== undefined && pages.length > 0 && onWord && <p className="hint">{t("clickToFillHint")}</p>}
     </div>
-  );
-}
-
-/** The original file, fetched with the token only when asked for (the pages are what is shown). */
-function DownloadLink({ documentId, fileName }: { documentId: string; fileName: string }) {
-  const { api } = useServices();
-  const { t } = useI18n();
-  return (
-    <button
-      type="button"
-      className="link"
-      onClick={async () => {
-        const { data } = await api.GET("/api/v2/documents/{document_id}/file", {
-          params: { path: { document_id: documentId } },
-          parseAs: "blob",
-        });
-        if (!data) return;
-        const url = URL.createObjectURL(data as Blob);
-        const link = document.createElement("a");
-        link.href = url;
-        link.download = fileName;
-        link.click();
-        setTimeout(() => URL.revokeObjectURL(url), 10_000);
-      }}
-    >
-      {t("download")}
-    </button>
   );
 }

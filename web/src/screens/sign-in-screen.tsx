@@ -12,6 +12,7 @@ export function SignInScreen({ notice }: { notice?: string | undefined }) {
   const [step, setStep] = useState<"password" | "totp">("password");
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
+  const [linkSent, setLinkSent] = useState<string | undefined>();
   const codeInput = useRef<HTMLInputElement>(null);
   const emailInput = useRef<HTMLInputElement>(null);
 
@@ -39,6 +40,27 @@ export function SignInScreen({ notice }: { notice?: string | undefined }) {
               : t("signInFailed", { status: outcome.status }),
         );
       }
+    } catch {
+      setError(t("signInFailed", { status: "—" }));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  /** A sign-in link by mail instead of the password (POST /auth/magic-link); the answer never says whether the email is known. */
+  const sendLink = async () => {
+    setError(undefined);
+    setLinkSent(undefined);
+    if (!email.trim()) {
+      setError(t("emailFirst"));
+      emailInput.current?.focus();
+      return;
+    }
+    setBusy(true);
+    try {
+      const answer = await session.requestMagicLink(email);
+      if (answer.sent) setLinkSent(t("linkSent", { email: email.trim() }));
+      else setError(answer.status === 429 ? t("tooManyTries") : t("signInFailed", { status: answer.status }));
     } catch {
       setError(t("signInFailed", { status: "—" }));
     } finally {
@@ -104,6 +126,18 @@ export function SignInScreen({ notice }: { notice?: string | undefined }) {
             {step === "totp" ? t("verify") : t("signIn")}
           </button>
         </div>
+        {step === "password" && (
+          <div className="actions">
+            <button type="button" className="link" disabled={busy} onClick={() => void sendLink()}>
+              {t("sendLink")}
+            </button>
+          </div>
+        )}
+        {linkSent && (
+          <p className="info" role="status">
+            {linkSent}
+          </p>
+        )}
       </form>
     </section>
   );

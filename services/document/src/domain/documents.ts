@@ -559,7 +559,11 @@ export class Documents {
 }
 
 function userStamp(changed: Annotation, previous: Annotation | undefined): Annotation {
-  if (previous && sameContent(changed, previous)) return previous;
+  if (previous && sameContent(changed, previous)) {
+    // The same text pointed at on the page (click-to-fill): the place is what the person gave.
+    const { position } = changed;
+    return position && JSON.stringify(position) !== JSON.stringify(previous.position) ? { ...previous, position } : previous;
+  }
   const { confidence: _aiConfidence, ...rest } = changed;
   return { ...rest, source: "user" };
 }

@@ -1,0 +1,105 @@
+import { type FormEvent, useEffect, useRef, useState } from "react";
+import { useServices } from "../context.ts";
+import { useI18n } from "../i18n.ts";
+import { navigate } from "../router.ts";
+
+/**
+ * Where a mailed sign-in link opens the app (`/app/auth/magic-login?token=`): the token is taken out of the address
+ * at once (it must not stay in the history or be sent on), exchanged for a session (POST /auth/magic-login), and the
+ * queues are shown. An account with two-step verification gives its code first; a used or expired link says so.
+ */
+export function MagicLoginScreen({ token }: { token: string }) {
+  const { session } = useServices();
+  const { t } = useI18n();
+  const [step, setStep] = useState<"signing_in" | "totp" | "refused">(token ? "signing_in" : "refused");
+  const [code, setCode] = useState("");
+  const [error, setError] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  const started = useRef(false);
+  const codeInput = useRef<HTMLInputElement>(null);
+
+  const exchange = async (totp?: string) => {
+    const outcome = await session.magicLogin(token, totp);
+    if (outcome.kind === "signed_in") navigate({ screen: "queues" }, true);
+    else if (outcome.kind === "totp_required") {
+      if (totp) setError(t("wrongCode"));
+      setStep("totp");
+    } else if (outcome.status === 429) {
+      setError(t("tooManyTries"));
+      if (!totp) setStep("refused");
+    } else setStep("refused");
+  };
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the link's token is exchanged once, when the screen opens
+  useEffect(() => {
+    // Once, also under React's development double effects: the token is single-use.
+    if (started.current) return;
+    started.current = true;
+    history.replaceState(null, "", "/app/auth/magic-login");
+    if (token) void exchange().catch(() => setStep("refused"));
+  }, []);
+
+  useEffect(() => {
+    if (step === "totp") codeInput.current?.focus();
+  }, [step]);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      await exchange(code.trim());
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section className="sign-in" aria-labelledby="magic-title">
+      <h1 id="magic-title">{step === "totp" ? t("totpTitle") : t("magicTitle")}</h1>
+      {step === "signing_in" && <p aria-live="polite">{t("magicSigningIn")}</p>}
+      {step === "refused" && (
+        <>
+          <p role="alert">{error ?? t("magicRefused")}</p>
+          <p>
+            <a
+              href="/app/"
+              onClick={(event) => {
+                event.preventDefault();
+                navigate({ screen: "queues" }, true);
+              }}
+            >
+              {t("magicAgain")}
+            </a>
+          </p>
+        </>
+      )}
+      {step === "totp" && (
+        <form onSubmit={submit} noValidate>
+          <label htmlFor="magic-totp">{t("totpCode")}</label>
+          <input
+            id="magic-totp"
+            ref={codeInput}
+            inputMode="numeric"
+            autoComplete="one-time-code"
+            pattern="[0-9]{6}"
+            maxLength={6}
+            required
+            value={code}
+            onChange={(e) => setCode(e.target.value)}
+          />
+          {error && (
+            <p className="error" role="alert">
+              {error}
+            </p>
+          )}
+          <div className="actions">
+            <button type="submit" disabled={busy}>
+              {t("verify")}
+            </button>
+          </div>
+        </form>
+      )}
+    </section>
+  );
+}
