@@ -71,6 +71,7 @@ const CLUSTER_SCOPED = new Set([
   "CustomResourceDefinition",
   "PersistentVolume",
   "StorageClass",
+  "PriorityClass",
 ]);
 const REPLICATED = new Set(["Deployment", "StatefulSet", "ReplicaSet"]);
 /** patchMergeKey of the Kubernetes lists a patch may touch; other lists are replaced whole. */
