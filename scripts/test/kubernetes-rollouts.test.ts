@@ -3,6 +3,8 @@
 // NATS, Postgres and the gateway have PriorityClasses that deploy/k8s/cluster defines, every pod that writes to
 // /tmp has ephemeral-storage requests and limits covering it, every autoscaler scales down slowly, and the
 // namespace is created by deploy/k8s/cluster only, so deleting an overlay never deletes the data in it.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect } from "chai";
 import { type KubernetesFacts, k8sDir, loadDeployment, RENDER_NAMES, schemaProblems } from "./support/kubernetes.js";
@@ -46,13 +48,37 @@ describe("Kubernetes: rollouts (issue 40 item 10)", function () {
     cluster = renderKustomization(clusterDir);
   });
 
-  it("every Deployment and StatefulSet of each render waits minReadySeconds (≥ 10 s) before counting a new pod available", () => {
-    for (const name of RENDER_NAMES) {
-      const short = workloadsOf(renders[name])
+  it("every Deployment and StatefulSet of each render (and of components/tracing) waits minReadySeconds (≥ 10 s) before counting a new pod available", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "docex-rollouts-tracing-"));
+    let tracing: K8sObject[] = [];
+    try {
+      writeFileSync(
+        path.join(dir, "kustomization.yaml"),
+        [
+          "apiVersion: kustomize.config.k8s.io/v1beta1",
+          "kind: Kustomization",
+          "namespace: docex",
+          "resources:",
+          `  - ${path.relative(dir, path.join(k8sDir, "overlays/dev"))}`,
+          "components:",
+          `  - ${path.relative(dir, path.join(k8sDir, "components/tracing"))}`,
+          "",
+        ].join("\n"),
+      );
+      tracing = renderKustomization(dir);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(workloadsOf(tracing).map((workload) => workload.metadata.name)).to.include.members(["otel-collector", "jaeger"]);
+    for (const [name, objects] of [
+      ...RENDER_NAMES.map((render) => [render, renders[render]] as const),
+      ["dev+tracing", tracing] as const,
+    ]) {
+      const short = workloadsOf(objects)
         .filter((workload) => ((workload.spec as RolloutSpec).minReadySeconds ?? 0) < MIN_READY_SECONDS)
         .map((workload) => `${name}: ${idOf(workload)}`);
       expect(short).to.deep.equal([]);
-      expect(workloadsOf(renders[name]).length, name).to.be.greaterThan(10);
+      expect(workloadsOf(objects).length, name).to.be.greaterThan(10);
     }
   });
 
