@@ -1,5 +1,5 @@
-// Who may reach whom: the NetworkPolicies open exactly the paths of the architecture, the Ingress
-// reaches the gateway, and gRPC between services is mutual TLS with one identity per service.
+// Who may reach whom: the NetworkPolicies open exactly the paths of the architecture, the edge (Traefik,
+// components/gateway-api) reaches the gateway, and gRPC between services is mutual TLS with one identity per service.
 import path from "node:path";
 import { expect } from "chai";
 import {
@@ -14,6 +14,9 @@ import {
 } from "./support/kubernetes.js";
 import { find, type K8sObject, ofKind, readManifests } from "./support/manifests.js";
 import { type Endpoint, inCidr, mayConnect, type NetworkPolicy, podsOf } from "./support/network-policy.js";
+
+/** The namespace of the edge each render admits to the gateway: Traefik's (components/gateway-api); base has no edge. */
+const EDGE_NAMESPACE: Record<RenderName, string | undefined> = { base: undefined, dev: "traefik", production: "traefik" };
 
 describe("Kubernetes manifests: network and service identity", function () {
   this.timeout(60_000);
@@ -93,7 +96,7 @@ describe("Kubernetes manifests: network and service identity", function () {
   describe("network", () => {
     const PRIVATE_RANGES = ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10"];
     for (const name of RENDER_NAMES) {
-      it(`${name}: the gateway believes X-Forwarded-For only from the pod range, where the NetworkPolicies let no pod but the ingress controller reach it`, () => {
+      it(`${name}: the gateway believes X-Forwarded-For only from the pod range, where the NetworkPolicies let no pod but the edge's reach it`, () => {
         const gateway = processes.find((process) => process.name === "gateway");
         const { effective } = environmentOf(renders[name], "gateway");
         const trusted = (gateway?.schema.safeParse(effective).data?.GATEWAY_TRUSTED_PROXIES ?? []) as string[];
@@ -111,11 +114,13 @@ describe("Kubernetes manifests: network and service identity", function () {
             problems.push(`${cidr}: not inside a private range`);
           // A pod of the range: only the ingress controller may open a connection to the gateway from it.
           const inside = address.replace(/\d+$/, (last) => String(Number(last) + 10));
-          const ingress: Endpoint = { label: "the ingress controller", namespace: "ingress-nginx", labels: {}, ip: inside };
+          const edgeNamespace = EDGE_NAMESPACE[name];
+          const edge: Endpoint = { label: "the edge (Traefik)", namespace: edgeNamespace ?? "traefik", labels: {}, ip: inside };
+          const retired: Endpoint = { label: "ingress-nginx", namespace: "ingress-nginx", labels: {}, ip: inside };
           const stranger: Endpoint = { label: "a pod of another namespace", namespace: "default", labels: {}, ip: inside };
           const service: Endpoint = { ...(podsOf(renders[name]).get("document") as Endpoint), ip: inside };
-          if (!mayConnect(policies, ingress, target, 8080)) problems.push(`${cidr}: the ingress controller cannot reach the gateway`);
-          for (const other of [stranger, service])
+          if (edgeNamespace && !mayConnect(policies, edge, target, 8080)) problems.push(`${cidr}: the edge cannot reach the gateway`);
+          for (const other of [stranger, service, retired, ...(edgeNamespace ? [] : [edge])])
             if (mayConnect(policies, other, target, 8080))
               problems.push(`${cidr}: ${other.label} reaches the gateway and would be believed`);
         }
@@ -124,7 +129,7 @@ describe("Kubernetes manifests: network and service identity", function () {
     }
 
     for (const name of ["dev", "production"] as const) {
-      it(`${name}: NetworkPolicies let the ingress controller reach the gateway, the gateway the services' HTTP, services each other's gRPC and their Postgres and NATS, only the webhook service the internet, and auth its mail relay and social login issuers`, () => {
+      it(`${name}: NetworkPolicies let the edge (Traefik) reach the gateway, the gateway the services' HTTP, services each other's gRPC and their Postgres and NATS, only the webhook service the internet, and auth its mail relay and social login issuers`, () => {
         const policies = ofKind<NetworkPolicy>(renders[name], "NetworkPolicy");
         const pods = podsOf(renders[name]);
         const pod = (label: string) => {
@@ -133,11 +138,12 @@ describe("Kubernetes manifests: network and service identity", function () {
           return found;
         };
         const ingressController: Endpoint = {
-          label: "ingress controller",
-          namespace: "ingress-nginx",
-          labels: { app: "ingress-nginx" },
+          label: "the edge (Traefik)",
+          namespace: EDGE_NAMESPACE[name] ?? "",
+          labels: { "app.kubernetes.io/name": "traefik" },
           ip: "10.244.9.1",
         };
+        const retiredController: Endpoint = { label: "ingress-nginx", namespace: "ingress-nginx", labels: {}, ip: "10.244.9.4" };
         const prometheus: Endpoint = { label: "prometheus", namespace: "monitoring", labels: { app: "prometheus" }, ip: "10.244.9.2" };
         const stranger: Endpoint = { label: "a pod of another namespace", namespace: "default", labels: {}, ip: "10.244.9.3" };
         const dns: Endpoint = {
@@ -157,6 +163,7 @@ describe("Kubernetes manifests: network and service identity", function () {
 
         const expectations: [Endpoint, Endpoint, number, boolean, string?][] = [
           [ingressController, pod("gateway"), 8080, true],
+          [retiredController, pod("gateway"), 8080, false],
           [stranger, pod("gateway"), 8080, false],
           [ingressController, pod("document"), processes.find((process) => process.name === "document")?.http ?? 0, false],
           [pod("gateway"), receiver, 443, false],
@@ -224,28 +231,6 @@ describe("Kubernetes manifests: network and service identity", function () {
         expect(environmentOf(renders.production, other.name).effective.FILE_STORE_URL, other.name).to.equal(undefined);
       for (const render of ["base", "dev"] as const)
         expect(environmentOf(renders[render], "document").effective.FILE_STORE_URL ?? "", `${render}: files in Postgres`).to.equal("");
-    });
-
-    it("the Ingress sends /api/v2 and the app (/app) to the gateway's http port, over TLS", () => {
-      const ingresses = ofKind<
-        K8sObject & {
-          spec: {
-            tls?: unknown[];
-            rules: {
-              http: { paths: { path: string; pathType: string; backend: { service: { name: string; port: { name?: string } } } }[] };
-            }[];
-          };
-        }
-      >(renders.production, "Ingress");
-      expect(ingresses.length).to.equal(1);
-      const paths = ingresses[0]?.spec.rules.flatMap((rule) => rule.http.paths) ?? [];
-      expect(paths.map((entry) => [entry.path, entry.pathType, entry.backend.service.name, entry.backend.service.port.name])).to.deep.equal(
-        [
-          ["/api/v2", "Prefix", "gateway", "http"],
-          ["/app", "Prefix", "gateway", "http"],
-        ],
-      );
-      expect(ingresses[0]?.spec.tls?.length).to.equal(1);
     });
   });
 });

@@ -83,17 +83,16 @@ describe("Kubernetes manifests: rendering", function () {
   });
 
   describe("production values", () => {
-    it("production: this installation's host comes from one place, overlays/production/site.yaml: the Ingress's rule and certificate, AUTH_APP_URL and MAIL_FROM name it, and nothing names example.com", () => {
+    it("production: this installation's host comes from one place, overlays/production/site.yaml: the Gateway's listeners and every HTTPRoute, AUTH_APP_URL and MAIL_FROM name it, and nothing names example.com", () => {
       const [site] = readManifests(path.join(k8sDir, "overlays/production/site.yaml"));
       const host = site?.data?.host ?? "";
       expect(host, "site.yaml's host").to.match(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/);
-      const ingress = find<K8sObject & { spec: { rules: { host?: string }[]; tls?: { hosts?: string[] }[] } }>(
-        renders.production,
-        "Ingress",
-        "gateway",
-      );
-      expect(ingress?.spec.rules.map((rule) => rule.host)).to.deep.equal([host]);
-      expect(ingress?.spec.tls?.flatMap((tls) => tls.hosts ?? [])).to.deep.equal([host]);
+      const gateway = find<K8sObject & { spec: { listeners: { hostname?: string }[] } }>(renders.production, "Gateway", "docex");
+      expect(gateway?.spec.listeners.map((listener) => listener.hostname)).to.deep.equal([host, host]);
+      const routes = ofKind<K8sObject & { spec: { hostnames?: string[] } }>(renders.production, "HTTPRoute");
+      expect(routes.length).to.equal(2);
+      for (const route of routes) expect(route.spec.hostnames, route.metadata.name).to.deep.equal([host]);
+      expect(ofKind(renders.production, "Ingress"), "the edge is the Gateway; the Ingress is an optional component").to.deep.equal([]);
       const auth = findConfigMap(renders.production, "auth-config")?.data ?? {};
       expect(new URL(auth.AUTH_APP_URL ?? "").host, "AUTH_APP_URL").to.equal(host);
       expect(new URL(auth.AUTH_APP_URL ?? "").pathname, "mailed links open the validation app").to.equal("/app");

@@ -60,7 +60,8 @@ export const LEFT_TO_THE_CODE: Record<string, string> = {
   OTEL_SDK_DISABLED: "false: tracing is on while OTEL_EXPORTER_OTLP_ENDPOINT (docex-config) is set",
   SHUTDOWN_TIMEOUT_MS: "20 s: terminationGracePeriodSeconds is derived from it (checked below)",
   GATEWAY_MAX_HEADER_BYTES: "Node's 16 KiB: access tokens are under 1 KiB and the gateway refuses tokens over 8 KiB",
-  GATEWAY_UPSTREAM_TIMEOUT_MS: "30 s: the Ingress's proxy timeouts (35 s) are set just above it",
+  GATEWAY_UPSTREAM_TIMEOUT_MS:
+    "30 s: the edge's wait for the gateway (35 s, components/gateway-api's ServersTransport) is set just above it",
   AUTH_TOTP_ISSUER: "docex: the name authenticator apps show",
   AUTH_ACCOUNT_FAILURE_LIMIT: "brute-force limit of the auth service (its README)",
   AUTH_ACCOUNT_FAILURE_WINDOW_SECONDS: "brute-force limit of the auth service (its README)",
@@ -129,8 +130,10 @@ export const looksSecret = (name: string) => name in SECRET_PLACEHOLDERS || /(KE
 
 // ---------------------------------------------------------------------------------------------
 // Schemas: kubernetes-models for core objects, @kubernetes-models/prometheus-operator for
-// ServiceMonitor and PrometheusRule. Their validators accept unknown fields, so a field name
-// that no Kubernetes schema knows (a typo such as `readinesProbe`) is reported separately.
+// ServiceMonitor and PrometheusRule, @kubernetes-models/cert-manager, @kubernetes-models/gateway-api
+// (Gateway, HTTPRoute) and @kubernetes-models/traefik (the edge's Middleware, TraefikService,
+// ServersTransport). Their validators accept unknown fields, so a field name that no Kubernetes
+// schema knows (a typo such as `readinesProbe`) is reported separately.
 
 type ModelClass = new (data: unknown) => { validate(): void };
 
@@ -140,7 +143,11 @@ async function modelOf(apiVersion: string, kind: string): Promise<ModelClass | u
       ? await import("@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1")
       : apiVersion === "cert-manager.io/v1"
         ? await import("@kubernetes-models/cert-manager/cert-manager.io/v1")
-        : await import(`kubernetes-models/${apiVersion}`).catch(() => ({}))
+        : apiVersion === "gateway.networking.k8s.io/v1"
+          ? await import("@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1")
+          : apiVersion === "traefik.io/v1alpha1"
+            ? await import("@kubernetes-models/traefik/traefik.io/v1alpha1")
+            : await import(`kubernetes-models/${apiVersion}`).catch(() => ({}))
   ) as Record<string, ModelClass | undefined>;
   return module[kind];
 }
@@ -153,10 +160,18 @@ function knownFieldNames(): Set<string> {
     path.join(path.dirname(require.resolve("kubernetes-models/v1")), "../_schemas"),
     path.join(path.dirname(require.resolve("@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1")), "../../_schemas"),
     path.join(path.dirname(require.resolve("@kubernetes-models/cert-manager/cert-manager.io/v1")), "../../_schemas"),
+    // Packages that export to `import` only: found where Node would look for them.
+    ...["@kubernetes-models/gateway-api", "@kubernetes-models/traefik"].map((name) => {
+      const dir = (require.resolve.paths(name) ?? []).map((modules) => path.join(modules, name)).find((candidate) => existsSync(candidate));
+      if (!dir) throw new Error(`${name} is not installed`);
+      return path.join(dir, "_schemas");
+    }),
   ];
   const names = new Set(["apiVersion", "kind", "metadata"]);
   for (const dir of dirs) {
-    for (const file of readdirSync(dir).filter((name) => name.endsWith(".mjs"))) {
+    for (const file of readdirSync(dir).filter(
+      (name) => name.endsWith(".mjs") || (name.endsWith(".js") && !existsSync(path.join(dir, name.replace(/\.js$/, ".mjs")))),
+    )) {
       const source = readFileSync(path.join(dir, file), "utf8");
       for (const [, name] of source.matchAll(/\bdata\.([A-Za-z_$][\w$]*)/g)) if (name) names.add(name);
       for (const [, name] of source.matchAll(/missingProperty:"([^"]+)"/g)) if (name) names.add(name);

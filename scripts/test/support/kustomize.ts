@@ -1,5 +1,6 @@
 // A kustomize renderer for the features deploy/ uses: resources (files and directories),
-// namespace, configMapGenerator (literals, files and env files, with kustomize's name hash and the
+// components (kind: Component, applied to what the resources rendered, as kustomize does), namespace,
+// configMapGenerator (literals, files and env files, with kustomize's name hash and the
 // references to it), patches (strategic merge, with or without a target, including
 // `$patch: delete`, and JSON 6902), replicas, images, replacements and local-config objects.
 // When `kubectl kustomize` is installed, a test checks that both render the same objects.
@@ -32,8 +33,10 @@ interface PatchTarget {
   annotationSelector?: string;
 }
 interface Kustomization {
+  kind?: string;
   namespace?: string;
   resources?: string[];
+  components?: string[];
   configMapGenerator?: {
     name: string;
     files?: string[];
@@ -55,6 +58,7 @@ const KUSTOMIZATION_FIELDS = new Set([
   "kind",
   "namespace",
   "resources",
+  "components",
   "configMapGenerator",
   "patches",
   "replicas",
@@ -71,6 +75,7 @@ const CLUSTER_SCOPED = new Set([
   "CustomResourceDefinition",
   "PersistentVolume",
   "StorageClass",
+  "PriorityClass",
 ]);
 const REPLICATED = new Set(["Deployment", "StatefulSet", "ReplicaSet"]);
 /** patchMergeKey of the Kubernetes lists a patch may touch; other lists are replaced whole. */
@@ -84,16 +89,24 @@ const MERGE_KEYS: Record<string, string> = {
   topologySpreadConstraints: "topologyKey",
 };
 
-/** Renders a kustomization; `nested` for one read as another's resource, whose generated names the outer one hashes. */
-export function renderKustomization(dir: string, nested = false): K8sObject[] {
+/**
+ * Renders a kustomization; `nested` for one read as another's resource, whose generated names the outer one hashes.
+ * A Component (kind: Component) is rendered on top of `inherited`: the objects of the kustomization that lists it.
+ */
+export function renderKustomization(dir: string, nested = false, inherited?: K8sObject[]): K8sObject[] {
   const kustomization = parse(readFileSync(path.join(dir, "kustomization.yaml"), "utf8")) as Kustomization;
   const unsupported = Object.keys(kustomization).filter((field) => !KUSTOMIZATION_FIELDS.has(field));
   if (unsupported.length > 0) throw new Error(`${dir}: the test's renderer does not implement ${unsupported.join(", ")}`);
-  let objects: K8sObject[] = [];
+  const isComponent = kustomization.kind === "Component";
+  if (isComponent !== (inherited !== undefined))
+    throw new Error(`${dir}: a Component is listed in components:, anything else in resources:`);
+  let objects: K8sObject[] = inherited ?? [];
   for (const entry of kustomization.resources ?? []) {
     const resource = path.resolve(dir, entry);
     objects.push(...(statSync(resource).isDirectory() ? renderKustomization(resource, true) : readManifests(resource)));
   }
+  // As kustomize: each component, in order, on everything rendered so far, before this kustomization's generators and patches.
+  for (const entry of kustomization.components ?? []) objects = renderKustomization(path.resolve(dir, entry), true, objects);
   for (const generator of kustomization.configMapGenerator ?? []) {
     const data: Record<string, string> = {};
     for (const file of generator.envs ?? []) {
