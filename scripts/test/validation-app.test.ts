@@ -1,8 +1,9 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { eventually, tokenIn } from "@docex/testkit";
+import { eventually, RecordingReceiver, tokenIn } from "@docex/testkit";
 import { invoicePdf, makeInvoice } from "@docex/testkit/invoice-corpus";
+import { verifySignature } from "@docex/webhook-kit";
 import { expect } from "chai";
 import { type Browser, chromium, type Locator, type Page } from "playwright-core";
 import { type Stack, sharedStack } from "./support/stack.js";
@@ -67,6 +68,8 @@ describe("validation workspace in headless Chromium against the stack", function
   let workspaceId: string;
   let documentId: string;
   let queueId: string;
+  let receiver: RecordingReceiver;
+  let signingKey: string;
 
   before(async function () {
     if (!existsSync(CHROMIUM)) {
@@ -84,6 +87,19 @@ describe("validation workspace in headless Chromium against the stack", function
     const queue = await asOwner("POST", "/queues", { workspace_id: workspaceId, name: `Received invoices ${suffix}` });
     expect(queue.status, JSON.stringify(queue.body)).to.equal(201);
     queueId = queue.body.data.id;
+    // An integrator's receiver hears the queue's events, signed with the organization's key (made if it has none).
+    receiver = await RecordingReceiver.start();
+    const existing = await asOwner("GET", `/organizations/${organizationId}/webhook-signing-key`);
+    const key = existing.status === 200 ? existing : await asOwner("POST", `/organizations/${organizationId}/webhook-signing-key`);
+    expect(key.status, JSON.stringify(key.body)).to.be.oneOf([200, 201]);
+    signingKey = key.body.data.key;
+    const webhook = await asOwner("POST", "/webhooks", {
+      url: `${receiver.url}/events`,
+      entity_type: "queue",
+      entity_id: queueId,
+      signature_verification: "enabled",
+    });
+    expect(webhook.status, JSON.stringify(webhook.body)).to.equal(201);
     const invited = await asOwner("POST", `/organizations/${organizationId}/assign-roles`, [
       { operation: "invite", email: viewer.email, role: "viewer" },
       { operation: "invite", email: approver.email, role: "approver" },
@@ -112,6 +128,7 @@ describe("validation workspace in headless Chromium against the stack", function
 
   after(async () => {
     await browser?.close();
+    await receiver?.stop();
   });
 
   it("an editor uploads a PDF, sees it with boxes, corrects two fields (one by click-to-fill) and confirms it to ready_to_export", async () => {
@@ -143,6 +160,12 @@ describe("validation workspace in headless Chromium against the stack", function
       const row = page.getByRole("row").filter({ hasText: "invoice-37.pdf" });
       await row.getByText("to validate").waitFor({ timeout: 90_000 });
       await page.screenshot({ path: path.join(SCREENSHOTS, "documents.png") });
+      // The list filters by text (invoice number, supplier, file name) through the API's `q`.
+      const search = page.getByLabel("Search");
+      await search.fill("no-such-invoice");
+      await page.getByText("No documents.").waitFor({ timeout: 10_000 });
+      await search.fill("invoice-37");
+      await row.getByText("to validate").waitFor({ timeout: 10_000 });
 
       // The engine read the invoice number right; it is made wrong here, as an engine's mistake on another layout
       // would be, and the person puts it right by clicking the printed number on the page (click-to-fill).
@@ -202,6 +225,18 @@ describe("validation workspace in headless Chromium against the stack", function
       expect(storedInvoiceId.position).to.deep.equal({ page: 1, box: printed!.box });
       await page.locator('[data-box="invoice_id"]').waitFor({ timeout: 5_000 });
       expect(refused, "CSP refusals or requests to other origins").to.deep.equal([]);
+      // The integrator's receiver heard the confirmation, signed with the organization's key.
+      const delivery = await eventually(
+        () =>
+          receiver.requests.find((request) => {
+            const event = request.body as { webhook_event?: string; document_id?: string; status?: string };
+            return (
+              event.webhook_event === "document_status_changed" && event.document_id === documentId && event.status === "ready_to_export"
+            );
+          }),
+        20_000,
+      );
+      expect(verifySignature(delivery.rawBody, String(delivery.headers["x-service-signature"]), signingKey)).to.equal(true);
 
       const figures = {
         fieldsShownMs,

@@ -69,7 +69,7 @@ describe("QueueScreen", () => {
     expect(screen.getByText("Page 2 of 2")).toBeTruthy();
     expect((screen.getByRole("button", { name: "Next page" }) as HTMLButtonElement).disabled).toBe(true);
     const listed = api.calls.find((call) => call.path === "/queues/q-1/documents" && call.method === "GET");
-    expect(Object.fromEntries(listed!.query)).toEqual({ status: "to_validate", page: "2", page_size: "20" });
+    expect(Object.fromEntries(listed!.query)).toEqual({ status: "to_validate", page: "2", page_size: "20", sort: "-created_at" });
     const picker = screen.getByLabelText("Upload files", { selector: "input" }) as HTMLInputElement;
     const files = [
       new File(["%PDF-1.7 a"], "a.pdf", { type: "application/pdf" }),
@@ -87,5 +87,41 @@ describe("QueueScreen", () => {
     fireEvent.drop(screen.getByRole("region", { name: "Upload files" }), { dataTransfer: { files: [dropped] } });
     await screen.findByText("c.pdf uploaded.");
     expect(uploads).toBe(3);
+  });
+});
+
+describe("QueueScreen filters", () => {
+  it("sends the text, date range, assigned-to-me and sort filters the person sets", async () => {
+    const { api, services } = await signedIn(
+      {
+        "GET /queues/q-1": () => json(200, { data: aQueue() }),
+        "GET /queues/q-1/documents": () =>
+          json(200, { data: [aDocument()], pagination: { page: 1, page_size: 20, total: 1, total_pages: 1 } }),
+      },
+      "me",
+    );
+    render(
+      <ServicesContext.Provider value={services}>
+        <QueueScreen place={{ screen: "queue", queueId: "q-1", page: 1 }} />
+      </ServicesContext.Provider>,
+    );
+    expect(await screen.findByRole("link", { name: "invoice.pdf" })).toBeTruthy();
+    fireEvent.change(screen.getByLabelText("Search"), { target: { value: "acme" } });
+    fireEvent.change(screen.getByLabelText("Received from"), { target: { value: "2026-11-01" } });
+    fireEvent.change(screen.getByLabelText("to"), { target: { value: "2026-11-30" } });
+    fireEvent.click(screen.getByLabelText("Assigned to me"));
+    fireEvent.change(screen.getByLabelText("Sort by"), { target: { value: "-total_due" } });
+    await waitFor(() => {
+      const last = api.callsTo("GET", "/queues/q-1/documents").at(-1);
+      expect(Object.fromEntries(last!.query)).toEqual({
+        page: "1",
+        page_size: "20",
+        sort: "-total_due",
+        q: "acme",
+        created_from: "2026-11-01",
+        created_to: "2026-11-30",
+        assigned_to_me: "true",
+      });
+    });
   });
 });

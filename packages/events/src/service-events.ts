@@ -91,11 +91,11 @@ export const SERVICE_EVENTS = {
     ],
     hears: ["membership.changed"],
   },
-  // Reads hostile files: it publishes nothing, and hears only what invalidates its cache of queues.
+  // Reads hostile files: it publishes nothing, and hears only what invalidates its caches (queues, page permissions).
   extraction: {
     publishes: [],
     consumes: ["document.created", "document.status_changed", "queue.deleted", "documents.purged"],
-    hears: ["configuration.changed", "queue.deleted"],
+    hears: ["configuration.changed", "queue.deleted", "membership.changed"],
   },
   audit: {
     publishes: [],

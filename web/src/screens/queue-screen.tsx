@@ -2,7 +2,7 @@ import { type ChangeEvent, type DragEvent, useCallback, useEffect, useRef, useSt
 import type { DocumentDto, Pagination, Queue } from "../api/types.ts";
 import { DOCUMENT_STATUSES } from "../api/types.ts";
 import { useServices } from "../context.ts";
-import { useI18n } from "../i18n.ts";
+import { type MessageKey, useI18n } from "../i18n.ts";
 import { followLink, navigate, type Place } from "../router.ts";
 
 const PAGE_SIZE = 20;
@@ -19,10 +19,26 @@ interface UploadState {
   detail?: string;
 }
 
+/** How the list is ordered: the API's `sort` values. */
+const SORTS = ["-created_at", "created_at", "due_date", "-due_date", "-total_due", "total_due"] as const;
+type Sort = (typeof SORTS)[number];
+
+/** The list's filters besides status and page (kept while the screen is open). */
+interface Filters {
+  q: string;
+  from: string;
+  to: string;
+  mine: boolean;
+  sort: Sort;
+}
+
 const annotationValue = (document: DocumentDto, key: string) =>
   document.annotations.find((annotation) => annotation.key === key)?.value ?? "";
 
-/** A queue's documents: filtered by status, paged, with uploads by drag and drop or the file picker. */
+/**
+ * A queue's documents: filtered by status, text (invoice number, supplier, file name), date range and "assigned to me",
+ * sorted, paged, with uploads by drag and drop or the file picker.
+ */
 export function QueueScreen({ place }: { place: QueuePlace }) {
   const { api } = useServices();
   const i18n = useI18n();
@@ -33,6 +49,7 @@ export function QueueScreen({ place }: { place: QueuePlace }) {
   const [error, setError] = useState<string | undefined>();
   const [uploads, setUploads] = useState<UploadState[]>([]);
   const [dragging, setDragging] = useState(false);
+  const [filters, setFilters] = useState<Filters>({ q: "", from: "", to: "", mine: false, sort: "-created_at" });
   const picker = useRef<HTMLInputElement>(null);
   const uploadCounter = useRef(0);
 
@@ -47,7 +64,16 @@ export function QueueScreen({ place }: { place: QueuePlace }) {
     const { data, error: problem } = await api.GET("/api/v2/queues/{queue_id}/documents", {
       params: {
         path: { queue_id: place.queueId },
-        query: { page: place.page, page_size: PAGE_SIZE, ...(place.status ? { status: place.status } : {}) },
+        query: {
+          page: place.page,
+          page_size: PAGE_SIZE,
+          sort: filters.sort,
+          ...(place.status ? { status: place.status } : {}),
+          ...(filters.q.trim() ? { q: filters.q.trim() } : {}),
+          ...(filters.from ? { created_from: filters.from } : {}),
+          ...(filters.to ? { created_to: filters.to } : {}),
+          ...(filters.mine ? { assigned_to_me: "true" as const } : {}),
+        },
       },
     });
     if (data) {
@@ -56,7 +82,7 @@ export function QueueScreen({ place }: { place: QueuePlace }) {
       setError(undefined);
     } else setError(problem?.detail ?? "");
     return data?.data ?? [];
-  }, [api, place.queueId, place.page, place.status]);
+  }, [api, place.queueId, place.page, place.status, filters]);
 
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -118,6 +144,10 @@ export function QueueScreen({ place }: { place: QueuePlace }) {
   };
 
   const go = (change: Partial<QueuePlace>) => navigate({ ...place, ...change });
+  const filter = (change: Partial<Filters>) => {
+    setFilters((current) => ({ ...current, ...change }));
+    if (place.page !== 1) go({ page: 1 });
+  };
   const pages = Math.max(1, pagination?.total_pages ?? 1);
 
   return (
@@ -174,6 +204,29 @@ export function QueueScreen({ place }: { place: QueuePlace }) {
           {DOCUMENT_STATUSES.filter((status) => status !== "deleted").map((status) => (
             <option key={status} value={status}>
               {i18n.status(status)}
+            </option>
+          ))}
+        </select>
+        <label htmlFor="text-filter">{t("search")}</label>
+        <input
+          id="text-filter"
+          type="search"
+          value={filters.q}
+          placeholder={t("searchHint")}
+          onChange={(event) => filter({ q: event.target.value })}
+        />
+        <label htmlFor="from-filter">{t("createdFrom")}</label>
+        <input id="from-filter" type="date" value={filters.from} onChange={(event) => filter({ from: event.target.value })} />
+        <label htmlFor="to-filter">{t("createdTo")}</label>
+        <input id="to-filter" type="date" value={filters.to} onChange={(event) => filter({ to: event.target.value })} />
+        <label>
+          <input type="checkbox" checked={filters.mine} onChange={(event) => filter({ mine: event.target.checked })} /> {t("assignedToMe")}
+        </label>
+        <label htmlFor="sort">{t("sortBy")}</label>
+        <select id="sort" value={filters.sort} onChange={(event) => filter({ sort: event.target.value as Sort })}>
+          {SORTS.map((sort) => (
+            <option key={sort} value={sort}>
+              {t(`sort_${sort.replace("-", "desc_")}` as MessageKey)}
             </option>
           ))}
         </select>
