@@ -166,6 +166,16 @@ describe("validation workspace in headless Chromium against the stack", function
       await page.getByText("No documents.").waitFor({ timeout: 10_000 });
       await search.fill("invoice-37");
       await row.getByText("to validate").waitFor({ timeout: 10_000 });
+      // Across every queue the person may read: the same document, with its queue named.
+      await page.goto(`${stack.gateway}/app/documents`);
+      await page.getByRole("heading", { name: "All documents" }).waitFor({ timeout: 10_000 });
+      await page
+        .getByRole("row")
+        .filter({ hasText: "invoice-37.pdf" })
+        .getByRole("link", { name: `Received invoices ${suffix}` })
+        .click();
+      await page.getByRole("heading", { name: `Received invoices ${suffix}` }).waitFor({ timeout: 10_000 });
+      await row.getByText("to validate").waitFor({ timeout: 10_000 });
 
       // The engine read the invoice number right; it is made wrong here, as an engine's mistake on another layout
       // would be, and the person puts it right by clicking the printed number on the page (click-to-fill).

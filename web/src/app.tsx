@@ -95,6 +95,8 @@ export function App({ services }: { services: Services }) {
             />
           ) : place.screen === "queue" ? (
             <QueueScreen key={place.queueId} place={place} />
+          ) : place.screen === "documents" ? (
+            <QueueScreen key="all documents" place={place} />
           ) : place.screen === "document" ? (
             <DocumentScreen key={place.documentId} documentId={place.documentId} />
           ) : (

@@ -6,6 +6,8 @@ export const BASE = "/app";
 export type Place =
   | { screen: "queues" }
   | { screen: "queue"; queueId: string; status?: string; page: number }
+  /** Every document the person may read, across their queues. */
+  | { screen: "documents"; status?: string; page: number }
   | { screen: "document"; documentId: string }
   /** The target of a mailed sign-in link (AUTH_APP_URL + /auth/magic-login?token=). */
   | { screen: "magic_login"; token: string }
@@ -25,6 +27,10 @@ export function placeOf(pathname: string, search = ""): Place {
     return { screen: "queue", queueId: segments[1]!, page, ...(status ? { status } : {}) };
   }
   if (segments[0] === "documents" && segments.length === 2) return { screen: "document", documentId: segments[1]! };
+  if (segments[0] === "documents" && segments.length === 1) {
+    const status = query.get("status") ?? undefined;
+    return { screen: "documents", page: Math.max(1, Number(query.get("page")) || 1), ...(status ? { status } : {}) };
+  }
   if (segments[0] === "auth" && segments.length === 2) {
     const token = query.get("token") ?? "";
     if (segments[1] === "magic-login") return { screen: "magic_login", token };
@@ -39,12 +45,14 @@ export function hrefOf(place: Place): string {
     case "queues":
     case "not_found":
       return `${BASE}/`;
-    case "queue": {
+    case "queue":
+    case "documents": {
       const query = new URLSearchParams();
       if (place.status) query.set("status", place.status);
       if (place.page > 1) query.set("page", String(place.page));
       const search = query.toString();
-      return `${BASE}/queues/${encodeURIComponent(place.queueId)}${search ? `?${search}` : ""}`;
+      const path = place.screen === "queue" ? `/queues/${encodeURIComponent(place.queueId)}` : "/documents";
+      return `${BASE}${path}${search ? `?${search}` : ""}`;
     }
     case "document":
       return `${BASE}/documents/${encodeURIComponent(place.documentId)}`;

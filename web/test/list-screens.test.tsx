@@ -125,3 +125,25 @@ describe("QueueScreen filters", () => {
     });
   });
 });
+
+describe("QueueScreen across queues", () => {
+  it("lists every readable document through GET /documents, each with its queue's name, without an upload area", async () => {
+    const { api, services } = await signedIn(
+      {
+        "GET /documents": () => json(200, { data: [aDocument()], pagination: { page: 1, page_size: 20, total: 1, total_pages: 1 } }),
+        [`GET /queues/${aDocument().queue_id}`]: () => json(200, { data: { ...aQueue(), name: "Invoices of Acme" } }),
+      },
+      "me",
+    );
+    render(
+      <ServicesContext.Provider value={services}>
+        <QueueScreen place={{ screen: "documents", page: 1 }} />
+      </ServicesContext.Provider>,
+    );
+    expect(await screen.findByRole("heading", { name: "All documents" })).toBeTruthy();
+    expect(await screen.findByRole("link", { name: "invoice.pdf" })).toBeTruthy();
+    expect(await screen.findByRole("link", { name: "Invoices of Acme" })).toBeTruthy();
+    expect(screen.queryByLabelText("Upload files", { selector: "input" })).toBeNull();
+    expect(api.callsTo("GET", "/documents").length).toBeGreaterThan(0);
+  });
+});

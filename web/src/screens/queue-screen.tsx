@@ -10,7 +10,7 @@ const PAGE_SIZE = 20;
 const IN_FLIGHT_POLL_MS = 2_000;
 const IN_FLIGHT = new Set(["received", "extracting", "exporting"]);
 
-type QueuePlace = Extract<Place, { screen: "queue" }>;
+type QueuePlace = Extract<Place, { screen: "queue" }> | Extract<Place, { screen: "documents" }>;
 
 interface UploadState {
   id: number;
@@ -41,6 +41,9 @@ const annotationValue = (document: DocumentDto, key: string) =>
  */
 export function QueueScreen({ place }: { place: QueuePlace }) {
   const { api } = useServices();
+  /** Undefined: every document the person may read, across their queues (GET /documents). */
+  const queueId = place.screen === "queue" ? place.queueId : undefined;
+  const [queueNames, setQueueNames] = useState<Record<string, string>>({});
   const i18n = useI18n();
   const { t } = i18n;
   const [queue, setQueue] = useState<Queue | undefined>();
@@ -54,35 +57,44 @@ export function QueueScreen({ place }: { place: QueuePlace }) {
   const uploadCounter = useRef(0);
 
   useEffect(() => {
-    void api.GET("/api/v2/queues/{queue_id}", { params: { path: { queue_id: place.queueId } } }).then(({ data, error: problem }) => {
+    if (!queueId) return;
+    void api.GET("/api/v2/queues/{queue_id}", { params: { path: { queue_id: queueId } } }).then(({ data, error: problem }) => {
       if (data) setQueue(data.data);
       else setError(problem?.detail ?? "");
     });
-  }, [api, place.queueId]);
+  }, [api, queueId]);
+
+  // Across queues, each row names its queue: the names of those listed, asked for once each.
+  useEffect(() => {
+    if (queueId || !documents) return;
+    const missing = [...new Set(documents.map((document) => document.queue_id))].filter((id) => !(id in queueNames));
+    for (const id of missing)
+      void api.GET("/api/v2/queues/{queue_id}", { params: { path: { queue_id: id } } }).then(({ data }) => {
+        if (data) setQueueNames((current) => ({ ...current, [id]: data.data.name }));
+      });
+  }, [api, queueId, documents, queueNames]);
 
   const load = useCallback(async () => {
-    const { data, error: problem } = await api.GET("/api/v2/queues/{queue_id}/documents", {
-      params: {
-        path: { queue_id: place.queueId },
-        query: {
-          page: place.page,
-          page_size: PAGE_SIZE,
-          sort: filters.sort,
-          ...(place.status ? { status: place.status } : {}),
-          ...(filters.q.trim() ? { q: filters.q.trim() } : {}),
-          ...(filters.from ? { created_from: filters.from } : {}),
-          ...(filters.to ? { created_to: filters.to } : {}),
-          ...(filters.mine ? { assigned_to_me: "true" as const } : {}),
-        },
-      },
-    });
+    const query = {
+      page: place.page,
+      page_size: PAGE_SIZE,
+      sort: filters.sort,
+      ...(place.status ? { status: place.status } : {}),
+      ...(filters.q.trim() ? { q: filters.q.trim() } : {}),
+      ...(filters.from ? { created_from: filters.from } : {}),
+      ...(filters.to ? { created_to: filters.to } : {}),
+      ...(filters.mine ? { assigned_to_me: "true" as const } : {}),
+    };
+    const { data, error: problem } = queueId
+      ? await api.GET("/api/v2/queues/{queue_id}/documents", { params: { path: { queue_id: queueId }, query } })
+      : await api.GET("/api/v2/documents", { params: { query } });
     if (data) {
       setDocuments(data.data);
       setPagination(data.pagination);
       setError(undefined);
     } else setError(problem?.detail ?? "");
     return data?.data ?? [];
-  }, [api, place.queueId, place.page, place.status, filters]);
+  }, [api, queueId, place.page, place.status, filters]);
 
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -106,7 +118,7 @@ export function QueueScreen({ place }: { place: QueuePlace }) {
       files.map(async (file, index) => {
         const id = started[index]!.id;
         const { error: problem, response } = await api.POST("/api/v2/queues/{queue_id}/documents", {
-          params: { path: { queue_id: place.queueId } },
+          params: { path: { queue_id: queueId ?? "" } },
           // The multipart form: the file streams through the gateway as it is.
           body: { file_name: file.name } as never,
           bodySerializer: () => {
@@ -143,7 +155,7 @@ export function QueueScreen({ place }: { place: QueuePlace }) {
     if (files.length) void upload(files);
   };
 
-  const go = (change: Partial<QueuePlace>) => navigate({ ...place, ...change });
+  const go = (change: { status?: string | undefined; page?: number }) => navigate({ ...place, ...change } as QueuePlace);
   const filter = (change: Partial<Filters>) => {
     setFilters((current) => ({ ...current, ...change }));
     if (place.page !== 1) go({ page: 1 });
@@ -157,42 +169,44 @@ export function QueueScreen({ place }: { place: QueuePlace }) {
           {t("queues")}
         </a>
       </p>
-      <h1 id="queue-title">{queue?.name ?? t("documents")}</h1>
-      <section
-        className={dragging ? "dropzone dragging" : "dropzone"}
-        aria-label={t("upload")}
-        onDragOver={(event) => {
-          event.preventDefault();
-          setDragging(true);
-        }}
-        onDragLeave={() => setDragging(false)}
-        onDrop={onDrop}
-      >
-        <span>{t("dropHere")} </span>
-        <button type="button" className="secondary" onClick={() => picker.current?.click()}>
-          {t("choose")}
-        </button>
-        <input
-          ref={picker}
-          type="file"
-          multiple
-          hidden
+      <h1 id="queue-title">{queueId ? (queue?.name ?? t("documents")) : t("allDocuments")}</h1>
+      {queueId && (
+        <section
+          className={dragging ? "dropzone dragging" : "dropzone"}
           aria-label={t("upload")}
-          accept=".pdf,.png,.jpg,.jpeg,.tif,.tiff,.xml,.isdocx,application/pdf,image/*,application/xml,text/xml"
-          onChange={onPick}
-        />
-        <ul className="uploads" aria-live="polite">
-          {uploads.map((entry) => (
-            <li key={entry.id} className={`upload upload-${entry.state}`}>
-              {entry.state === "uploading"
-                ? t("uploading", { name: entry.name })
-                : entry.state === "done"
-                  ? t("uploaded", { name: entry.name })
-                  : t("uploadFailed", { name: entry.name, detail: entry.detail ?? "" })}
-            </li>
-          ))}
-        </ul>
-      </section>
+          onDragOver={(event) => {
+            event.preventDefault();
+            setDragging(true);
+          }}
+          onDragLeave={() => setDragging(false)}
+          onDrop={onDrop}
+        >
+          <span>{t("dropHere")} </span>
+          <button type="button" className="secondary" onClick={() => picker.current?.click()}>
+            {t("choose")}
+          </button>
+          <input
+            ref={picker}
+            type="file"
+            multiple
+            hidden
+            aria-label={t("upload")}
+            accept=".pdf,.png,.jpg,.jpeg,.tif,.tiff,.xml,.isdocx,application/pdf,image/*,application/xml,text/xml"
+            onChange={onPick}
+          />
+          <ul className="uploads" aria-live="polite">
+            {uploads.map((entry) => (
+              <li key={entry.id} className={`upload upload-${entry.state}`}>
+                {entry.state === "uploading"
+                  ? t("uploading", { name: entry.name })
+                  : entry.state === "done"
+                    ? t("uploaded", { name: entry.name })
+                    : t("uploadFailed", { name: entry.name, detail: entry.detail ?? "" })}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
       <div className="filters">
         <label htmlFor="status-filter">{t("status")}</label>
         <select
@@ -241,6 +255,7 @@ export function QueueScreen({ place }: { place: QueuePlace }) {
           <thead>
             <tr>
               <th scope="col">{t("fileName")}</th>
+              {!queueId && <th scope="col">{t("queue")}</th>}
               <th scope="col">{t("status")}</th>
               <th scope="col">{t("invoiceId")}</th>
               <th scope="col">{t("supplier")}</th>
@@ -261,6 +276,16 @@ export function QueueScreen({ place }: { place: QueuePlace }) {
                     {document.file_name}
                   </a>
                 </td>
+                {!queueId && (
+                  <td>
+                    <a
+                      href={`/app/queues/${document.queue_id}`}
+                      onClick={(event) => followLink(event, { screen: "queue", queueId: document.queue_id, page: 1 })}
+                    >
+                      {queueNames[document.queue_id] ?? t("queue")}
+                    </a>
+                  </td>
+                )}
                 <td>
                   <span className={`status status-${document.status}`}>{i18n.status(document.status)}</span>
                 </td>

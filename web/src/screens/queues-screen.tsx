@@ -85,6 +85,11 @@ export function QueuesScreen() {
   return (
     <section aria-labelledby="queues-title">
       <h1 id="queues-title">{i18n.t("queues")}</h1>
+      <p>
+        <a href="/app/documents" onClick={(event) => followLink(event, { screen: "documents", page: 1 })}>
+          {i18n.t("allDocuments")}
+        </a>
+      </p>
       {empty && <p>{i18n.t("noQueues")}</p>}
       {trees.map(({ organization, workspaces }) => (
         <section key={organization.id} className="organization" aria-label={organization.name}>
