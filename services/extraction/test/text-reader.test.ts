@@ -183,3 +183,22 @@ describe("extraction engine: labels and parties on layouts nobody wrote the engi
     expect(value(result, "buyer_name")).to.equal("Hafen Logistik AG");
   });
 });
+
+describe("text reader: the kind of document", () => {
+  it("reads a credit note's title (de, en, cs, fr) as document_type credit_note; an invoice's, or an ambiguous 'Gutschrift', as nothing", async () => {
+    for (const title of ["Rechnungskorrektur Nr. RK-2026-7", "Credit note CN-7", "Dobropis c. 2026-7", "Avoir n° AV-7"]) {
+      const bytes = await placedPdf([
+        [title, 40, 40, 16],
+        ["Datum: 05.03.2026", 40, 80],
+        ["Gesamtbetrag: 119,00 EUR", 330, 300],
+      ]);
+      const result = await extractInvoice({ bytes });
+      expect(value(result, "document_type"), title).to.equal("credit_note");
+    }
+    const invoice = await extractInvoice({ bytes: await placedPdf(layoutOf("fr").placed) });
+    expect(value(invoice, "document_type")).to.equal(undefined);
+    // A German "Gutschrift" is a self-billed invoice as often as a credit note: no kind rather than a wrong one.
+    const selfBilled = await placedPdf([["Gutschrift (Selbst ausgestellte Rechnung) Nr. 47110818", 40, 40, 12]]);
+    expect(value(await extractInvoice({ bytes: selfBilled }), "document_type")).to.equal(undefined);
+  });
+});

@@ -466,6 +466,10 @@ export function fieldsFromLines(lines: Line[], source: ValueSource, pageSizes: P
   const currency = findCurrency(all, hits, totals);
   if (currency) set("currency", currency);
 
+  // ---- the kind of document: a credit note says so in its title
+  const creditNote = findCreditNote(all);
+  if (creditNote) set("document_type", creditNote);
+
   return {
     format: source === "builtin:ocr" ? "ocr" : "pdf_text",
     fields,
@@ -815,6 +819,24 @@ const CURRENCY_MARKS: [RegExp, string][] = [
   [/\bDKK\b/g, "DKK"],
   [/\bNOK\b/g, "NOK"],
 ];
+
+/**
+ * A credit note's title in the languages the labels cover ("Rechnungskorrektur", "Credit note", "Dobropis", "Avoir", …).
+ * Not "Gutschrift": in German it names a self-billed invoice as often as a credit (the corpus has both).
+ */
+const CREDIT_NOTE_TITLE =
+  /^(rechnungskorrektur|stornorechnung|credit note|credit memo|creditnota|creditfactuur|dobropis|opravny danovy doklad|faktura korygujaca|nota korygujaca|avoir|facture d'avoir|nota di credito|nota de credito|factura rectificativa)\b/;
+
+/**
+ * `credit_note` when a line of the page's upper half starts with a credit note's title; nothing otherwise (an
+ * invoice's title proves nothing an e-invoice's type code would not, and a wrong kind is worse than none).
+ */
+function findCreditNote(all: Seg[]): Candidate | undefined {
+  const firstPage = all.filter((seg) => seg.page === 1);
+  const lowest = Math.max(...firstPage.map((seg) => seg.y));
+  const seg = firstPage.find((candidate) => candidate.y <= lowest / 2 && CREDIT_NOTE_TITLE.test(candidate.folded.trim()));
+  return seg && { value: "credit_note", evidence: { label: "strong", place: "inline" }, seg, start: 0, end: seg.text.length };
+}
 
 function findCurrency(all: Seg[], hits: Hit[], totals: Partial<Record<string, Candidate>>): Candidate | undefined {
   for (const hit of hits.filter((entry) => entry.key === "currency")) {
