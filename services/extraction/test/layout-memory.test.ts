@@ -1,6 +1,8 @@
 import { DEFAULT_ANNOTATION_SCHEMA, type SchemaField } from "@docex/annotations";
+import { createLogger } from "@docex/kit";
 import { expect } from "chai";
 import { PDFDocument, StandardFonts } from "pdf-lib";
+import { LayoutLearning } from "../src/domain/layout-learning.js";
 import { type LayoutPlace, placeConfidence, placesOf, readAs, readPlaces } from "../src/domain/layout-memory.js";
 import { extractInvoice } from "../src/engine/engine.js";
 import type { PageWord } from "../src/engine/types.js";
@@ -79,5 +81,33 @@ describe("supplier layouts learned from validation (issue 36, item 7)", function
     expect(placeConfidence({ confirmed: 1, missed: 0 })).to.equal(67);
     expect(placeConfidence({ confirmed: 9, missed: 0 })).to.equal(91);
     expect(placeConfidence({ confirmed: 1, missed: 3 })).to.equal(33);
+  });
+});
+
+describe("applying a supplier's layout to a new reading", () => {
+  it("replaces what the engine read from the page, never a value read exactly (an e-invoice's XML, a payment code)", async () => {
+    const first = { number: "HU-2026-0042", issued: "03.11.2026", due: "17.11.2026", total: "12 345,60" };
+    const confirmed = typed({ invoice_id: "HU-2026-0042", issue_date: "2026-11-03", due_date: "2026-11-17", total_due: "12345.60" });
+    const places = learned(placesOf(SCHEMA, confirmed, await hungarian(first)));
+    const layouts = new LayoutLearning({
+      documents: { findDocument: async () => undefined, findQueue: async () => undefined },
+      pages: { list: async () => undefined, words: async () => undefined },
+      layouts: { places: async () => places, learn: async () => true },
+      logger: createLogger("layout-test", "silent"),
+    });
+    const second = await hungarian({ number: "HU-2026-0107", issued: "24.11.2026", due: "08.12.2026", total: "980,00" });
+    const engine = [
+      { key: "supplier_tax_id", value: "CZ64610080", source: "builtin:pdf_text" },
+      { key: "invoice_id", value: "HU-2026-0107-XML", source: "builtin:einvoice" },
+      { key: "total_due", value: "980.00", source: "builtin:qr" },
+      { key: "due_date", value: "2026-01-01", source: "builtin:pdf_text" },
+    ];
+    const applied = valuesOf(await layouts.apply("q-1", SCHEMA, engine, second));
+    expect(applied).to.deep.include({
+      invoice_id: "HU-2026-0107-XML",
+      total_due: "980.00",
+      due_date: "2026-12-08",
+      issue_date: "2026-11-24",
+    });
   });
 });

@@ -10,6 +10,9 @@ import { LAYOUT_SOURCE, type PageWords, placesOf, readPlaces } from "./layout-me
 /** The durable consumer of document.status_changed whose moves teach the supplier layouts. */
 export const DOCUMENT_VALIDATED_CONSUMER = "extraction__document_validated";
 
+/** Sources of values read exactly, which a layout's reading never replaces. */
+const EXACT_SOURCES = new Set(["builtin:einvoice", "builtin:qr"]);
+
 /** Where a person's move out of manual validation goes: the document's values are confirmed then. */
 const VALIDATED = new Set(["in_approval", "ready_to_export", "exported"]);
 
@@ -71,7 +74,15 @@ export class LayoutLearning {
     if (!identity || pages.size === 0) return annotations;
     const places = await this.deps.layouts.places(queueId, identity.key);
     if (places.length === 0) return annotations;
-    const read = new Map(readPlaces(schema, places, pages).map((annotation) => [annotation.key, annotation]));
+    // A value read exactly (an e-invoice's XML, a checksummed payment code) is better than any place on the page.
+    const exact = new Set(
+      annotations.filter((annotation) => EXACT_SOURCES.has(annotation.source ?? "")).map((annotation) => annotation.key),
+    );
+    const read = new Map(
+      readPlaces(schema, places, pages)
+        .filter((annotation) => !exact.has(annotation.key))
+        .map((annotation) => [annotation.key, annotation]),
+    );
     const kept = annotations.filter((annotation) => !read.has(annotation.key));
     return [...kept, ...read.values()];
   }
