@@ -189,7 +189,10 @@ interface Hit {
 }
 
 const CONNECTOR =
-  /^(?:[\s:#.=\-–—)]+|\((?:excl|incl|inkl|zzgl|ohne|mit|bez|vc?etne|ht|ttc|hors|toutes)[^)]{0,30}\)|\(\d{1,3}\)|nr\.?|no\.?|n[°º]\.?|number|nummer|numero|num\.?|c\.|cislo|#|\d{1,2}(?:[.,]\d{1,2})? ?%|in|en|ve|w)(?=[\s:#.]|$)/;
+  /^(?:(?:nr|no|n[°º]|num)\.(?=[a-z0-9])|[\s:#.=\-–—)]+|\((?:excl|incl|inkl|zzgl|ohne|mit|bez|vc?etne|ht|ttc|hors|toutes)[^)]{0,30}\)|\(\d{1,3}\)|nr\.?|no\.?|n[°º]\.?|number|nummer|numero|num\.?|c\.|cislo|#|\d{1,2}(?:[.,]\d{1,2})? ?%|in|en|ve|w)(?=[\s:#.]|$)/;
+
+/** A word for number opening a segment: "Nr. 471102", "No: 42", "#42". */
+const NUMBER_WORD = /^(?:nr|no|n[°º]|number|nummer|numero|num|cislo|#)\.?(?=[\s:#.]|\d|$)[\s:.]*/;
 
 /** The original text after a label, connectors ("Nr.", "#", ":", "(380)", "19 %") skipped. */
 function afterLabel(seg: Seg, end: number): { text: string; start: number; numbered: boolean } {
@@ -215,6 +218,26 @@ function leading(text: string, parse: Parser, maxTokens: number): { value: strin
     if (value !== undefined) return { value, length };
   }
   return undefined;
+}
+
+/**
+ * The date printed after an invoice number ("Rechnung Nr. 42 vom 05.03.2018"), in the number's segment or the next
+ * ones on its line (OCR parts the words where the gaps are wide: "Nr. 42 | vom | 05.03.2018").
+ */
+function dateAfterNumber(segs: Seg[][], id: Candidate, parse: Parser): Candidate | undefined {
+  const row = segs[id.seg.line] ?? [];
+  const pieces: { seg: Seg; from: number; at: number }[] = [];
+  let text = "";
+  for (const [seg, from] of [[id.seg, id.end] as const, ...row.slice(id.seg.index + 1, id.seg.index + 3).map((seg) => [seg, 0] as const)]) {
+    pieces.push({ seg, from, at: text.length });
+    text += `${seg.text.slice(from)} `;
+  }
+  const match = /^\s*[,;]?\s*(?:vom|von|du|dated|of|del|de|z dnia|ze dne|zo dna|dd\.?|van|issued at|issued on)\s+/i.exec(text);
+  if (!match) return undefined;
+  const piece = pieces.findLast((candidate) => candidate.at <= match[0].length) as (typeof pieces)[number];
+  const start = piece.from + (match[0].length - piece.at);
+  const read = leading(piece.seg.text.slice(start), parse, 4);
+  return read && { value: read.value, evidence: { label: "strong", place: "inline" }, seg: piece.seg, start, end: start + read.length };
 }
 
 export function fieldsFromLines(lines: Line[], source: ValueSource, pageSizes: PageSizes = []): ExtractionResult {
@@ -275,11 +298,19 @@ export function fieldsFromLines(lines: Line[], source: ValueSource, pageSizes: P
     const skip = /^[A-Z]{3}$|^[€$£]$/.test(row[hit.seg.index + 1]?.text.trim() ?? "") && parse === amount ? 1 : 0;
     const right = row[hit.seg.index + 1 + skip];
     if (right) {
-      const text = right.text.replace(/^[:\s]+/, "");
+      // The word for number may stand apart from its label ("Handelsrechnung | Nr. 471102", OCR's wide gaps).
+      const number = NUMBER_WORD.exec(right.folded);
+      const text = right.text.slice(number?.[0].length ?? 0).replace(/^[:\s]+/, "");
       const offset = right.text.length - text.length;
       const read = leading(text, parse, maxTokens);
       if (read)
-        found.push({ value: read.value, evidence: { label, place: "right" }, seg: right, start: offset, end: offset + read.length });
+        found.push({
+          value: read.value,
+          evidence: { label: number ? "strong" : label, place: "right" },
+          seg: right,
+          start: offset,
+          end: offset + read.length,
+        });
       if (read || hitsIn(right).length === 0) return found;
     }
     if (!allowBelow) return found;
@@ -336,17 +367,7 @@ export function fieldsFromLines(lines: Line[], source: ValueSource, pageSizes: P
   const invoiceId = best(idCandidates);
   set("invoice_id", invoiceId);
   let issue = best(dateCandidates("issue_date", (hit) => hit.tier === "strong"));
-  if (!issue && invoiceId) {
-    const rest = invoiceId.seg.text.slice(invoiceId.end);
-    const match = /^\s*[,;]?\s*(?:vom|von|du|dated|of|del|de|z dnia|ze dne|zo dna|dd\.?|van|issued at|issued on)\s+/i.exec(rest);
-    if (match) {
-      const read = leading(rest.slice(match[0].length), dateParser, 4);
-      if (read) {
-        const start = invoiceId.end + match[0].length;
-        issue = { value: read.value, evidence: { label: "strong", place: "inline" }, seg: invoiceId.seg, start, end: start + read.length };
-      }
-    }
-  }
+  if (!issue && invoiceId) issue = dateAfterNumber(segs, invoiceId, dateParser);
   issue ??= best(dateCandidates("issue_date", (hit) => hit.tier === "weak" && hit.start === 0));
   set("issue_date", issue);
   set("due_date", best(dateCandidates("due_date")));
@@ -810,7 +831,8 @@ function findTotals(
 const CURRENCY_MARKS: [RegExp, string][] = [
   [/\bCZK\b|Kč|\bKc\b/g, "CZK"],
   [/\bEUR\b|€/g, "EUR"],
-  [/\bUSD\b|US\$|\$/g, "USD"],
+  // Not "19 $": OCR reads a VAT rate's "%" as "$", and a dollar amount puts its sign first.
+  [/\bUSD\b|US\$|(?<!(?:^|\s)\d{1,2}(?:[.,]\d{1,2})? ?)\$/g, "USD"],
   [/\bGBP\b|£/g, "GBP"],
   [/\bPLN\b|zł/g, "PLN"],
   [/\bCHF\b/g, "CHF"],
