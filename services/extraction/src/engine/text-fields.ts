@@ -722,7 +722,8 @@ function findParties(segs: Seg[][], all: Seg[], hits: Hit[], hitsOf: (seg: Seg) 
         };
       if (!result.buyerName && !result.buyer) {
         for (let lineIndex = first.line + 1; lineIndex < Math.min(segs.length, first.line + 4); lineIndex += 1) {
-          const under = (segs[lineIndex] as Seg[]).find((seg) => Math.abs(seg.x - first.x) < first.height * 2);
+          // The address starts under the sender line or left of it (the line is small print, often indented).
+          const under = (segs[lineIndex] as Seg[]).find((seg) => seg.x > first.x - first.height * 12 && seg.x < first.x + first.height * 2);
           if (!under) continue;
           const buyer = partyName(under.text);
           if (buyer && !/^(herr|frau|mr|mrs|ms|m\.|mme)\b/i.test(buyer)) {
@@ -753,7 +754,63 @@ function findParties(segs: Seg[][], all: Seg[], hits: Hit[], hitsOf: (seg: Seg) 
       }
     }
   }
+  if (!result.buyerName && !result.buyer) {
+    // A delivery address's block, in its heading's column (another address may stand beside it).
+    const elsewhere = headings
+      .filter((entry) => entry.role === "other")
+      .flatMap((entry) => blockOf(entry).filter((seg) => seg.x < entry.seg.xEnd + entry.seg.height * 4));
+    const buyer = unheadedAddress(segs, all, result, elsewhere, hitsOf);
+    if (buyer) result.buyerName = buyer;
+  }
   return result;
+}
+
+/** A town with its postal code: "80333 München", "DE-80333 München", "110 00 Praha", "1012 AB Amsterdam", "…, CA 94105". */
+const POSTAL_TOWN =
+  /^(?:[A-Z]{1,2}[- ]?)?(?:\d{5}|\d{4}(?: ?[A-Z]{2}(?=\s))?|\d{3} \d{2})\s+\p{Lu}|,\s*[A-Z]{2}\s+\d{5}(?:-\d{4})?$|\b[A-Z]{1,2}\d[A-Z\d]? \d[A-Z]{2}$/u;
+
+/**
+ * The buyer when no heading names it (a window envelope's address with no sender line above it): the one address
+ * block in the upper part of the first page — a name, then within about five lines at its x a postal code and town — that
+ * is not the supplier's, not under another heading (a delivery address) and not the supplier's letterhead. Two such
+ * blocks and nothing tells which is the buyer's: none is taken.
+ */
+function unheadedAddress(
+  segs: Seg[][],
+  all: Seg[],
+  parties: Parties,
+  elsewhere: Seg[],
+  hitsOf: (seg: Seg) => Hit[],
+): Candidate | undefined {
+  const firstPage = all.filter((seg) => seg.page === 1);
+  const bottom = Math.max(...firstPage.map((seg) => seg.y + seg.height));
+  const blocked = new Set([...(parties.supplier ?? []), ...elsewhere]);
+  const supplier = parties.supplierName && foldText(parties.supplierName.value);
+  const blocks: { name: Candidate; lines: Set<Seg> }[] = [];
+  for (const seg of firstPage) {
+    if (seg.y > bottom * 0.45 || blocked.has(seg) || hitsOf(seg).length > 0 || blocks.some((block) => block.lines.has(seg))) continue;
+    const name = partyName(seg.text);
+    if (!name || seg === parties.supplierName?.seg || POSTAL_TOWN.test(seg.text)) continue;
+    const lines = new Set([seg]);
+    let town = false;
+    for (let lineIndex = seg.line + 1; lineIndex < segs.length && !town; lineIndex += 1) {
+      const line = segs[lineIndex] as Seg[];
+      if (line[0]?.page !== seg.page || (line[0]?.y ?? 0) > seg.y + seg.height * 7) break;
+      const under = line.find((other) => Math.abs(other.x - seg.x) < seg.height * 1.5);
+      if (!under) continue;
+      if (blocked.has(under) || hitsOf(under).length > 0) break;
+      lines.add(under);
+      town = POSTAL_TOWN.test(under.text.trim());
+    }
+    if (!town) continue;
+    // The supplier's own address (its name, or its letterhead holding its name) is not the buyer's.
+    if (supplier && [...lines].some((line) => foldText(line.text).includes(supplier))) continue;
+    blocks.push({
+      name: { value: name, evidence: { label: "none", place: "below", party: false }, seg, start: 0, end: name.length },
+      lines,
+    });
+  }
+  return blocks.length === 1 ? blocks[0]?.name : undefined;
 }
 
 // ---------------------------------------------------------------- totals
