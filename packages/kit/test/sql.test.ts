@@ -325,13 +325,14 @@ describe("Sql transactions (real Postgres)", function () {
   it("connections answer as Sequelize's did: time zone UTC, a date as the text Postgres wrote, numeric and bigint as text", async () => {
     expect(await sql.one("SHOW TimeZone")).to.deep.equal({ TimeZone: "UTC" });
     const row = await sql.one(
-      "SELECT '2026-12-07'::date AS day, ARRAY['2026-01-02'::date, NULL] AS days, 'infinity'::date AS never, 1.50::numeric AS amount, 9007199254740993::bigint AS big, now() AS at",
+      "SELECT '2026-12-07'::date AS day, ARRAY['2026-01-02'::date, NULL] AS days, 'infinity'::date AS never, 1.50::numeric AS amount, ARRAY[1.50, 2]::numeric[] AS amounts, 9007199254740993::bigint AS big, now() AS at",
     );
     expect(row).to.deep.include({
       day: "2026-12-07",
       days: ["2026-01-02", null],
       never: Number.POSITIVE_INFINITY,
       amount: "1.50",
+      amounts: ["1.50", "2"],
       big: "9007199254740993",
     });
     expect((row as { at: unknown }).at).to.be.instanceOf(Date);

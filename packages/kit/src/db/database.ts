@@ -52,9 +52,15 @@ export class GuardedPgClient extends pg.Client {
   }
 }
 
-/** Postgres' `date` and `date[]`: kept as the text Postgres wrote ('2026-12-07'), as Sequelize gave them; pg would make a local midnight Date. */
+/**
+ * Where Sequelize's parsers of column values differed from pg's, and so where the statements answered otherwise than
+ * pg alone would: `date` and `date[]` stay the text Postgres wrote ('2026-12-07'; pg makes a local midnight Date), and
+ * `numeric[]` an array of strings (pg makes floats; a single numeric is a string in both). Range types also differed;
+ * no table has one.
+ */
 const DATE_OID = 1082;
 const DATE_ARRAY_OID = 1182;
+const NUMERIC_ARRAY_OID = 1231;
 const TEXT_ARRAY_OID = 1009;
 
 function dateAsWritten(value: string): string | number {
@@ -63,13 +69,15 @@ function dateAsWritten(value: string): string | number {
   return value;
 }
 
-/** pg's parsers of column values, but for `date` (above). */
+const textArray = pg.types.getTypeParser(TEXT_ARRAY_OID as never, "text") as (value: string) => Array<string | null>;
+
+/** pg's parsers of column values, but for those above. */
 const columnTypes = {
   getTypeParser(oid: number, format?: "text" | "binary") {
-    if (format !== "binary" && oid === DATE_OID) return dateAsWritten;
-    if (format !== "binary" && oid === DATE_ARRAY_OID) {
-      const textArray = pg.types.getTypeParser(TEXT_ARRAY_OID as never, "text") as (value: string) => Array<string | null>;
-      return (value: string) => textArray(value).map((each) => (each === null ? null : dateAsWritten(each)));
+    if (format !== "binary") {
+      if (oid === DATE_OID) return dateAsWritten;
+      if (oid === DATE_ARRAY_OID) return (value: string) => textArray(value).map((each) => (each === null ? null : dateAsWritten(each)));
+      if (oid === NUMERIC_ARRAY_OID) return textArray;
     }
     return pg.types.getTypeParser(oid, format);
   },
@@ -87,8 +95,8 @@ interface PoolSettings {
 
 /**
  * A pool of connections to the database at `url`. Each connection starts with what Sequelize's connections had, so
- * that statements answer as they did: time zone UTC (timestamps written and `::date` casts of them), warnings and
- * errors only as notices. A connection waits 10 s at most for a free one or a new one (then the statement fails as
+ * that statements answer as they did: time zone UTC (timestamps written and `::date` casts of them), and no notice
+ * below a warning sent. A connection waits 10 s at most for a free one or a new one (then the statement fails as
  * the database being unavailable), and an idle one above `min` closes after 10 s.
  */
 function poolOf(settings: PoolSettings): pg.Pool {
@@ -104,8 +112,9 @@ function poolOf(settings: PoolSettings): pg.Pool {
     types: columnTypes,
   });
   // An idle connection that breaks (its backend terminated) is dropped by the pool, which tells it here; without a
-  // listener the error would end the process.
-  pool.on("error", (error) => settings.logger.warn({ err: error }, "an idle database connection failed; the pool dropped it"));
+  // listener the error would end the process. Nothing to act on (the next statement opens a new one, and readiness
+  // reports a database that stays away), so as quiet as Sequelize's pool was.
+  pool.on("error", (error) => settings.logger.debug({ err: error }, "an idle database connection failed; the pool dropped it"));
   return pool;
 }
 
