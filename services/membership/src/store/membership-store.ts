@@ -1,6 +1,5 @@
 import { type DocexEvent, eventSubject } from "@docex/events";
-import { claimEvent, isUuid, type Outbox, Sql, type Tx } from "@docex/kit";
-import type { Sequelize } from "sequelize";
+import { claimEvent, isUuid, type Outbox, type Sql, type Tx } from "@docex/kit";
 import type { Grant, MembershipStatus, Role } from "../domain/roles.js";
 
 export type { Tx };
@@ -82,14 +81,10 @@ const GRANT_COLUMNS = "m.user_id, m.role, m.queue_ids::text[] AS queue_ids, m.st
 
 /** Every table of the membership database; answers are plain objects. */
 export class MembershipStore {
-  private readonly sql: Sql;
-
   constructor(
-    private readonly sequelize: Sequelize,
+    private readonly sql: Sql,
     private readonly outbox: Outbox,
-  ) {
-    this.sql = new Sql(sequelize);
-  }
+  ) {}
 
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     return this.sql.transaction(work);
@@ -127,7 +122,7 @@ export class MembershipStore {
 
   /** Records that `consumer` handled `eventId` in `tx`; false when it was handled before. */
   claimEvent(tx: Tx, consumer: string, eventId: string): Promise<boolean> {
-    return claimEvent(this.sequelize, tx, consumer, eventId);
+    return claimEvent(this.sql, tx, consumer, eventId);
   }
 
   /** Serializes work on one key (an idempotency key) across instances, until `tx` ends. */
