@@ -146,8 +146,11 @@ export function renderKustomization(dir: string, nested = false, inherited?: K8s
     for (const container of objects.filter(isWorkload).flatMap((workload) => containersOf(workload.spec.template.spec))) {
       const [, name, tag] = container.image.match(/^([^@]+?)(?::([^:/@]+))?(@.+)?$/) ?? [];
       if (name !== image.name) continue;
-      const newTag = image.digest ? `@${image.digest}` : `:${image.newTag ?? tag}`;
-      container.image = `${image.newName ?? name}${newTag}`;
+      // As kustomize (v5): a digest replaces the tag unless newTag is given too, which keeps both (name:tag@digest).
+      const reference = image.digest
+        ? `${image.newTag ? `:${image.newTag}` : ""}@${image.digest}`
+        : `${(image.newTag ?? tag) ? `:${image.newTag ?? tag}` : ""}`;
+      container.image = `${image.newName ?? name}${reference}`;
     }
   }
   for (const replacement of kustomization.replacements ?? []) replace(dir, objects, replacement);
