@@ -65,6 +65,80 @@ function confValue(conf: string, key: string): string | undefined {
   return conf.match(new RegExp(`^\\s*${key}\\s*[:=]\\s*(.+?)\\s*$`, "m"))?.[1];
 }
 
+/**
+ * The options nats.conf may set, by their path of blocks: each is in the configuration reference of NATS 2.12, the
+ * line production runs (deploy/README.md, "Upgrading NATS"), with the same meaning it had in 2.10 and 2.11. A new
+ * option goes here after checking it there.
+ */
+const NATS_2_12_OPTIONS = new Set([
+  "server_name",
+  "listen",
+  "http",
+  "include",
+  // docex-users.conf: one user per service, each with its permissions (checked against SERVICE_EVENTS above).
+  "authorization",
+  "authorization.users",
+  "max_payload",
+  "pid_file",
+  "lame_duck_grace_period",
+  "lame_duck_duration",
+  "tls",
+  "tls.cert_file",
+  "tls.key_file",
+  "tls.ca_file",
+  "tls.verify",
+  "tls.timeout",
+  "jetstream",
+  "jetstream.store_dir",
+  "jetstream.max_memory_store",
+  "jetstream.max_file_store",
+  "cluster",
+  "cluster.name",
+  "cluster.listen",
+  "cluster.routes",
+  "cluster.tls",
+  "cluster.tls.cert_file",
+  "cluster.tls.key_file",
+  "cluster.tls.ca_file",
+  "cluster.tls.verify",
+  "cluster.tls.verify_cert_and_check_known_urls",
+  "cluster.tls.timeout",
+  "cluster.authorization",
+  "cluster.authorization.user",
+  "cluster.authorization.password",
+  "cluster.authorization.timeout",
+]);
+
+/** The option paths a nats.conf sets (`jetstream.store_dir`), following its `include`s inside `files`; arrays are values. */
+function confOptions(conf: string, files: Record<string, string> = {}, prefix: string[] = []): string[] {
+  const options: string[] = [];
+  const stack = [...prefix];
+  let arrayDepth = 0;
+  for (const raw of conf.split("\n")) {
+    const line = raw.replace(/(^|\s)(#|\/\/).*$/, "").trim();
+    if (line === "") continue;
+    if (arrayDepth > 0) {
+      arrayDepth += (line.match(/\[/g) ?? []).length - (line.match(/\]/g) ?? []).length;
+      continue;
+    }
+    if (line === "}") {
+      stack.pop();
+      continue;
+    }
+    const [, key = "", rest = ""] = line.match(/^([A-Za-z_][\w-]*)\s*[:=]?\s*(.*)$/) ?? [];
+    if (!key) throw new Error(`nats.conf: cannot read the line ${raw}`);
+    const at = [...stack, key].join(".");
+    options.push(at);
+    if (key === "include") {
+      const included = files[rest.replace(/^\.\//, "").replace(/;$/, "")];
+      if (included === undefined) throw new Error(`nats.conf includes ${rest}, which is not beside it`);
+      options.push(...confOptions(included, files, stack).filter((option) => option !== "include"));
+    } else if (rest.startsWith("{") && !rest.endsWith("}")) stack.push(key);
+    else if (rest.startsWith("[")) arrayDepth = (rest.match(/\[/g) ?? []).length - (rest.match(/\]/g) ?? []).length;
+  }
+  return options;
+}
+
 const seconds = (duration: string | undefined) => Number(duration?.match(/^(\d+)s$/)?.[1] ?? Number.NaN);
 
 describe("NATS on Kubernetes (deploy/k8s/infra/nats, its overlays and deploy/monitoring/nats.yaml)", () => {
@@ -188,6 +262,45 @@ describe("NATS on Kubernetes (deploy/k8s/infra/nats, its overlays and deploy/mon
       ).to.deep.equal(tlsProbePort === undefined ? [metricsPort] : [metricsPort, tlsProbePort]);
     });
   }
+
+  it("every NATS server runs the 2.12 line: production at a fixed patch with its digest, the base, the reloader and compose on the same minor", () => {
+    const minorOf = (image: string | undefined) => image?.match(/^nats:(\d+\.\d+)[.-]/)?.[1];
+    const production = natsOf("production");
+    expect(production.server.image).to.match(/^nats:2\.12\.\d+-alpine@sha256:[0-9a-f]{64}$/);
+    const images = [
+      ...(["dev", "production"] as const).flatMap((name) =>
+        natsOf(name)
+          .statefulSet.spec.template.spec.containers.filter((container) => container.name !== "metrics" && container.name !== "tls-probe")
+          .map((container) => ({ where: `${name} ${container.name}`, image: container.image })),
+      ),
+      {
+        where: "docker-compose.yml",
+        image: (parse(readFileSync(path.join(root, "docker-compose.yml"), "utf8")) as { services: Record<string, { image?: string }> })
+          .services.nats?.image,
+      },
+    ];
+    expect(images.filter(({ image }) => minorOf(image) !== "2.12")).to.deep.equal([]);
+  });
+
+  it("nats.conf (every render and compose's) sets only options of NATS 2.12's configuration reference", () => {
+    const problems: string[] = [];
+    for (const name of Object.keys(RENDERS) as RenderName[]) {
+      const files = findConfigMap(renders[name], "nats-config")?.data ?? {};
+      const options = confOptions(files["nats.conf"] ?? "", files);
+      expect(options, `${name}: what the reader found`).to.include.members([
+        "jetstream.max_file_store",
+        "authorization.users",
+        ...(name === "production" ? ["cluster.routes"] : []),
+      ]);
+      for (const option of options) if (!NATS_2_12_OPTIONS.has(option)) problems.push(`${name}: ${option}`);
+    }
+    const compose = path.join(root, "deploy/compose");
+    for (const option of confOptions(readFileSync(path.join(compose, "nats.conf"), "utf8"), {
+      "docex-users.conf": "# the generated users: authorization { users: [...] }, checked against SERVICE_EVENTS above\n",
+    }))
+      if (!NATS_2_12_OPTIONS.has(option)) problems.push(`compose: ${option}`);
+    expect(problems, problems.join("\n")).to.deep.equal([]);
+  });
 
   it("dev: NATS without TLS, and no service asks for it", () => {
     expect(natsOf("dev").conf).to.not.match(/^\s*tls\s*\{/m);
