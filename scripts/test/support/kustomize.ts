@@ -334,13 +334,35 @@ function strategicMerge(base: unknown, patch: unknown, field?: string): unknown 
 }
 
 interface JsonPatchOperation {
-  op: "add" | "remove" | "replace" | "test";
+  op: "add" | "remove" | "replace" | "test" | "move";
   path: string;
+  from?: string;
   value?: unknown;
 }
 
 function applyJsonPatch(object: K8sObject, operations: JsonPatchOperation[], where: string): void {
-  for (const operation of operations) {
+  for (const given of operations) {
+    // RFC 6902's move: a remove of `from`, then an add of its value at `path`.
+    if (given.op === "move") {
+      if (!given.from) throw new Error(`${where}: move ${given.path} names no from`);
+      const keys = given.from
+        .split("/")
+        .slice(1)
+        .map((key) => key.replace(/~1/g, "/").replace(/~0/g, "~"));
+      let value: unknown = object;
+      for (const key of keys) value = Array.isArray(value) ? value[Number(key)] : isObject(value) ? value[key] : undefined;
+      if (value === undefined) throw new Error(`${where}: move from missing ${given.from} in ${idOf(object)}`);
+      applyJsonPatch(
+        object,
+        [
+          { op: "remove", path: given.from },
+          { op: "add", path: given.path, value },
+        ],
+        where,
+      );
+      continue;
+    }
+    const operation = given;
     const keys = operation.path
       .split("/")
       .slice(1)
