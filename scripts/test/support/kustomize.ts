@@ -174,6 +174,27 @@ function fieldAt(object: K8sObject, fieldPath: string, where: string): { parent:
   return { parent: parent as Record<string, unknown>, key };
 }
 
+/** A field path with `*` for every item of a list (`spec.groups.*.rules.*.annotations.x`), as the concrete paths it names in `object`. */
+function expandFieldPath(object: K8sObject, fieldPath: string): string[] {
+  let paths: { path: string[]; value: unknown }[] = [{ path: [], value: object }];
+  const keys = fieldPath.split(".");
+  keys.forEach((key, index) => {
+    const last = index === keys.length - 1;
+    paths = paths.flatMap(({ path, value }) => {
+      if (key !== "*")
+        return [
+          {
+            path: [...path, key],
+            value: last ? undefined : isObject(value) ? value[key] : Array.isArray(value) ? value[Number(key)] : undefined,
+          },
+        ];
+      if (!Array.isArray(value)) return [];
+      return value.map((item, position) => ({ path: [...path, String(position)], value: item }));
+    });
+  });
+  return paths.map(({ path }) => path.join("."));
+}
+
 function replace(dir: string, objects: K8sObject[], { source, targets }: Replacement): void {
   const where = `${dir}: replacement from ${source.kind ?? ""}/${source.name}`;
   const from = objects.filter(
@@ -187,7 +208,7 @@ function replace(dir: string, objects: K8sObject[], { source, targets }: Replace
     const selected = selectTargets(objects, target.select);
     if (selected.length === 0) throw new Error(`${where}: ${JSON.stringify(target.select)} selects nothing`);
     for (const object of selected) {
-      for (const fieldPath of target.fieldPaths) {
+      for (const fieldPath of target.fieldPaths.flatMap((given) => expandFieldPath(object, given))) {
         const field = fieldAt(object, fieldPath, where);
         const { delimiter, index = 0 } = target.options ?? {};
         if (delimiter === undefined) {
