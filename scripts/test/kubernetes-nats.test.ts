@@ -128,7 +128,7 @@ function confOptions(conf: string, files: Record<string, string> = {}, prefix: s
     const [, key = "", rest = ""] = line.match(/^([A-Za-z_][\w-]*)\s*[:=]?\s*(.*)$/) ?? [];
     if (!key) throw new Error(`nats.conf: cannot read the line ${raw}`);
     const at = [...stack, key].join(".");
-    options.push(at);
+    options.push(key === "include" ? "include" : at);
     if (key === "include") {
       const included = files[rest.replace(/^\.\//, "").replace(/;$/, "")];
       if (included === undefined) throw new Error(`nats.conf includes ${rest}, which is not beside it`);
@@ -153,10 +153,19 @@ describe("NATS on Kubernetes (deploy/k8s/infra/nats, its overlays and deploy/mon
   const natsOf = (name: RenderName) => {
     const statefulSet = find<Workload>(renders[name], "StatefulSet", "nats");
     const server = statefulSet?.spec.template.spec.containers.find((container) => container.name === "nats");
-    const conf = findConfigMap(renders[name], "nats-config")?.data?.["nats.conf"];
-    const users = findConfigMap(renders[name], "nats-config")?.data?.["docex-users.conf"];
-    if (!statefulSet || !server || !conf) throw new Error(`${name}: no NATS StatefulSet with a container nats and nats.conf`);
-    return { statefulSet, server, conf, users };
+    const files = findConfigMap(renders[name], "nats-config")?.data ?? {};
+    const raw = files["nats.conf"];
+    const users = files["docex-users.conf"];
+    if (!statefulSet || !server || !raw) throw new Error(`${name}: no NATS StatefulSet with a container nats and nats.conf`);
+    // nats.conf with the files it includes (but the generated users) written in, as nats-server reads it.
+    const expand = (text: string): string =>
+      text.replace(/^(\s*)include \.\/(\S+?);?\s*$/gm, (line, _indent: string, file: string) => {
+        if (file === "docex-users.conf") return line;
+        const included = files[file];
+        if (included === undefined) throw new Error(`${name}: nats.conf includes ${file}, which is not in nats-config`);
+        return expand(included);
+      });
+    return { statefulSet, server, conf: expand(raw), raw, users, files };
   };
   const docexConfig = (name: RenderName) => findConfigMap(renders[name], "docex-config")?.data ?? {};
   const services = (name: RenderName) =>
@@ -200,8 +209,8 @@ describe("NATS on Kubernetes (deploy/k8s/infra/nats, its overlays and deploy/mon
     });
 
     it(`${name}: every service connects as its own NATS user, with the password of its own Secret, and the servers read every user's password from nats-secrets`, () => {
-      const { server, conf, users } = natsOf(name);
-      expect(conf).to.match(/^\s*include \.\/docex-users\.conf\s*$/m);
+      const { server, raw, conf, users } = natsOf(name);
+      expect(raw).to.match(/^\s*include \.\/docex-users\.conf\s*$/m);
       expect(conf).not.to.match(/token/);
       expect(users, "docex-users.conf as SERVICE_EVENTS generates it").to.equal(deploymentNatsUsersConfig());
       for (const user of [...NATS_SERVICE_USERS, "operator" as const]) {
@@ -300,6 +309,46 @@ describe("NATS on Kubernetes (deploy/k8s/infra/nats, its overlays and deploy/mon
     }))
       if (!NATS_2_12_OPTIONS.has(option)) problems.push(`compose: ${option}`);
     expect(problems, problems.join("\n")).to.deep.equal([]);
+  });
+
+  it("one source: every render's nats.conf is infra/nats's file; an overlay replaces only the files it includes (TLS, storage, cluster, route TLS)", () => {
+    const source = readFileSync(path.join(root, "deploy/k8s/infra/nats/nats.conf"), "utf8");
+    const replaceable = ["tls.conf", "storage.conf", "cluster.conf", "cluster-tls.conf"];
+    for (const name of Object.keys(RENDERS) as RenderName[]) {
+      const { raw, files } = natsOf(name);
+      expect(raw, `${name}'s nats.conf`).to.equal(source);
+      for (const [file, text] of Object.entries(files)) {
+        if (file === "nats.conf" || replaceable.includes(file)) continue;
+        expect(text, `${name}: ${file}`).to.equal(readFileSync(path.join(root, "deploy/k8s/infra/nats", file), "utf8"));
+      }
+    }
+  });
+
+  it("production: the routes between the servers are mutual TLS with the served certificate, which names every route URL's host, and a peer must match a route URL (nats-routes.test.ts runs it)", () => {
+    const { conf, statefulSet } = natsOf("production");
+    const cluster = conf.slice(conf.search(/^cluster \{/m));
+    const tls = cluster.slice(cluster.search(/^\s*tls \{/m));
+    const value = (key: string) => confValue(tls, key);
+    expect(value("verify")).to.equal("true");
+    expect(value("verify_cert_and_check_known_urls")).to.equal("true");
+    const certFile = value("cert_file") ?? "";
+    expect(path.dirname(value("ca_file") ?? "")).to.equal(path.dirname(certFile));
+    expect(certFile, "the certificate the reloader watches").to.equal(confValue(conf, "cert_file"));
+    const certificate = ofKind<K8sObject & { spec: { secretName: string; dnsNames: string[]; usages: string[] } }>(
+      renders.production,
+      "Certificate",
+    ).find((candidate) => candidate.spec.secretName === "nats-tls");
+    expect(certificate?.spec.usages, "a route dials and is dialled").to.include.members(["server auth", "client auth"]);
+    const hosts = [...cluster.matchAll(/nats:\/\/([^:\s]+):6222/g)].map(([, host]) => host ?? "");
+    expect(hosts.length).to.equal(statefulSet.spec.replicas);
+    for (const host of hosts)
+      expect(
+        certificate?.spec.dnsNames.some(
+          (name) =>
+            name === host || (name.startsWith("*.") && host.endsWith(name.slice(1)) && !host.slice(0, -name.length + 1).includes(".")),
+        ),
+        `the certificate names ${host}`,
+      ).to.equal(true);
   });
 
   it("dev: NATS without TLS, and no service asks for it", () => {

@@ -39,6 +39,8 @@ interface Kustomization {
   components?: string[];
   configMapGenerator?: {
     name: string;
+    /** `merge` (or `replace`) a ConfigMap an inner kustomization generated under the same name; default `create`. */
+    behavior?: "create" | "merge" | "replace";
     files?: string[];
     literals?: string[];
     envs?: string[];
@@ -130,6 +132,18 @@ export function renderKustomization(dir: string, nested = false, inherited?: K8s
     if (generator.options?.labels) metadata.labels = { ...generator.options.labels };
     const annotations = { ...generator.options?.annotations, ...(generator.options?.disableNameSuffixHash ? {} : { [NEEDS_HASH]: "" }) };
     if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
+    if (generator.behavior === "merge" || generator.behavior === "replace") {
+      const existing = objects.find(
+        (object) =>
+          object.kind === "ConfigMap" && object.metadata.name === generator.name && object.metadata.annotations?.[NEEDS_HASH] !== undefined,
+      );
+      if (!existing)
+        throw new Error(`${dir}: configMapGenerator ${generator.name} (${generator.behavior}) finds no generated ConfigMap of that name`);
+      const merged = generator.behavior === "merge" ? { ...(existing.data ?? {}), ...data } : data;
+      if (Object.keys(merged).length > 0) existing.data = merged;
+      if (generator.options?.labels) existing.metadata.labels = { ...existing.metadata.labels, ...generator.options.labels };
+      continue;
+    }
     // As kustomize: no data field when there is nothing in it.
     objects.push({ apiVersion: "v1", kind: "ConfigMap", metadata, ...(Object.keys(data).length > 0 ? { data } : {}) });
   }
