@@ -1,13 +1,12 @@
 // components/keda-backlog (issue 40 item 10): webhook and extraction scaled on their backlog by KEDA, in place of
 // their CPU-only HorizontalPodAutoscalers, rendered with the production overlay as the README says and validated
 // strictly (KEDA's schemas), with the consumers and metrics it reads checked against the code.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parser as promql } from "@prometheus-io/lezer-promql";
 import { expect } from "chai";
 import { type KubernetesFacts, k8sDir, loadDeployment, type ProcessFacts, root, schemaProblems } from "./support/kubernetes.js";
-import { kubectlKustomize, renderKustomization } from "./support/kustomize.js";
+import { renderWithComponents } from "./support/kustomize.js";
 import { find, findConfigMap, type K8sObject, ofKind, sortKeys, type Workload } from "./support/manifests.js";
 import { type Endpoint, mayConnect, type NetworkPolicy } from "./support/network-policy.js";
 import { parseSource, promClientMetricNames } from "./support/typescript-source.js";
@@ -35,36 +34,23 @@ describe("Kubernetes: webhook and extraction scaled on their backlog (components
   let renders = {} as KubernetesFacts["renders"];
   let processes: ProcessFacts[] = [];
   let rendered: K8sObject[] = [];
-  const dir = mkdtempSync(path.join(tmpdir(), "docex-keda-"));
+  let kubectl: K8sObject[] | undefined;
 
   before(async () => {
     ({ renders, processes } = await loadDeployment());
     // deploy/README.md, "Scaling on the backlog": the component added to the production overlay.
-    writeFileSync(
-      path.join(dir, "kustomization.yaml"),
-      [
-        "apiVersion: kustomize.config.k8s.io/v1beta1",
-        "kind: Kustomization",
-        // As in the overlay itself, where the README adds the component.
-        "namespace: docex",
-        "resources:",
-        `  - ${path.relative(dir, path.join(k8sDir, "overlays/production"))}`,
-        "components:",
-        `  - ${path.relative(dir, path.join(k8sDir, "components/keda-backlog"))}`,
-        "",
-      ].join("\n"),
-    );
-    rendered = renderKustomization(dir);
+    ({ objects: rendered, kubectl } = renderWithComponents(
+      [path.join(k8sDir, "overlays/production")],
+      [path.join(k8sDir, "components/keda-backlog")],
+    ));
   });
-  after(() => rmSync(dir, { recursive: true, force: true }));
 
   it("renders the same with `kubectl kustomize` (when installed), and every object validates strictly, the ScaledObjects against KEDA's schema", async () => {
     const problems = await schemaProblems(rendered);
     expect(problems, problems.join("\n")).to.deep.equal([]);
-    const theirs = kubectlKustomize(dir);
-    if (theirs) {
+    if (kubectl) {
       const normal = (objects: K8sObject[]) => objects.map((object) => JSON.stringify(sortKeys(object))).sort();
-      expect(normal(rendered)).to.deep.equal(normal(theirs));
+      expect(normal(rendered)).to.deep.equal(normal(kubectl));
     }
   });
 

@@ -1,14 +1,13 @@
 // Certificates (issue 40 item 6): the public edge's certificate comes from cert-manager over ACME (no hand-made
 // Secret), every Certificate of every render has an issuer that exists, and every Certificate's expiry and readiness
 // is alerted on, with promtool tests that fire each alert (monitoring-rules.test.ts runs them).
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parser as promql } from "@prometheus-io/lezer-promql";
 import { expect } from "chai";
 import { parse } from "yaml";
 import { type KubernetesFacts, k8sDir, loadDeployment, monitoringDir, RENDER_NAMES, schemaProblems } from "./support/kubernetes.js";
-import { kubectlKustomize, renderKustomization } from "./support/kustomize.js";
+import { renderKustomization, renderWithComponents } from "./support/kustomize.js";
 import { find, type K8sObject, ofKind, readManifests, sortKeys, type Workload } from "./support/manifests.js";
 import { type Endpoint, mayConnect, type NetworkPolicy } from "./support/network-policy.js";
 
@@ -179,64 +178,49 @@ describe("Kubernetes: certificates from cert-manager, and alerts on every one (i
   });
 
   it("components/grpc-trust-bundle (a CA rotation's trust bundle): every process trusts the CAs of the ConfigMap docex-grpc-trust and keeps its own certificate and key from its own Secret, at the same GRPC_TLS_DIR; both renderers agree", async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), "docex-trust-bundle-"));
-    try {
-      // deploy/README.md, "Rotating the gRPC CA": the component added to the production overlay.
-      writeFileSync(
-        path.join(dir, "kustomization.yaml"),
-        [
-          "apiVersion: kustomize.config.k8s.io/v1beta1",
-          "kind: Kustomization",
-          "resources:",
-          `  - ${path.relative(dir, path.join(k8sDir, "overlays/production"))}`,
-          "components:",
-          `  - ${path.relative(dir, path.join(k8sDir, "components/grpc-trust-bundle"))}`,
-          "",
-        ].join("\n"),
-      );
-      const rendered = renderKustomization(dir);
-      const problems = await schemaProblems(rendered);
-      expect(problems, problems.join("\n")).to.deep.equal([]);
-      const theirs = kubectlKustomize(dir);
-      if (theirs) {
-        const normal = (objects: K8sObject[]) => objects.map((object) => JSON.stringify(sortKeys(object))).sort();
-        expect(normal(rendered)).to.deep.equal(normal(theirs));
-      }
-      const before = ofKind<Workload>(renders.production, "Deployment");
-      const after = ofKind<Workload>(rendered, "Deployment");
-      expect(after.map((deployment) => deployment.metadata.name).sort()).to.deep.equal(
-        before.map((deployment) => deployment.metadata.name).sort(),
-      );
-      for (const deployment of after) {
-        const name = deployment.metadata.name;
-        const original = before.find((candidate) => candidate.metadata.name === name) as Workload;
-        // The volume mounted at GRPC_TLS_DIR, before and after.
-        const container = deployment.spec.template.spec.containers.find((candidate) => candidate.name === name);
-        const mount = container?.volumeMounts?.find((candidate) => candidate.mountPath === "/var/run/docex/grpc-identity");
-        const volume = deployment.spec.template.spec.volumes?.find((candidate) => candidate.name === mount?.name) as
-          | {
-              projected?: {
-                sources: {
-                  secret?: { name: string; items: { key: string; path: string }[] };
-                  configMap?: { name: string; items: { key: string; path: string }[] };
-                }[];
-              };
-            }
-          | undefined;
-        const originalSecret = original.spec.template.spec.volumes?.find((candidate) => candidate.name === mount?.name)?.secret as
-          | { secretName: string; items: { key: string; path: string }[] }
-          | undefined;
-        expect(
-          originalSecret?.items.map((item) => item.key),
-          `${name}: the base's identity`,
-        ).to.deep.equal(["ca.crt", "tls.crt", "tls.key"]);
-        expect(volume?.projected?.sources, name).to.deep.equal([
-          { secret: { name: originalSecret?.secretName, items: originalSecret?.items.filter((item) => item.key !== "ca.crt") } },
-          { configMap: { name: "docex-grpc-trust", items: [{ key: "ca.crt", path: "ca.crt" }] } },
-        ]);
-      }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
+    // deploy/README.md, "Rotating the gRPC CA": the component added to the production overlay.
+    const { objects: rendered, kubectl } = renderWithComponents(
+      [path.join(k8sDir, "overlays/production")],
+      [path.join(k8sDir, "components/grpc-trust-bundle")],
+    );
+    const problems = await schemaProblems(rendered);
+    expect(problems, problems.join("\n")).to.deep.equal([]);
+    if (kubectl) {
+      const normal = (objects: K8sObject[]) => objects.map((object) => JSON.stringify(sortKeys(object))).sort();
+      expect(normal(rendered)).to.deep.equal(normal(kubectl));
+    }
+    const before = ofKind<Workload>(renders.production, "Deployment");
+    const after = ofKind<Workload>(rendered, "Deployment");
+    expect(after.map((deployment) => deployment.metadata.name).sort()).to.deep.equal(
+      before.map((deployment) => deployment.metadata.name).sort(),
+    );
+    for (const deployment of after) {
+      const name = deployment.metadata.name;
+      const original = before.find((candidate) => candidate.metadata.name === name) as Workload;
+      // The volume mounted at GRPC_TLS_DIR, before and after.
+      const container = deployment.spec.template.spec.containers.find((candidate) => candidate.name === name);
+      const mount = container?.volumeMounts?.find((candidate) => candidate.mountPath === "/var/run/docex/grpc-identity");
+      const volume = deployment.spec.template.spec.volumes?.find((candidate) => candidate.name === mount?.name) as
+        | {
+            projected?: {
+              sources: {
+                secret?: { name: string; items: { key: string; path: string }[] };
+                configMap?: { name: string; items: { key: string; path: string }[] };
+              }[];
+            };
+          }
+        | undefined;
+      const originalSecret = original.spec.template.spec.volumes?.find((candidate) => candidate.name === mount?.name)?.secret as
+        | { secretName: string; items: { key: string; path: string }[] }
+        | undefined;
+      expect(
+        originalSecret?.items.map((item) => item.key),
+        `${name}: the base's identity`,
+      ).to.deep.equal(["ca.crt", "tls.crt", "tls.key"]);
+      expect(volume?.projected?.sources, name).to.deep.equal([
+        { secret: { name: originalSecret?.secretName, items: originalSecret?.items.filter((item) => item.key !== "ca.crt") } },
+        { configMap: { name: "docex-grpc-trust", items: [{ key: "ca.crt", path: "ca.crt" }] } },
+      ]);
     }
   });
 });

@@ -6,7 +6,8 @@
 // When `kubectl kustomize` is installed, a test checks that both render the same objects.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect } from "chai";
 import { parse, parseAllDocuments } from "yaml";
@@ -441,4 +442,35 @@ export function kubectlKustomize(dir: string): K8sObject[] | undefined {
     const value = document.toJS() as K8sObject | null;
     return value ? [value] : [];
   });
+}
+
+/**
+ * An overlay of `resources` with `components` (directories, absolute), as deploy/README.md says to add an optional
+ * component to an overlay: rendered by the test's renderer and, when it is installed, by `kubectl kustomize`.
+ */
+export function renderWithComponents(
+  resources: string[],
+  components: string[],
+  namespace = "docex",
+): { objects: K8sObject[]; kubectl: K8sObject[] | undefined } {
+  const dir = mkdtempSync(path.join(tmpdir(), "docex-overlay-"));
+  try {
+    const list = (dirs: string[]) => dirs.map((target) => `  - ${path.relative(dir, target)}`);
+    writeFileSync(
+      path.join(dir, "kustomization.yaml"),
+      [
+        "apiVersion: kustomize.config.k8s.io/v1beta1",
+        "kind: Kustomization",
+        `namespace: ${namespace}`,
+        "resources:",
+        ...list(resources),
+        "components:",
+        ...list(components),
+        "",
+      ].join("\n"),
+    );
+    return { objects: renderKustomization(dir), kubectl: kubectlKustomize(dir) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
