@@ -3,12 +3,12 @@
 // strictly (KEDA's schemas), with the consumers and metrics it reads checked against the code.
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { parser as promql } from "@prometheus-io/lezer-promql";
 import { expect } from "chai";
 import { type KubernetesFacts, k8sDir, loadDeployment, type ProcessFacts, root, schemaProblems } from "./support/kubernetes.js";
 import { renderWithComponents } from "./support/kustomize.js";
 import { find, findConfigMap, type K8sObject, ofKind, sortKeys, type Workload } from "./support/manifests.js";
 import { type Endpoint, mayConnect, type NetworkPolicy } from "./support/network-policy.js";
+import { metricsOf, promqlProblems } from "./support/promql.js";
 import { parseSource, promClientMetricNames } from "./support/typescript-source.js";
 
 interface Trigger {
@@ -132,14 +132,10 @@ describe("Kubernetes: webhook and extraction scaled on their backlog (components
       .find((object) => object.metadata.name === "webhook")
       ?.spec.triggers.find((trigger) => trigger.type === "prometheus");
     const query = trigger?.metadata.query ?? "";
-    const metrics: string[] = [];
-    promql.parse(query).iterate({
-      enter(node) {
-        if (node.type.isError) throw new Error(`${query}: syntax error at ${node.from}`);
-        if (node.name === "Identifier" && node.node.parent?.name === "VectorSelector") metrics.push(query.slice(node.from, node.to));
-      },
-    });
-    expect(metrics).to.deep.equal(["webhook_deliveries_due"]);
+    expect(
+      promqlProblems([{ alert: "the webhook trigger", expr: query }], new Set(["webhook_deliveries_due"]), "the webhook service"),
+    ).to.deep.equal([]);
+    expect(metricsOf(query)).to.deep.equal(["webhook_deliveries_due"]);
     const defined = promClientMetricNames(parseSource(path.join(root, "services/webhook/src/delivery/delivery-metrics.ts")));
     expect(defined).to.include("webhook_deliveries_due");
     expect(trigger?.metadata.serverAddress).to.match(/^https?:\/\//);

@@ -3,13 +3,13 @@
 // is alerted on, with promtool tests that fire each alert (monitoring-rules.test.ts runs them).
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { parser as promql } from "@prometheus-io/lezer-promql";
 import { expect } from "chai";
 import { parse } from "yaml";
 import { type KubernetesFacts, k8sDir, loadDeployment, monitoringDir, RENDER_NAMES, schemaProblems } from "./support/kubernetes.js";
 import { renderKustomization, renderWithComponents } from "./support/kustomize.js";
 import { find, type K8sObject, ofKind, readManifests, sortKeys, type Workload } from "./support/manifests.js";
 import { type Endpoint, mayConnect, type NetworkPolicy } from "./support/network-policy.js";
+import { promqlProblems } from "./support/promql.js";
 
 type CertificateObject = K8sObject & {
   spec: { secretName: string; dnsNames?: string[]; renewBefore?: string; issuerRef: { name: string; kind?: string; group?: string } };
@@ -133,16 +133,8 @@ describe("Kubernetes: certificates from cert-manager, and alerts on every one (i
       .filter((rule) => rule.metadata.name === "docex-certificates")
       .flatMap((rule) => rule.spec.groups.flatMap((group) => group.rules));
     expect(rules.length).to.be.greaterThan(0);
-    const problems: string[] = [];
+    const problems = promqlProblems(rules, CERT_MANAGER_METRICS, "cert-manager");
     for (const { alert, expr } of rules) {
-      promql.parse(expr).iterate({
-        enter(node) {
-          if (node.type.isError) problems.push(`${alert}: syntax error at ${node.from}`);
-          const metric = expr.slice(node.from, node.to);
-          if (node.name === "Identifier" && node.node.parent?.name === "VectorSelector" && !CERT_MANAGER_METRICS.has(metric))
-            problems.push(`${alert}: ${metric} is not a metric of cert-manager`);
-        },
-      });
       for (const [, namespace] of expr.matchAll(/certmanager_\w+\{[^}]*namespace="([^"]*)"/g))
         if (namespace !== "docex") problems.push(`${alert}: selects namespace ${namespace}`);
     }

@@ -6,7 +6,6 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { NATS_SERVICE_USERS } from "@docex/kit";
-import { parser as promql } from "@prometheus-io/lezer-promql";
 import { expect } from "chai";
 import { parse } from "yaml";
 import { deploymentNatsUsersConfig, natsPasswordVariable } from "../src/nats-users.js";
@@ -21,6 +20,7 @@ import {
   selects,
   type Workload,
 } from "./support/manifests.js";
+import { promqlProblems } from "./support/promql.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const RENDERS = { dev: "deploy/k8s/overlays/dev", production: "deploy/k8s/overlays/production" } as const;
@@ -430,17 +430,7 @@ describe("NATS on Kubernetes (deploy/k8s/infra/nats, its overlays and deploy/mon
     const rules = ofKind<K8sObject & { spec: { groups: { rules: { alert: string; expr: string }[] }[] } }>(monitoring, "PrometheusRule")
       .filter((rule) => rule.metadata.name === "docex-nats")
       .flatMap((rule) => rule.spec.groups.flatMap((group) => group.rules));
-    const problems: string[] = [];
-    for (const { alert, expr } of rules) {
-      promql.parse(expr).iterate({
-        enter(node) {
-          if (node.type.isError) problems.push(`${alert}: syntax error at ${node.from}`);
-          const metric = expr.slice(node.from, node.to);
-          if (node.name === "Identifier" && node.node.parent?.name === "VectorSelector" && !EXPORTER_METRICS.has(metric))
-            problems.push(`${alert}: ${metric} is not a metric of prometheus-nats-exporter`);
-        },
-      });
-    }
+    const problems = promqlProblems(rules, EXPORTER_METRICS, "prometheus-nats-exporter");
     expect(problems, problems.join("\n")).to.deep.equal([]);
     const exprs = rules.map((rule) => rule.expr).join("\n");
     for (const metric of [
