@@ -286,7 +286,11 @@ if (!existsSync(CORPUS)) {
 // Trained on ${trainedOn}.
 export const CONFIDENCE_MODEL = {
   trainedOn: ${JSON.stringify(trainedOn)},
-  weights: ${JSON.stringify(weights, null, 2).replace(/\n/g, "\n  ")} as Readonly<Record<string, number>>,
+  weights: {
+${Object.entries(weights)
+  .map(([name, weight]) => `    ${name}: ${weight},`)
+  .join("\n")}
+  } as Readonly<Record<string, number>>,
 };
 `;
     await writeFile(MODEL_FILE, model);
