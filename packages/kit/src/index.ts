@@ -18,6 +18,7 @@ export * from "./grpc/server.js";
 export * from "./http/app.js";
 export * from "./http/client-address.js";
 export * from "./http/operations.js";
+export * from "./http/pagination.js";
 export * from "./http/problem.js";
 export * from "./http/readiness.js";
 export * from "./http/request-id.js";

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Readable } from "node:stream";
+import { isApproverOnly } from "@docex/access";
 import { DOCUMENT_STATUSES } from "@docex/events";
 import { ConflictError, NotFoundError, type OutboxEvents, type Sql, type Tx } from "@docex/kit";
 import { ForeignKeyConstraintError } from "sequelize";
@@ -7,7 +8,7 @@ import type { FileStore } from "../files/file-store.js";
 import type { DocumentSort, DocumentStore, ReadableScope } from "../store/document-store.js";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
 import type { ValidationJobStore } from "../store/validation-job-store.js";
-import { type AccessControl, type Actor, forbidden, isApproverOnly, type MembershipDirectory } from "./access.js";
+import { type AccessControl, type Actor, forbidden, type MembershipDirectory } from "./access.js";
 import { type AnnotationFields, checkAnnotations, mergeAnnotations, sameAnnotations, sameContent } from "./annotations.js";
 import {
   type ApprovalRouteSource,

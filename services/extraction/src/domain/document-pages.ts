@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { AccessCheck, type Actor, type PermissionSource } from "@docex/access";
+import { AccessCheck, type Actor, type PermissionSource, requireAssigned } from "@docex/access";
 import { DomainError, isUuid, NotFoundError, ValidationError } from "@docex/kit";
 import type { ExtractionPool } from "../engine/pool.js";
 import { ReaderStoppedError } from "../engine/pool.js";
@@ -97,7 +97,7 @@ export class DocumentPages {
     const document = isUuid(documentId) ? await this.deps.documents.findDocument(documentId, { requestId: actor.requestId }) : undefined;
     if (!document) throw notFound();
     const read = await this.access.requireVisible(actor, { organizationId: document.organizationId, queueId: document.queueId }, notFound);
-    if (read.role === "approver" && !document.approvers.includes(actor.userId)) throw notFound();
+    await requireAssigned(read, actor, () => document.approvers, notFound);
     return document;
   }
 

@@ -1,7 +1,6 @@
 import { typeProblem } from "@docex/annotations";
 import type { DocexEvent } from "@docex/events";
-import { NotFoundError, type OutboxEvents } from "@docex/kit";
-import { z } from "zod";
+import { isUuid, NotFoundError, type OutboxEvents } from "@docex/kit";
 import type { MemoryStore } from "../store/memory-store.js";
 import type { AccessControl } from "./access.js";
 import { isTable, type QueueView } from "./annotation-schema.js";
@@ -46,9 +45,6 @@ function confirmedSet(schema: QueueView["schema"], annotations: DocumentView["an
   }
   return set;
 }
-
-const uuid = z.guid();
-const isUuid = (text: string) => uuid.safeParse(text).success;
 
 /**
  * The supplier a learn is about: each identifier from the annotation set when the set has its field (what

@@ -1,3 +1,4 @@
+import { pageQuery } from "@docex/kit";
 import { z } from "zod";
 import { DELIVERY_STATUSES, ENTITY_TYPES, SIGNATURE_VERIFICATION, WEBHOOK_TYPES } from "../domain/records.js";
 
@@ -45,11 +46,6 @@ export const patchWebhookBody = z.strictObject({
     .optional()
     .transform((value) => (value === null ? "disabled" : value)),
   destination_id: uuid.nullable().optional(),
-});
-
-export const pageQuery = z.object({
-  page: z.coerce.number().int().min(1).default(1),
-  page_size: z.coerce.number().int().min(1).max(100).default(20),
 });
 
 /**
