@@ -1,6 +1,7 @@
 export * from "./auth/cached-token-verifier.js";
 export * from "./auth/jwks-key-set.js";
 export * from "./auth/token-verifier.js";
+export * from "./bounded-cache.js";
 export * from "./bus/event-bus.js";
 export * from "./bus/nats-users.js";
 export * from "./bus/outbox.js";

@@ -1,5 +1,13 @@
 import { type Annotation, readAnnotationSchema } from "@docex/annotations";
-import { type EventBus, forgetChangedQueues, type GrpcIdentity, type Metrics, NotFoundError, undefinedIfNotFound } from "@docex/kit";
+import {
+  BoundedCache,
+  type EventBus,
+  forgetChangedQueues,
+  type GrpcIdentity,
+  type Metrics,
+  NotFoundError,
+  undefinedIfNotFound,
+} from "@docex/kit";
 import { createDocumentClient } from "@docex/protos";
 import type { DocumentFile, DocumentSource, DocumentView, QueueView } from "../domain/document-source.js";
 
@@ -19,7 +27,7 @@ export interface DocumentClientOptions {
  */
 export function documentSource(address: string, options: DocumentClientOptions): DocumentSource & { close(): void } {
   const client = createDocumentClient(address, options);
-  const queues = new Map<string, QueueView>();
+  const queues = new BoundedCache<string, QueueView>({ maxEntries: 10_000 });
   const eviction = forgetChangedQueues(options.bus, (queueId) => (queueId === undefined ? queues.clear() : queues.delete(queueId)));
   return {
     async findQueue(queueId, ctx) {
@@ -33,7 +41,6 @@ export function documentSource(address: string, options: DocumentClientOptions):
         schema: readAnnotationSchema(answer.queue.annotation_schema_json),
         learnFromValidation: answer.queue.learn_from_validation,
       };
-      if (queues.size > 10_000) queues.delete(queues.keys().next().value as string);
       queues.set(queueId, queue);
       return queue;
     },

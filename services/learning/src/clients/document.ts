@@ -1,5 +1,5 @@
 import { annotationSchema as annotationRecord, readAnnotationSchema } from "@docex/annotations";
-import { type EventBus, forgetChangedQueues, type GrpcIdentity, type Metrics, undefinedIfNotFound } from "@docex/kit";
+import { BoundedCache, type EventBus, forgetChangedQueues, type GrpcIdentity, type Metrics, undefinedIfNotFound } from "@docex/kit";
 import { createDocumentClient, type DocumentRecord, documentChangeRequest } from "@docex/protos";
 import { z } from "zod";
 import type { QueueView } from "../domain/annotation-schema.js";
@@ -42,9 +42,10 @@ function documentView(record: DocumentRecord): DocumentView {
  */
 export function documentService(address: string, options: DocumentServiceOptions): DocumentService {
   const client = createDocumentClient(address, options);
-  const queueCacheMs = options.queueCacheMs ?? 5 * 60_000;
-  const maxCachedQueues = options.maxCachedQueues ?? 10_000;
-  const queues = new Map<string, { queue: QueueView; expiresAt: number }>();
+  const queues = new BoundedCache<string, QueueView>({
+    maxEntries: options.maxCachedQueues ?? 10_000,
+    ttlMs: options.queueCacheMs ?? 5 * 60_000,
+  });
   const eviction =
     options.bus && forgetChangedQueues(options.bus, (queueId) => (queueId === undefined ? queues.clear() : queues.delete(queueId)));
 
@@ -55,7 +56,7 @@ export function documentService(address: string, options: DocumentServiceOptions
     },
     async findQueue(queueId, ctx) {
       const hit = queues.get(queueId);
-      if (hit && hit.expiresAt > Date.now()) return hit.queue;
+      if (hit) return hit;
       const answer = await undefinedIfNotFound(client.getQueue({ queue_id: queueId }, ctx));
       if (!answer?.queue) return undefined;
       const queue: QueueView = {
@@ -64,8 +65,7 @@ export function documentService(address: string, options: DocumentServiceOptions
         schema: readAnnotationSchema(answer.queue.annotation_schema_json),
         learnFromValidation: answer.queue.learn_from_validation,
       };
-      if (queues.size >= maxCachedQueues) queues.delete(queues.keys().next().value as string);
-      queues.set(queueId, { queue, expiresAt: Date.now() + queueCacheMs });
+      queues.set(queueId, queue);
       return queue;
     },
     async resolveQueue(ref, ctx) {

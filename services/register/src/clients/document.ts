@@ -1,4 +1,4 @@
-import { type GrpcIdentity, type Metrics, undefinedIfNotFound } from "@docex/kit";
+import { BoundedCache, type GrpcIdentity, type Metrics, undefinedIfNotFound } from "@docex/kit";
 import { createDocumentClient } from "@docex/protos";
 import type { QueueDirectory } from "../domain/queue-directory.js";
 import type { QueueRef } from "../domain/records.js";
@@ -23,19 +23,16 @@ export interface DocumentQueues extends QueueDirectory {
  */
 export function documentQueues(address: string, options: DocumentQueuesOptions): DocumentQueues {
   const client = createDocumentClient(address, options);
-  const cacheMs = options.cacheMs ?? 5 * 60_000;
-  const maxEntries = options.maxEntries ?? 10_000;
-  const found = new Map<string, { queue: QueueRef; expiresAt: number }>();
+  const found = new BoundedCache<string, QueueRef>({ maxEntries: options.maxEntries ?? 10_000, ttlMs: options.cacheMs ?? 5 * 60_000 });
 
   return {
     async resolveQueue(ref, ctx) {
       const hit = found.get(ref);
-      if (hit && hit.expiresAt > Date.now()) return hit.queue;
+      if (hit) return hit;
       const answer = await undefinedIfNotFound(client.resolveEntity({ entity_type: "queue", id_or_humanized: ref }, ctx));
       if (!answer) return undefined;
       const queue = { queueId: answer.id, organizationId: answer.organization_id };
-      if (found.size >= maxEntries) found.delete(found.keys().next().value as string);
-      found.set(ref, { queue, expiresAt: Date.now() + cacheMs });
+      found.set(ref, queue);
       return queue;
     },
     close: () => client.close(),

@@ -1,4 +1,4 @@
-import { isUuid, ValidationError } from "@docex/kit";
+import { BoundedCache, isUuid, ValidationError } from "@docex/kit";
 import type { RegisterStore } from "../store/register-store.js";
 import type { Actor, RegisterAccess } from "./access.js";
 import { itemIdOf } from "./item-identity.js";
@@ -35,7 +35,7 @@ export class RegisterCatalog {
    * The queue and organization of registers read recently: a register never moves and is never deleted, so
    * paging through one costs one query per page (the page and its total) instead of two.
    */
-  private readonly homes = new Map<string, QueueRef & { id: string }>();
+  private readonly homes = new BoundedCache<string, QueueRef & { id: string }>({ maxEntries: REMEMBERED_REGISTERS });
 
   constructor(private readonly deps: RegisterCatalogDeps) {}
 
@@ -47,7 +47,6 @@ export class RegisterCatalog {
     const register = await this.deps.store.findRegister(id);
     if (!register) return undefined;
     const home = { id: register.id, queueId: register.queueId, organizationId: register.organizationId };
-    if (this.homes.size >= REMEMBERED_REGISTERS) this.homes.delete(this.homes.keys().next().value as string);
     this.homes.set(id, home);
     return home;
   }
