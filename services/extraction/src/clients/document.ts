@@ -9,9 +9,9 @@ import {
   undefinedIfNotFound,
 } from "@docex/kit";
 import { createDocumentClient } from "@docex/protos";
-import type { DocumentFile, DocumentSource, DocumentView, QueueView } from "../domain/document-source.js";
+import type { DocumentFile, DocumentPort, DocumentView, QueueView } from "../domain/document-port.js";
 
-export interface DocumentClientOptions {
+export interface DocumentPortOptions {
   /** This service's certificate, presented to the document service (GRPC_TLS_DIR). */
   identity: GrpcIdentity;
   deadlineMs: number;
@@ -25,7 +25,7 @@ export interface DocumentClientOptions {
  * The document service over gRPC: GetQueue (cached until a change of the queue is announced), GetDocument (the pages
  * API's access check), ReadDocumentFile, RecordExtraction.
  */
-export function documentSource(address: string, options: DocumentClientOptions): DocumentSource & { close(): void } {
+export function documentPort(address: string, options: DocumentPortOptions): DocumentPort & { close(): void } {
   const client = createDocumentClient(address, options);
   const queues = new BoundedCache<string, QueueView>({ maxEntries: 10_000 });
   const eviction = forgetChangedQueues(options.bus, (queueId) => (queueId === undefined ? queues.clear() : queues.delete(queueId)));

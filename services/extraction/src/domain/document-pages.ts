@@ -6,7 +6,7 @@ import { ReaderStoppedError } from "../engine/pool.js";
 import type { PageWord } from "../engine/types.js";
 import { UnreadableFileError } from "../engine/types.js";
 import type { PageImage, PageStore } from "../store/page-store.js";
-import type { DocumentFile, DocumentSource, DocumentView } from "./document-source.js";
+import type { DocumentFile, DocumentPort, DocumentView } from "./document-port.js";
 
 /** A file whose pages cannot be shown (a bomb, a damaged file, an image too large): 422 with the reason. */
 export class PageUnreadableError extends DomainError {
@@ -18,7 +18,7 @@ export class PageUnreadableError extends DomainError {
 }
 
 export interface DocumentPagesDeps {
-  documents: DocumentSource;
+  documents: DocumentPort;
   permissions: PermissionSource;
   store: PageStore;
   /** The readers that list, read and draw pages: not those of extraction, so a backlog of scans never holds a page up. */

@@ -3,10 +3,10 @@ import { BoundedCache, type EventBus, forgetChangedQueues, type GrpcIdentity, ty
 import { createDocumentClient, type DocumentRecord, documentChangeRequest } from "@docex/protos";
 import { z } from "zod";
 import type { QueueView } from "../domain/annotation-schema.js";
-import type { DocumentDirectory } from "../domain/document-directory.js";
+import type { DocumentPort } from "../domain/document-port.js";
 import type { DocumentView } from "../domain/records.js";
 
-export interface DocumentServiceOptions {
+export interface DocumentPortOptions {
   /** This service's certificate, presented to the server (GRPC_TLS_DIR). */
   identity: GrpcIdentity;
   metrics?: Metrics;
@@ -18,7 +18,7 @@ export interface DocumentServiceOptions {
   maxCachedQueues?: number;
 }
 
-export interface DocumentService extends DocumentDirectory {
+export interface DocumentPortClient extends DocumentPort {
   close(): void;
 }
 
@@ -40,7 +40,7 @@ function documentView(record: DocumentRecord): DocumentView {
  * The gRPC client of the document service: a deadline, a breaker so that an unreachable document service
  * answers 503 at once (and the consumer retries later), and a cache of queue schemas.
  */
-export function documentService(address: string, options: DocumentServiceOptions): DocumentService {
+export function documentPort(address: string, options: DocumentPortOptions): DocumentPortClient {
   const client = createDocumentClient(address, options);
   const queues = new BoundedCache<string, QueueView>({
     maxEntries: options.maxCachedQueues ?? 10_000,

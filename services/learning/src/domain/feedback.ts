@@ -4,7 +4,7 @@ import { isUuid, NotFoundError, type OutboxEvents } from "@docex/kit";
 import type { MemoryStore } from "../store/memory-store.js";
 import type { AccessControl } from "./access.js";
 import { isTable, type QueueView } from "./annotation-schema.js";
-import type { DocumentDirectory } from "./document-directory.js";
+import type { DocumentPort } from "./document-port.js";
 import { learnFeedback, relearnFeedback } from "./feedback-events.js";
 import { CONFIRMATION_WINDOW } from "./field-memory.js";
 import { checkLearnSet, firstTextOf, type LearnSet } from "./learn-set.js";
@@ -68,7 +68,7 @@ function supplierOfLearn(set: LearnSet, document: DocumentView): SupplierIds {
  * supplier field memory, and published as learning.feedback, all in one transaction.
  */
 export class FeedbackIntake {
-  constructor(private readonly deps: { documents: DocumentDirectory; access: AccessControl; store: MemoryStore; events: OutboxEvents }) {}
+  constructor(private readonly deps: { documents: DocumentPort; access: AccessControl; store: MemoryStore; events: OutboxEvents }) {}
 
   async learn(actor: Actor, documentId: string, input: LearnInput): Promise<void> {
     const document = await this.editableDocument(actor, documentId);

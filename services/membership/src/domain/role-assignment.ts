@@ -1,12 +1,12 @@
 import { ConflictError, NotFoundError, RateLimitedError } from "@docex/kit";
 import type { Member, MembershipStore, Organization, Tx } from "../store/membership-store.js";
+import type { DocumentPort } from "./document-port.js";
 import { organizationNotFound } from "./membership-errors.js";
 import { membershipChanged } from "./membership-events.js";
 import type { RequestContext } from "./organizations.js";
 import { type PlannedChange, planRoleChanges, type RoleOperation } from "./role-plan.js";
 import { type Grant, isEffective } from "./roles.js";
 import type { AuthUser, UserDirectory } from "./user-directory.js";
-import type { QueueDirectory } from "./user-schemas.js";
 
 function sameQueues(a: string[] | null, b: string[] | null): boolean {
   if (a === null || b === null) return a === b;
@@ -41,7 +41,7 @@ export class RoleAssignment {
   constructor(
     private readonly store: MembershipStore,
     private readonly directory: UserDirectory,
-    private readonly queues: QueueDirectory,
+    private readonly queues: DocumentPort,
     private readonly policy: InvitationPolicy = DEFAULT_INVITATION_POLICY,
   ) {}
 

@@ -1,5 +1,6 @@
 import { ForbiddenError, NotFoundError, ValidationError } from "@docex/kit";
 import type { MembershipStore, Organization, UserSchemaField } from "../store/membership-store.js";
+import type { DocumentPort } from "./document-port.js";
 import { userSchemaChanged } from "./membership-events.js";
 import type { RequestContext } from "./organizations.js";
 import { decidePermission, type Grant, mayManage } from "./roles.js";
@@ -18,16 +19,10 @@ export interface UserSchemaChange {
  * the fields of that (member, queue) pair; an empty list clears them. The document service reads the
  * effective schema over gRPC: the queue's entries over the organization-wide ones, key by key.
  */
-/** Which queues exist: the document service owns them. */
-export interface QueueDirectory {
-  /** Whether `queueId` (a UUID) is a queue of the organization. */
-  queueIn(organizationId: string, queueId: string, ctx: RequestContext): Promise<boolean>;
-}
-
 export class UserSchemas {
   constructor(
     private readonly store: MembershipStore,
-    private readonly queues: QueueDirectory,
+    private readonly queues: DocumentPort,
   ) {}
 
   /** Replaces the fields and publishes `configuration.changed` (resource `user_schema`) with them before and after. */

@@ -1,8 +1,8 @@
 import { BoundedCache, isUuid, ValidationError } from "@docex/kit";
 import type { RegisterStore } from "../store/register-store.js";
 import type { Actor, RegisterAccess } from "./access.js";
+import type { DocumentPort } from "./document-port.js";
 import { itemIdOf } from "./item-identity.js";
-import type { QueueDirectory } from "./queue-directory.js";
 import type { ItemInput, ItemPage, PageRequest, QueueRef, Register, RegisterItem } from "./records.js";
 import { queueNotFound, registerNotFound } from "./register-errors.js";
 
@@ -11,7 +11,7 @@ export const MAX_LOOKUP_VALUES = 10_000;
 
 export interface RegisterCatalogDeps {
   store: RegisterStore;
-  queues: QueueDirectory;
+  queues: DocumentPort;
   access: RegisterAccess;
 }
 

@@ -1,6 +1,6 @@
 import { AccessCheck, type Actor, type PermissionSource, requireAssigned } from "@docex/access";
 import { isUuid, NotFoundError } from "@docex/kit";
-import type { EntityDirectory } from "./entity-directory.js";
+import type { DocumentPort } from "./document-port.js";
 import type { EntityScope, EntityType } from "./records.js";
 
 export type { Actor } from "@docex/access";
@@ -32,7 +32,7 @@ export class AccessControl {
 
   constructor(
     permissions: PermissionSource,
-    private readonly entities: EntityDirectory,
+    private readonly entities: DocumentPort,
   ) {
     this.check = new AccessCheck(permissions);
   }
