@@ -1,36 +1,10 @@
-import { type FormEvent, useEffect, useRef, useState } from "react";
+import { type FormEvent, useEffect, useState } from "react";
 import { useServices } from "../context.ts";
 import { useI18n } from "../i18n.ts";
 import { navigate } from "../router.ts";
+import { FormError, StartLink, useTokenHidden } from "./sign-in-parts.tsx";
 
 const PASSWORD_MIN = 10;
-
-/** The token out of the address at once: it must not stay in the history or be sent on. */
-function useTokenHidden(path: string) {
-  const hidden = useRef(false);
-  useEffect(() => {
-    if (hidden.current) return;
-    hidden.current = true;
-    history.replaceState(null, "", path);
-  }, [path]);
-}
-
-function SignInLink() {
-  const { t } = useI18n();
-  return (
-    <p>
-      <a
-        href="/app/"
-        onClick={(event) => {
-          event.preventDefault();
-          navigate({ screen: "queues" }, true);
-        }}
-      >
-        {t("toSignIn")}
-      </a>
-    </p>
-  );
-}
 
 /**
  * Where a mailed reset or invitation link opens the app (`/app/auth/change-password?token=`): the person sees whose
@@ -83,7 +57,7 @@ export function SetPasswordScreen({ token }: { token: string }) {
       {link === null && (
         <>
           <p role="alert">{t("linkRefused")}</p>
-          <SignInLink />
+          <StartLink label={t("toSignIn")} />
         </>
       )}
       {link && (
@@ -105,11 +79,7 @@ export function SetPasswordScreen({ token }: { token: string }) {
           <p className="hint" id="new-password-hint">
             {t("passwordHint", { min: PASSWORD_MIN })}
           </p>
-          {error && (
-            <p className="error" role="alert">
-              {error}
-            </p>
-          )}
+          <FormError error={error} />
           <div className="actions">
             <button type="submit" disabled={busy}>
               {t("setPassword")}
@@ -157,27 +127,13 @@ export function AcceptInvitationScreen({ token }: { token: string }) {
       {state === "accepted" && (
         <>
           <p role="status">{t("invitationAccepted")}</p>
-          {session.signedIn ? (
-            <p>
-              <a
-                href="/app/"
-                onClick={(event) => {
-                  event.preventDefault();
-                  navigate({ screen: "queues" }, true);
-                }}
-              >
-                {t("queues")}
-              </a>
-            </p>
-          ) : (
-            <SignInLink />
-          )}
+          {session.signedIn ? <StartLink label={t("queues")} /> : <StartLink label={t("toSignIn")} />}
         </>
       )}
       {state === "refused" && (
         <>
           <p role="alert">{t("linkRefused")}</p>
-          <SignInLink />
+          <StartLink label={t("toSignIn")} />
         </>
       )}
     </section>

@@ -1,6 +1,7 @@
 import { type FormEvent, useEffect, useRef, useState } from "react";
 import { useServices } from "../context.ts";
 import { useI18n } from "../i18n.ts";
+import { FormError, TotpCodeInput } from "./sign-in-parts.tsx";
 
 /** Email and password; then, for an account with two-step verification, the code of its authenticator app. */
 export function SignInScreen({ notice }: { notice?: string | undefined }) {
@@ -96,26 +97,9 @@ export function SignInScreen({ notice }: { notice?: string | undefined }) {
             />
           </>
         ) : (
-          <>
-            <label htmlFor="totp">{t("totpCode")}</label>
-            <input
-              id="totp"
-              ref={codeInput}
-              inputMode="numeric"
-              autoComplete="one-time-code"
-              pattern="[0-9]{6}"
-              maxLength={6}
-              required
-              value={code}
-              onChange={(e) => setCode(e.target.value)}
-            />
-          </>
+          <TotpCodeInput id="totp" value={code} onChange={setCode} inputRef={codeInput} />
         )}
-        {error && (
-          <p className="error" role="alert">
-            {error}
-          </p>
-        )}
+        <FormError error={error} />
         <div className="actions">
           {step === "totp" && (
             <button type="button" className="secondary" onClick={() => setStep("password")}>
