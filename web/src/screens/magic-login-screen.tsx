@@ -2,7 +2,7 @@ import { type FormEvent, useEffect, useRef, useState } from "react";
 import { useServices } from "../context.ts";
 import { useI18n } from "../i18n.ts";
 import { navigate } from "../router.ts";
-import { FormError, StartLink, TotpCodeInput, useTokenHidden } from "./sign-in-parts.tsx";
+import { FormError, StartLink, SubmitButton, TotpCodeInput, useFormWork, useTokenHidden } from "./sign-in-parts.tsx";
 
 /**
  * Where a mailed sign-in link opens the app (`/app/auth/magic-login?token=`): the token is taken out of the address
@@ -14,8 +14,7 @@ export function MagicLoginScreen({ token }: { token: string }) {
   const { t } = useI18n();
   const [step, setStep] = useState<"signing_in" | "totp" | "refused">(token ? "signing_in" : "refused");
   const [code, setCode] = useState("");
-  const [error, setError] = useState<string | undefined>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, work } = useFormWork();
   const started = useRef(false);
   useTokenHidden("/app/auth/magic-login");
   const codeInput = useRef<HTMLInputElement>(null);
@@ -44,15 +43,9 @@ export function MagicLoginScreen({ token }: { token: string }) {
     if (step === "totp") codeInput.current?.focus();
   }, [step]);
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      await exchange(code.trim());
-    } finally {
-      setBusy(false);
-    }
+    return work(() => exchange(code.trim()));
   };
 
   return (
@@ -69,11 +62,7 @@ export function MagicLoginScreen({ token }: { token: string }) {
         <form onSubmit={submit} noValidate>
           <TotpCodeInput id="magic-totp" value={code} onChange={setCode} inputRef={codeInput} />
           <FormError error={error} />
-          <div className="actions">
-            <button type="submit" disabled={busy}>
-              {t("verify")}
-            </button>
-          </div>
+          <SubmitButton busy={busy} label={t("verify")} />
         </form>
       )}
     </section>

@@ -2,7 +2,7 @@ import { type FormEvent, useEffect, useState } from "react";
 import { useServices } from "../context.ts";
 import { useI18n } from "../i18n.ts";
 import { navigate } from "../router.ts";
-import { FormError, StartLink, useTokenHidden } from "./sign-in-parts.tsx";
+import { FormError, StartLink, SubmitButton, useFormWork, useTokenHidden } from "./sign-in-parts.tsx";
 
 const PASSWORD_MIN = 10;
 
@@ -15,8 +15,7 @@ export function SetPasswordScreen({ token }: { token: string }) {
   const { t } = useI18n();
   const [link, setLink] = useState<{ email: string; purpose: string } | null | undefined>(token ? undefined : null);
   const [password, setPassword] = useState("");
-  const [error, setError] = useState<string | undefined>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, work } = useFormWork();
   useTokenHidden("/app/auth/change-password");
 
   useEffect(() => {
@@ -37,17 +36,13 @@ export function SetPasswordScreen({ token }: { token: string }) {
       setError(t("passwordTooShort", { min: PASSWORD_MIN }));
       return;
     }
-    setBusy(true);
-    setError(undefined);
-    try {
+    await work(async () => {
       const outcome = await session.setPassword(token, password);
       if (outcome.kind === "signed_in") navigate({ screen: "queues" }, true);
       else if (outcome.kind === "refused" && outcome.status === 429) setError(t("tooManyTries"));
       else if (outcome.kind === "refused" && outcome.status === 400) setError(t("passwordTooShort", { min: PASSWORD_MIN }));
       else setLink(null);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -80,11 +75,7 @@ export function SetPasswordScreen({ token }: { token: string }) {
             {t("passwordHint", { min: PASSWORD_MIN })}
           </p>
           <FormError error={error} />
-          <div className="actions">
-            <button type="submit" disabled={busy}>
-              {t("setPassword")}
-            </button>
-          </div>
+          <SubmitButton busy={busy} label={t("setPassword")} />
         </form>
       )}
     </section>

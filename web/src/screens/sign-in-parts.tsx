@@ -1,4 +1,4 @@
-import { type RefObject, useEffect, useRef } from "react";
+import { type RefObject, useEffect, useRef, useState } from "react";
 import { useI18n } from "../i18n.ts";
 import { navigate } from "../router.ts";
 
@@ -68,5 +68,38 @@ export function FormError({ error }: { error: string | undefined }) {
     <p className="error" role="alert">
       {error}
     </p>
+  );
+}
+
+/**
+ * A form's state while it talks to the API: `busy` (its buttons wait) and the `error` it shows. `work` clears the
+ * error, runs `action` busy, and on a failure of the call itself runs `failed` (without it, the failure is thrown).
+ */
+export function useFormWork() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>();
+  const work = async (action: () => Promise<void>, failed?: () => void) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await action();
+    } catch (caught) {
+      if (!failed) throw caught;
+      failed();
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, setError, work };
+}
+
+/** The form's one button. */
+export function SubmitButton({ busy, label }: { busy: boolean; label: string }) {
+  return (
+    <div className="actions">
+      <button type="submit" disabled={busy}>
+        {label}
+      </button>
+    </div>
   );
 }
