@@ -63,6 +63,15 @@ export class BoundedCache<K extends {}, V> {
     return this.entries.has(key);
   }
 
+  /** The cached value, else what `load` finds, kept when it found one (undefined, "none", is not kept). */
+  async getOrLoad(key: K, load: () => Promise<V | undefined>): Promise<V | undefined> {
+    const hit = this.get(key);
+    if (hit !== undefined) return hit;
+    const value = await load();
+    if (value !== undefined) this.set(key, value);
+    return value;
+  }
+
   delete(key: K): void {
     this.entries.delete(key);
   }

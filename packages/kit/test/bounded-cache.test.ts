@@ -66,6 +66,24 @@ describe("BoundedCache", () => {
     expect(calls).to.equal(3);
   });
 
+  it("getOrLoad keeps what it found and asks again after none", async () => {
+    const cache = new BoundedCache<string, number>({ maxEntries: 10, now });
+    let calls = 0;
+    const none = async () => {
+      calls++;
+      return undefined;
+    };
+    expect(await cache.getOrLoad("a", none)).to.equal(undefined);
+    expect(await cache.getOrLoad("a", none)).to.equal(undefined);
+    const one = async () => {
+      calls++;
+      return 1;
+    };
+    expect(await cache.getOrLoad("a", one)).to.equal(1);
+    expect(await cache.getOrLoad("a", one)).to.equal(1);
+    expect(calls).to.equal(3);
+  });
+
   it("deletes the entries whose key matches", () => {
     const cache = new BoundedCache<string, number>({ maxEntries: 10, now });
     for (const key of ["x:1", "x:2", "y:1"]) cache.set(key, 1);

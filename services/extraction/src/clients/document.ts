@@ -30,20 +30,17 @@ export function documentPort(address: string, options: DocumentPortOptions): Doc
   const queues = new BoundedCache<string, QueueView>({ maxEntries: 10_000 });
   const eviction = forgetChangedQueues(options.bus, (queueId) => (queueId === undefined ? queues.clear() : queues.delete(queueId)));
   return {
-    async findQueue(queueId, ctx) {
-      const hit = queues.get(queueId);
-      if (hit) return hit;
-      const answer = await undefinedIfNotFound(client.getQueue({ queue_id: queueId }, ctx));
-      if (!answer?.queue) return undefined;
-      const queue: QueueView = {
-        id: answer.queue.id,
-        extractionEngine: answer.queue.extraction_engine === "external" ? "external" : "builtin",
-        schema: readAnnotationSchema(answer.queue.annotation_schema_json),
-        learnFromValidation: answer.queue.learn_from_validation,
-      };
-      queues.set(queueId, queue);
-      return queue;
-    },
+    findQueue: (queueId, ctx) =>
+      queues.getOrLoad(queueId, async () => {
+        const found = (await undefinedIfNotFound(client.getQueue({ queue_id: queueId }, ctx)))?.queue;
+        if (!found) return undefined;
+        return {
+          id: found.id,
+          extractionEngine: found.extraction_engine === "external" ? "external" : "builtin",
+          schema: readAnnotationSchema(found.annotation_schema_json),
+          learnFromValidation: found.learn_from_validation,
+        };
+      }),
     async findDocument(documentId, ctx) {
       const answer = await undefinedIfNotFound(client.getDocument({ document_id: documentId }, ctx));
       if (!answer?.document) return undefined;

@@ -54,20 +54,18 @@ export function documentPort(address: string, options: DocumentPortOptions): Doc
       const answer = await undefinedIfNotFound(client.getDocument({ document_id: documentId }, ctx));
       return answer?.document ? documentView(answer.document) : undefined;
     },
-    async findQueue(queueId, ctx) {
-      const hit = queues.get(queueId);
-      if (hit) return hit;
-      const answer = await undefinedIfNotFound(client.getQueue({ queue_id: queueId }, ctx));
-      if (!answer?.queue) return undefined;
-      const queue: QueueView = {
-        id: answer.queue.id,
-        organizationId: answer.queue.organization_id,
-        schema: readAnnotationSchema(answer.queue.annotation_schema_json),
-        learnFromValidation: answer.queue.learn_from_validation,
-      };
-      queues.set(queueId, queue);
-      return queue;
-    },
+    findQueue: (queueId, ctx) =>
+      queues.getOrLoad(queueId, async () => {
+        const answer = await undefinedIfNotFound(client.getQueue({ queue_id: queueId }, ctx));
+        if (!answer?.queue) return undefined;
+        const { id, organization_id, annotation_schema_json, learn_from_validation } = answer.queue;
+        return {
+          id,
+          organizationId: organization_id,
+          schema: readAnnotationSchema(annotation_schema_json),
+          learnFromValidation: learn_from_validation,
+        };
+      }),
     async resolveQueue(ref, ctx) {
       const answer = await undefinedIfNotFound(client.resolveEntity({ entity_type: "queue", id_or_humanized: ref }, ctx));
       return answer ? { queueId: answer.id, organizationId: answer.organization_id } : undefined;

@@ -26,15 +26,11 @@ export function documentPort(address: string, options: DocumentPortOptions): Doc
   const found = new BoundedCache<string, QueueRef>({ maxEntries: options.maxEntries ?? 10_000, ttlMs: options.cacheMs ?? 5 * 60_000 });
 
   return {
-    async resolveQueue(ref, ctx) {
-      const hit = found.get(ref);
-      if (hit) return hit;
-      const answer = await undefinedIfNotFound(client.resolveEntity({ entity_type: "queue", id_or_humanized: ref }, ctx));
-      if (!answer) return undefined;
-      const queue = { queueId: answer.id, organizationId: answer.organization_id };
-      found.set(ref, queue);
-      return queue;
-    },
+    resolveQueue: (ref, ctx) =>
+      found.getOrLoad(ref, async () => {
+        const answer = await undefinedIfNotFound(client.resolveEntity({ entity_type: "queue", id_or_humanized: ref }, ctx));
+        return answer && { queueId: answer.id, organizationId: answer.organization_id };
+      }),
     close: () => client.close(),
   };
 }

@@ -42,13 +42,10 @@ export class RegisterCatalog {
   private async homeOf(registerId: string): Promise<(QueueRef & { id: string }) | undefined> {
     if (!isUuid(registerId)) return undefined;
     const id = registerId.toLowerCase();
-    const known = this.homes.get(id);
-    if (known) return known;
-    const register = await this.deps.store.findRegister(id);
-    if (!register) return undefined;
-    const home = { id: register.id, queueId: register.queueId, organizationId: register.organizationId };
-    this.homes.set(id, home);
-    return home;
+    return this.homes.getOrLoad(id, async () => {
+      const register = await this.deps.store.findRegister(id);
+      return register && { id: register.id, queueId: register.queueId, organizationId: register.organizationId };
+    });
   }
 
   async registersOfQueue(actor: Actor, queueRef: string): Promise<Register[]> {
