@@ -3,7 +3,7 @@
  * without docex): per category and field, right, wrong and missing, and documents wholly right. The engine runs in
  * this process, as bench/extraction does; `../shared/corpus/run.mjs` measures the same through a stack's API.
  *
- *   npm run build && node bench/dist/real-corpus.js [--only ubl,cii,facturx_pdf:text] [--wrong] [--missing]
+ *   npm run build && node bench/dist/real-corpus.js [--only ubl,cii,facturx_pdf:text] [--wrong] [--missing] [--scans DPI] [--half dev]
  *
  * Every hybrid PDF (facturx_pdf, zugferd1_pdf) is read a second time with its embedded XML ignored
  * (`pagesOnly`), as the categories `facturx_pdf:text` and `zugferd1_pdf:text`: a labelled text PDF.
@@ -14,15 +14,23 @@
  * A hybrid whose embedded XML describes another invoice than its page (the engine warns so) is left out of the
  * `:text` categories: its XML is no truth for its page.
  *
+ * `--scans DPI` also reads every text PDF as a scan: its pages (up to the engine's OCR page limit) rasterized in
+ * greyscale by pdftoppm at DPI and put back into an image-only PDF, as a scanner would deliver it, read by OCR
+ * (categories `…:scan`, the same halves).
+ *
  * Judged as run.mjs judges (formats normalized, a different value stays wrong).
  * Skipped with a message where the corpus folder is absent.
  */
+import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { extractInvoice } from "@docex/extraction/engine";
+import { promisify } from "node:util";
+import { type ExtractionResult, extractInvoice } from "@docex/extraction/engine";
 import { FIELDS, halfOf, judgeEntry, TEXT_CATEGORIES, type Term, truths, type Verdict } from "@docex/testkit/real-corpus";
+import { PDFDocument } from "pdf-lib";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const CORPUS = path.resolve(process.env.DOCEX_CORPUS_DIR ?? path.join(here, "../../../shared/corpus/files"));
@@ -30,6 +38,29 @@ const args = process.argv.slice(2);
 const only = args.includes("--only") ? new Set((args[args.indexOf("--only") + 1] ?? "").split(",")) : undefined;
 const listWrong = args.includes("--wrong");
 const listMissing = args.includes("--missing");
+const onlyHalf = args.includes("--half") ? args[args.indexOf("--half") + 1] : undefined;
+const scanDpi = args.includes("--scans") ? Number(args[args.indexOf("--scans") + 1]) : undefined;
+if (scanDpi !== undefined && !(scanDpi >= 50 && scanDpi <= 600)) throw new Error("--scans takes a resolution in dpi (50–600)");
+/** Text PDFs, each document once (the stripped copies are the same pages as their facturx_pdf originals). */
+const DISTINCT = ["facturx_pdf:text", "zugferd1_pdf:text", "pdf_text_real"];
+const run = promisify(execFile);
+
+/** The PDF's pages (at most 10, the engine's default OCR page limit) as a scanner delivers them: an image-only PDF. */
+async function asScan(file: string, dpi: number): Promise<Uint8Array> {
+  const scratch = await mkdtemp(path.join(tmpdir(), "docex-scan-"));
+  try {
+    await run("pdftoppm", ["-r", String(dpi), "-gray", "-png", "-l", "10", file, path.join(scratch, "page")], { timeout: 120_000 });
+    const pdf = await PDFDocument.create();
+    for (const name of (await readdir(scratch)).sort()) {
+      const image = await pdf.embedPng(await readFile(path.join(scratch, name)));
+      const [width, height] = [(image.width * 72) / dpi, (image.height * 72) / dpi];
+      pdf.addPage([width, height]).drawImage(image, { x: 0, y: 0, width, height });
+    }
+    return await pdf.save();
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
 type Counts = Record<Verdict, number>;
 const zero = (): Counts => ({ right: 0, wrong: 0, missing: 0, extra: 0, none: 0 });
 interface Tally {
@@ -52,6 +83,7 @@ if (!existsSync(CORPUS)) {
   let heldOutWrong = 0;
   const excluded: string[] = [];
   for (const entry of await truths(CORPUS, only)) {
+    if (onlyHalf && TEXT_CATEGORIES.has(entry.category) && halfOf(entry.file) !== onlyHalf) continue;
     const bytes = new Uint8Array(await readFile(path.join(CORPUS, entry.file)));
     // A hybrid whose XML is another invoice than its page (the engine says so) has no truth for its page: left out.
     if (entry.category.endsWith(":text")) {
@@ -67,10 +99,19 @@ if (!existsSync(CORPUS)) {
       fileName: path.basename(entry.file),
       ...(entry.category.endsWith(":text") ? { pagesOnly: true } : {}),
     });
-    const ms = performance.now() - started;
+    record(entry, entry.category, result, performance.now() - started);
+    if (scanDpi !== undefined && DISTINCT.includes(entry.category)) {
+      const scan = await asScan(path.join(CORPUS, entry.file), scanDpi);
+      const scanStarted = performance.now();
+      const scanned = await extractInvoice({ bytes: scan, fileName: `${path.basename(entry.file)}.scan.pdf` });
+      record(entry, `${entry.category}:scan`, scanned, performance.now() - scanStarted);
+    }
+  }
+
+  function record(entry: Awaited<ReturnType<typeof truths>>[number], category: string, result: ExtractionResult, ms: number) {
     const half = TEXT_CATEGORIES.has(entry.category) ? halfOf(entry.file) : "all";
-    const byHalf = table.get(entry.category) ?? new Map<string, Tally>();
-    table.set(entry.category, byHalf);
+    const byHalf = table.get(category) ?? new Map<string, Tally>();
+    table.set(category, byHalf);
     const current = byHalf.get(half) ?? tally();
     byHalf.set(half, current);
     let whole = true;
@@ -84,12 +125,12 @@ if (!existsSync(CORPUS)) {
         if (verdict !== "right") current.sureWrong += 1;
       }
       if (verdict === "missing" && listMissing && half !== "held-out")
-        wrong.push(`${entry.category} ${path.basename(entry.file)} ${term}: expected ${String(entry.truth[term])}, none read`);
+        wrong.push(`${category} ${path.basename(entry.file)} ${term}: expected ${String(entry.truth[term])}, none read`);
       if (verdict === "wrong" || verdict === "extra") {
         if (half === "held-out") heldOutWrong += 1;
         else if (listWrong)
           wrong.push(
-            `${entry.category} ${path.basename(entry.file)} ${term}: expected ${String(entry.truth[term])}, read ${got} (${confidence})`,
+            `${category} ${path.basename(entry.file)} ${term}: expected ${String(entry.truth[term])}, read ${got} (${confidence})`,
           );
       }
     }
@@ -131,31 +172,34 @@ if (!existsSync(CORPUS)) {
       if (entry) row(category, half, [entry]);
     }
   // Text PDFs, each document once: the stripped copies are the same pages as their facturx_pdf originals.
-  const distinct = ["facturx_pdf:text", "zugferd1_pdf:text", "pdf_text_real"];
-  if (distinct.some((category) => table.has(category)))
-    for (const half of ["dev", "held-out"])
-      row(
-        "text PDFs (facturx_pdf:text + zugferd1_pdf:text + pdf_text_real)",
-        half,
-        distinct.flatMap((category) => {
-          const entry = table.get(category)?.get(half);
-          return entry ? [entry] : [];
-        }),
-      );
+  const distinctOf = (half: string, suffix = "") =>
+    DISTINCT.flatMap((category) => {
+      const entry = table.get(`${category}${suffix}`)?.get(half);
+      return entry ? [entry] : [];
+    });
+  if (DISTINCT.some((category) => table.has(category)))
+    for (const half of ["dev", "held-out"]) row("text PDFs (facturx_pdf:text + zugferd1_pdf:text + pdf_text_real)", half, distinctOf(half));
+  if (scanDpi !== undefined)
+    for (const half of ["dev", "held-out"]) row(`the same text PDFs as scans (${scanDpi} dpi, OCR)`, half, distinctOf(half, ":scan"));
   console.log("\nper field, right / wrong / missing (+ wrong where none is printed):");
-  console.log("| field | e-invoices | text PDFs, dev | text PDFs, held-out |");
-  console.log("|---|---|---|---|");
+  const scanColumns = scanDpi !== undefined ? " scans, dev | scans, held-out |" : "";
+  console.log(`| field | e-invoices | text PDFs, dev | text PDFs, held-out |${scanColumns}`);
+  console.log(`|---|---|---|---|${scanDpi !== undefined ? "---|---|" : ""}`);
   const group = (pick: (category: string, half: string) => boolean) =>
     [...table].flatMap(([category, byHalf]) => [...byHalf].filter(([half]) => pick(category, half)).map(([, entry]) => entry));
-  const einvoices = group((category) => !TEXT_CATEGORIES.has(category));
-  const dev = group((category, half) => distinct.includes(category) && half === "dev");
-  const held = group((category, half) => distinct.includes(category) && half === "held-out");
+  const einvoices = group((category) => !TEXT_CATEGORIES.has(category) && !category.endsWith(":scan"));
+  const dev = group((category, half) => DISTINCT.includes(category) && half === "dev");
+  const held = group((category, half) => DISTINCT.includes(category) && half === "held-out");
+  const scanDev = group((category, half) => DISTINCT.some((text) => category === `${text}:scan`) && half === "dev");
+  const scanHeld = group((category, half) => DISTINCT.some((text) => category === `${text}:scan`) && half === "held-out");
   const cell = (tallies: Tally[], term: Term) => {
     const sum = sumOf(tallies, term);
     return `${sum.right} / ${sum.wrong} / ${sum.missing}${sum.extra ? ` (+${sum.extra})` : ""}`;
   };
   for (const term of Object.keys(FIELDS) as Term[])
-    console.log(`| ${term} | ${cell(einvoices, term)} | ${cell(dev, term)} | ${cell(held, term)} |`);
+    console.log(
+      `| ${term} | ${cell(einvoices, term)} | ${cell(dev, term)} | ${cell(held, term)} |${scanDpi !== undefined ? ` ${cell(scanDev, term)} | ${cell(scanHeld, term)} |` : ""}`,
+    );
   if (listWrong || listMissing)
     console.log(`\nwrong values, development half and e-invoices (held-out: ${heldOutWrong}, not listed):\n${wrong.join("\n")}`);
 }

@@ -1,7 +1,8 @@
 /**
- * A transaction's own cost: kit's `Sql.transaction` (BEGIN with its SET LOCALs and COMMIT on the pg client) against
- * `sequelize.transaction` with the same statements (what `Sql.transaction` did before, its `SET LOCAL` for an
- * asynchronous commit a statement of its own), alternating in the same run.
+ * A transaction's own cost: kit's `Sql.transaction` (a pg.Pool's client: BEGIN with its SET LOCALs, the statements,
+ * COMMIT) against `sequelize.transaction` with the same statements through `sequelize.query` (what the kit used before
+ * issue 19 and issue 41 item 3; its `SET LOCAL` for an asynchronous commit a statement of its own), alternating in the
+ * same run. Sequelize is the bench's own baseline here: no service uses it any more.
  *
  *   npm run build && node bench/dist/transactions.js
  *
@@ -15,8 +16,9 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
-import { connectDatabase, createLogger, prepared, Sql, type Tx } from "@docex/kit";
+import { connectDatabase, createLogger, databaseUrl, prepared, type Tx } from "@docex/kit";
 import { dropDatabase, testDatabaseServerUrl } from "@docex/testkit";
+import { QueryTypes, Sequelize, type Transaction } from "sequelize";
 
 const ROUNDS = Number(process.env.BENCH_TX_ROUNDS ?? 5);
 const COUNT = Number(process.env.BENCH_TX_COUNT ?? 3000);
@@ -24,13 +26,17 @@ const ROWS = 1000;
 const TICKS_PER_SECOND = 100;
 
 const database = `docex_bench_tx_${randomBytes(4).toString("hex")}`;
-const sequelize = await connectDatabase({
+const sql = await connectDatabase({
   serverUrl: testDatabaseServerUrl(),
   database,
   logger: createLogger("bench", "warn"),
   poolMax: 1,
 });
-const sql = new Sql(sequelize);
+const sequelize = new Sequelize(databaseUrl(testDatabaseServerUrl(), database), {
+  dialect: "postgres",
+  logging: false,
+  pool: { max: 1, min: 0, idle: 10_000, acquire: 10_000 },
+});
 
 const READ = prepared("SELECT id, version, annotations FROM docs WHERE id = $1");
 const READ_FOR_UPDATE = prepared("SELECT id, version, annotations FROM docs WHERE id = $1 FOR UPDATE");
@@ -51,11 +57,21 @@ async function work(shape: Shape, id: string, tx: Tx): Promise<void> {
   await sql.run(RECORD, [id, JSON.stringify({ source: "validation" })], tx);
 }
 
-/** What Sql.transaction did before (e149fa7 and earlier): Sequelize's transaction, the SET LOCAL a statement of its own. */
+/** The same statements in Sequelize's transaction through `sequelize.query`, the SET LOCAL a statement of its own. */
+async function sequelizeWork(shape: Shape, id: string, transaction: Transaction): Promise<void> {
+  if (shape === "read") {
+    await sequelize.query(READ.text, { bind: [id], transaction, type: QueryTypes.SELECT });
+    return;
+  }
+  await sequelize.query(READ_FOR_UPDATE.text, { bind: [id], transaction, type: QueryTypes.SELECT });
+  await sequelize.query(UPDATE.text, { bind: [id, JSON.stringify([{ key: "total_due", value: "100.00" }])], transaction });
+  await sequelize.query(RECORD.text, { bind: [id, JSON.stringify({ source: "validation" })], transaction });
+}
+
 function viaSequelize(shape: Shape, id: string): Promise<void> {
-  return sequelize.transaction(async (tx) => {
-    if (shape === "edit") await sql.run("SET LOCAL synchronous_commit TO off", [], tx);
-    await work(shape, id, tx);
+  return sequelize.transaction(async (transaction) => {
+    if (shape === "edit") await sequelize.query("SET LOCAL synchronous_commit TO off", { transaction });
+    await sequelizeWork(shape, id, transaction);
   });
 }
 
@@ -99,20 +115,23 @@ try {
   const ids = Array.from({ length: ROWS }, () => randomUUID());
   await sql.run("INSERT INTO docs SELECT unnest($1::uuid[]), 1, '[]'", [ids]);
   await sql.run("ANALYZE docs");
-  // The pool's only connection serves every transaction: its backend is the one measured.
-  const backend = (await sql.one<{ pid: number }>("SELECT pg_backend_pid() AS pid"))!.pid;
+  // Each variant's pool has one connection, which serves all its transactions: its backend is the one measured.
+  const backends: Record<Variant, number> = {
+    "Sql.transaction": (await sql.one<{ pid: number }>("SELECT pg_backend_pid() AS pid"))!.pid,
+    "sequelize.transaction": ((await sequelize.query("SELECT pg_backend_pid() AS pid", { plain: true })) as { pid: number }).pid,
+  };
 
   const samples = new Map<string, Sample[]>();
   const shapes: Shape[] = ["read", "edit"];
   const variants: Variant[] = ["sequelize.transaction", "Sql.transaction"];
   // A warm-up round of each, not counted: prepared statements, JIT.
-  for (const shape of shapes) for (const variant of variants) await round(shape, variant, ids, backend);
+  for (const shape of shapes) for (const variant of variants) await round(shape, variant, ids, backends[variant]);
   for (let r = 0; r < ROUNDS; r += 1) {
     for (const shape of shapes) {
       // Alternating which goes first, so that neither always follows the other.
       for (const variant of r % 2 ? [...variants].reverse() : variants) {
         const key = `${shape}|${variant}`;
-        samples.set(key, [...(samples.get(key) ?? []), await round(shape, variant, ids, backend)]);
+        samples.set(key, [...(samples.get(key) ?? []), await round(shape, variant, ids, backends[variant])]);
       }
     }
   }
@@ -152,5 +171,6 @@ try {
   }
 } finally {
   await sequelize.close();
+  await sql.close();
   await dropDatabase(database);
 }

@@ -11,6 +11,7 @@ export * from "./bus/removals.js";
 export * from "./config.js";
 export * from "./crypto/secret-sealer.js";
 export * from "./db/database.js";
+export * from "./db/errors.js";
 export * from "./db/sql.js";
 export * from "./errors.js";
 export * from "./grpc/client.js";

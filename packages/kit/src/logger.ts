@@ -1,4 +1,5 @@
 import { type Logger, pino } from "pino";
+import { DatabaseError } from "./db/errors.js";
 import { activeTraceIds } from "./tracing/spans.js";
 import { redactUrlSecrets } from "./tracing/url-secrets.js";
 
@@ -37,33 +38,32 @@ interface DatabaseErrorFields {
   routine?: unknown;
 }
 
-/** The Postgres error inside `error` (itself, or a Sequelize error's `original`/`parent`), if it is one. */
+/** The Postgres error inside `error` (itself, or the driver's error under a kit `DatabaseError`), if it is one. */
 function postgresErrorOf(error: unknown): DatabaseErrorFields | undefined {
   if (typeof error !== "object" || error === null) return undefined;
-  const candidate = error as DatabaseErrorFields & { original?: unknown; parent?: unknown; name?: unknown };
+  const candidate = error as DatabaseErrorFields;
   if (typeof candidate.code === "string" && /^[0-9A-Z]{5}$/.test(candidate.code) && typeof candidate.severity === "string")
     return candidate;
-  return postgresErrorOf(candidate.original) ?? postgresErrorOf(candidate.parent);
+  return error instanceof DatabaseError ? postgresErrorOf(error.cause) : undefined;
 }
 
-const isSequelizeError = (error: unknown) =>
-  typeof error === "object" && error !== null && /^Sequelize/.test(String((error as { name?: unknown }).name));
+const isDatabaseError = (error: unknown) => error instanceof DatabaseError;
 
 function causedByDatabase(error: unknown, depth = 0): boolean {
   const cause = (error as { cause?: unknown } | null)?.cause;
   if (cause === undefined || cause === null || depth > 5) return false;
-  return Boolean(postgresErrorOf(cause)) || isSequelizeError(cause) || causedByDatabase(cause, depth + 1);
+  return Boolean(postgresErrorOf(cause)) || isDatabaseError(cause) || causedByDatabase(cause, depth + 1);
 }
 
 /**
  * The `err` serializer of every log line. A database error is logged as its SQL state, table,
  * constraint and column only: Postgres's message and detail quote values (`Key (email)=(…)`,
- * `invalid input syntax for type uuid: "…"`) and Sequelize's errors carry the SQL's bind
- * parameters and the rows' values, none of which belongs in a log. Other errors as pino's.
+ * `invalid input syntax for type uuid: "…"`), and the driver's errors under the kit's `DatabaseError` quote
+ * them too, none of which belongs in a log. Other errors as pino's.
  */
 export function serializeError(error: unknown): unknown {
   const database = postgresErrorOf(error);
-  if (!database && !isSequelizeError(error)) {
+  if (!database && !isDatabaseError(error)) {
     if (!causedByDatabase(error)) return pino.stdSerializers.err(error as Error);
     // pino's serializer would append the causes' messages and stacks; the database one must not be.
     const own = error as { name?: unknown; message?: unknown; stack?: unknown; cause?: unknown };
@@ -99,7 +99,7 @@ export function errorSummaryOf(error: unknown): string {
     ].filter(Boolean);
     return `database error ${String(database.code)}${where.length ? ` (${where.join(", ")})` : ""}`;
   }
-  if (isSequelizeError(error)) return "database error";
+  if (isDatabaseError(error)) return "database error";
   return error instanceof Error ? error.message : String(error);
 }
 

@@ -3,7 +3,6 @@ import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import type { Express } from "express";
-import type { Sequelize } from "sequelize";
 import type { z } from "zod";
 import { CachedTokenVerifier } from "./auth/cached-token-verifier.js";
 import { type AccessTokenVerifier, TokenVerifier } from "./auth/token-verifier.js";
@@ -13,7 +12,7 @@ import { OutboxEvents } from "./bus/outbox-events.js";
 import { loadConfigOrExit, type ServiceName, serviceConfigSchema } from "./config.js";
 import { SealedWithAnotherKeyError } from "./crypto/secret-sealer.js";
 import { connectDatabase, type Migration, type MigrationTimeouts, pendingMigrations, runMigrations } from "./db/database.js";
-import { Sql } from "./db/sql.js";
+import type { Sql } from "./db/sql.js";
 import { type GrpcIdentity, grpcIdentityFromConfig } from "./grpc/identity.js";
 import { GrpcServer, MAX_CONNECTION_AGE_MS } from "./grpc/server.js";
 import { createHttpApp, type HttpAppOptions } from "./http/app.js";
@@ -62,8 +61,6 @@ export function busSettingsOf(config: Pick<BaseServiceConfig, keyof typeof NATS_
  * its HTTP app and gRPC server on the shared logger, metrics and identity, `startOrClose`, then `serve`.
  */
 export class Infrastructure {
-  /** Queries on the service's database. */
-  readonly sql: Sql;
   /** Adds events to the outbox inside a transaction. */
   readonly events: OutboxEvents;
 
@@ -73,7 +70,8 @@ export class Infrastructure {
     readonly logger: Logger,
     readonly metrics: Metrics,
     readonly readiness: Readiness,
-    readonly sequelize: Sequelize,
+    /** Queries and transactions on the service's database (its pool, closed at the end of `stop`). */
+    readonly sql: Sql,
     readonly bus: EventBus,
     readonly outbox: Outbox,
     /** Access tokens, checked against auth's JWKS once per token and minute (`CachedTokenVerifier`). */
@@ -81,7 +79,6 @@ export class Infrastructure {
     /** The service's gRPC identity (GRPC_TLS_DIR), for its server and its clients. */
     readonly grpcIdentity: GrpcIdentity,
   ) {
-    this.sql = new Sql(sequelize);
     this.events = new OutboxEvents(outbox);
   }
 
@@ -115,7 +112,7 @@ export class Infrastructure {
         .then(closeOnFailure)
         .catch(() => undefined);
       await this.bus.close().catch(() => undefined);
-      await this.sequelize.close().catch(() => undefined);
+      await this.sql.close().catch(() => undefined);
       throw error;
     }
   }
@@ -175,7 +172,7 @@ export class Infrastructure {
             await options.onStop?.();
             await this.outbox.stop();
             await this.bus.close();
-            await this.sequelize.close();
+            await this.sql.close();
           })(),
           stopBy - Date.now(),
         );
@@ -204,7 +201,7 @@ export async function connectInfrastructure(
   const metrics = new Metrics(name);
   const readiness = new Readiness(metrics);
   const grpcIdentity = grpcIdentityFromConfig(name, config, logger);
-  const sequelize = await connectDatabase({
+  const sql = await connectDatabase({
     serverUrl: config.DATABASE_URL,
     database: config.DATABASE_NAME,
     poolMax: config.DATABASE_POOL_MAX,
@@ -213,28 +210,28 @@ export async function connectInfrastructure(
   });
   try {
     const migrations = [...kitMigrations, ...options.migrations];
-    if (config.MIGRATE_ON_START) await runMigrations(sequelize, migrations, logger, migrationTimeouts(config));
+    if (config.MIGRATE_ON_START) await runMigrations(sql, migrations, logger, migrationTimeouts(config));
     else {
       // Serving on a schema older than the code would fail request by request; refuse to start instead.
-      const pending = await pendingMigrations(sequelize, migrations);
+      const pending = await pendingMigrations(sql, migrations);
       if (pending.length > 0)
         throw new Error(
           `MIGRATE_ON_START=false, but ${pending.length} migration(s) of ${config.DATABASE_NAME} are pending (${pending.join(", ")}): run the service with MIGRATE_ONLY=true first`,
         );
     }
     const bus = await EventBus.connect({ name, logger, metrics, ...busSettingsOf(config) });
-    const outbox = new Outbox({ sequelize, bus, logger, metrics, pollIntervalMs: options.outboxPollIntervalMs });
+    const outbox = new Outbox({ sql, bus, logger, metrics, pollIntervalMs: options.outboxPollIntervalMs });
     // The service's own database: no request can be served without it. NATS can be away for a while: events
     // wait in the outbox, and consumers catch up when it is back; its outage shows in dependency_up.
-    readiness.add("postgres", () => sequelize.query("SELECT 1"));
-    readiness.addStartUpWork("postgres_pool", warmPool(sequelize, Math.min(WARM_POOL_CONNECTIONS, config.DATABASE_POOL_MAX)));
+    readiness.add("postgres", () => sql.run("SELECT 1"));
+    readiness.addStartUpWork("postgres_pool", warmPool(sql, Math.min(WARM_POOL_CONNECTIONS, config.DATABASE_POOL_MAX)));
     readiness.watch("nats", () => bus.check());
     const verifier = new CachedTokenVerifier(
       new TokenVerifier({ jwksUri: config.AUTH_JWKS_URL, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE }),
     );
-    return new Infrastructure(name, config, logger, metrics, readiness, sequelize, bus, outbox, verifier, grpcIdentity);
+    return new Infrastructure(name, config, logger, metrics, readiness, sql, bus, outbox, verifier, grpcIdentity);
   } catch (error) {
-    await sequelize.close();
+    await sql.close();
     throw error;
   }
 }
@@ -247,8 +244,8 @@ export async function connectInfrastructure(
 export const WARM_POOL_CONNECTIONS = 2;
 
 /** Opens `connections` of the pool at once (each query holds one while the others open theirs); failures are the readiness check's to report. */
-async function warmPool(sequelize: Sequelize, connections: number): Promise<void> {
-  await Promise.all(Array.from({ length: connections }, () => sequelize.query("SELECT pg_sleep(0.01)").catch(() => undefined)));
+async function warmPool(sql: Sql, connections: number): Promise<void> {
+  await Promise.all(Array.from({ length: connections }, () => sql.run("SELECT pg_sleep(0.01)").catch(() => undefined)));
 }
 
 /**
@@ -263,16 +260,16 @@ export async function migrateServiceDatabase(
   config: BaseServiceConfig,
   options: { migrations: Migration[]; logger: Logger },
 ): Promise<string[]> {
-  const sequelize = await connectDatabase({
+  const sql = await connectDatabase({
     serverUrl: config.DATABASE_URL,
     database: config.DATABASE_NAME,
     poolMax: 1,
     logger: options.logger,
   });
   try {
-    return await runMigrations(sequelize, [...kitMigrations, ...options.migrations], options.logger, migrationTimeouts(config));
+    return await runMigrations(sql, [...kitMigrations, ...options.migrations], options.logger, migrationTimeouts(config));
   } finally {
-    await sequelize.close();
+    await sql.close();
   }
 }
 

@@ -1,8 +1,7 @@
 import { expect } from "chai";
 import pg from "pg";
-import type { Sequelize } from "sequelize";
 import { connectDatabase, GuardedPgClient } from "../src/db/database.js";
-import { Sql } from "../src/db/sql.js";
+import type { Sql } from "../src/db/sql.js";
 import { isTransientDatabaseFailure } from "../src/transient-failures.js";
 import { dropDatabase, serverUrl, silentLogger, uniqueName } from "./support.js";
 
@@ -11,36 +10,35 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe("database connections when Postgres terminates them (real Postgres)", function () {
   this.timeout(60_000);
   const database = uniqueName("terminated");
-  let sequelize: Sequelize;
+  let sql: Sql;
   let admin: pg.Client;
 
   before(async () => {
-    sequelize = await connectDatabase({ serverUrl: serverUrl, database, logger: silentLogger, poolMax: 10 });
+    sql = await connectDatabase({ serverUrl: serverUrl, database, logger: silentLogger, poolMax: 10 });
     admin = new pg.Client({ connectionString: serverUrl });
     await admin.connect();
   });
 
   after(async () => {
-    await sequelize?.close();
+    await sql?.close();
     await admin?.end();
     await dropDatabase(database);
   });
 
-  it("a client's error before Sequelize listens is no uncaught exception: the client is only marked invalid", () => {
+  it("a client's error while the pool does not listen (connecting, or lent out between statements) is no uncaught exception", () => {
     const client = new GuardedPgClient({ connectionString: serverUrl });
     expect(() => client.emit("error", Object.assign(new Error("terminating connection"), { code: "57P01" }))).not.to.throw();
-    expect((client as unknown as { _invalid?: boolean })._invalid).to.equal(true);
   });
 
   it("keeps the process alive and serving while every backend is terminated again and again as the pool reconnects", async () => {
     // Before the guard this died within seconds with an uncaught 57P01: an error in the same read as
-    // "ready for query" reached a client Sequelize had not yet put a listener on.
+    // "ready for query" reached a client nobody had yet put a listener on (then Sequelize's pool, now pg.Pool's).
     let stop = false;
     let answered = 0;
     const worker = async () => {
       while (!stop) {
         try {
-          await sequelize.query("SELECT 1");
+          await sql.run("SELECT 1");
           answered++;
         } catch {
           await sleep(1);
@@ -63,7 +61,7 @@ describe("database connections when Postgres terminates them (real Postgres)", f
     expect(terminated).to.be.greaterThan(100);
     expect(answered).to.be.greaterThan(0);
     // And it recovers: a query after the storm is answered.
-    expect(await sequelize.query("SELECT 1 AS one", { plain: true })).to.deep.equal({ one: 1 });
+    expect(await sql.one("SELECT 1 AS one")).to.deep.equal({ one: 1 });
   });
 
   it("every error a transaction meets once its backend is terminated is a transient database failure (503, not 500)", async () => {
@@ -76,15 +74,17 @@ describe("database connections when Postgres terminates them (real Postgres)", f
         failures.push(error);
       }
     };
-    const transaction = await sequelize.transaction();
-    const { pid } = (await sequelize.query("SELECT pg_backend_pid() AS pid", { transaction, plain: true })) as { pid: number };
-    await admin.query("SELECT pg_terminate_backend($1)", [pid]);
-    await sleep(100);
     // The query that meets the cut, a second one on the same (now broken) connection, and the commit.
-    await attempt(() => sequelize.query("SELECT 1", { transaction }));
-    await attempt(() => sequelize.query("SELECT 2", { transaction }));
-    await attempt(() => transaction.commit());
-    await transaction.rollback().catch(() => undefined);
+    await attempt(() =>
+      sql.transaction(async (tx) => {
+        const row = await sql.one<{ pid: number }>("SELECT pg_backend_pid() AS pid", [], tx);
+        await admin.query("SELECT pg_terminate_backend($1)", [row!.pid]);
+        await sleep(100);
+        await attempt(() => sql.run("SELECT 1", [], tx));
+        await attempt(() => sql.run("SELECT 2", [], tx));
+      }),
+    );
+    expect(failures).to.have.lengthOf(3);
     const shapes = failures.map((error) => describeFailure(error));
     expect(
       failures.every((error) => error !== undefined && isTransientDatabaseFailure(error)),
@@ -93,7 +93,6 @@ describe("database connections when Postgres terminates them (real Postgres)", f
   });
 
   it("Sql's transaction, its backend terminated during its work: a transient failure, and the connection is not lent again", async () => {
-    const sql = new Sql(sequelize);
     let hooked = false;
     const failed = await sql
       .transaction(async (tx) => {
@@ -119,9 +118,9 @@ describe("database connections when Postgres terminates them (real Postgres)", f
 function describeFailure(error: unknown): string {
   const parts: string[] = [];
   for (
-    let current = error as { name?: string; code?: string; message?: string; parent?: unknown } | undefined;
+    let current = error as { name?: string; code?: string; message?: string; cause?: unknown } | undefined;
     current;
-    current = current.parent as typeof current
+    current = current.cause as typeof current
   ) {
     parts.push(`${current.name}(${current.code ?? ""}): ${current.message}`);
   }

@@ -6,7 +6,9 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { connect as connectNats } from "@nats-io/transport-node";
 import { expect } from "chai";
 import express from "express";
+import pg from "pg";
 import { serviceConfigSchema } from "../src/config.js";
+import { DatabaseUnavailableError } from "../src/db/errors.js";
 import { CLOSE_TIMEOUT_MS, closeHttp, connectInfrastructure, type Infrastructure, listen } from "../src/runtime.js";
 import { dropDatabase, natsUrl, serverUrl, silentLogger, uniqueName } from "./support.js";
 
@@ -107,7 +109,7 @@ async function stoppableInfrastructure(name: string, shutdownMs: number, ports: 
   const remove = async () => {
     await infra.outbox.stop().catch(() => undefined);
     await infra.bus.close().catch(() => undefined);
-    await infra.sequelize.close().catch(() => undefined);
+    await infra.sql.close().catch(() => undefined);
     const connection = await connectNats({ servers: natsUrl });
     const jsm = await jetstreamManager(connection);
     for (const streamName of [stream, `${stream}_DLQ`]) await jsm.streams.delete(streamName).catch(() => undefined);
@@ -240,6 +242,36 @@ describe("a service's event consumers at SIGTERM (issue 20, item 4)", () => {
       "the event in hand is finished, the one after SIGTERM is not taken",
     ).to.deep.equal([1]);
     expect(handled[0]!.endedAt, "the event in hand ended before the service's clients closed").to.be.at.most(clientsClosedAt);
+  });
+});
+
+describe("a service's stop closes its database pool (issue 41, item 3)", () => {
+  it("leaves no connection of the service open in Postgres, and its Sql takes no statement after", async function () {
+    this.timeout(20_000);
+    const { infra, remove } = await stoppableInfrastructure("pool_close", 1_000);
+    const admin = new pg.Client({ connectionString: serverUrl });
+    await admin.connect();
+    try {
+      const connections = async () =>
+        Number(
+          (await admin.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1", [infra.config.DATABASE_NAME]))
+            .rows[0]?.n,
+        );
+      const running = await infra.serve({ app: express() });
+      // The pool's warm connections (WARM_POOL_CONNECTIONS), open once the service has started.
+      expect(await connections()).to.be.at.least(1);
+      expect(infra.sql.closed).to.equal(false);
+      await running.stop();
+      expect(infra.sql.closed).to.equal(true);
+      const deadline = Date.now() + 5_000;
+      while ((await connections()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await connections(), "every connection of the pool closed").to.equal(0);
+      const refused = await infra.sql.run("SELECT 1").catch((error: unknown) => error);
+      expect(refused).to.be.instanceOf(DatabaseUnavailableError);
+    } finally {
+      await admin.end();
+      await remove();
+    }
   });
 });
 

@@ -4,6 +4,7 @@ import { brotliCompressSync, constants as zlib } from "node:zlib";
 import { expect } from "chai";
 import { z } from "zod";
 import { type AccessTokenVerifier, authenticate } from "../src/auth/token-verifier.js";
+import { databaseErrorOf } from "../src/db/errors.js";
 import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from "../src/errors.js";
 import { createHttpApp } from "../src/http/app.js";
 import { Readiness } from "../src/http/readiness.js";
@@ -266,9 +267,9 @@ async function answersOf(routes: Parameters<typeof createHttpApp>[0]["routes"], 
   }
 }
 
-/** A Sequelize error around the driver's `driver`, as a store's query throws it. */
-function sequelizeErrorOf(driver: Error): Error {
-  return Object.assign(new Error(driver.message), { name: "SequelizeDatabaseError", parent: driver, original: driver });
+/** The kit's error around the driver's `driver`, as a store's query throws it. */
+function sqlErrorOf(driver: Error): Error {
+  return databaseErrorOf(driver, "SELECT 1");
 }
 
 describe("problem answers for a transaction aborted by a concurrent one", () => {
@@ -278,7 +279,7 @@ describe("problem answers for a transaction aborted by a concurrent one", () => 
       (router) => {
         for (const [path, code] of Object.entries(paths))
           router.post(path, () => {
-            throw sequelizeErrorOf(Object.assign(new Error("deadlock detected"), { code }));
+            throw sqlErrorOf(Object.assign(new Error("deadlock detected"), { code }));
           });
       },
       Object.keys(paths),
@@ -298,15 +299,15 @@ describe("problem answers for a lost database connection", () => {
     const answers = await answersOf(
       (router) => {
         router.get("/cut", () => {
-          throw sequelizeErrorOf(Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" }));
+          throw sqlErrorOf(Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" }));
         });
         // What a query meets on a pooled connection that broke a moment before (no SQL state, only words).
         router.get("/broken", () => {
-          throw sequelizeErrorOf(new Error("Client has encountered a connection error and is not queryable"));
+          throw sqlErrorOf(new Error("Client has encountered a connection error and is not queryable"));
         });
         // A kit `Prepared` statement whose result columns a migration changed: Sql drops the connection, a retry succeeds.
         router.get("/stale", () => {
-          throw sequelizeErrorOf(Object.assign(new Error("cached plan must not change result type"), { code: "0A000" }));
+          throw sqlErrorOf(Object.assign(new Error("cached plan must not change result type"), { code: "0A000" }));
         });
       },
       ["/cut", "/broken", "/stale"],

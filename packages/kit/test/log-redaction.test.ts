@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import { expect } from "chai";
-import { QueryTypes, type Sequelize } from "sequelize";
 import { connectDatabase } from "../src/db/database.js";
+import type { Sql } from "../src/db/sql.js";
 import { createLogger, errorSummaryOf } from "../src/logger.js";
 import { dropDatabase, serverUrl, silentLogger, uniqueName } from "./support.js";
 
@@ -27,17 +27,17 @@ async function failureOf(promise: Promise<unknown>): Promise<unknown> {
 
 describe("database errors in logs carry no bind parameters or values (issue 24, real Postgres)", () => {
   const database = uniqueName("logs");
-  let sequelize: Sequelize;
+  let sql: Sql;
   const secret = "ada.secret@example.test";
 
   before(async () => {
-    sequelize = await connectDatabase({ serverUrl, database, logger: silentLogger });
-    await sequelize.query("CREATE TABLE people (id uuid PRIMARY KEY, email text CONSTRAINT people_email_key UNIQUE)");
-    await sequelize.query("INSERT INTO people VALUES ($1, $2)", { bind: ["6f1d2c3b-4a59-4e68-9b7a-8c9d0e1f2a3b", secret] });
+    sql = await connectDatabase({ serverUrl, database, logger: silentLogger });
+    await sql.run("CREATE TABLE people (id uuid PRIMARY KEY, email text CONSTRAINT people_email_key UNIQUE)");
+    await sql.run("INSERT INTO people VALUES ($1, $2)", ["6f1d2c3b-4a59-4e68-9b7a-8c9d0e1f2a3b", secret]);
   });
 
   after(async () => {
-    await sequelize?.close();
+    await sql?.close();
     await dropDatabase(database);
   });
 
@@ -49,12 +49,7 @@ describe("database errors in logs carry no bind parameters or values (issue 24, 
   };
 
   it("logs a unique violation by SQL state, table and constraint, without the value or the parameters", async () => {
-    const error = await failureOf(
-      sequelize.query("INSERT INTO people VALUES ($1, $2)", {
-        bind: ["0c9e8d7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f", secret],
-        type: QueryTypes.INSERT,
-      }),
-    );
+    const error = await failureOf(sql.run("INSERT INTO people VALUES ($1, $2)", ["0c9e8d7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f", secret]));
     const { text, entry } = logged(error);
     expect(text).to.not.include(secret);
     expect(text).to.not.include("0c9e8d7f");
@@ -63,7 +58,7 @@ describe("database errors in logs carry no bind parameters or values (issue 24, 
   });
 
   it("logs a value Postgres quotes in its message (invalid input syntax) without it", async () => {
-    const error = await failureOf(sequelize.query("SELECT * FROM people WHERE id = $1", { bind: [secret], type: QueryTypes.SELECT }));
+    const error = await failureOf(sql.rows("SELECT * FROM people WHERE id = $1", [secret]));
     const { text, entry } = logged(error);
     expect(text).to.not.include(secret);
     expect(entry.err).to.include({ sql_state: "22P02" });
@@ -71,7 +66,7 @@ describe("database errors in logs carry no bind parameters or values (issue 24, 
   });
 
   it("logs a Postgres error wrapped as another error's cause without its values", async () => {
-    const cause = await failureOf(sequelize.query("SELECT * FROM people WHERE id = $1", { bind: [secret], type: QueryTypes.SELECT }));
+    const cause = await failureOf(sql.rows("SELECT * FROM people WHERE id = $1", [secret]));
     const { text } = logged(new Error("the upload failed", { cause }));
     expect(text).to.include("the upload failed");
     expect(text).to.not.include(secret);

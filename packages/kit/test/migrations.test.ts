@@ -3,10 +3,10 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { expect } from "chai";
 import pg from "pg";
-import { QueryTypes, type Sequelize } from "sequelize";
 import { kitMigrations } from "../src/bus/outbox.js";
 import { serviceConfigSchema } from "../src/config.js";
 import { connectDatabase, databaseUrl, type Migration, pendingMigrations, runMigrations } from "../src/db/database.js";
+import type { Sql } from "../src/db/sql.js";
 import { connectInfrastructure, migrateServiceDatabase } from "../src/runtime.js";
 import { dropDatabase, serverUrl, silentLogger, uniqueName } from "./support.js";
 
@@ -14,10 +14,10 @@ const run = promisify(execFile);
 
 describe("database bootstrap", () => {
   const database = uniqueName("migrations");
-  const instances: Sequelize[] = [];
+  const instances: Sql[] = [];
 
   after(async () => {
-    await Promise.all(instances.map((sequelize) => sequelize.close()));
+    await Promise.all(instances.map((sql) => sql.close()));
     await dropDatabase(database);
   });
 
@@ -25,14 +25,14 @@ describe("database bootstrap", () => {
     const migrations: Migration[] = [
       {
         name: "0001-runs",
-        up: async ({ sequelize }) => {
-          await sequelize.query("CREATE TABLE IF NOT EXISTS runs (name text NOT NULL)");
+        up: async ({ sql }) => {
+          await sql.run("CREATE TABLE IF NOT EXISTS runs (name text NOT NULL)");
           // Slow enough that a second migrator without the lock would run it too.
-          await sequelize.query("SELECT pg_sleep(0.3)");
-          await sequelize.query("INSERT INTO runs VALUES ('0001')");
+          await sql.run("SELECT pg_sleep(0.3)");
+          await sql.run("INSERT INTO runs VALUES ('0001')");
         },
       },
-      { name: "0002-more", up: ({ sequelize }) => sequelize.query("INSERT INTO runs VALUES ('0002')") },
+      { name: "0002-more", up: ({ sql }) => sql.run("INSERT INTO runs VALUES ('0002')") },
     ];
     const [first, second] = await Promise.all([
       connectDatabase({ serverUrl, database, logger: silentLogger }),
@@ -41,25 +41,53 @@ describe("database bootstrap", () => {
     instances.push(first, second);
     const applied = await Promise.all([runMigrations(first, migrations, silentLogger), runMigrations(second, migrations, silentLogger)]);
     expect(applied.flat().sort()).to.deep.equal(["0001-runs", "0002-more"]);
-    const runs = await first.query<{ name: string }>("SELECT name FROM runs ORDER BY name", { type: QueryTypes.SELECT });
+    const runs = await first.rows<{ name: string }>("SELECT name FROM runs ORDER BY name");
     expect(runs.map((row) => row.name)).to.deep.equal(["0001", "0002"]);
+  });
+});
+
+describe("a database that umzug's Sequelize storage migrated (before issue 41, item 3)", () => {
+  const database = uniqueName("migrations_before");
+  after(() => dropDatabase(database));
+
+  it("reads its record of applied migrations as it is, and adds the next ones to it", async () => {
+    const sql = await connectDatabase({ serverUrl, database, logger: silentLogger });
+    try {
+      // The table as that storage created it (Sequelize's DDL of its model), with what it recorded.
+      await sql.run(`CREATE TABLE IF NOT EXISTS "schema_migrations" ("name" VARCHAR(255) NOT NULL UNIQUE , PRIMARY KEY ("name"));
+                     CREATE TABLE runs (name text NOT NULL);
+                     INSERT INTO schema_migrations (name) VALUES ('0001-runs')`);
+      const migrations: Migration[] = [
+        { name: "0001-runs", up: ({ sql: db }) => db.run("CREATE TABLE runs (name text NOT NULL)") },
+        { name: "0002-more", up: ({ sql: db }) => db.run("INSERT INTO runs VALUES ('0002')") },
+      ];
+      expect(await pendingMigrations(sql, migrations)).to.deep.equal(["0002-more"]);
+      expect(await runMigrations(sql, migrations, silentLogger)).to.deep.equal(["0002-more"]);
+      expect(await sql.rows("SELECT name FROM schema_migrations ORDER BY name")).to.deep.equal([
+        { name: "0001-runs" },
+        { name: "0002-more" },
+      ]);
+      expect(await pendingMigrations(sql, migrations)).to.deep.equal([]);
+    } finally {
+      await sql.close();
+    }
   });
 });
 
 describe("migration timeouts", () => {
   const database = uniqueName("migration_timeouts");
-  let sequelize: Sequelize;
+  let sql: Sql;
   let holder: pg.Client;
 
   before(async () => {
-    sequelize = await connectDatabase({ serverUrl, database, logger: silentLogger });
-    await sequelize.query("CREATE TABLE busy (id int)");
+    sql = await connectDatabase({ serverUrl, database, logger: silentLogger });
+    await sql.run("CREATE TABLE busy (id int)");
     holder = new pg.Client({ connectionString: databaseUrl(serverUrl, database) });
     await holder.connect();
   });
   after(async () => {
     await holder.end();
-    await sequelize.close();
+    await sql.close();
     await dropDatabase(database);
   });
 
@@ -68,10 +96,8 @@ describe("migration timeouts", () => {
     try {
       const started = Date.now();
       // A migration is pending: with none, a start takes no lock at all.
-      const pending: Migration[] = [{ name: "0001-never", up: ({ sequelize: db }) => db.query("SELECT 1") }];
-      const failure = await runMigrations(sequelize, pending, silentLogger, { lockWaitMs: 300, ddlLockWaitMs: 10_000 }).catch(
-        (error) => error,
-      );
+      const pending: Migration[] = [{ name: "0001-never", up: ({ sql: db }) => db.run("SELECT 1") }];
+      const failure = await runMigrations(sql, pending, silentLogger, { lockWaitMs: 300, ddlLockWaitMs: 10_000 }).catch((error) => error);
       expect(failure).to.be.instanceOf(Error);
       expect((failure as Error).message).to.match(/another instance has been migrating this database for over 300 ms/);
       expect(Date.now() - started).to.be.below(5_000);
@@ -81,21 +107,19 @@ describe("migration timeouts", () => {
   });
 
   it("a DDL waiting behind a long transaction gives up at the lock timeout; the migration runs once the table is free", async () => {
-    const migrations: Migration[] = [
-      { name: "0001-busy-column", up: ({ sequelize: db }) => db.query("ALTER TABLE busy ADD COLUMN note text") },
-    ];
+    const migrations: Migration[] = [{ name: "0001-busy-column", up: ({ sql: db }) => db.run("ALTER TABLE busy ADD COLUMN note text") }];
     await holder.query("BEGIN");
     await holder.query("SELECT * FROM busy");
     try {
-      const failure = await runMigrations(sequelize, migrations, silentLogger, { lockWaitMs: 10_000, ddlLockWaitMs: 200 }).catch(
+      const failure = await runMigrations(sql, migrations, silentLogger, { lockWaitMs: 10_000, ddlLockWaitMs: 200 }).catch(
         (error) => error,
       );
       expect(String((failure as Error).message ?? failure)).to.match(/lock timeout/i);
-      expect(await pendingMigrations(sequelize, migrations)).to.deep.equal(["0001-busy-column"]);
+      expect(await pendingMigrations(sql, migrations)).to.deep.equal(["0001-busy-column"]);
     } finally {
       await holder.query("ROLLBACK");
     }
-    expect(await runMigrations(sequelize, migrations, silentLogger, { lockWaitMs: 10_000, ddlLockWaitMs: 200 })).to.deep.equal([
+    expect(await runMigrations(sql, migrations, silentLogger, { lockWaitMs: 10_000, ddlLockWaitMs: 200 })).to.deep.equal([
       "0001-busy-column",
     ]);
   });
@@ -107,7 +131,7 @@ describe("migrations at start, in a process of their own", () => {
   const database = uniqueName("migrations_lazy");
   after(() => dropDatabase(database));
 
-  async function start(): Promise<{ applied: string[]; umzugLoaded: boolean }> {
+  async function start(): Promise<{ applied: string[]; umzugLoaded: boolean; sequelizeLoaded: boolean }> {
     const { stdout } = await run(process.execPath, [fixture], {
       cwd: kitDir,
       env: { ...process.env, SERVER_URL: serverUrl, DATABASE: database },
@@ -116,19 +140,18 @@ describe("migrations at start, in a process of their own", () => {
     return JSON.parse(stdout.trim().split("\n").at(-1)!);
   }
 
-  it("loads umzug only to apply a pending migration: a start with nothing to migrate never holds it", async () => {
+  it("loads umzug only to apply a pending migration: a start with nothing to migrate never holds it; Sequelize never", async () => {
     const first = await start();
     expect(first.applied).to.deep.equal(kitMigrations.map((migration) => migration.name));
     expect(first.umzugLoaded).to.equal(true);
-    expect(await start()).to.deep.equal({ applied: [], umzugLoaded: false });
+    expect(first.sequelizeLoaded).to.equal(false);
+    expect(await start()).to.deep.equal({ applied: [], umzugLoaded: false, sequelizeLoaded: false });
   });
 });
 
 describe("migrate-only and migrate-on-start", () => {
   const database = uniqueName("migrate_only");
-  const migrations: Migration[] = [
-    { name: "0001-notes", up: ({ sequelize }) => sequelize.query("CREATE TABLE notes (id int PRIMARY KEY)") },
-  ];
+  const migrations: Migration[] = [{ name: "0001-notes", up: ({ sql }) => sql.run("CREATE TABLE notes (id int PRIMARY KEY)") }];
   const configOf = (env: Record<string, string>) =>
     // No gRPC is served here; the identity is not what these tests are about.
     serviceConfigSchema("register").parse({
@@ -151,15 +174,13 @@ describe("migrate-only and migrate-on-start", () => {
     expect(failure?.message).to.match(
       /0000-kit-outbox-and-processed-events, 0000-kit-outbox-publish-attempts, 0001-kit-outbox-trace-context, 0001-notes\): run the service with MIGRATE_ONLY=true first/,
     );
-    const sequelize = await connectDatabase({ serverUrl, database, logger: silentLogger });
+    const sql = await connectDatabase({ serverUrl, database, logger: silentLogger });
     try {
-      expect(await pendingMigrations(sequelize, migrations)).to.deep.equal(["0001-notes"]);
-      const [notes] = await sequelize.query<{ present: boolean }>("SELECT to_regclass('notes') IS NOT NULL AS present", {
-        type: QueryTypes.SELECT,
-      });
+      expect(await pendingMigrations(sql, migrations)).to.deep.equal(["0001-notes"]);
+      const notes = await sql.one<{ present: boolean }>("SELECT to_regclass('notes') IS NOT NULL AS present");
       expect(notes?.present).to.equal(false);
     } finally {
-      await sequelize.close();
+      await sql.close();
     }
   });
 
@@ -173,12 +194,12 @@ describe("migrate-only and migrate-on-start", () => {
       "0001-notes",
     ]);
     expect(await migrateServiceDatabase(config, { migrations, logger: silentLogger })).to.deep.equal([]);
-    const sequelize = await connectDatabase({ serverUrl, database, logger: silentLogger });
+    const sql = await connectDatabase({ serverUrl, database, logger: silentLogger });
     try {
-      expect(await pendingMigrations(sequelize, [...kitMigrations, ...migrations])).to.deep.equal([]);
-      expect(await sequelize.query("SELECT id FROM notes", { type: QueryTypes.SELECT })).to.deep.equal([]);
+      expect(await pendingMigrations(sql, [...kitMigrations, ...migrations])).to.deep.equal([]);
+      expect(await sql.rows("SELECT id FROM notes")).to.deep.equal([]);
     } finally {
-      await sequelize.close();
+      await sql.close();
     }
   });
 

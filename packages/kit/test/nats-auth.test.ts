@@ -39,7 +39,7 @@ describe("NATS authentication (a nats-server of the test's own, with token auth)
       expect((await jsm.streams.info("DOCEX")).state.messages).to.equal(1);
     } finally {
       await infra.bus.close();
-      await infra.sequelize.close();
+      await infra.sql.close();
     }
   });
 

@@ -163,7 +163,7 @@ describe("per-service NATS users (a nats-server of the test's own, configured by
       NATS_PASSWORD: passwords.document,
     });
     const document = await connectInfrastructure("document", config, { logger: silentLogger, migrations: [], outboxPollIntervalMs: 50 });
-    opened.push({ close: () => document.bus.close().then(() => document.sequelize.close()) });
+    opened.push({ close: () => document.bus.close().then(() => document.sql.close()) });
     const extraction = await busOf("extraction");
     const received: Array<{ payload: unknown; message: DeliveredMessage }> = [];
     await extraction.bus.subscribe({

@@ -101,7 +101,7 @@ describe("NATS over TLS (a nats-server of the test's own, with TLS and token aut
       expect((await jsm.streams.info("DOCEX")).state.messages).to.equal(1);
     } finally {
       await infra.bus.close();
-      await infra.sequelize.close();
+      await infra.sql.close();
     }
   });
 

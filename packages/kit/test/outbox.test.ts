@@ -4,11 +4,11 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { expect } from "chai";
-import type { Sequelize } from "sequelize";
 import { type DeliveredMessage, EventBus } from "../src/bus/event-bus.js";
 import { kitMigrations, Outbox } from "../src/bus/outbox.js";
 import { forgetChangedQueues } from "../src/bus/queue-changes.js";
 import { connectDatabase, runMigrations } from "../src/db/database.js";
+import type { Sql } from "../src/db/sql.js";
 import { UpstreamError } from "../src/errors.js";
 import { dropDatabase, eventually, natsUrl, serverUrl, silentLogger, uniqueName } from "./support.js";
 
@@ -24,12 +24,12 @@ describe("outbox and JetStream bus (real Postgres and NATS)", () => {
   beforeEach(() => {
     subject = `docex.test_${randomBytes(4).toString("hex")}.happened`;
   });
-  let sequelize: Sequelize;
+  let sql: Sql;
   let bus: EventBus;
 
   before(async () => {
-    sequelize = await connectDatabase({ serverUrl, database, logger: silentLogger });
-    await runMigrations(sequelize, kitMigrations, silentLogger);
+    sql = await connectDatabase({ serverUrl, database, logger: silentLogger });
+    await runMigrations(sql, kitMigrations, silentLogger);
     bus = await EventBus.connect({ url: natsUrl, name: "kit-test", logger: silentLogger, namespace });
   });
 
@@ -37,7 +37,7 @@ describe("outbox and JetStream bus (real Postgres and NATS)", () => {
     const jsm = await jetstreamManager(bus.connection);
     for (const stream of [namespace.stream, bus.deadLetterStream]) await jsm.streams.delete(stream).catch(() => undefined);
     await bus.close();
-    await sequelize.close();
+    await sql.close();
     await dropDatabase(database);
   });
 
@@ -57,18 +57,18 @@ describe("outbox and JetStream bus (real Postgres and NATS)", () => {
   it("never publishes an event whose transaction rolled back, and publishes a committed one once", async () => {
     const durable = `kit_test_${randomBytes(4).toString("hex")}`;
     const consumer = await collect(durable);
-    const outbox = new Outbox({ sequelize, bus, logger: silentLogger, pollIntervalMs: 50 });
+    const outbox = new Outbox({ sql, bus, logger: silentLogger, pollIntervalMs: 50 });
     outbox.start();
     try {
       const rolledBack = randomUUID();
       const committed = randomUUID();
-      await sequelize
+      await sql
         .transaction(async (transaction) => {
           await outbox.add(transaction, { id: rolledBack, subject, payload: { n: "rolled back" } });
           throw new Error("abort");
         })
         .catch(() => undefined);
-      await sequelize.transaction((transaction) => outbox.add(transaction, { id: committed, subject, payload: { n: "committed" } }));
+      await sql.transaction((transaction) => outbox.add(transaction, { id: committed, subject, payload: { n: "committed" } }));
       await eventually(() => (consumer.received.length >= 1 ? true : undefined));
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(consumer.received.map((event) => event.message.msgId)).to.deep.equal([committed]);
@@ -83,14 +83,14 @@ describe("outbox and JetStream bus (real Postgres and NATS)", () => {
     const durable = `kit_test_${randomBytes(4).toString("hex")}`;
     const consumer = await collect(durable);
     const eventId = randomUUID();
-    const outbox = new Outbox({ sequelize, bus, logger: silentLogger, pollIntervalMs: 50 });
-    await sequelize.transaction((transaction) => outbox.add(transaction, { id: eventId, subject, payload: { n: 1 } }));
+    const outbox = new Outbox({ sql, bus, logger: silentLogger, pollIntervalMs: 50 });
+    await sql.transaction((transaction) => outbox.add(transaction, { id: eventId, subject, payload: { n: 1 } }));
     // The relay that died: it published the row but never marked it published.
     await bus.publish(subject, { n: 1 }, { msgId: eventId });
     outbox.start();
     try {
       await eventually(async () => {
-        const [rows] = await sequelize.query("SELECT 1 FROM outbox WHERE id = $1 AND published_at IS NOT NULL", { bind: [eventId] });
+        const rows = await sql.rows("SELECT 1 FROM outbox WHERE id = $1 AND published_at IS NOT NULL", [eventId]);
         return rows.length ? true : undefined;
       });
       await new Promise((resolve) => setTimeout(resolve, 500));
@@ -117,11 +117,11 @@ describe("outbox and JetStream bus (real Postgres and NATS)", () => {
       },
     } as unknown as EventBus;
     // Whatever earlier tests left unpublished goes first, so that the relay's first batch holds only `first`.
-    const flush = new Outbox({ sequelize, bus, logger: silentLogger });
+    const flush = new Outbox({ sql, bus, logger: silentLogger });
     while ((await flush.relayBatch()) > 0);
     // Polls are an hour apart: only kicks can make the relay publish within this test.
-    const outbox = new Outbox({ sequelize, bus: slowBus, logger: silentLogger, pollIntervalMs: 3_600_000 });
-    const commit = (id: string) => sequelize.transaction(async (transaction) => outbox.add(transaction, { id, subject, payload: { id } }));
+    const outbox = new Outbox({ sql, bus: slowBus, logger: silentLogger, pollIntervalMs: 3_600_000 });
+    const commit = (id: string) => sql.transaction(async (transaction) => outbox.add(transaction, { id, subject, payload: { id } }));
     const [first, second] = [randomUUID(), randomUUID()];
     outbox.start();
     try {
@@ -144,19 +144,17 @@ describe("outbox and JetStream bus (real Postgres and NATS)", () => {
     const db = await connectDatabase({ serverUrl, database: own, logger: silentLogger });
     try {
       await runMigrations(db, kitMigrations, silentLogger);
-      const outbox = new Outbox({ sequelize: db, bus, logger: silentLogger, batchSize: 500 });
+      const outbox = new Outbox({ sql: db, bus, logger: silentLogger, batchSize: 500 });
       await db.transaction(async (transaction) => {
         const events = Array.from({ length: 300 }, () => ({ id: randomUUID(), subject, payload: {} }));
         await outbox.add(transaction, ...events);
       });
       expect(await outbox.relayBatch()).to.equal(300);
-      await db.query("CREATE EXTENSION IF NOT EXISTS pageinspect");
-      const entries = async () => {
-        const [rows] = (await db.query(
+      await db.run("CREATE EXTENSION IF NOT EXISTS pageinspect");
+      const entries = () =>
+        db.one<{ total: number; dead: number }>(
           "SELECT count(*)::int AS total, count(*) FILTER (WHERE dead)::int AS dead FROM bt_page_items('outbox_unpublished', 1)",
-        )) as [Array<{ total: number; dead: number }>, unknown];
-        return rows[0];
-      };
+        );
       // The published rows' old versions are still in outbox_unpublished; the next polls walk over them. An entry is
       // marked dead once Postgres may take its row for dead: the marks were committed without waiting for the WAL
       // flush, so that can take a moment on a busy server. A bitmap scan never marks them, however long it polls.
@@ -176,10 +174,10 @@ describe("outbox and JetStream bus (real Postgres and NATS)", () => {
   it("publishes in commit order and keeps order across batches", async () => {
     const durable = `kit_test_${randomBytes(4).toString("hex")}`;
     const consumer = await collect(durable);
-    const outbox = new Outbox({ sequelize, bus, logger: silentLogger, batchSize: 7, pollIntervalMs: 50 });
+    const outbox = new Outbox({ sql, bus, logger: silentLogger, batchSize: 7, pollIntervalMs: 50 });
     const ids = Array.from({ length: 30 }, () => randomUUID());
     for (const [index, id] of ids.entries()) {
-      await sequelize.transaction((transaction) => outbox.add(transaction, { id, subject, payload: { index } }));
+      await sql.transaction((transaction) => outbox.add(transaction, { id, subject, payload: { index } }));
     }
     outbox.start();
     try {
@@ -219,13 +217,13 @@ describe("outbox and JetStream bus (real Postgres and NATS)", () => {
         return Reflect.get(target, property, receiver);
       },
     });
-    const outbox = new Outbox({ sequelize, bus: flakyBus, logger: silentLogger, pollIntervalMs: 50 });
+    const outbox = new Outbox({ sql, bus: flakyBus, logger: silentLogger, pollIntervalMs: 50 });
     const eventId = randomUUID();
-    await sequelize.transaction((transaction) => outbox.add(transaction, { id: eventId, subject, payload: {} }));
+    await sql.transaction((transaction) => outbox.add(transaction, { id: eventId, subject, payload: {} }));
     outbox.start();
     try {
       await new Promise((resolve) => setTimeout(resolve, 400));
-      const [pending] = await sequelize.query("SELECT 1 FROM outbox WHERE id = $1 AND published_at IS NULL", { bind: [eventId] });
+      const pending = await sql.rows("SELECT 1 FROM outbox WHERE id = $1 AND published_at IS NULL", [eventId]);
       expect(pending).to.have.length(1);
       refusing = false;
       outbox.kick();

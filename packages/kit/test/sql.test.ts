@@ -1,24 +1,32 @@
 import { expect } from "chai";
-import { DatabaseError, ForeignKeyConstraintError, type Sequelize, UniqueConstraintError } from "sequelize";
+import pg from "pg";
 import { connectDatabase } from "../src/db/database.js";
-import { isUniqueViolation, prepared, Sql } from "../src/db/sql.js";
+import {
+  ConcurrencyConflictError,
+  DatabaseError,
+  DatabaseUnavailableError,
+  ForeignKeyViolationError,
+  InvalidDataError,
+  isUniqueViolation,
+  QueryCanceledError,
+  UniqueViolationError,
+} from "../src/db/errors.js";
+import { prepared, Sql } from "../src/db/sql.js";
 import { isConcurrencyConflict, isTransientDatabaseFailure, isTransientFailure } from "../src/transient-failures.js";
 import { dropDatabase, serverUrl, silentLogger, uniqueName } from "./support.js";
 
 describe("Sql transactions (real Postgres)", function () {
   this.timeout(30_000);
   const database = uniqueName("sql");
-  let sequelize: Sequelize;
   let sql: Sql;
 
   before(async () => {
-    sequelize = await connectDatabase({ serverUrl, database, logger: silentLogger, poolMax: 1 });
-    sql = new Sql(sequelize);
+    sql = await connectDatabase({ serverUrl, database, logger: silentLogger, poolMax: 1 });
     await sql.run("CREATE TABLE notes (id int PRIMARY KEY)");
   });
 
   after(async () => {
-    await sequelize?.close();
+    await sql?.close();
     await dropDatabase(database);
   });
 
@@ -68,11 +76,11 @@ describe("Sql transactions (real Postgres)", function () {
         await sql.run("INSERT INTO hooked VALUES (1)", [], tx);
       })
       .catch((error: unknown) => error);
-    expect(failed).to.be.instanceOf(UniqueConstraintError);
+    expect(failed).to.be.instanceOf(UniqueViolationError);
     expect(seen).to.have.lengthOf(3);
   });
 
-  it("a COMMIT that fails (a deferred constraint) answers Sequelize's error, runs no hook and leaves the connection usable", async () => {
+  it("a COMMIT that fails (a deferred constraint) answers the kit's error, runs no hook and leaves the connection usable", async () => {
     await sql.run(`CREATE TABLE deferred (id int, CONSTRAINT deferred_once UNIQUE (id) DEFERRABLE INITIALLY DEFERRED)`);
     let hooked = false;
     const failed = await sql
@@ -84,7 +92,7 @@ describe("Sql transactions (real Postgres)", function () {
         await sql.run("INSERT INTO deferred VALUES (1), (1)", [], tx);
       })
       .catch((error: unknown) => error);
-    expect(failed).to.be.instanceOf(UniqueConstraintError);
+    expect(failed).to.be.instanceOf(UniqueViolationError);
     expect(isUniqueViolation(failed)).to.equal(true);
     expect(hooked).to.equal(false);
     // Nothing was written, and the pool's only connection serves the next transaction.
@@ -106,7 +114,7 @@ describe("Sql transactions (real Postgres)", function () {
     expect(await sql.rows("SELECT id FROM notes")).to.be.an("array");
   });
 
-  describe("statements on the pg client, answering as sequelize.query did", () => {
+  describe("statements on the pg client, answering as sequelize.query did before", () => {
     before(async () => {
       await sql.run(`CREATE TABLE parents (id int PRIMARY KEY);
                      CREATE TABLE children (id int PRIMARY KEY, parent_id int REFERENCES parents (id), label text)`);
@@ -121,16 +129,33 @@ describe("Sql transactions (real Postgres)", function () {
       expect(await sql.run("UPDATE children SET label = $1 WHERE id = $2", ["TEN", 10])).to.equal(undefined);
     });
 
-    it("errors are Sequelize's: unique and foreign-key violations by class, others a DatabaseError, the pg error inside", async () => {
+    it("errors are the kit's, by SQLSTATE: unique and foreign-key violations, bad data, others a DatabaseError, the pg error as cause", async () => {
       const duplicate = await sql.run("INSERT INTO children (id) VALUES ($1)", [10]).catch((error: unknown) => error);
-      expect(duplicate).to.be.instanceOf(UniqueConstraintError);
+      expect(duplicate).to.be.instanceOf(UniqueViolationError);
+      expect(duplicate).to.include({ code: "23505", table: "children", constraint: "children_pkey" });
       expect(isUniqueViolation(duplicate)).to.equal(true);
+      expect(((duplicate as Error).cause as { code?: string }).code).to.equal("23505");
       const orphan = await sql.run("INSERT INTO children (id, parent_id) VALUES ($1, $2)", [11, 42]).catch((error: unknown) => error);
-      expect(orphan).to.be.instanceOf(ForeignKeyConstraintError);
-      const bad = await sql.rows("SELECT * FROM children WHERE id = $1", ["not a number"]).catch((error: unknown) => error);
-      expect(bad).to.be.instanceOf(DatabaseError);
-      expect((bad as { original?: { code?: string } }).original?.code).to.equal("22P02");
+      expect(orphan).to.be.instanceOf(ForeignKeyViolationError);
+      expect(orphan).to.include({ code: "23503", table: "children", constraint: "children_parent_id_fkey" });
+      expect(isUniqueViolation(orphan)).to.equal(false);
+      const bad = await sql.rows("SELECT id FROM children WHERE id = $1", ["not a number"]).catch((error: unknown) => error);
+      expect(bad).to.be.instanceOf(InvalidDataError);
+      expect(bad).to.include({ code: "22P02" });
       expect(isTransientDatabaseFailure(bad)).to.equal(false);
+      const long = await sql.rows("SELECT $1::varchar(2) AS v", ["abc"]).catch(() => "no error");
+      expect(long).to.deep.equal([{ v: "ab" }]);
+      const outOfRange = await sql.rows("SELECT $1::smallint AS v", [70_000]).catch((error: unknown) => error);
+      expect(outOfRange).to.be.instanceOf(InvalidDataError);
+      const syntax = await sql.rows("SELEC 1").catch((error: unknown) => error);
+      expect(syntax).to.be.instanceOf(DatabaseError).and.not.be.instanceOf(InvalidDataError);
+      expect(syntax).to.include({ code: "42601" });
+      const cancelled = await sql
+        .transaction((tx) => sql.run("SET LOCAL statement_timeout = 50; SELECT pg_sleep(1)", [], tx))
+        .catch((error: unknown) => error);
+      expect(cancelled).to.be.instanceOf(QueryCanceledError);
+      expect(cancelled).to.include({ code: "57014" });
+      expect(isTransientDatabaseFailure(cancelled)).to.equal(false);
       // The pool's connection (the only one) was given back after each failure.
       expect(await sql.one("SELECT 1 AS ok")).to.deep.equal({ ok: 1 });
     });
@@ -174,14 +199,14 @@ describe("Sql transactions (real Postgres)", function () {
       expect(await preparedOnThisConnection(read.name)).to.equal(1);
     });
 
-    it("errors are Sequelize's as for any statement, and a NUL is sent as \\0", async () => {
+    it("errors are the kit's as for any statement, and a NUL is sent as \\0", async () => {
       const insert = prepared("INSERT INTO children (id, label) VALUES ($1, $2)");
       await sql.run(insert, [22, "x\u0000y"]);
       expect(await sql.one(read, [22])).to.deep.equal({ id: 22, label: "x\\0y" });
       const duplicate = await sql.run(insert, [22, "again"]).catch((error: unknown) => error);
-      expect(duplicate).to.be.instanceOf(UniqueConstraintError);
+      expect(duplicate).to.be.instanceOf(UniqueViolationError);
       const bad = await sql.one(read, ["not a number"]).catch((error: unknown) => error);
-      expect(bad).to.be.instanceOf(DatabaseError);
+      expect(bad).to.be.instanceOf(InvalidDataError);
       expect(await sql.one(read, [22])).to.deep.equal({ id: 22, label: "x\\0y" });
     });
 
@@ -193,12 +218,12 @@ describe("Sql transactions (real Postgres)", function () {
       // What a migration of the next release could do while this one runs, from another connection.
       const other = await connectDatabase({ serverUrl, database, logger: silentLogger, poolMax: 1 });
       try {
-        await new Sql(other).run("ALTER TABLE versions ALTER COLUMN value TYPE text");
+        await other.run("ALTER TABLE versions ALTER COLUMN value TYPE text");
       } finally {
         await other.close();
       }
       const stale = await sql.one(value, [1]).catch((error: unknown) => error);
-      expect(stale).to.be.instanceOf(DatabaseError);
+      expect(stale).to.be.instanceOf(DatabaseUnavailableError);
       expect((stale as Error).message).to.include("cached plan must not change result type");
       expect(isTransientDatabaseFailure(stale)).to.equal(true);
       expect(await sql.one(value, [1])).to.deep.equal({ value: "7" });
@@ -209,7 +234,7 @@ describe("Sql transactions (real Postgres)", function () {
   it("a deadlock between two transactions fails one of them with an error that says so (a concurrency conflict, not a lost database)", async () => {
     const other = await connectDatabase({ serverUrl, database, logger: silentLogger, poolMax: 1 });
     try {
-      const second = new Sql(other);
+      const second = other;
       await sql.run("CREATE TABLE IF NOT EXISTS accounts (id int PRIMARY KEY, balance int); INSERT INTO accounts VALUES (1, 0), (2, 0)");
       let release: () => void = () => undefined;
       const bothHoldOne = new Promise<void>((resolve) => {
@@ -231,7 +256,8 @@ describe("Sql transactions (real Postgres)", function () {
       const failed = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === "rejected");
       expect(failed).to.have.lengthOf(1);
       const error = failed[0]!.reason;
-      expect((error as { original?: { code?: string } }).original?.code).to.equal("40P01");
+      expect(error).to.be.instanceOf(ConcurrencyConflictError);
+      expect(error).to.include({ code: "40P01" });
       expect(isConcurrencyConflict(error)).to.equal(true);
       expect(isTransientDatabaseFailure(error)).to.equal(false);
       // An event handler that met it is tried again later, not counted towards dead-lettering.
@@ -242,5 +268,94 @@ describe("Sql transactions (real Postgres)", function () {
     } finally {
       await other.close();
     }
+  });
+
+  it("a serialization failure is a ConcurrencyConflictError (40001): transient, nothing of it applied", async () => {
+    await sql.run("CREATE TABLE IF NOT EXISTS counters (id int PRIMARY KEY, n int); INSERT INTO counters VALUES (1, 0)");
+    const other = await connectDatabase({ serverUrl, database, logger: silentLogger, poolMax: 1 });
+    try {
+      let bothRead: () => void = () => undefined;
+      const read = new Promise<void>((resolve) => {
+        let count = 0;
+        bothRead = () => {
+          count += 1;
+          if (count === 2) resolve();
+        };
+      });
+      // Two serializable transactions each read the counter, then write what they read plus one: one must fail.
+      const increment = (db: Sql) =>
+        db.transaction(
+          async (tx) => {
+            const row = await db.one<{ n: number }>("SELECT n FROM counters WHERE id = 1", [], tx);
+            bothRead();
+            await read;
+            await db.run("UPDATE counters SET n = $1 WHERE id = 1", [row!.n + 1], tx);
+          },
+          { isolation: "serializable" },
+        );
+      const outcomes = await Promise.allSettled([increment(sql), increment(other)]);
+      const failed = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === "rejected");
+      expect(failed).to.have.lengthOf(1);
+      expect(failed[0]!.reason).to.be.instanceOf(ConcurrencyConflictError);
+      expect(failed[0]!.reason).to.include({ code: "40001" });
+      expect(isConcurrencyConflict(failed[0]!.reason)).to.equal(true);
+      expect(isTransientFailure(failed[0]!.reason)).to.equal(true);
+      expect(await sql.one("SELECT n FROM counters WHERE id = 1")).to.deep.equal({ n: 1 });
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("a transaction's isolation level goes with its BEGIN; settings may name a custom parameter (docex.x)", async () => {
+    const level = await sql.transaction((tx) => sql.one<{ transaction_isolation: string }>("SHOW transaction_isolation", [], tx), {
+      isolation: "repeatable read",
+    });
+    expect(level).to.deep.equal({ transaction_isolation: "repeatable read" });
+    expect(await sql.one("SHOW transaction_isolation")).to.deep.equal({ transaction_isolation: "read committed" });
+    const custom = await sql.transaction((tx) => sql.one("SELECT current_setting('docex.flag') AS flag", [], tx), {
+      settings: { "docex.flag": "on" },
+    });
+    expect(custom).to.deep.equal({ flag: "on" });
+    const refused = await sql
+      .transaction(async () => "ran", { isolation: "read uncommitted; DROP TABLE notes" as never })
+      .catch((e: unknown) => e);
+    expect((refused as Error).message).to.include("not an isolation level");
+  });
+
+  it("connections answer as Sequelize's did: time zone UTC, a date as the text Postgres wrote, numeric and bigint as text", async () => {
+    expect(await sql.one("SHOW TimeZone")).to.deep.equal({ TimeZone: "UTC" });
+    const row = await sql.one(
+      "SELECT '2026-12-07'::date AS day, ARRAY['2026-01-02'::date, NULL] AS days, 'infinity'::date AS never, 1.50::numeric AS amount, ARRAY[1.50, 2]::numeric[] AS amounts, 9007199254740993::bigint AS big, now() AS at",
+    );
+    expect(row).to.deep.include({
+      day: "2026-12-07",
+      days: ["2026-01-02", null],
+      never: Number.POSITIVE_INFINITY,
+      amount: "1.50",
+      amounts: ["1.50", "2"],
+      big: "9007199254740993",
+    });
+    expect((row as { at: unknown }).at).to.be.instanceOf(Date);
+  });
+
+  it("a database that cannot be reached fails as DatabaseUnavailableError (transient): a refused connection, and one lost mid-transaction", async () => {
+    const nowhere = new Sql(new pg.Pool({ connectionString: "postgres://postgres@127.0.0.1:1/postgres" }), "nowhere");
+    const refused = await nowhere.one("SELECT 1").catch((error: unknown) => error);
+    expect(refused).to.be.instanceOf(DatabaseUnavailableError);
+    expect(isTransientDatabaseFailure(refused)).to.equal(true);
+    await nowhere.close();
+    const other = await connectDatabase({ serverUrl, database, logger: silentLogger, poolMax: 1 });
+    const pid = (await other.one<{ pid: number }>("SELECT pg_backend_pid() AS pid"))!.pid;
+    const lost = await other
+      .transaction(async (tx) => {
+        await sql.run("SELECT pg_terminate_backend($1)", [pid]);
+        await other.run("SELECT 1", [], tx);
+      })
+      .catch((error: unknown) => error);
+    expect(lost).to.be.instanceOf(DatabaseUnavailableError);
+    expect(isTransientDatabaseFailure(lost)).to.equal(true);
+    // The broken connection was not lent again: the pool's only one is new and answers.
+    expect(await other.one("SELECT 1 AS ok")).to.deep.equal({ ok: 1 });
+    await other.close();
   });
 });

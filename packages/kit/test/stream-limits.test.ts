@@ -2,10 +2,10 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { DiscardPolicy, jetstreamManager, StorageType } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { expect } from "chai";
-import { QueryTypes, type Sequelize } from "sequelize";
 import { type DeliveredMessage, EventBus, type EventNamespace } from "../src/bus/event-bus.js";
 import { kitMigrations, Outbox } from "../src/bus/outbox.js";
 import { connectDatabase, runMigrations } from "../src/db/database.js";
+import type { Sql } from "../src/db/sql.js";
 import { Metrics } from "../src/metrics.js";
 import { NatsServerProcess } from "./nats-server-process.js";
 import { dropDatabase, eventually, natsUrl, serverUrl, silentLogger, uniqueName } from "./support.js";
@@ -185,19 +185,19 @@ describe("stream limits and an outbox that never blocks or goes quiet (real Post
   describe("the outbox relay", () => {
     const database = uniqueName("outbox_limits");
     const namespace = testNamespace("relay");
-    let sequelize: Sequelize;
+    let sql: Sql;
     let bus: EventBus;
 
     before(async () => {
-      sequelize = await connectDatabase({ serverUrl, database, logger: silentLogger });
-      await runMigrations(sequelize, kitMigrations, silentLogger);
+      sql = await connectDatabase({ serverUrl, database, logger: silentLogger });
+      await runMigrations(sql, kitMigrations, silentLogger);
       bus = await EventBus.connect({ url: natsUrl, name: "kit-test-relay", logger: silentLogger, namespace });
     });
 
     after(async () => {
       await bus?.close();
       await deleteStreams(natsUrl, namespace);
-      await sequelize?.close();
+      await sql?.close();
       await dropDatabase(database);
     });
 
@@ -213,22 +213,22 @@ describe("stream limits and an outbox that never blocks or goes quiet (real Post
         },
       });
       const metrics = new Metrics("kit-test", { defaultMetrics: false });
-      const outbox = new Outbox({ sequelize, bus, logger: silentLogger, metrics, pollIntervalMs: 50, gaugeIntervalMs: 50 });
+      const outbox = new Outbox({ sql, bus, logger: silentLogger, metrics, pollIntervalMs: 50, gaugeIntervalMs: 50 });
       const tooLarge = { id: randomUUID(), subject, payload: { filler: "x".repeat(bus.connection.info?.max_payload ?? 1_048_576) } };
       const nowhere = { id: randomUUID(), subject: `nowhere_${randomBytes(4).toString("hex")}.happened`, payload: {} };
       const behind = [randomUUID(), randomUUID(), randomUUID()].map((id) => ({ id, subject, payload: { id } }));
       try {
         // Alone first: the oversized event is recognised on its own and set aside.
-        await sequelize.transaction((transaction) => outbox.add(transaction, tooLarge));
+        await sql.transaction((transaction) => outbox.add(transaction, tooLarge));
         outbox.start();
         await eventually(() => attemptsOf(tooLarge.id).then((attempts) => (attempts > 0 ? true : undefined)));
-        await sequelize.transaction((transaction) => outbox.add(transaction, nowhere, ...behind));
+        await sql.transaction((transaction) => outbox.add(transaction, nowhere, ...behind));
         await eventually(() => (received.length >= behind.length ? true : undefined), 20_000);
         expect(received.map((message) => message.msgId)).to.deep.equal(behind.map((event) => event.id));
 
-        const [refused] = await sequelize.query<{ id: string; attempts: number; last_error: string; waits: boolean }>(
+        const refused = await sql.one<{ id: string; attempts: number; last_error: string; waits: boolean }>(
           "SELECT id, attempts, last_error, next_attempt_at > now() AS waits FROM outbox WHERE id = $1 AND published_at IS NULL",
-          { bind: [tooLarge.id], type: QueryTypes.SELECT },
+          [tooLarge.id],
         );
         expect(refused?.last_error).to.match(/max_payload/);
         // Its refusal is recorded after the relay's round, which may end after the events behind it arrived.
@@ -241,15 +241,12 @@ describe("stream limits and an outbox that never blocks or goes quiet (real Post
       } finally {
         await outbox.stop();
         await consumerBus.close();
-        await sequelize.query("DELETE FROM outbox");
+        await sql.run("DELETE FROM outbox");
       }
     });
 
     async function attemptsOf(id: string): Promise<number> {
-      const [row] = await sequelize.query<{ attempts: number }>("SELECT attempts FROM outbox WHERE id = $1", {
-        bind: [id],
-        type: QueryTypes.SELECT,
-      });
+      const row = await sql.one<{ attempts: number }>("SELECT attempts FROM outbox WHERE id = $1", [id]);
       return row?.attempts ?? 0;
     }
 
@@ -258,13 +255,13 @@ describe("stream limits and an outbox that never blocks or goes quiet (real Post
       const ownNamespace = testNamespace("away");
       const metrics = new Metrics("kit-test", { defaultMetrics: false });
       const awayBus = await EventBus.connect({ url: nats.url, name: "kit-test-away", logger: silentLogger, namespace: ownNamespace });
-      const outbox = new Outbox({ sequelize, bus: awayBus, logger: silentLogger, metrics, pollIntervalMs: 50, gaugeIntervalMs: 100 });
+      const outbox = new Outbox({ sql, bus: awayBus, logger: silentLogger, metrics, pollIntervalMs: 50, gaugeIntervalMs: 100 });
       const subject = `docex.test_${randomBytes(4).toString("hex")}.happened`;
       const events = [randomUUID(), randomUUID(), randomUUID()].map((id) => ({ id, subject, payload: { id } }));
       try {
         outbox.start();
         await nats.stop();
-        await sequelize.transaction((transaction) => outbox.add(transaction, ...events));
+        await sql.transaction((transaction) => outbox.add(transaction, ...events));
         await eventually(async () => ((await gauge(metrics, "outbox_pending_events")) === events.length ? true : undefined), 15_000);
 
         await nats.start();
@@ -275,7 +272,7 @@ describe("stream limits and an outbox that never blocks or goes quiet (real Post
         await outbox.stop();
         await awayBus.close().catch(() => undefined);
         await nats.dispose();
-        await sequelize.query("DELETE FROM outbox");
+        await sql.run("DELETE FROM outbox");
       }
     });
   });

@@ -9,12 +9,11 @@ import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-ho
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import { expect } from "chai";
-import { QueryTypes, type Sequelize } from "sequelize";
 import { type DeliveredMessage, EventBus } from "../src/bus/event-bus.js";
 import { kitMigrations, Outbox } from "../src/bus/outbox.js";
 import { serviceConfigSchema } from "../src/config.js";
 import { connectDatabase, runMigrations } from "../src/db/database.js";
-import { Sql } from "../src/db/sql.js";
+import type { Sql } from "../src/db/sql.js";
 import { Metrics } from "../src/metrics.js";
 import { tracingSettingsFrom } from "../src/tracing/settings.js";
 import { inSpan } from "../src/tracing/spans.js";
@@ -226,7 +225,7 @@ describe("trace context through the outbox and JetStream (real Postgres and NATS
   const runId = randomBytes(4).toString("hex");
   const namespace = { stream: `DOCEX_KIT_TRACE_${runId.toUpperCase()}`, subjectPrefix: `docex_kit_trace_${runId}` };
   const exporter = new InMemorySpanExporter();
-  let sequelize: Sequelize;
+  let sql: Sql;
   let bus: EventBus;
 
   before(async () => {
@@ -234,8 +233,8 @@ describe("trace context through the outbox and JetStream (real Postgres and NATS
     trace.setGlobalTracerProvider(new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] }));
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
     propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-    sequelize = await connectDatabase({ serverUrl, database, logger: silentLogger });
-    await runMigrations(sequelize, kitMigrations, silentLogger);
+    sql = await connectDatabase({ serverUrl, database, logger: silentLogger });
+    await runMigrations(sql, kitMigrations, silentLogger);
     bus = await EventBus.connect({ url: natsUrl, name: "kit-trace-test", logger: silentLogger, namespace });
   });
 
@@ -246,7 +245,7 @@ describe("trace context through the outbox and JetStream (real Postgres and NATS
     const jsm = await jetstreamManager(bus.connection);
     for (const stream of [namespace.stream, bus.deadLetterStream]) await jsm.streams.delete(stream).catch(() => undefined);
     await bus.close();
-    await sequelize.close();
+    await sql.close();
     await dropDatabase(database);
   });
 
@@ -261,10 +260,10 @@ describe("trace context through the outbox and JetStream (real Postgres and NATS
         handled.push({ message, activeSpanId: active?.spanId, activeTraceId: active?.traceId });
       },
     });
-    const outbox = new Outbox({ sequelize, bus, logger: silentLogger });
+    const outbox = new Outbox({ sql, bus, logger: silentLogger });
     const id = randomUUID();
     const request = await inSpan("request", { kind: SpanKind.SERVER }, async (span) => {
-      await new Sql(sequelize).transaction((tx) => outbox.add(tx, { id, subject, payload: { n: 1 } }));
+      await sql.transaction((tx) => outbox.add(tx, { id, subject, payload: { n: 1 } }));
       return span.spanContext();
     });
 
@@ -272,10 +271,7 @@ describe("trace context through the outbox and JetStream (real Postgres and NATS
     const finished = (name: string) => eventually(() => exporter.getFinishedSpans().find((span) => span.name === name));
     const transaction = await finished("db.transaction");
     expect(transaction.parentSpanContext?.spanId, "the transaction is a span of the request").to.equal(request.spanId);
-    const [row] = await sequelize.query<{ trace_context: Record<string, string> }>("SELECT trace_context FROM outbox WHERE id = $1", {
-      bind: [id],
-      type: QueryTypes.SELECT,
-    });
+    const row = await sql.one<{ trace_context: Record<string, string> }>("SELECT trace_context FROM outbox WHERE id = $1", [id]);
     expect(row?.trace_context.traceparent).to.equal(`00-${request.traceId}-${transaction.spanContext().spanId}-01`);
 
     await outbox.relayBatch();

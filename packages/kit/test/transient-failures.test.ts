@@ -1,5 +1,6 @@
 import * as grpc from "@grpc/grpc-js";
 import { expect } from "chai";
+import { DatabaseUnavailableError, databaseErrorOf } from "../src/db/errors.js";
 import { UpstreamError } from "../src/errors.js";
 import { GrpcClient } from "../src/grpc/client.js";
 import { GrpcIdentity } from "../src/grpc/identity.js";
@@ -7,49 +8,35 @@ import { GrpcServer } from "../src/grpc/server.js";
 import { isTransientDatabaseFailure, isTransientFailure } from "../src/transient-failures.js";
 import { silentLogger } from "./support.js";
 
-/** A driver error as Sequelize hands it on: its own error with the driver's under `parent` and `original`. */
-function sequelizeError(name: string, driver: { message: string; code?: string }): Error {
-  const parent = Object.assign(new Error(driver.message), driver.code ? { code: driver.code } : {});
-  return Object.assign(new Error(driver.message), { name, parent, original: parent });
+/** A driver error as a statement of the kit's Sql hands it on: the kit's error, the driver's as its `cause`. */
+function sqlError(driver: { message: string; code?: string }): Error {
+  return databaseErrorOf(Object.assign(new Error(driver.message), driver.code ? { code: driver.code } : {}), "SELECT 1");
 }
 
 describe("which failures are a lost database connection (503 database_unavailable), and which are not", () => {
   const lost: Array<[string, Error]> = [
     [
       "the server terminated the backend (57P01)",
-      sequelizeError("SequelizeDatabaseError", { message: "terminating connection due to administrator command", code: "57P01" }),
+      sqlError({ message: "terminating connection due to administrator command", code: "57P01" }),
     ],
-    [
-      "the server crashed (57P02)",
-      sequelizeError("SequelizeDatabaseError", { message: "terminating connection due to crash of another server process", code: "57P02" }),
-    ],
-    [
-      "the server is starting or stopping (57P03)",
-      sequelizeError("SequelizeConnectionError", { message: "the database system is starting up", code: "57P03" }),
-    ],
-    [
-      "too many connections while the pool reconnects (53300)",
-      sequelizeError("SequelizeConnectionError", { message: "sorry, too many clients already", code: "53300" }),
-    ],
-    ["the socket ended under a query", sequelizeError("SequelizeDatabaseError", { message: "Connection terminated unexpectedly" })],
+    ["the server crashed (57P02)", sqlError({ message: "terminating connection due to crash of another server process", code: "57P02" })],
+    ["the server is starting or stopping (57P03)", sqlError({ message: "the database system is starting up", code: "57P03" })],
+    ["too many connections while the pool reconnects (53300)", sqlError({ message: "sorry, too many clients already", code: "53300" })],
+    ["the socket ended under a query", sqlError({ message: "Connection terminated unexpectedly" })],
     [
       "a client whose connection failed is asked to query",
-      sequelizeError("SequelizeDatabaseError", { message: "Client has encountered a connection error and is not queryable" }),
+      sqlError({ message: "Client has encountered a connection error and is not queryable" }),
     ],
-    ["a closed client is asked to query", sequelizeError("SequelizeDatabaseError", { message: "Client was closed and is not queryable" })],
-    ["the connection was reset", sequelizeError("SequelizeDatabaseError", { message: "read ECONNRESET", code: "ECONNRESET" })],
+    ["a closed client is asked to query", sqlError({ message: "Client was closed and is not queryable" })],
+    ["the connection was reset", sqlError({ message: "read ECONNRESET", code: "ECONNRESET" })],
+    ["a write to a closed socket", sqlError({ message: "This socket has been ended by the other party", code: "EPIPE" })],
+    ["the server refuses connections", sqlError({ message: "connect ECONNREFUSED 127.0.0.1:5432", code: "ECONNREFUSED" })],
     [
-      "a write to a closed socket",
-      sequelizeError("SequelizeDatabaseError", { message: "This socket has been ended by the other party", code: "EPIPE" }),
+      "no connection free within the pool's wait (as pg.Pool words it)",
+      new DatabaseUnavailableError("timeout exceeded when trying to connect", new Error("timeout exceeded when trying to connect")),
     ],
-    [
-      "the server refuses connections",
-      sequelizeError("SequelizeConnectionRefusedError", { message: "connect ECONNREFUSED 127.0.0.1:5432", code: "ECONNREFUSED" }),
-    ],
-    [
-      "no connection free within the acquire timeout",
-      Object.assign(new Error("Operation timeout"), { name: "SequelizeConnectionAcquireTimeoutError" }),
-    ],
+    ["no connection free within the pool's wait, the driver's own words", sqlError({ message: "timeout exceeded when trying to connect" })],
+    ["a new connection that timed out", sqlError({ message: "Connection terminated due to connection timeout" })],
   ];
   for (const [what, error] of lost) {
     it(`${what}: transient`, () => {
@@ -59,8 +46,8 @@ describe("which failures are a lost database connection (503 database_unavailabl
   }
 
   const notLost: Array<[string, Error]> = [
-    ["a unique violation", sequelizeError("SequelizeUniqueConstraintError", { message: "duplicate key value", code: "23505" })],
-    ["a syntax error", sequelizeError("SequelizeDatabaseError", { message: 'syntax error at or near "SELEC"', code: "42601" })],
+    ["a unique violation", sqlError({ message: "duplicate key value", code: "23505" })],
+    ["a syntax error", sqlError({ message: 'syntax error at or near "SELEC"', code: "42601" })],
     [
       "a refused connection to something other than the database",
       Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9000"), { code: "ECONNREFUSED" }),
@@ -104,7 +91,7 @@ describe("a lost database connection at the gRPC edge", () => {
       "docex.test.v1.Lookup",
       {
         Lookup: async () => {
-          throw sequelizeError("SequelizeDatabaseError", { message: "Client has encountered a connection error and is not queryable" });
+          throw sqlError({ message: "Client has encountered a connection error and is not queryable" });
         },
       },
       { Lookup: ["test"] },

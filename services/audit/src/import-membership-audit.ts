@@ -1,5 +1,4 @@
-import { connectDatabase, createLogger, loadConfigOrExit, migrateServiceDatabase } from "@docex/kit";
-import { Sequelize } from "sequelize";
+import { connectDatabase, createLogger, loadConfigOrExit, migrateServiceDatabase, openDatabase } from "@docex/kit";
 import { z } from "zod";
 import { configSchema } from "./config.js";
 import { importMembershipAudit } from "./store/membership-import.js";
@@ -18,7 +17,7 @@ const config = loadConfigOrExit(
 );
 const logger = createLogger("audit-import", config.LOG_LEVEL);
 await migrateServiceDatabase(config, { migrations, logger });
-const source = new Sequelize(config.MEMBERSHIP_AUDIT_DATABASE_URL, { dialect: "postgres", logging: false });
+const source = await openDatabase(config.MEMBERSHIP_AUDIT_DATABASE_URL, { poolMax: 1, logger });
 const target = await connectDatabase({ serverUrl: config.DATABASE_URL, database: config.DATABASE_NAME, poolMax: 2, logger });
 try {
   const result = await importMembershipAudit(source, target);

@@ -29,7 +29,7 @@ export async function startAuditService(config: AuditConfig, options: AuditServi
     await client?.close();
   };
   return infra.startOrClose(closeOnFailure, async () => {
-    const auditLog = new AuditLog(new AuditStore(infra.sequelize), options.membership ?? client!, config.AUDIT_RETENTION_DAYS);
+    const auditLog = new AuditLog(new AuditStore(infra.sql), options.membership ?? client!, config.AUDIT_RETENTION_DAYS);
     const purge = async () => {
       try {
         const purged = await auditLog.purgeExpired();

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { Annotation } from "@docex/annotations";
 import { createEvent, type DocexEvent } from "@docex/events";
+import { createLogger, openDatabase, type Sql } from "@docex/kit";
 import { eventually } from "@docex/testkit";
 import { expect } from "chai";
-import { QueryTypes, Sequelize } from "sequelize";
 import { AuditLog } from "../src/domain/audit-log.js";
 import { AuditStore } from "../src/store/audit-store.js";
 import { AuditHarness, type Person } from "./support/harness.js";
@@ -14,7 +14,7 @@ describe("audit log: one consumer of every event, read by owners and supervisors
   let supervisor: Person;
   let admin: Person;
   let stranger: Awaited<ReturnType<AuditHarness["team"]>>;
-  let sequelize: Sequelize;
+  let database: Sql;
   const queueId = randomUUID();
   const workspaceId = randomUUID();
 
@@ -25,11 +25,11 @@ describe("audit log: one consumer of every event, read by owners and supervisors
     stranger = await h.team([]);
     const url = new URL(h.config.DATABASE_URL);
     url.pathname = `/${h.config.DATABASE_NAME}`;
-    sequelize = new Sequelize(url.toString(), { logging: false });
+    database = await openDatabase(url.toString(), { logger: createLogger("audit-test", "silent") });
   });
 
   after(async () => {
-    await sequelize?.close();
+    await database?.close();
     await h?.stop();
   });
 
@@ -45,7 +45,7 @@ describe("audit log: one consumer of every event, read by owners and supervisors
     }, 10_000);
   }
 
-  const rowsOf = (sql: string, bind: unknown[]) => sequelize.query<Record<string, unknown>>(sql, { bind, type: QueryTypes.SELECT });
+  const rowsOf = (sql: string, bind: unknown[]) => database.rows<Record<string, unknown>>(sql, bind);
 
   const annotation = (key: string, value: string): Annotation => ({ key, value });
 
@@ -263,7 +263,7 @@ describe("audit log: one consumer of every event, read by owners and supervisors
     ]) {
       let refused: Error | undefined;
       try {
-        await sequelize.query(statement, { bind: [documentId] });
+        await database.run(statement, [documentId]);
       } catch (error) {
         refused = error as Error;
       }
@@ -271,7 +271,7 @@ describe("audit log: one consumer of every event, read by owners and supervisors
     }
 
     // The purge asks membership nothing.
-    const auditLog = new AuditLog(new AuditStore(sequelize), undefined as never, 365);
+    const auditLog = new AuditLog(new AuditStore(database), undefined as never, 365);
     expect(await auditLog.purgeExpired()).to.be.at.least(1);
     const left = await rowsOf("SELECT event_id FROM audit_entries WHERE document_id = $1", [documentId]);
     expect(left.map((row) => row.event_id)).to.deep.equal([created!.id]);

@@ -3,10 +3,9 @@ import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { createEvent } from "@docex/events";
-import { createLogger, databaseUrl, runMigrations } from "@docex/kit";
+import { createLogger, databaseUrl, openDatabase, runMigrations, type Sql } from "@docex/kit";
 import { dropDatabase, eventually, testDatabaseServerUrl } from "@docex/testkit";
 import { expect } from "chai";
-import { QueryTypes, Sequelize } from "sequelize";
 import { importMembershipAudit } from "../src/store/membership-import.js";
 import { migrations } from "../src/store/migrations.js";
 import { AuditHarness } from "./support/harness.js";
@@ -18,14 +17,18 @@ describe("importing the audit log membership recorded before the audit service e
   let h: AuditHarness;
   let team: Awaited<ReturnType<AuditHarness["team"]>>;
   let other: Awaited<ReturnType<AuditHarness["team"]>>;
-  let membership: Sequelize;
-  let audit: Sequelize;
+  let membership: Sql;
+  let audit: Sql;
 
   before(async () => {
     h = await AuditHarness.start();
     [team, other] = [await h.team([]), await h.team([])];
-    audit = new Sequelize(databaseUrl(testDatabaseServerUrl(), h.config.DATABASE_NAME), { logging: false });
-    membership = new Sequelize(databaseUrl(testDatabaseServerUrl(), h.membershipDatabase), { logging: false });
+    audit = await openDatabase(databaseUrl(testDatabaseServerUrl(), h.config.DATABASE_NAME), {
+      logger: createLogger("audit-test", "silent"),
+    });
+    membership = await openDatabase(databaseUrl(testDatabaseServerUrl(), h.membershipDatabase), {
+      logger: createLogger("audit-test", "silent"),
+    });
     // Nothing to copy from a membership database created after the move: it has no audit tables.
     expect(await importMembershipAudit(membership, audit)).to.deep.equal({ read: 0, added: 0 });
     // One migrated before the move has them, as membership's migrations 0002 and 0003 created them: the same tables
@@ -39,20 +42,20 @@ describe("importing the audit log membership recorded before the audit service e
     await h?.stop();
   });
 
-  const rows = <T extends object>(db: Sequelize, sql: string, bind: unknown[] = []) => db.query<T>(sql, { bind, type: QueryTypes.SELECT });
+  const rows = <T extends object>(db: Sql, sql: string, bind: unknown[] = []) => db.rows<T>(sql, bind);
 
   /** An entry as membership's consumer wrote it into membership's own tables (its migrations 0002 and 0003). */
   async function recordedByMembership(entry: { eventId: string; organizationId: string | null; type: string; documentId?: string }) {
-    await membership.query(
+    await membership.run(
       `INSERT INTO audit_entries (event_id, organization_id, type, occurred_at, user_id, request_id, document_id, queue_id, details, recorded_at)
        VALUES ($1, $2, $3, now() - interval '30 days', $4, 'req-old', $5, NULL, '{"file_name": "old.pdf"}', now() - interval '30 days')`,
-      { bind: [entry.eventId, entry.organizationId, entry.type, team.owner.id, entry.documentId ?? null] },
+      [entry.eventId, entry.organizationId, entry.type, team.owner.id, entry.documentId ?? null],
     );
     if (entry.organizationId) {
-      await membership.query(
+      await membership.run(
         `INSERT INTO audit_counts (organization_id, type, entries) VALUES ($1, $2, 1)
          ON CONFLICT (organization_id, type) DO UPDATE SET entries = audit_counts.entries + 1`,
-        { bind: [entry.organizationId, entry.type] },
+        [entry.organizationId, entry.type],
       );
     }
   }
@@ -120,7 +123,7 @@ describe("importing the audit log membership recorded before the audit service e
     const entry = fileURLToPath(new URL(ENTRY, import.meta.url));
     try {
       await promisify(execFile)(process.execPath, ["--import", "tsx", entry], { env });
-      const target = new Sequelize(databaseUrl(testDatabaseServerUrl(), fresh), { logging: false });
+      const target = await openDatabase(databaseUrl(testDatabaseServerUrl(), fresh), { logger: createLogger("audit-test", "silent") });
       try {
         const [found] = await rows<{ n: number }>(target, "SELECT count(*)::int AS n FROM audit_entries");
         const [source] = await rows<{ n: number }>(membership, "SELECT count(*)::int AS n FROM audit_entries");

@@ -1,28 +1,28 @@
 import { randomUUID } from "node:crypto";
 import { createEvent, type DocexEvent } from "@docex/events";
+import { createLogger, openDatabase, type Sql } from "@docex/kit";
 import { eventually } from "@docex/testkit";
 import { expect } from "chai";
-import { QueryTypes, Sequelize } from "sequelize";
 import { AuditHarness } from "./support/harness.js";
 
 describe("audit log: erasing a person keeps their entries' shape without values", () => {
   let h: AuditHarness;
-  let sequelize: Sequelize;
+  let database: Sql;
 
   before(async () => {
     h = await AuditHarness.start();
     const url = new URL(h.config.DATABASE_URL);
     url.pathname = `/${h.config.DATABASE_NAME}`;
-    sequelize = new Sequelize(url.toString(), { logging: false });
+    database = await openDatabase(url.toString(), { logger: createLogger("audit-test", "silent") });
   });
 
   after(async () => {
-    await sequelize?.close();
+    await database?.close();
     await h?.stop();
   });
 
   const publish = (event: DocexEvent) => h.bus.publish(`docex.${event.type}`, event, { msgId: event.id });
-  const rowsOf = (sql: string, bind: unknown[]) => sequelize.query<Record<string, unknown>>(sql, { bind, type: QueryTypes.SELECT });
+  const rowsOf = (sql: string, bind: unknown[]) => database.rows<Record<string, unknown>>(sql, bind);
 
   /** Entries of `userId` in every organization: their details, and whether they were erased. */
   const entriesOf = (userId: string) =>
@@ -131,14 +131,11 @@ describe("audit log: erasing a person keeps their entries' shape without values"
     });
 
     let refused: Error | undefined;
-    await sequelize
-      .transaction(async (transaction) => {
-        await sequelize.query("SET LOCAL docex.audit_erasure = 'on'", { transaction });
-        await sequelize.query(`UPDATE audit_entries SET details = '{"email": "back@example.test"}' WHERE user_id = $1`, {
-          bind: [person.id],
-          transaction,
-        });
-      })
+    await database
+      .transaction(
+        (tx) => database.run(`UPDATE audit_entries SET details = '{"email": "back@example.test"}' WHERE user_id = $1`, [person.id], tx),
+        { settings: { "docex.audit_erasure": "on" } },
+      )
       .catch((error: Error) => {
         refused = error;
       });

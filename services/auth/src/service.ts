@@ -53,7 +53,7 @@ export async function startAuthService(config: AuthConfig, options: AuthServiceO
   const clock = options.clock ?? systemClock;
   const infra = await connectInfrastructure("auth", config, { migrations, logger: options.logger });
   return infra.startOrClose(async () => {
-    const store = new AuthStore(infra.sequelize);
+    const store = new AuthStore(infra.sql);
     const membership = options.membership ?? membershipOrganizations(config.MEMBERSHIP_GRPC_ADDR, infra.grpcIdentity, infra.metrics);
     const mailDelivery = new MailDelivery(config.SMTP_URL, config.MAIL_FROM, infra.logger, mailCounter(infra));
     const background = new BackgroundWork(infra.logger);

@@ -1,9 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { connectDatabase, createLogger, kitMigrations, runMigrations, Sql, TokenVerifier } from "@docex/kit";
+import { connectDatabase, createLogger, kitMigrations, runMigrations, type Sql, TokenVerifier } from "@docex/kit";
 import { dropDatabase, testDatabaseServerUrl, uniqueDatabaseName } from "@docex/testkit";
 import { expect } from "chai";
 import jwt from "jsonwebtoken";
-import type { Sequelize } from "sequelize";
 import { SealingKey } from "../src/domain/secrets.js";
 import { SigningKeys } from "../src/domain/signing-keys.js";
 import { startAuthService } from "../src/service.js";
@@ -17,28 +16,28 @@ const kidOf = (token: string) => jwt.decode(token, { complete: true })!.header.k
 describe("signing keys", () => {
   describe("on a fresh database", () => {
     const database = uniqueDatabaseName("auth_keys");
-    let sequelize: Sequelize;
+    let db: Sql;
 
     before(async () => {
       const logger = createLogger("auth", "silent");
-      sequelize = await connectDatabase({ serverUrl: testDatabaseServerUrl(), database, logger });
-      await runMigrations(sequelize, [...kitMigrations, ...migrations], logger);
+      db = await connectDatabase({ serverUrl: testDatabaseServerUrl(), database, logger });
+      await runMigrations(db, [...kitMigrations, ...migrations], logger);
     });
 
     after(async () => {
-      await sequelize?.close();
+      await db?.close();
       await dropDatabase(database);
     });
 
     it("creates exactly one key when several instances start at once", async () => {
       const sealing = new SealingKey(randomBytes(32));
-      const store = new SigningKeyStore(new Sql(sequelize));
+      const store = new SigningKeyStore(db);
       const instances = [1, 2, 3, 4].map(
         () => new SigningKeys(store, sealing, new TestClock(), { rotationIntervalSeconds: 86_400, tokenTtlSeconds: 900 }),
       );
       const active = await Promise.all(instances.map((instance) => instance.active()));
       expect(new Set(active.map((key) => key.kid)).size).to.equal(1);
-      const [rows] = await sequelize.query("SELECT kid FROM signing_keys");
+      const rows = await db.rows("SELECT kid FROM signing_keys");
       expect(rows).to.have.length(1);
     });
   });

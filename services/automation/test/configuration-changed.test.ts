@@ -185,11 +185,11 @@ describe("configuration.changed for every change of a queue's automation (real d
     const ruleId = existing.body.data.id as string;
     await settled(queueId, 1);
     // A queue full of approval rules, put there behind the service's back so that no event announces them.
-    await stack.automationDatabase.query(
+    await stack.automationDatabase.run(
       `INSERT INTO rules (id, queue_id, organization_id, kind, name, action, params, conditions, position)
        SELECT gen_random_uuid(), $1, $2, 'approval', 'filler ' || n, 'move_to_next_stage', '{}'::jsonb, $3::jsonb, n
        FROM generate_series(1, 100) AS n`,
-      { bind: [queueId, org.organizationId, JSON.stringify(ANY_DOCUMENT)] },
+      [queueId, org.organizationId, JSON.stringify(ANY_DOCUMENT)],
     );
     const editor = stack.automationApi(await org.invite("editor"));
 

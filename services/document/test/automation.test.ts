@@ -1,10 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { createEvent, type EventData } from "@docex/events";
-import { ANY_SERVICE, createLogger, GrpcServer, Sql } from "@docex/kit";
+import { ANY_SERVICE, createLogger, GrpcServer, openDatabase, type Sql } from "@docex/kit";
 import { type AutomationHandlers, automationService } from "@docex/protos";
 import { eventually, testGrpcIdentity } from "@docex/testkit";
 import { expect } from "chai";
-import { QueryTypes, Sequelize } from "sequelize";
 import { automationClient } from "../src/clients/automation.js";
 import { AutomationSwitchSeed } from "../src/domain/automation-switch-seed.js";
 import { AutomationSwitchStore } from "../src/store/automation-switch-store.js";
@@ -53,14 +52,14 @@ describe("the automation fields of a queue (document's projection of automation'
   this.timeout(30_000);
   let h: Harness;
   let automation: AutomationDouble;
-  let database: Sequelize;
+  let database: Sql;
 
   before(async () => {
     automation = await AutomationDouble.start();
     h = await Harness.start({ automationAddress: automation.address });
     const url = new URL(h.config.DATABASE_URL);
     url.pathname = `/${h.config.DATABASE_NAME}`;
-    database = new Sequelize(url.toString(), { logging: false });
+    database = await openDatabase(url.toString(), { logger: createLogger("document-test", "silent") });
   });
   after(async () => {
     await database?.close();
@@ -153,9 +152,9 @@ describe("the automation fields of a queue (document's projection of automation'
     // A later event on another switch marks that the two before it were consumed.
     await h.events.publish(switchChanged(organization.id, queueId, "automation_rules", { status: "enabled" }, new Date()));
     await eventually(async () => ((await owner.get(`/queues/${queueId}`)).body.data.automation_rules === "enabled" ? true : undefined));
-    const rows = await database.query<{ resource: string; changed_at: Date }>(
+    const rows = await database.rows<{ resource: string; changed_at: Date }>(
       "SELECT resource, changed_at FROM automation_switches WHERE queue_id = $1 ORDER BY resource",
-      { bind: [queueId], type: QueryTypes.SELECT },
+      [queueId],
     );
     expect(rows.map((row) => row.resource)).to.deep.equal(["accounting_automation", "automation_rules"]);
     expect(rows[0]!.changed_at.toISOString()).to.equal(t1.toISOString());
@@ -184,22 +183,17 @@ describe("the automation fields of a queue (document's projection of automation'
     let source: ReturnType<typeof automationClient>;
 
     before(() => {
-      store = new AutomationSwitchStore(new Sql(database));
+      store = new AutomationSwitchStore(database);
       source = automationClient(automation.address, { identity: testGrpcIdentity("document"), deadlineMs: 1_000 });
     });
     after(() => source?.close());
 
     const listed = async (queueId: string) =>
-      (
-        await database.query("SELECT 1 FROM automation_switch_seeds WHERE queue_id = $1", {
-          bind: [queueId],
-          type: QueryTypes.SELECT,
-        })
-      ).length > 0;
+      (await database.rows("SELECT 1 FROM automation_switch_seeds WHERE queue_id = $1", [queueId])).length > 0;
 
     it("asks automation once for each listed queue, retrying while it fails, and then shows its answer", async () => {
       const { owner, queueId } = await queueFixture(h, "seeded");
-      await database.query("INSERT INTO automation_switch_seeds (queue_id) VALUES ($1)", { bind: [queueId] });
+      await database.run("INSERT INTO automation_switch_seeds (queue_id) VALUES ($1)", [queueId]);
       automation.failing = true;
       const seed = new AutomationSwitchSeed(store, source, logger, { retryMs: 50, batchSize: 10, marginMs: 60_000 });
       seed.start();
@@ -239,7 +233,7 @@ describe("the automation fields of a queue (document's projection of automation'
         switchChanged(organization.id, queueId, "accounting_automation", { status: "disabled" }, new Date(Date.now() - 3_600_000)),
       );
       await eventually(async () => ((await owner.get(`/queues/${queueId}`)).body.data.automation_rules === "enabled" ? true : undefined));
-      await database.query("INSERT INTO automation_switch_seeds (queue_id) VALUES ($1)", { bind: [queueId] });
+      await database.run("INSERT INTO automation_switch_seeds (queue_id) VALUES ($1)", [queueId]);
       const seed = new AutomationSwitchSeed(store, source, logger, { retryMs: 50, batchSize: 10, marginMs: 60_000 });
       seed.start();
       await eventually(() => (seed.done ? true : undefined));

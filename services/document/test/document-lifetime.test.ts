@@ -1,7 +1,6 @@
-import { connectDatabase, createLogger } from "@docex/kit";
+import { connectDatabase, createLogger, type Sql } from "@docex/kit";
 import { EventRecorder, eventually } from "@docex/testkit";
 import { expect } from "chai";
-import { QueryTypes, type Sequelize } from "sequelize";
 import { documentFixture, Harness, queueFixture } from "./support/harness.js";
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -9,7 +8,7 @@ const DAY_MS = 24 * 3600 * 1000;
 describe("a queue's document_lifetime_days: older documents are purged with their files, annotations and changes", function () {
   this.timeout(60_000);
   let h: Harness;
-  let database: Sequelize;
+  let database: Sql;
   let purges: EventRecorder;
 
   before(async () => {
@@ -29,7 +28,7 @@ describe("a queue's document_lifetime_days: older documents are purged with thei
   });
 
   const count = async (sql: string, bind: unknown[]) => {
-    const [row] = await database.query<{ n: string }>(sql, { bind, type: QueryTypes.SELECT });
+    const row = await database.one<{ n: string }>(sql, bind);
     return Number(row?.n ?? 0);
   };
 
@@ -50,7 +49,7 @@ describe("a queue's document_lifetime_days: older documents are purged with thei
   }
 
   const backdate = (documentId: string, days: number) =>
-    database.query("UPDATE documents SET created_at = $2 WHERE id = $1", { bind: [documentId, new Date(Date.now() - days * DAY_MS)] });
+    database.run("UPDATE documents SET created_at = $2 WHERE id = $1", [documentId, new Date(Date.now() - days * DAY_MS)]);
 
   it("PATCH /queues/{id} sets and clears it (who manages the queue); bad values are 400 and change nothing", async () => {
     const { organization, queueId } = await queueFixture(h, "lifetime-settings");

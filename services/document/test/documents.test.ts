@@ -380,7 +380,7 @@ describe("documents and annotations (membership is an in-process test double)", 
     });
     try {
       // A deferred constraint fails at COMMIT, after the document row and the outbox row were both written.
-      await database.query(`
+      await database.run(`
         CREATE FUNCTION refuse_rollback_pdf() RETURNS trigger AS $$
         BEGIN
           IF NEW.file_name = 'rollback.pdf' AND NEW.status = 'postponed' THEN RAISE EXCEPTION 'refused at commit'; END IF;
@@ -401,7 +401,7 @@ describe("documents and annotations (membership is an in-process test double)", 
       const after = h.events.events.filter((recorded) => recorded.event.data.document_id === id).slice(seenBefore);
       expect(after.map((recorded) => recorded.event.data.status)).to.deep.equal(["rejected"]);
     } finally {
-      await database.query("DROP TRIGGER IF EXISTS refuse_rollback_pdf ON documents; DROP FUNCTION IF EXISTS refuse_rollback_pdf();");
+      await database.run("DROP TRIGGER IF EXISTS refuse_rollback_pdf ON documents; DROP FUNCTION IF EXISTS refuse_rollback_pdf();");
       await database.close();
     }
   });

@@ -1,7 +1,6 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import { connectDatabase, createLogger, Sql } from "@docex/kit";
+import { connectDatabase, createLogger, type Sql } from "@docex/kit";
 import { expect } from "chai";
-import type { Sequelize } from "sequelize";
 import { DocumentStore } from "../src/store/document-store.js";
 import { change } from "./support/changes.js";
 import { Harness, queueFixture, type UserApi } from "./support/harness.js";
@@ -46,7 +45,7 @@ async function extractedInvoice(
 describe("duplicate detection (membership is an in-process test double)", function () {
   this.timeout(30_000);
   let h: Harness;
-  let database: Sequelize;
+  let database: Sql;
 
   before(async () => {
     h = await Harness.start();
@@ -116,9 +115,7 @@ describe("duplicate detection (membership is an in-process test double)", functi
     );
     expect((await owner.get(`/documents/${first.body.data.id}`)).body.data.duplicates).to.deep.equal([second.body.data.id]);
     expect(different.body.data.duplicates).to.deep.equal([]);
-    const [row] = (await database.query(`SELECT file_sha256 FROM documents WHERE id = '${first.body.data.id}'`))[0] as Array<{
-      file_sha256: string;
-    }>;
+    const row = await database.one<{ file_sha256: string }>("SELECT file_sha256 FROM documents WHERE id = $1", [first.body.data.id]);
     expect(row!.file_sha256).to.equal(sha256(file));
   });
 
@@ -394,8 +391,7 @@ describe("duplicate detection (membership is an in-process test double)", functi
 
   it("looks duplicates up through the organization's partial indexes (the store's own queries, planned without sequential scans)", async () => {
     const captured: Array<{ sql: string; bind: unknown[] }> = [];
-    const sql = new Sql(database);
-    const capturing = Object.assign(Object.create(sql) as Sql, {
+    const capturing = Object.assign(Object.create(database) as Sql, {
       rows: async (text: string, bind: unknown[] = []) => {
         captured.push({ sql: text, bind });
         return [];
@@ -404,14 +400,10 @@ describe("duplicate detection (membership is an in-process test double)", functi
     const store = new DocumentStore(capturing);
     await store.findDuplicates([randomUUID()]);
     const plan = async (query: { sql: string; bind: unknown[] }) => {
-      const transaction = await database.transaction();
-      try {
-        await database.query("SET LOCAL enable_seqscan = off", { transaction });
-        const [rows] = await database.query(`EXPLAIN ${query.sql}`, { transaction, bind: query.bind });
-        return (rows as Array<{ "QUERY PLAN": string }>).map((row) => row["QUERY PLAN"]).join("\n");
-      } finally {
-        await transaction.rollback();
-      }
+      const rows = await database.transaction((tx) => database.rows<{ "QUERY PLAN": string }>(`EXPLAIN ${query.sql}`, query.bind, tx), {
+        settings: { enable_seqscan: "off" },
+      });
+      return rows.map((row) => row["QUERY PLAN"]).join("\n");
     };
     const lookup = await plan(captured[0]!);
     expect(lookup).to.include("documents_same_invoice").and.include("documents_same_file");

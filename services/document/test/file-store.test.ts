@@ -3,11 +3,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import { connectDatabase, createLogger, runMigrations, Sql } from "@docex/kit";
+import { connectDatabase, createLogger, runMigrations } from "@docex/kit";
 import { dropDatabase, testDatabaseServerUrl, uniqueDatabaseName } from "@docex/testkit";
 import { expect } from "chai";
 import S3rver from "s3rver";
-import type { Sequelize } from "sequelize";
 import type { FileStore } from "../src/files/file-store.js";
 import { PostgresFileStore } from "../src/files/postgres-file-store.js";
 import { parseS3Url, S3FileStore } from "../src/files/s3-file-store.js";
@@ -123,12 +122,12 @@ function fileStoreContract(name: string, setup: () => Promise<{ store: FileStore
 fileStoreContract("Postgres (the document database, 256 KiB chunks)", async () => {
   const database = uniqueDatabaseName("document_files");
   const logger = createLogger("file-store-test", "silent");
-  const sequelize: Sequelize = await connectDatabase({ serverUrl: testDatabaseServerUrl(), database, logger });
-  await runMigrations(sequelize, migrations, logger);
+  const db = await connectDatabase({ serverUrl: testDatabaseServerUrl(), database, logger });
+  await runMigrations(db, migrations, logger);
   return {
-    store: new PostgresFileStore(new Sql(sequelize)),
+    store: new PostgresFileStore(db),
     teardown: async () => {
-      await sequelize.close();
+      await db.close();
       await dropDatabase(database);
     },
   };

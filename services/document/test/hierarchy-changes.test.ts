@@ -1,7 +1,6 @@
 import { DEFAULT_ANNOTATION_SCHEMA } from "@docex/annotations";
 import { connectDatabase, createLogger } from "@docex/kit";
 import { expect } from "chai";
-import { QueryTypes } from "sequelize";
 import { documentFixture, Harness, queueFixture } from "./support/harness.js";
 
 const ids = (reply: { body: { data: Array<{ id: string }> } }) => reply.body.data.map((item) => item.id);
@@ -197,7 +196,7 @@ describe("lists of workspaces and queues, and changes to them (membership is an 
       try {
         const counts: Record<string, number> = {};
         const count = async (label: string, sql: string, bind: unknown[]) => {
-          const [row] = await database.query<{ n: string }>(sql, { bind, type: QueryTypes.SELECT });
+          const row = await database.one<{ n: string }>(sql, bind);
           if (Number(row?.n) > 0) counts[label] = Number(row!.n);
         };
         await count("queues", "SELECT count(*) AS n FROM queues WHERE id = $1", [queueId]);

@@ -1,27 +1,26 @@
 import { randomUUID } from "node:crypto";
-import { connectDatabase, createLogger, runMigrations, Sql } from "@docex/kit";
+import { connectDatabase, createLogger, runMigrations, type Sql } from "@docex/kit";
 import { dropDatabase, testDatabaseServerUrl, uniqueDatabaseName } from "@docex/testkit";
 import { expect } from "chai";
-import type { Sequelize } from "sequelize";
 import { HierarchyStore } from "../src/store/hierarchy-store.js";
 import { migrations } from "../src/store/migrations.js";
 
 describe("hierarchy store: the projection of membership's organizations (real Postgres)", function () {
   this.timeout(60_000);
   const database = uniqueDatabaseName("document_hierarchy");
-  let sequelize: Sequelize;
+  let db: Sql;
   let stores: HierarchyStore[];
 
   before(async () => {
     const logger = createLogger("hierarchy-store-test", "silent");
-    sequelize = await connectDatabase({ serverUrl: testDatabaseServerUrl(), database, logger });
-    await runMigrations(sequelize, migrations, logger);
+    db = await connectDatabase({ serverUrl: testDatabaseServerUrl(), database, logger });
+    await runMigrations(db, migrations, logger);
     // Two stores as two replicas would be: the event consumer in one, ResolveEntity's fallback in the other.
-    stores = [new HierarchyStore(new Sql(sequelize)), new HierarchyStore(new Sql(sequelize))];
+    stores = [new HierarchyStore(db), new HierarchyStore(db)];
   });
 
   after(async () => {
-    await sequelize?.close();
+    await db?.close();
     await dropDatabase(database);
   });
 
@@ -31,7 +30,7 @@ describe("hierarchy store: the projection of membership's organizations (real Po
     for (let round = 0; round < 300; round++) {
       const organization = { id: randomUUID(), humanizedId: `org-${round}-${randomUUID().slice(0, 8)}`, name: `Org ${round}` };
       await Promise.all(Array.from({ length: 4 }, (_, i) => (stores[i % 2] as HierarchyStore).rememberOrganization(organization)));
-      const [rows] = await sequelize.query("SELECT count(*)::int AS n FROM organizations WHERE id = $1", { bind: [organization.id] });
+      const rows = await db.rows("SELECT count(*)::int AS n FROM organizations WHERE id = $1", [organization.id]);
       expect((rows as { n: number }[])[0]?.n).to.equal(1);
     }
   });

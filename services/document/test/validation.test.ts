@@ -1,10 +1,9 @@
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import type { RunningService } from "@docex/kit";
+import { createLogger, openDatabase, type RunningService, type Sql } from "@docex/kit";
 import { dropDatabase, eventually, freePort, RecordingReceiver, TestIssuer, testServiceConfig, UserDirectoryStub } from "@docex/testkit";
 import { startWebhookService, configSchema as webhookConfigSchema } from "@docex/webhook";
 import { expect } from "chai";
-import { QueryTypes, Sequelize } from "sequelize";
 import { documentFixture, Harness, type MembershipBackend, UserApi } from "./support/harness.js";
 import { startRealMembership } from "./support/real-membership.js";
 
@@ -39,9 +38,8 @@ describe("external validation end to end: document, webhook and membership servi
   let workspaceId: string;
   let documentGrpcPort: number;
   /** The document service's own database, for what only it shows (its projections of the webhook service's validators). */
-  let documentDatabase: Sequelize;
-  const documentRows = <T extends object>(text: string, bind: unknown[] = []) =>
-    documentDatabase.query<T>(text, { bind, type: QueryTypes.SELECT });
+  let documentDatabase: Sql;
+  const documentRows = <T extends object>(text: string, bind: unknown[] = []) => documentDatabase.rows<T>(text, bind);
   /** Edits (document_validation) that the document service did not ask the webhook service about, for this reason. */
   const skipped = async (reason: "no_validator" = "no_validator") => {
     const metrics = await (await fetch(`${h.baseUrl}/metrics`)).text();
@@ -139,7 +137,7 @@ describe("external validation end to end: document, webhook and membership servi
     owner = h.as(randomUUID());
     const url = new URL(h.config.DATABASE_URL);
     url.pathname = `/${h.config.DATABASE_NAME}`;
-    documentDatabase = new Sequelize(url.toString(), { logging: false });
+    documentDatabase = await openDatabase(url.toString(), { logger: createLogger("document-test", "silent") });
     const created = await new UserApi(membership.url, issuer, owner.userId).post("/organizations", {
       name: `Validators ${randomBytes(3).toString("hex")}`,
     });

@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { connectDatabase, createLogger, runMigrations, Sql } from "@docex/kit";
+import { connectDatabase, createLogger, runMigrations, type Sql } from "@docex/kit";
 import { dropDatabase, testDatabaseServerUrl, uniqueDatabaseName } from "@docex/testkit";
 import { expect } from "chai";
-import type { Sequelize } from "sequelize";
 import { validatorOf } from "../src/domain/validation.js";
 import { migrations } from "../src/store/migrations.js";
 import { ValidatorStore } from "../src/store/validator-store.js";
@@ -11,7 +10,7 @@ describe("validation webhooks of the deprecated API as document's configuration:
   this.timeout(60_000);
   const database = uniqueDatabaseName("document_validators");
   const logger = createLogger("validator-store-test", "silent");
-  let sequelize: Sequelize;
+  let db: Sql;
   let store: ValidatorStore;
   const organizationId = randomUUID();
   const workspaceId = randomUUID();
@@ -19,15 +18,14 @@ describe("validation webhooks of the deprecated API as document's configuration:
   const siblingId = randomUUID();
   const documentId = randomUUID();
   const hook = { document: randomUUID(), queue: randomUUID(), workspace: randomUUID(), organization: randomUUID(), gone: randomUUID() };
-  const query = (text: string, bind: unknown[] = []) =>
-    sequelize.query(text, { bind }).then(([rows]) => rows as Array<Record<string, unknown>>);
+  const query = (text: string, bind: unknown[] = []) => db.rows<Record<string, unknown>>(text, bind);
 
   before(async () => {
-    sequelize = await connectDatabase({ serverUrl: testDatabaseServerUrl(), database, logger });
+    db = await connectDatabase({ serverUrl: testDatabaseServerUrl(), database, logger });
     const before = migrations.findIndex((migration) => migration.name.startsWith("0018-"));
     expect(before).to.be.greaterThan(0);
     // A database as the projection left it before 0018: validation_webhooks followed from the webhook service's events.
-    await runMigrations(sequelize, migrations.slice(0, before), logger);
+    await runMigrations(db, migrations.slice(0, before), logger);
     await query(`INSERT INTO workspaces (id, humanized_id, organization_id, name) VALUES ($1, $2, $3, 'W')`, [
       workspaceId,
       `w-${workspaceId}`,
@@ -60,12 +58,12 @@ describe("validation webhooks of the deprecated API as document's configuration:
     await query(`INSERT INTO validator_notes (entity_type, entity_id, type, noted_at) VALUES ('queue', $1, 'document_validation', now())`, [
       queueId,
     ]);
-    await runMigrations(sequelize, migrations, logger);
-    store = new ValidatorStore(new Sql(sequelize));
+    await runMigrations(db, migrations, logger);
+    store = new ValidatorStore(db);
   });
 
   after(async () => {
-    await sequelize?.close();
+    await db?.close();
     await dropDatabase(database);
   });
 

@@ -93,7 +93,7 @@ export async function startExtractionService(
       infra.logger.warn("the file readers were not all started within 60 s; the first files wait for them");
     const swept = await pool.sweep();
     if (swept > 0) infra.logger.info({ directories: swept }, "removed the temporary files of readers of an earlier run");
-    const runs = new RunStore(infra.sequelize);
+    const runs = new RunStore(infra.sql);
     const pageStore = new PageStore(infra.sql);
     const documents = options.documents ?? (client as DocumentPort);
     const layouts = new LayoutLearning({ documents, pages: pageStore, layouts: new LayoutStore(infra.sql), logger: infra.logger });

@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { createEvent, type DocexEvent } from "@docex/events";
+import { createLogger, openDatabase, type Sql } from "@docex/kit";
 import { eventually } from "@docex/testkit";
 import { expect } from "chai";
-import { QueryTypes, Sequelize } from "sequelize";
 import { MembershipHarness, type Person } from "./support/harness.js";
 
 describe("erasing a member's personal data (DELETE /organizations/{id}/members/{user_id}/personal-data)", () => {
   let h: MembershipHarness;
-  let sequelize: Sequelize;
+  let database: Sql;
   const erasures: DocexEvent<"member.personal_data_erased">[] = [];
   let subscription: { stop(): void };
 
@@ -15,7 +15,7 @@ describe("erasing a member's personal data (DELETE /organizations/{id}/members/{
     h = await MembershipHarness.start();
     const url = new URL(h.config.DATABASE_URL);
     url.pathname = `/${h.config.DATABASE_NAME}`;
-    sequelize = new Sequelize(url.toString(), { logging: false });
+    database = await openDatabase(url.toString(), { logger: createLogger("membership-test", "silent") });
     subscription = h.bus.broadcast("docex.member.personal_data_erased", (payload) => {
       erasures.push(payload as DocexEvent<"member.personal_data_erased">);
     });
@@ -23,7 +23,7 @@ describe("erasing a member's personal data (DELETE /organizations/{id}/members/{
 
   after(async () => {
     subscription?.stop();
-    await sequelize?.close();
+    await database?.close();
     await h?.stop();
   });
 
@@ -32,15 +32,12 @@ describe("erasing a member's personal data (DELETE /organizations/{id}/members/{
 
   /** What the membership database holds of the person: every row that names them, with its email and name. */
   async function rowsOf(userId: string) {
-    const memberships = await sequelize.query<Record<string, unknown>>(
+    const memberships = await database.rows<Record<string, unknown>>(
       `SELECT organization_id, status, invited_email, personal_data_erased_at IS NOT NULL AS erased
        FROM memberships WHERE user_id = $1 ORDER BY organization_id`,
-      { bind: [userId], type: QueryTypes.SELECT },
+      [userId],
     );
-    const profiles = await sequelize.query<Record<string, unknown>>("SELECT email, name FROM member_profiles WHERE user_id = $1", {
-      bind: [userId],
-      type: QueryTypes.SELECT,
-    });
+    const profiles = await database.rows<Record<string, unknown>>("SELECT email, name FROM member_profiles WHERE user_id = $1", [userId]);
     return { memberships, profiles };
   }
 

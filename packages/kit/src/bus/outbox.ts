@@ -1,8 +1,7 @@
 import { JetStreamApiError } from "@nats-io/jetstream";
 import { ROOT_CONTEXT, SpanStatusCode, trace } from "@opentelemetry/api";
-import type { Sequelize } from "sequelize";
 import { type Migration, sqlMigration } from "../db/database.js";
-import { type Prepared, prepared, Sql, type Tx } from "../db/sql.js";
+import { type Prepared, prepared, type Sql, type Tx } from "../db/sql.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 import { contextOfCarrier, currentTraceCarrier, SpanKind, startSpan, type TraceCarrier } from "../tracing/spans.js";
@@ -99,7 +98,8 @@ interface OutboxRow {
 }
 
 export interface OutboxRelayOptions {
-  sequelize: Sequelize;
+  /** The service's database, where the outbox is. */
+  sql: Sql;
   bus: EventBus;
   logger: Logger;
   metrics?: Metrics;
@@ -138,7 +138,7 @@ export class Outbox {
   private measuring: Promise<void> | undefined;
 
   constructor(private readonly options: OutboxRelayOptions) {
-    this.sql = sqlOf(options.sequelize);
+    this.sql = options.sql;
     this.batchSize = options.batchSize ?? 200;
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
     this.retentionMs = options.retentionMs ?? 24 * 3_600_000;
@@ -324,21 +324,9 @@ export class Outbox {
  * Records that `consumer` handled `eventId` inside `transaction`. Returns false when it was
  * handled before, so a redelivered event changes nothing.
  */
-export async function claimEvent(sequelize: Sequelize, transaction: Tx, consumer: string, eventId: string): Promise<boolean> {
-  const inserted = await sqlOf(sequelize).rows(CLAIM_EVENT, [consumer, eventId], transaction);
+export async function claimEvent(sql: Sql, transaction: Tx, consumer: string, eventId: string): Promise<boolean> {
+  const inserted = await sql.rows(CLAIM_EVENT, [consumer, eventId], transaction);
   return inserted.length > 0;
-}
-
-const sqls = new WeakMap<Sequelize, Sql>();
-
-/** One Sql per Sequelize, for the kit's own statements. */
-function sqlOf(sequelize: Sequelize): Sql {
-  let sql = sqls.get(sequelize);
-  if (!sql) {
-    sql = new Sql(sequelize);
-    sqls.set(sequelize, sql);
-  }
-  return sql;
 }
 
 /** A refusal that concerns this one event, whatever NATS's state: it will not be published as it is. */

@@ -1,13 +1,22 @@
 import { createHash } from "node:crypto";
-import type { Sequelize } from "sequelize";
+import type pg from "pg";
 import { inChildSpan } from "../tracing/spans.js";
+import { DatabaseUnavailableError, databaseErrorOf } from "./errors.js";
 
 /**
  * A database transaction as the domain sees it: something to pass back to the store, and work to do once it has
- * committed. `Sql.transaction` makes them; a Sequelize `Transaction` is one too.
+ * committed. `Sql.transaction` makes them.
  */
 export interface Tx {
   afterCommit(hook: () => unknown): void;
+}
+
+/**
+ * The one port through which a domain opens transactions (its unit of work): `Sql` is one, and a store that owns
+ * its transactions' shape may offer the same method.
+ */
+export interface UnitOfWork {
+  transaction<T>(work: (tx: Tx) => Promise<T>, options?: TransactionOptions): Promise<T>;
 }
 
 /**
@@ -39,46 +48,29 @@ type Statement = string | Prepared;
 
 type PgResult = { rows: object[] } | Array<{ rows?: object[] }>;
 
-/** What Sql needs of a pg client: the one Sequelize's pool lends, or the one a transaction holds. */
-interface PgConnection {
-  query(text: string, values?: unknown[]): Promise<PgResult>;
-  query(config: { name: string; text: string; values: unknown[] }): Promise<PgResult>;
-  /** Set on a connection the pool must not lend again (as Sequelize's own queries mark it). */
-  _invalid?: boolean;
-}
-
-/** Sequelize's parts that Sql uses: its pool, and the dialect's error mapping. */
-interface SequelizeInternals {
-  connectionManager: { getConnection(): Promise<PgConnection>; releaseConnection(connection: PgConnection): Promise<void> };
-  dialect: { Query: new (connection: PgConnection, sequelize: Sequelize, options: object) => { formatError(error: Error): Error } };
-}
-
-/** Errors after which a connection is not lent again (those Sequelize's postgres query marks). */
-const BROKEN_CONNECTION = /Unable to set non-blocking to true|SSL SYSCALL error: EOF detected|Local: Authentication failure/i;
-
-/** A prepared statement whose result columns a migration changed: it fails on this connection until it closes. */
-const STALE_PREPARED_STATEMENT = /cached plan must not change result type/i;
-
 /**
- * Raw SQL with bind parameters; every result is a plain row object. The stores of every service query through it.
+ * Raw SQL with bind parameters on a pg.Pool; every result is a plain row object. The stores of every service query
+ * through it, and the domains open their transactions with it (`UnitOfWork`).
  *
- * Connections and transactions are Sequelize's (its pool, `sequelize.transaction`, `afterCommit`), but a statement
- * goes to the pg client directly: `sequelize.query` spent twice the CPU per statement in this process and about
- * 1.5 times in Postgres (bench/REPORT.md, "the kit's Sql on the pg client"). Everything a caller sees stays as
- * Sequelize made it: errors are Sequelize's (`UniqueConstraintError`, `ForeignKeyConstraintError`,
- * `DatabaseError` with the pg error as `original`/`parent`), a NUL in a string parameter is sent as `\0`, and a
- * statement without parameters goes by the simple protocol (several statements in one string).
+ * A statement goes to a pg client of the pool, or to the one its transaction holds: `sequelize.query`, which it
+ * replaced, spent twice the CPU per statement in this process and about 1.5 times in Postgres (bench/REPORT.md,
+ * "the kit's Sql on the pg client"). Errors are the kit's (`UniqueViolationError`, `ForeignKeyViolationError`,
+ * `ConcurrencyConflictError`, `DatabaseUnavailableError`, …: db/errors.ts) with the pg error as `cause`; a NUL in a
+ * string parameter is sent as `\0` (as Sequelize did), and a statement without parameters goes by the simple
+ * protocol (several statements in one string).
  */
-export class Sql {
-  private readonly internals: SequelizeInternals;
+export class Sql implements UnitOfWork {
+  private closing: Promise<void> | undefined;
 
-  constructor(readonly sequelize: Sequelize) {
-    this.internals = sequelize as unknown as SequelizeInternals;
-  }
+  constructor(
+    private readonly pool: pg.Pool,
+    /** The database's name, for the spans of its transactions. */
+    readonly database: string,
+  ) {}
 
   async rows<T extends object>(sql: Statement, bind: unknown[] = [], tx?: Tx): Promise<T[]> {
     const result = await this.query(sql, bind, tx);
-    // Several statements (simple protocol) answer one result each: their rows in order, as Sequelize joins them.
+    // Several statements (simple protocol) answer one result each: their rows in order.
     return (Array.isArray(result) ? result.flatMap((each) => each.rows ?? []) : result.rows) as T[];
   }
 
@@ -91,34 +83,46 @@ export class Sql {
     await this.query(sql, bind, tx);
   }
 
-  private async query(sql: Statement, bind: unknown[], tx: Tx | undefined) {
-    // Sql's transaction or a Sequelize one: both hold their connection and say when they have finished.
-    const transaction = tx as unknown as { connection?: PgConnection; finished?: string } | undefined;
-    // As sequelize.query: a finished transaction's connection is back in the pool, lent to someone else.
-    if (transaction?.finished) throw new Error(`${transaction.finished} has been called on this transaction; it can no longer be used`);
-    const held = transaction?.connection;
-    if (transaction && !held) throw new Error("the transaction has no connection");
-    const connection = held ?? (await this.internals.connectionManager.getConnection());
+  /** Ends the pool: idle connections close at once, lent ones when they come back. Once only; later calls wait for the same. */
+  close(): Promise<void> {
+    this.closing ??= this.pool.end();
+    return this.closing;
+  }
+
+  /** Whether `close` was called. */
+  get closed(): boolean {
+    return this.closing !== undefined;
+  }
+
+  private async query(sql: Statement, bind: unknown[], tx: Tx | undefined): Promise<PgResult> {
+    if (tx !== undefined && !(tx instanceof SqlTransaction)) throw new Error("not a transaction of Sql");
+    // A finished transaction's connection is back in the pool, lent to someone else.
+    if (tx?.finished) throw new Error(`${tx.finished} has been called on this transaction; it can no longer be used`);
+    const client = tx?.client ?? (await this.acquire());
+    let broken = false;
     try {
-      if (sql instanceof Prepared) return await connection.query({ name: sql.name, text: sql.text, values: bind.map(withoutNul) });
-      return bind.length === 0 ? await connection.query(sql) : await connection.query(sql, bind.map(withoutNul));
+      return await send(client, sql, bind);
     } catch (error) {
-      throw this.sequelizeError(connection, error, typeof sql === "string" ? sql : sql.text, bind);
+      const failure = databaseErrorOf(error, typeof sql === "string" ? sql : sql.text);
+      // A broken connection, or one whose prepared statements a migration made stale, is not lent again: a new
+      // one prepares them against the tables as they are now.
+      if (failure instanceof DatabaseUnavailableError) {
+        broken = true;
+        if (tx) tx.broken = true;
+      }
+      throw failure;
     } finally {
-      if (!held) await this.internals.connectionManager.releaseConnection(connection);
+      if (!tx) client.release(broken || undefined);
     }
   }
 
-  /** The error as `sequelize.query` would have thrown it, marking a broken connection as it does. */
-  private sequelizeError(connection: PgConnection, error: unknown, sql: string, bind: unknown[]): unknown {
-    if (!(error instanceof Error)) return error;
-    const code = (error as { code?: unknown }).code;
-    if (code === "ECONNRESET" || BROKEN_CONNECTION.test(error.message) || error.message === "Query read timeout")
-      connection._invalid = true;
-    // Its prepared statements go with the connection; a new one prepares them against the tables as they are now.
-    if (STALE_PREPARED_STATEMENT.test(error.message)) connection._invalid = true;
-    Object.assign(error, { sql, parameters: bind });
-    return new this.internals.dialect.Query(connection, this.sequelize, {}).formatError(error);
+  /** A connection of the pool; failing to get one (refused, none free in time) is the database being unavailable. */
+  private async acquire(): Promise<pg.PoolClient> {
+    try {
+      return await this.pool.connect();
+    } catch (error) {
+      throw new DatabaseUnavailableError(error instanceof Error ? error.message : String(error), error);
+    }
   }
 
   /**
@@ -126,22 +130,22 @@ export class Sql {
    * With `asyncCommit` the commit returns before its WAL reaches the disk (synchronous_commit off): no second flush
    * on a request's path, at the price that a server crash within a few hundred milliseconds may lose this transaction
    * (never a part of it, and never one committed before). `settings` are further `SET LOCAL`s for this transaction
-   * alone (names and values of letters, digits and `_`), sent with its BEGIN.
+   * alone, sent with its BEGIN; `isolation` its isolation level.
    *
-   * BEGIN and COMMIT go to the pg client as every statement does: `sequelize.transaction` spent 90–125 µs more of
+   * BEGIN and COMMIT go to the pg client as every statement does: `sequelize.transaction` had spent 90–125 µs more of
    * this process's CPU per transaction, and a round trip more with `asyncCommit` (bench/REPORT.md, "transactions on
-   * the pg client"). Errors are Sequelize's, as for any statement.
+   * the pg client").
    */
   async transaction<T>(work: (tx: Tx) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     const settings = { ...(options.asyncCommit ? { synchronous_commit: "off" } : {}), ...options.settings };
-    const begin = beginOf(settings);
+    const begin = beginOf(settings, options.isolation);
     // In a trace, the transaction is a span of its own: its statements, and the wait for a connection and the commit.
     return inChildSpan(
       "db.transaction",
       {
         attributes: {
           "db.system.name": "postgresql",
-          "db.namespace": this.sequelize.config.database,
+          "db.namespace": this.database,
           "docex.async_commit": settings.synchronous_commit === "off",
         },
       },
@@ -150,79 +154,87 @@ export class Sql {
   }
 
   private async inTransaction<T>(work: (tx: Tx) => Promise<T>, begin: string): Promise<T> {
-    const connection = await this.internals.connectionManager.getConnection();
-    const tx = new SqlTransaction(connection);
+    const client = await this.acquire();
+    const tx = new SqlTransaction(client);
     let result: T;
     try {
-      await this.statement(connection, begin);
+      await this.statement(tx, begin);
       try {
         result = await work(tx);
       } catch (error) {
         tx.finished = "rollback";
         // A ROLLBACK that fails leaves the connection in an unknown state: it is not lent again.
-        await connection.query("ROLLBACK").catch(() => {
-          connection._invalid = true;
+        await client.query("ROLLBACK").catch(() => {
+          tx.broken = true;
         });
         throw error;
       }
       tx.finished = "commit";
       // A COMMIT that fails has ended the transaction all the same (Postgres rolls it back).
-      await this.statement(connection, "COMMIT");
+      await this.statement(tx, "COMMIT");
     } finally {
       tx.finished ??= "rollback";
-      await this.internals.connectionManager.releaseConnection(connection);
+      client.release(tx.broken || undefined);
     }
     for (const hook of tx.afterCommitHooks) await hook();
     return result;
   }
 
-  private async statement(connection: PgConnection, text: string): Promise<void> {
+  private async statement(tx: SqlTransaction, text: string): Promise<void> {
     try {
-      await connection.query(text);
+      await tx.client.query(text);
     } catch (error) {
-      throw this.sequelizeError(connection, error, text, []);
+      const failure = databaseErrorOf(error, text);
+      if (failure instanceof DatabaseUnavailableError) tx.broken = true;
+      throw failure;
     }
   }
+}
+
+function send(client: pg.PoolClient, sql: Statement, bind: unknown[]): Promise<PgResult> {
+  if (sql instanceof Prepared) return client.query({ name: sql.name, text: sql.text, values: bind.map(withoutNul) });
+  return bind.length === 0 ? client.query(sql) : client.query(sql, bind.map(withoutNul));
 }
 
 export interface TransactionOptions {
   /** Commit without waiting for the WAL flush (synchronous_commit off). */
   asyncCommit?: boolean;
-  /** `SET LOCAL`s for this transaction alone: names and values of letters, digits and `_`. */
+  /** `SET LOCAL`s for this transaction alone: names of letters, digits, `_` and one `.` (`docex.audit_erasure`); values of letters, digits and `_`. */
   settings?: Record<string, string>;
+  /** The transaction's isolation level; Postgres' default (read committed) unless given. */
+  isolation?: "read committed" | "repeatable read" | "serializable";
 }
 
 /** A transaction of `Sql`: its connection, until it has finished, and the hooks to run after its commit. */
 class SqlTransaction implements Tx {
-  /** Set when the transaction ends (as Sequelize's own says it): its statements then throw. */
+  /** Set when the transaction ends: its statements then throw. */
   finished: "commit" | "rollback" | undefined;
+  /** The connection broke or is in an unknown state: the pool closes it instead of lending it again. */
+  broken = false;
   readonly afterCommitHooks: Array<() => unknown> = [];
 
-  constructor(readonly connection: PgConnection) {}
+  constructor(readonly client: pg.PoolClient) {}
 
   afterCommit(hook: () => unknown): void {
     this.afterCommitHooks.push(hook);
   }
 }
 
-const SETTING = /^[a-z0-9_]+$/i;
+const SETTING_NAME = /^[a-z0-9_]+(\.[a-z0-9_]+)?$/i;
+const SETTING_VALUE = /^[a-z0-9_]+$/i;
+const ISOLATION_LEVELS = new Set(["read committed", "repeatable read", "serializable"]);
 
 /** BEGIN and the transaction's `SET LOCAL`s, one round trip (the simple protocol takes several statements). */
-function beginOf(settings: Record<string, string>): string {
+function beginOf(settings: Record<string, string>, isolation: TransactionOptions["isolation"]): string {
+  if (isolation !== undefined && !ISOLATION_LEVELS.has(isolation)) throw new Error(`not an isolation level: ${isolation}`);
   const sets = Object.entries(settings).map(([name, value]) => {
-    if (!SETTING.test(name) || !SETTING.test(value)) throw new Error(`not a transaction setting: ${name} = ${value}`);
+    if (!SETTING_NAME.test(name) || !SETTING_VALUE.test(value)) throw new Error(`not a transaction setting: ${name} = ${value}`);
     return `SET LOCAL ${name} = ${value}`;
   });
-  return ["BEGIN", ...sets].join("; ");
+  return [isolation ? `BEGIN ISOLATION LEVEL ${isolation.toUpperCase()}` : "BEGIN", ...sets].join("; ");
 }
 
-/** What Sequelize sends for a string parameter: a NUL byte (which Postgres refuses in text) as the two characters `\0`. */
+/** What Sequelize sent for a string parameter, kept: a NUL byte (which Postgres refuses in text) as the two characters `\0`. */
 function withoutNul(value: unknown): unknown {
   return typeof value === "string" && value.includes("\0") ? value.replaceAll("\0", "\\0") : value;
-}
-
-/** Postgres' unique_violation, for answers that turn a duplicate into 409. */
-export function isUniqueViolation(error: unknown): boolean {
-  const original = (error as { original?: { code?: string }; parent?: { code?: string } }) ?? {};
-  return original.original?.code === "23505" || original.parent?.code === "23505";
 }

@@ -1,5 +1,4 @@
-import { prepared, Sql } from "@docex/kit";
-import { QueryTypes, type Sequelize } from "sequelize";
+import { prepared, type Sql } from "@docex/kit";
 import type { AuditEntry, AuditedType } from "../domain/audit-entries.js";
 
 /** An audit line as stored: the entry and the organization it was recorded for. */
@@ -48,14 +47,13 @@ const APPEND = prepared(
    ON CONFLICT (organization_id, type) DO UPDATE SET entries = audit_counts.entries + EXCLUDED.entries`,
 );
 
+/** What lets a transaction change entries (the table's triggers refuse any other update or delete). */
+const ERASURE = { settings: { "docex.audit_erasure": "on" } };
+const PURGE = { settings: { "docex.audit_purge": "on" } };
+
 /** The audit_entries table: appended to by the consumer, read by the audit-log endpoints, aged out by the purge. */
 export class AuditStore {
-  /** The consumer's statements (one per event) go by the kit's Sql; the endpoints' reads by Sequelize. */
-  private readonly sql: Sql;
-
-  constructor(private readonly sequelize: Sequelize) {
-    this.sql = new Sql(sequelize);
-  }
+  constructor(private readonly sql: Sql) {}
 
   /** Records `entry` once per organization; a redelivered event adds nothing. */
   async append(entry: AuditEntry, organizationIds: ReadonlyArray<string | null>): Promise<void> {
@@ -98,12 +96,12 @@ export class AuditStore {
     const clause = conditions.length ? `WHERE ${conditions.join(" AND ")}` : "";
     const direction = filter.order === "asc" ? "ASC" : "DESC";
     const [rows, counted] = await Promise.all([
-      this.sequelize.query<AuditRow>(
+      this.sql.rows<AuditRow>(
         `SELECT event_id, organization_id, type, occurred_at, user_id, request_id, document_id, queue_id, details
          FROM audit_entries ${clause}
          ORDER BY occurred_at ${direction}, event_id ${direction}
          LIMIT $${bind.length + 1} OFFSET $${bind.length + 2}`,
-        { bind: [...bind, page.limit, page.offset], type: QueryTypes.SELECT },
+        [...bind, page.limit, page.offset],
       ),
       this.total(filter, clause, bind),
     ]);
@@ -118,16 +116,13 @@ export class AuditStore {
   private async total(filter: AuditFilter, clause: string, bind: unknown[]): Promise<number> {
     const countable = filter.userId !== undefined || filter.from !== undefined || filter.to !== undefined;
     if (filter.organizationId !== undefined && filter.documentId === undefined && !countable) {
-      const [row] = await this.sequelize.query<{ total: string | null }>(
+      const row = await this.sql.one<{ total: string | null }>(
         `SELECT sum(entries) AS total FROM audit_counts WHERE organization_id = $1 ${filter.types ? "AND type = ANY($2::text[])" : ""}`,
-        { bind: filter.types ? [filter.organizationId, filter.types] : [filter.organizationId], type: QueryTypes.SELECT },
+        filter.types ? [filter.organizationId, filter.types] : [filter.organizationId],
       );
       return Number(row?.total ?? 0);
     }
-    const [row] = await this.sequelize.query<{ total: string }>(`SELECT count(*) AS total FROM audit_entries ${clause}`, {
-      bind,
-      type: QueryTypes.SELECT,
-    });
+    const row = await this.sql.one<{ total: string }>(`SELECT count(*) AS total FROM audit_entries ${clause}`, bind);
     return Number(row?.total ?? 0);
   }
 
@@ -141,19 +136,19 @@ export class AuditStore {
     const bind = organizationId === undefined ? [userId, exceptEventId] : [userId, exceptEventId, organizationId];
     let erased = 0;
     for (let batch = 0; batch < maxBatches; batch += 1) {
-      const updated = await this.sequelize.transaction(async (tx) => {
-        await this.sequelize.query("SET LOCAL docex.audit_erasure = 'on'", { transaction: tx });
-        const [row] = await this.sequelize.query<{ erased: string }>(
+      const updated = await this.sql.transaction(async (tx) => {
+        const row = await this.sql.one<{ erased: string }>(
           `WITH erased AS (
              UPDATE audit_entries SET details = audit_erased_values(details), erased_at = now()
              WHERE ctid IN (SELECT ctid FROM audit_entries
                             WHERE user_id = $1 AND erased_at IS NULL AND event_id <> $2${scope} LIMIT ${PURGE_BATCH})
              RETURNING 1)
            SELECT count(*) AS erased FROM erased`,
-          { bind, transaction: tx, type: QueryTypes.SELECT },
+          bind,
+          tx,
         );
         return Number(row?.erased ?? 0);
-      });
+      }, ERASURE);
       erased += updated;
       if (updated < PURGE_BATCH) break;
     }
@@ -162,27 +157,26 @@ export class AuditStore {
 
   /** Erases the values of the entries of purged documents (of their organization); answers how many were erased. */
   async eraseValuesOfDocuments(documentIds: string[], organizationId: string): Promise<number> {
-    return this.sequelize.transaction(async (tx) => {
-      await this.sequelize.query("SET LOCAL docex.audit_erasure = 'on'", { transaction: tx });
-      const [row] = await this.sequelize.query<{ erased: string }>(
+    return this.sql.transaction(async (tx) => {
+      const row = await this.sql.one<{ erased: string }>(
         `WITH erased AS (
            UPDATE audit_entries SET details = audit_erased_values(details), erased_at = now()
            WHERE document_id = ANY($1::uuid[]) AND organization_id = $2 AND erased_at IS NULL
            RETURNING 1)
          SELECT count(*) AS erased FROM erased`,
-        { bind: [documentIds, organizationId], transaction: tx, type: QueryTypes.SELECT },
+        [documentIds, organizationId],
+        tx,
       );
       return Number(row?.erased ?? 0);
-    });
+    }, ERASURE);
   }
 
   /** Deletes entries older than `before`, a batch per transaction; returns how many went. */
   async purgeOlderThan(before: Date, maxBatches = 100): Promise<number> {
     let purged = 0;
     for (let batch = 0; batch < maxBatches; batch += 1) {
-      const deleted = await this.sequelize.transaction(async (tx) => {
-        await this.sequelize.query("SET LOCAL docex.audit_purge = 'on'", { transaction: tx });
-        const [row] = await this.sequelize.query<{ deleted: string }>(
+      const deleted = await this.sql.transaction(async (tx) => {
+        const row = await this.sql.one<{ deleted: string }>(
           `WITH deleted AS (
              DELETE FROM audit_entries WHERE ctid IN (SELECT ctid FROM audit_entries WHERE occurred_at < $1 LIMIT ${PURGE_BATCH})
              RETURNING organization_id, type),
@@ -191,10 +185,11 @@ export class AuditStore {
              FROM (SELECT organization_id, type, count(*) AS entries FROM deleted WHERE organization_id IS NOT NULL GROUP BY 1, 2) AS gone
              WHERE audit_counts.organization_id = gone.organization_id AND audit_counts.type = gone.type)
            SELECT count(*) AS deleted FROM deleted`,
-          { bind: [before], transaction: tx, type: QueryTypes.SELECT },
+          [before],
+          tx,
         );
         return Number(row?.deleted ?? 0);
-      });
+      }, PURGE);
       purged += deleted;
       if (deleted < PURGE_BATCH) break;
     }

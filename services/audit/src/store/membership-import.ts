@@ -1,4 +1,4 @@
-import { QueryTypes, type Sequelize, Transaction } from "sequelize";
+import type { Sql } from "@docex/kit";
 
 /** Rows read and written per statement: a bounded memory and short write transactions, whatever the log's size. */
 const IMPORT_BATCH = 5_000;
@@ -21,31 +21,29 @@ const COLUMNS = "event_id, organization_id, type, occurred_at, user_id, request_
  * Membership's table is read in one snapshot (a cursor in a read-only repeatable-read transaction); they are no
  * longer written to once membership runs without the audit log.
  */
-export async function importMembershipAudit(source: Sequelize, target: Sequelize): Promise<ImportResult> {
+export async function importMembershipAudit(source: Sql, target: Sql): Promise<ImportResult> {
   const result: ImportResult = { read: 0, added: 0 };
   // A membership database created after the move has no audit tables: nothing to copy.
-  const [table] = await source.query<{ found: string | null }>("SELECT to_regclass('audit_entries')::text AS found", {
-    type: QueryTypes.SELECT,
-  });
+  const table = await source.one<{ found: string | null }>("SELECT to_regclass('audit_entries')::text AS found");
   if (!table?.found) return result;
-  await source.transaction({ isolationLevel: Transaction.ISOLATION_LEVELS.REPEATABLE_READ }, async (transaction) => {
-    await source.query("SET TRANSACTION READ ONLY", { transaction });
-    await source.query(`DECLARE membership_audit NO SCROLL CURSOR FOR SELECT ${COLUMNS} FROM audit_entries`, { transaction });
-    for (;;) {
-      const rows = await source.query<Record<string, unknown>>(`FETCH ${IMPORT_BATCH} FROM membership_audit`, {
-        transaction,
-        type: QueryTypes.SELECT,
-      });
-      if (rows.length === 0) break;
-      result.read += rows.length;
-      result.added += await appendRows(target, rows);
-    }
-  });
+  await source.transaction(
+    async (tx) => {
+      await source.run("SET TRANSACTION READ ONLY", [], tx);
+      await source.run(`DECLARE membership_audit NO SCROLL CURSOR FOR SELECT ${COLUMNS} FROM audit_entries`, [], tx);
+      for (;;) {
+        const rows = await source.rows<Record<string, unknown>>(`FETCH ${IMPORT_BATCH} FROM membership_audit`, [], tx);
+        if (rows.length === 0) break;
+        result.read += rows.length;
+        result.added += await appendRows(target, rows);
+      }
+    },
+    { isolation: "repeatable read" },
+  );
   return result;
 }
 
-async function appendRows(target: Sequelize, rows: Record<string, unknown>[]): Promise<number> {
-  const [row] = await target.query<{ added: string }>(
+async function appendRows(target: Sql, rows: Record<string, unknown>[]): Promise<number> {
+  const row = await target.one<{ added: string }>(
     `WITH inserted AS (
        INSERT INTO audit_entries (${COLUMNS})
        SELECT ${COLUMNS} FROM jsonb_to_recordset($1::jsonb) AS copied (
@@ -58,7 +56,7 @@ async function appendRows(target: Sequelize, rows: Record<string, unknown>[]): P
        SELECT organization_id, type, count(*) FROM inserted WHERE organization_id IS NOT NULL GROUP BY 1, 2
        ON CONFLICT (organization_id, type) DO UPDATE SET entries = audit_counts.entries + EXCLUDED.entries)
      SELECT count(*) AS added FROM inserted`,
-    { bind: [JSON.stringify(rows)], type: QueryTypes.SELECT },
+    [JSON.stringify(rows)],
   );
   return Number(row?.added ?? 0);
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Sql } from "@docex/kit";
+import type { UnitOfWork } from "@docex/kit";
 import type { UserStore } from "../store/user-store.js";
 import type { Clock } from "./clock.js";
 import type { SelfOnboarding } from "./onboarding.js";
@@ -15,7 +15,7 @@ export const BOOTSTRAP_ORGANIZATION = "bootstrap";
  * whose `auth.user_onboarded` tells membership to create the organization `bootstrap` it owns.
  */
 export async function ensureBootstrapOwner(
-  deps: { sql: Sql; users: UserStore; hasher: PasswordHasher; onboarding: SelfOnboarding; clock: Clock },
+  deps: { sql: UnitOfWork; users: UserStore; hasher: PasswordHasher; onboarding: SelfOnboarding; clock: Clock },
   owner: { email: string; password: string },
 ): Promise<"created" | "exists"> {
   const email = normalizeEmail(owner.email);

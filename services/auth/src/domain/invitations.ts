@@ -1,4 +1,4 @@
-import type { Logger, Sql } from "@docex/kit";
+import type { Logger, UnitOfWork } from "@docex/kit";
 import type { UserStore } from "../store/user-store.js";
 import { authErrors } from "./auth-errors.js";
 import type { MembershipOrganizations } from "./membership-organizations.js";
@@ -15,7 +15,7 @@ import type { User } from "./users.js";
  */
 export class Invitations {
   constructor(
-    private readonly sql: Sql,
+    private readonly sql: UnitOfWork,
     private readonly users: UserStore,
     private readonly secrets: OneTimeSecrets,
     private readonly membership: MembershipOrganizations,

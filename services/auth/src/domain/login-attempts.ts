@@ -1,5 +1,5 @@
 import { createEvent, type LOGIN_METHODS } from "@docex/events";
-import { type OutboxEvents, type Sql, type Tx, UnauthorizedError } from "@docex/kit";
+import { type OutboxEvents, type Tx, UnauthorizedError, type UnitOfWork } from "@docex/kit";
 import type { RequestContext } from "./request-context.js";
 
 export type LoginMethod = (typeof LOGIN_METHODS)[number];
@@ -21,7 +21,7 @@ export class LoginAttempts {
   private readonly published = new WeakSet<Error>();
 
   constructor(
-    private readonly sql: Sql,
+    private readonly sql: UnitOfWork,
     private readonly events: OutboxEvents,
   ) {}
 

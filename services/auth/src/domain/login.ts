@@ -1,4 +1,4 @@
-import type { Sql, Tx } from "@docex/kit";
+import type { Tx, UnitOfWork } from "@docex/kit";
 import type { UsedIdTokenStore } from "../store/used-id-token-store.js";
 import type { UserStore } from "../store/user-store.js";
 import { authErrors } from "./auth-errors.js";
@@ -21,7 +21,7 @@ import { normalizeEmail, type User } from "./users.js";
  */
 export class Login {
   constructor(
-    private readonly sql: Sql,
+    private readonly sql: UnitOfWork,
     private readonly users: UserStore,
     private readonly hasher: PasswordHasher,
     private readonly secrets: OneTimeSecrets,

@@ -1,4 +1,4 @@
-import type { Sql } from "@docex/kit";
+import type { UnitOfWork } from "@docex/kit";
 import type { UserStore } from "../store/user-store.js";
 import type { BackgroundWork } from "./background-work.js";
 import type { MailRequests } from "./mail-requests.js";
@@ -23,7 +23,7 @@ const PASSWORD_RESET: MailedTokenKind = { purpose: "password_reset", template: "
  */
 export class MailedTokens {
   constructor(
-    private readonly sql: Sql,
+    private readonly sql: UnitOfWork,
     private readonly users: UserStore,
     private readonly secrets: OneTimeSecrets,
     private readonly mail: MailRequests,

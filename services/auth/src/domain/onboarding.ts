@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createEvent } from "@docex/events";
-import type { Logger, OutboxEvents, Sql, Tx } from "@docex/kit";
+import type { Logger, OutboxEvents, Tx, UnitOfWork } from "@docex/kit";
 import type { UserStore } from "../store/user-store.js";
 import { authErrors } from "./auth-errors.js";
 import type { BackgroundWork } from "./background-work.js";
@@ -23,7 +23,7 @@ export interface Registration extends OnboardingProfile {
  */
 export class SelfOnboarding {
   constructor(
-    private readonly sql: Sql,
+    private readonly sql: UnitOfWork,
     private readonly users: UserStore,
     private readonly secrets: OneTimeSecrets,
     private readonly mail: MailRequests,

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createEvent, type DocexEvent } from "@docex/events";
-import { NotFoundError, type OutboxEvents, type Sql, type Tx } from "@docex/kit";
+import { NotFoundError, type OutboxEvents, type Tx, type UnitOfWork } from "@docex/kit";
 import type { UserStore } from "../store/user-store.js";
 import type { Clock } from "./clock.js";
 import type { RequestContext } from "./request-context.js";
@@ -18,7 +18,7 @@ export function erasedEmail(): string {
  */
 export class PersonalDataErasure {
   constructor(
-    private readonly sql: Sql,
+    private readonly sql: UnitOfWork,
     private readonly users: UserStore,
     private readonly sessions: Sessions,
     private readonly events: OutboxEvents,

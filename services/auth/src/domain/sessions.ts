@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Sql, Tx } from "@docex/kit";
+import type { Tx, UnitOfWork } from "@docex/kit";
 import type { SessionStore } from "../store/session-store.js";
 import type { UserStore } from "../store/user-store.js";
 import type { AccessTokenIssuer, AccessTokenSubject } from "./access-tokens.js";
@@ -49,7 +49,7 @@ type RefreshOutcome =
  */
 export class Sessions {
   constructor(
-    private readonly sql: Sql,
+    private readonly sql: UnitOfWork,
     private readonly store: SessionStore,
     private readonly users: UserStore,
     private readonly accessTokens: AccessTokenIssuer,

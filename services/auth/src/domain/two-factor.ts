@@ -1,4 +1,4 @@
-import { ConflictError, type Sql, ValidationError } from "@docex/kit";
+import { ConflictError, type UnitOfWork, ValidationError } from "@docex/kit";
 import { generateSecret, generateURI, verify } from "otplib";
 import type { SessionStore } from "../store/session-store.js";
 import type { UserStore } from "../store/user-store.js";
@@ -34,7 +34,7 @@ export interface TotpEnrollment {
  */
 export class TwoFactor {
   constructor(
-    private readonly sql: Sql,
+    private readonly sql: UnitOfWork,
     private readonly users: UserStore,
     private readonly sessions: SessionStore,
     private readonly sealing: SealingKey,

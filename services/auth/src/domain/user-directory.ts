@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { NotFoundError, type Sql, ValidationError } from "@docex/kit";
+import { NotFoundError, type UnitOfWork, ValidationError } from "@docex/kit";
 import { z } from "zod";
 import type { UserStore } from "../store/user-store.js";
 import type { Clock } from "./clock.js";
@@ -25,7 +25,7 @@ const email = z.email();
 /** Users as other services see them (over gRPC): lookups, and invitations on behalf of membership. */
 export class UserDirectory {
   constructor(
-    private readonly sql: Sql,
+    private readonly sql: UnitOfWork,
     private readonly users: UserStore,
     private readonly secrets: OneTimeSecrets,
     private readonly mail: MailRequests,

@@ -1,5 +1,4 @@
-import { Sql } from "@docex/kit";
-import type { Sequelize } from "sequelize";
+import type { Sql } from "@docex/kit";
 import { SecretStore } from "./secret-store.js";
 import { SessionStore } from "./session-store.js";
 import { SigningKeyStore } from "./signing-key-store.js";
@@ -9,7 +8,6 @@ import { UserStore } from "./user-store.js";
 
 /** Every table of the auth database, behind one object the composition root hands out. */
 export class AuthStore {
-  readonly sql: Sql;
   readonly users: UserStore;
   readonly secrets: SecretStore;
   readonly sessions: SessionStore;
@@ -17,8 +15,7 @@ export class AuthStore {
   readonly throttles: ThrottleStore;
   readonly usedIdTokens: UsedIdTokenStore;
 
-  constructor(sequelize: Sequelize) {
-    this.sql = new Sql(sequelize);
+  constructor(readonly sql: Sql) {
     this.users = new UserStore(this.sql);
     this.secrets = new SecretStore(this.sql);
     this.sessions = new SessionStore(this.sql);

@@ -6,8 +6,8 @@ import {
   isUuid,
   NotFoundError,
   type OutboxEvents,
-  type Sql,
   type Tx,
+  type UnitOfWork,
   UpstreamError,
   ValidationError,
 } from "@docex/kit";
@@ -40,7 +40,7 @@ export interface RulePage {
 }
 
 export interface AutomationRulesDependencies {
-  sql: Sql;
+  sql: UnitOfWork;
   rules: RuleStore;
   settings: SettingsStore;
   registers: RegisterStore;

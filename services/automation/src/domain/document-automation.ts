@@ -1,5 +1,5 @@
 import { createEvent, type DocexEvent } from "@docex/events";
-import { claimEvent, type Logger, NotFoundError, type OutboxEvents, type Sql, ValidationError } from "@docex/kit";
+import { type Logger, NotFoundError, type OutboxEvents, type UnitOfWork, ValidationError } from "@docex/kit";
 import type { RuleStore } from "../store/rule-store.js";
 import type { DocumentRun, RunOutcome, RunStore } from "../store/run-store.js";
 import type { SettingsStore } from "../store/settings-store.js";
@@ -18,7 +18,8 @@ export const MAX_ATTEMPTS = 4;
 export type ExtractedEvent = DocexEvent<"document.extracted">;
 
 export interface DocumentAutomationDependencies {
-  sql: Sql;
+  /** The service's unit of work: the domain opens its transactions here. */
+  sql: UnitOfWork;
   settings: SettingsStore;
   rules: RuleStore;
   runs: RunStore;
@@ -190,7 +191,7 @@ export class DocumentAutomation {
     outcome?: ChangeOutcome,
   ): Promise<RunOutcome | "duplicate"> {
     const claimed = await this.deps.sql.transaction(async (tx) => {
-      if (!(await claimEvent(this.deps.sql.sequelize, tx, DOCUMENT_EXTRACTED_CONSUMER, event.id))) return false;
+      if (!(await this.deps.runs.claimEvent(tx, DOCUMENT_EXTRACTED_CONSUMER, event.id))) return false;
       await this.deps.runs.insert(tx, run);
       if (outcome?.applied && plan)
         await this.deps.events.add(

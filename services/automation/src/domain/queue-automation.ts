@@ -1,6 +1,6 @@
 import { locateKey } from "@docex/annotations";
 import type { ConfigurationResource } from "@docex/events";
-import { type FieldError, type OutboxEvents, type Sql, type Tx, ValidationError } from "@docex/kit";
+import { type FieldError, type OutboxEvents, type Tx, type UnitOfWork, ValidationError } from "@docex/kit";
 import type { SettingsStore } from "../store/settings-store.js";
 import { configurationChanged, extractionEvaluationState, switchState } from "./configuration-changed.js";
 import type { Actor, QueueAccess } from "./queue-access.js";
@@ -13,7 +13,7 @@ export interface QueueView {
 }
 
 export interface QueueAutomationDependencies {
-  sql: Sql;
+  sql: UnitOfWork;
   access: QueueAccess;
   settings: SettingsStore;
   events: OutboxEvents;

@@ -1,4 +1,4 @@
-import type { Sql, Tx } from "@docex/kit";
+import { claimEvent, type Sql, type Tx } from "@docex/kit";
 import type { ApprovalStage, DocumentStatus } from "../domain/records.js";
 
 /** How a run ended. */
@@ -23,6 +23,11 @@ export interface DocumentRun {
 /** The record of documents automation handled: one row per document.extracted event. */
 export class RunStore {
   constructor(private readonly sql: Sql) {}
+
+  /** Records in `tx` that `consumer` handled `eventId`; false when it was handled before (a redelivery). */
+  claimEvent(tx: Tx, consumer: string, eventId: string): Promise<boolean> {
+    return claimEvent(this.sql, tx, consumer, eventId);
+  }
 
   async insert(tx: Tx, run: DocumentRun): Promise<void> {
     await this.sql.rows(

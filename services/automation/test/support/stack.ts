@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { acceptInvitations } from "@docex/access/testing";
 import { configSchema as documentConfigSchema, startDocumentService } from "@docex/document";
-import { connectDatabase, createLogger, type RunningService } from "@docex/kit";
+import { connectDatabase, createLogger, type RunningService, type Sql } from "@docex/kit";
 import { configSchema as membershipConfigSchema, startMembershipService } from "@docex/membership";
 import { createDocumentClient, type DocumentClient } from "@docex/protos";
 import {
@@ -14,7 +14,6 @@ import {
   testServiceConfig,
   UserDirectoryStub,
 } from "@docex/testkit";
-import { QueryTypes, type Sequelize } from "sequelize";
 import { configSchema, startAutomationService } from "../../src/service.js";
 
 export interface Reply {
@@ -70,7 +69,7 @@ export class Stack {
   document!: RunningService;
   automation!: RunningService;
   documentGrpc!: DocumentClient;
-  automationDatabase!: Sequelize;
+  automationDatabase!: Sql;
   tap!: EventRecorder;
 
   static async start(options: StackOptions = {}): Promise<Stack> {
@@ -192,9 +191,9 @@ export class Stack {
   async runsOf(
     documentId: string,
   ): Promise<Array<{ outcome: string; reason: string; applied_rules: string[]; status: string | null; attempts: number }>> {
-    return this.automationDatabase.query(
+    return this.automationDatabase.rows(
       "SELECT outcome, reason, applied_rules::text[] AS applied_rules, status, attempts FROM document_runs WHERE document_id = $1 ORDER BY created_at",
-      { bind: [documentId], type: QueryTypes.SELECT },
+      [documentId],
     );
   }
 

@@ -1,5 +1,5 @@
 import { type FieldDefinition, locateKey } from "@docex/annotations";
-import { type FieldError, NotFoundError, type Sql, ValidationError } from "@docex/kit";
+import { type FieldError, NotFoundError, type UnitOfWork, ValidationError } from "@docex/kit";
 import type { DocumentStore } from "../store/document-store.js";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
 import {
@@ -74,7 +74,7 @@ export interface ChangeOutcome {
  */
 export class DocumentChanges {
   constructor(
-    private readonly sql: Sql,
+    private readonly sql: UnitOfWork,
     private readonly documents: DocumentStore,
     private readonly hierarchy: HierarchyStore,
     private readonly writer: DocumentWriter,
@@ -85,7 +85,7 @@ export class DocumentChanges {
    * have changed the document since: when they left its annotations alone (a status move, approvers), the
    * change still fits and is applied to the newer version; when the annotations changed, it is about data that
    * is gone and stays refused (version_conflict), so it never overwrites a newer edit. `asyncCommit`: see
-   * `Sql.transaction`; the edit whose answer this is was committed durably before.
+   * `UnitOfWork.transaction`; the edit whose answer this is was committed durably before.
    */
   async applyToAnnotationsOf(
     basis: StoredDocument,

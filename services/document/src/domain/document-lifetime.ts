@@ -1,5 +1,5 @@
 import { createEvent, MAX_PURGED_DOCUMENTS } from "@docex/events";
-import type { Logger, OutboxEvents, Sql } from "@docex/kit";
+import type { Logger, OutboxEvents, UnitOfWork } from "@docex/kit";
 import type { KeptFiles } from "../files/kept-files.js";
 import type { LifetimeStore, QueueWithLifetime } from "../store/lifetime-store.js";
 
@@ -22,7 +22,7 @@ export class DocumentLifetime {
   private sweeping: Promise<void> | undefined;
 
   constructor(
-    private readonly sql: Sql,
+    private readonly sql: UnitOfWork,
     private readonly store: LifetimeStore,
     private readonly events: OutboxEvents,
     private readonly files: KeptFiles,

@@ -2,8 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Readable } from "node:stream";
 import { isApproverOnly } from "@docex/access";
 import { DOCUMENT_STATUSES } from "@docex/events";
-import { ConflictError, NotFoundError, type OutboxEvents, type Sql, type Tx } from "@docex/kit";
-import { ForeignKeyConstraintError } from "sequelize";
+import { ConflictError, ForeignKeyViolationError, NotFoundError, type OutboxEvents, type Tx, type UnitOfWork } from "@docex/kit";
 import type { FileStore } from "../files/file-store.js";
 import type { DocumentSort, DocumentStore, ReadableScope } from "../store/document-store.js";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
@@ -43,7 +42,7 @@ import { UserFieldRules } from "./user-schema.js";
 import type { DocumentValidator } from "./validation.js";
 
 export interface DocumentsDependencies {
-  sql: Sql;
+  sql: UnitOfWork;
   documents: DocumentStore;
   hierarchy: HierarchyStore;
   writer: DocumentWriter;
@@ -222,7 +221,7 @@ export class Documents {
       .catch(async (error: unknown) => {
         if (file) await this.deps.files.delete(id).catch(() => undefined);
         // The queue was deleted after it was read (another replica's cache had not heard yet).
-        if (error instanceof ForeignKeyConstraintError) throw new NotFoundError(`Queue ${queueRef} does not exist.`, "queue_not_found");
+        if (error instanceof ForeignKeyViolationError) throw new NotFoundError(`Queue ${queueRef} does not exist.`, "queue_not_found");
         throw error;
       });
     return (await this.view(actor, rules, [document]))[0]!;

@@ -1,7 +1,15 @@
 import { createHash, randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
-import { ConflictError, NotFoundError, type OutboxEvents, PayloadTooLargeError, type Sql, UnsupportedMediaTypeError } from "@docex/kit";
-import { ForeignKeyConstraintError, UniqueConstraintError } from "sequelize";
+import {
+  ConflictError,
+  ForeignKeyViolationError,
+  NotFoundError,
+  type OutboxEvents,
+  PayloadTooLargeError,
+  UniqueViolationError,
+  type UnitOfWork,
+  UnsupportedMediaTypeError,
+} from "@docex/kit";
 import type { FileStore } from "../files/file-store.js";
 import { sniffFileType } from "../files/upload-body.js";
 import type { DocumentStore } from "../store/document-store.js";
@@ -12,7 +20,7 @@ import { QuotaExceededError, type Quotas, StorageQuotaExceededError } from "./qu
 import type { DocumentSource, Queue, StoredDocument } from "./records.js";
 
 export interface EmailDocumentsDependencies {
-  sql: Sql;
+  sql: UnitOfWork;
   hierarchy: HierarchyStore;
   documents: DocumentStore;
   files: FileStore;
@@ -138,11 +146,11 @@ export class EmailDocuments {
     } catch (error) {
       await this.deps.files.delete(id).catch(() => undefined);
       // The same mail retried while its first try was still being kept: that try's document is the answer.
-      if (error instanceof UniqueConstraintError) {
+      if (error instanceof UniqueViolationError) {
         const made = await this.deps.documents.findBySourceKey(queue.id, attachment.sourceKey);
         if (made) return { document: made, existing: true };
       }
-      if (error instanceof ForeignKeyConstraintError) throw unknownInbox(attachment.address);
+      if (error instanceof ForeignKeyViolationError) throw unknownInbox(attachment.address);
       throw error;
     }
   }

@@ -6,9 +6,9 @@ import {
   insertWithFreeHumanizedId,
   NotFoundError,
   type OutboxEvents,
-  type Sql,
   slugFromName,
   type Tx,
+  type UnitOfWork,
 } from "@docex/kit";
 import type { QueueSwitches } from "@docex/queue-dto";
 import type { HierarchyStore, QueueChanges } from "../store/hierarchy-store.js";
@@ -19,7 +19,7 @@ import { entityRefOf } from "./humanized-id.js";
 import type { ExtractionEngine, OrganizationRef, Page, Queue, Workspace } from "./records.js";
 
 export interface HierarchyDependencies {
-  sql: Sql;
+  sql: UnitOfWork;
   store: HierarchyStore;
   events: OutboxEvents;
   access: AccessControl;

@@ -1,5 +1,5 @@
 import { createEvent, type DocexEvent } from "@docex/events";
-import { type CallContext, NotFoundError, type OutboxEvents, type Sql, type Tx } from "@docex/kit";
+import { type CallContext, NotFoundError, type OutboxEvents, type Tx, type UnitOfWork } from "@docex/kit";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
 import type { StoredValidationLink, ValidationLinkStore } from "../store/validation-link-store.js";
 import type { ValidatorStore } from "../store/validator-store.js";
@@ -62,7 +62,7 @@ export interface ValidationLinkInput {
 export class ValidationLinks {
   constructor(
     private readonly deps: {
-      sql: Sql;
+      sql: UnitOfWork;
       links: ValidationLinkStore;
       hierarchy: HierarchyStore;
       access: AccessControl;

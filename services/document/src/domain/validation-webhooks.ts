@@ -1,4 +1,4 @@
-import type { Logger, Sql } from "@docex/kit";
+import type { Logger, UnitOfWork } from "@docex/kit";
 import type { DocumentStore } from "../store/document-store.js";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
 import type { ValidationLinkStore } from "../store/validation-link-store.js";
@@ -36,7 +36,7 @@ export interface ValidationWebhookChange {
 export class ValidationWebhooks {
   constructor(
     private readonly deps: {
-      sql: Sql;
+      sql: UnitOfWork;
       store: ValidatorStore;
       links: ValidationLinkStore;
       hierarchy: HierarchyStore;

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { NotFoundError, type Sql, ValidationError } from "@docex/kit";
+import { NotFoundError, type UnitOfWork, ValidationError } from "@docex/kit";
 import type { AccessControl, Actor } from "../domain/access.js";
 import { entityRefOf, isUuid } from "../domain/humanized-id.js";
 import type { DocumentStatus, StoredDocument } from "../domain/records.js";
@@ -36,7 +36,13 @@ const batchNotFound = (id: string) => () => new NotFoundError(`Payment batch ${i
  */
 export class PaymentBatches {
   constructor(
-    private readonly deps: { sql: Sql; store: PaymentStore; documents: DocumentStore; hierarchy: HierarchyStore; access: AccessControl },
+    private readonly deps: {
+      sql: UnitOfWork;
+      store: PaymentStore;
+      documents: DocumentStore;
+      hierarchy: HierarchyStore;
+      access: AccessControl;
+    },
   ) {}
 
   async create(actor: Actor, queueRef: string, input: PaymentBatchInput): Promise<PaymentBatch> {

@@ -1,5 +1,4 @@
 import type { Migration } from "@docex/kit";
-import { QueryTypes } from "sequelize";
 import { duplicateKeysOf } from "../domain/duplicates.js";
 import type { Annotation } from "../domain/records.js";
 
@@ -13,8 +12,8 @@ const BACKFILL_BATCH = 500;
  */
 export const duplicateDetectionMigration: Migration = {
   name: "0003-duplicate-detection",
-  up: async ({ sequelize }) => {
-    await sequelize.query(`
+  up: async ({ sql }) => {
+    await sql.run(`
       ALTER TABLE documents
         ADD COLUMN IF NOT EXISTS file_sha256   text CHECK (file_sha256 ~ '^[0-9a-f]{64}$'),
         -- 'tax_id:<code>' else 'register_id:<code>' of the supplier; null when the document names none.
@@ -31,17 +30,17 @@ export const duplicateDetectionMigration: Migration = {
         WHERE status <> 'deleted' AND file_sha256 IS NOT NULL;
     `);
     for (let after = "00000000-0000-0000-0000-000000000000"; ; ) {
-      const batch = await sequelize.query<{ id: string; annotations: Annotation[] }>(
+      const batch = await sql.rows<{ id: string; annotations: Annotation[] }>(
         "SELECT id, annotations FROM documents WHERE id > $1 ORDER BY id LIMIT $2",
-        { bind: [after, BACKFILL_BATCH], type: QueryTypes.SELECT },
+        [after, BACKFILL_BATCH],
       );
       if (batch.length === 0) break;
       const keys = batch.map((document) => ({ id: document.id, ...duplicateKeysOf(document.annotations) }));
-      await sequelize.query(
+      await sql.run(
         `UPDATE documents SET supplier_key = keys.supplier_key, invoice_key = keys.invoice_key
          FROM jsonb_to_recordset($1::jsonb) AS keys (id uuid, supplier_key text, invoice_key text)
          WHERE documents.id = keys.id`,
-        { bind: [JSON.stringify(keys.map((key) => ({ id: key.id, supplier_key: key.supplierKey, invoice_key: key.invoiceKey })))] },
+        [JSON.stringify(keys.map((key) => ({ id: key.id, supplier_key: key.supplierKey, invoice_key: key.invoiceKey })))],
       );
       after = batch[batch.length - 1]!.id;
     }

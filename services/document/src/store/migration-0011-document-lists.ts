@@ -1,5 +1,4 @@
 import type { Migration } from "@docex/kit";
-import { QueryTypes } from "sequelize";
 
 const BACKFILL_BATCH = 1_000;
 
@@ -17,8 +16,8 @@ const BACKFILL_BATCH = 1_000;
  */
 export const documentListsMigration: Migration = {
   name: "0011-document-lists",
-  up: async ({ sequelize }) => {
-    await sequelize.query(`
+  up: async ({ sql }) => {
+    await sql.run(`
       ALTER TABLE documents
         ADD COLUMN IF NOT EXISTS invoice_number   text,
         ADD COLUMN IF NOT EXISTS supplier_name    text,
@@ -76,10 +75,10 @@ export const documentListsMigration: Migration = {
     `);
     // Documents that exist get their columns from the trigger, in batches (the backfill may be long, and can run again).
     for (let after = "00000000-0000-0000-0000-000000000000"; ; ) {
-      const batch = await sequelize.query<{ id: string }>(
+      const batch = await sql.rows<{ id: string }>(
         `WITH batch AS (SELECT id FROM documents WHERE id > $1 ORDER BY id LIMIT $2)
          UPDATE documents SET annotations = documents.annotations FROM batch WHERE documents.id = batch.id RETURNING documents.id`,
-        { bind: [after, BACKFILL_BATCH], type: QueryTypes.SELECT },
+        [after, BACKFILL_BATCH],
       );
       if (batch.length === 0) break;
       after = batch

@@ -94,8 +94,17 @@ export function probabilityOf(features: Features, weights: Readonly<Record<strin
   return 1 / (1 + Math.exp(-z));
 }
 
+/**
+ * A date whose day and month could be either way round, with nothing on the page to tell the order, is read in the
+ * order most invoices print; both readings fit the page. The labelled data has too few such dates to learn how often
+ * the guess is right (the model's weight for them stays near its prior), so their confidence is held at the even odds
+ * the page itself offers: never high enough to pass an automation threshold unseen.
+ */
+const AMBIGUOUS_CEILING = 50;
+
 /** The confidence, in whole percent (1–99: the model never claims certainty), of a value read from a page. */
 export function confidenceOf(key: string, source: ValueSource, evidence: Evidence | TableEvidence): number {
   const probability = probabilityOf(featuresOf(key, source, evidence), CONFIDENCE_MODEL.weights);
-  return Math.max(1, Math.min(99, Math.round(probability * 100)));
+  const ceiling = "ambiguous" in evidence && evidence.ambiguous ? AMBIGUOUS_CEILING : 99;
+  return Math.max(1, Math.min(ceiling, Math.round(probability * 100)));
 }

@@ -306,7 +306,19 @@ export const LABELS: Record<LabelledKey, LabelSet> = {
     weak: ["umsatzsteuer", "mwst", "ust", "vat", "tva", "btw", "iva", "dph", "tax"],
   },
   currency: {
-    strong: ["currency", "wahrung", "mena", "devise", "monnaie", "valuta", "waluta", "divisa", "moneda"],
+    strong: [
+      "currency",
+      "wahrung",
+      "rechnungswahrung",
+      "belegwahrung",
+      "mena",
+      "devise",
+      "monnaie",
+      "valuta",
+      "waluta",
+      "divisa",
+      "moneda",
+    ],
   },
   iban: { strong: ["iban"] },
   bank_account: {

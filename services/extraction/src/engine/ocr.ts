@@ -8,38 +8,66 @@ import type { TextItem } from "./page-text.js";
 
 const run = promisify(execFile);
 
-let available: Promise<boolean> | undefined;
+let available: Promise<string | undefined> | undefined;
 
-/** Whether `tesseract` (with Czech and English data) and `pdftoppm` are on PATH; asked once per process. */
-export function ocrAvailable(): Promise<boolean> {
+/**
+ * The languages pages are read in, those of them installed, in this order: Czech and English are required, German,
+ * French, Slovak and Polish used where installed. With `ces+eng` a German scan's "Müller" came back "Můller" and
+ * "GmbH & Co." as "GmbH 8. Co."; with Czech first still "Můller"; German first reads both right, and Czech words
+ * keep their letters (tesseract takes each word's best reading across the list). The six cost about 10 % more CPU
+ * a page than `ces+eng`, 145 MB against 90 MB; Tesseract's Latin-script model needs 280 MB (DECISIONS.md).
+ */
+export const OCR_LANGUAGES = ["deu", "eng", "fra", "ces", "slk", "pol"] as const;
+
+function modelOf(langs: string): string | undefined {
+  const installed = OCR_LANGUAGES.filter((language) => new RegExp(`^${language}$`, "m").test(langs));
+  return installed.includes("ces") && installed.includes("eng") ? installed.join("+") : undefined;
+}
+
+/** The `-l` of tesseract's runs, when tesseract (with Czech and English) and `pdftoppm` are on PATH; asked once. */
+function ocrModel(): Promise<string | undefined> {
   available ??= (async () => {
     try {
       const { stdout, stderr } = await run("tesseract", ["--list-langs"], { timeout: 5_000 });
-      const langs = `${stdout}\n${stderr}`;
       await run("pdftoppm", ["-v"], { timeout: 5_000 });
-      return /^ces$/m.test(langs) && /^eng$/m.test(langs);
+      return modelOf(`${stdout}\n${stderr}`);
     } catch {
-      return false;
+      return undefined;
     }
   })();
   return available;
 }
 
-/** Parses tesseract's TSV output into words with boxes (pixels, y from the top). */
+/** Whether OCR can run here: tesseract with Czech and English data and `pdftoppm` on PATH. */
+export async function ocrAvailable(): Promise<boolean> {
+  return (await ocrModel()) !== undefined;
+}
+
+/**
+ * Parses tesseract's TSV output into words with boxes (pixels, y from the top). Each word takes its line's top and
+ * height (tesseract's own line, level 4): a word's own box is as tall as its letters ("vom" is half as tall as
+ * "Handelsrechnung", "GMBH" has no descenders), so gaps measured against it parted words of one phrase into columns
+ * and split lines; the line's height is the text layer's notion of a word's height.
+ */
 export function wordsOfTsv(tsv: string, page: number): TextItem[] {
   const items: TextItem[] = [];
+  const lines = new Map<string, { y: number; height: number }>();
   for (const row of tsv.split("\n").slice(1)) {
     const cells = row.split("\t");
-    if (cells.length < 12 || cells[0] !== "5") continue;
+    if (cells.length < 12) continue;
+    const lineKey = cells.slice(1, 5).join(".");
+    if (cells[0] === "4") lines.set(lineKey, { y: Number(cells[7]), height: Number(cells[9]) });
+    if (cells[0] !== "5") continue;
     const text = (cells[11] ?? "").trim();
     const confidence = Number(cells[10]);
     if (!text || confidence < 10) continue;
+    const line = lines.get(lineKey);
     items.push({
       text,
       x: Number(cells[6]),
-      y: Number(cells[7]),
+      y: line?.y ?? Number(cells[7]),
       width: Number(cells[8]),
-      height: Number(cells[9]),
+      height: line?.height ?? Number(cells[9]),
       page,
       confidence,
     });
@@ -77,7 +105,8 @@ export class OcrRefusedError extends Error {}
 const TESSERACT_ENV = { ...process.env, OMP_THREAD_LIMIT: "1" };
 
 async function recognize(image: string, page: number, timeoutMs: number, scale = 1): Promise<TextItem[]> {
-  const { stdout } = await run("tesseract", [image, "stdout", "-l", "ces+eng", "--psm", "4", "tsv"], {
+  const model = (await ocrModel()) ?? "ces+eng";
+  const { stdout } = await run("tesseract", [image, "stdout", "-l", model, "--psm", "4", "tsv"], {
     env: TESSERACT_ENV,
     timeout: timeoutMs,
     maxBuffer: 16 * 1024 * 1024,

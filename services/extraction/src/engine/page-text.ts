@@ -30,6 +30,9 @@ export interface Line {
   segments: Segment[];
 }
 
+/** Widest gap between two OCR words of one segment, in line heights (a column gap on an invoice is several). */
+const OCR_JOIN_GAP = 1.5;
+
 /**
  * Groups items into lines (vertical centres within half a line height) and each line into segments
  * (horizontal gaps under about one character height join; wider gaps separate columns).
@@ -59,9 +62,13 @@ export function linesOf(items: TextItem[]): Line[] {
       }
       const last = segments[segments.length - 1];
       const gap = last ? item.x - last.xEnd : Number.POSITIVE_INFINITY;
-      const joinGap = Math.max(item.height, last?.height ?? 0) * 0.8;
+      // OCR boxes hug the ink and take their line's height (ocr.ts), so a space between two words measures wider
+      // than between text-layer runs, whose boxes include each glyph's advance.
+      const joinGap = Math.max(item.height, last?.height ?? 0) * (item.confidence === undefined ? 0.8 : OCR_JOIN_GAP);
       if (last && gap < joinGap && !forceBreak) {
-        last.text = `${last.text}${gap > item.height * 0.15 && !last.text.endsWith(" ") ? " " : ""}${item.text}`.replace(/\s+/g, " ");
+        // Tesseract parts words at spaces: two OCR words always had one between them.
+        const spaced = item.confidence !== undefined || gap > item.height * 0.15;
+        last.text = `${last.text}${spaced && !last.text.endsWith(" ") ? " " : ""}${item.text}`.replace(/\s+/g, " ");
         last.xEnd = Math.max(last.xEnd, item.x + item.width);
         if (item.confidence !== undefined) last.wordConfidence = Math.min(last.wordConfidence ?? 100, item.confidence);
       } else {

@@ -189,7 +189,10 @@ interface Hit {
 }
 
 const CONNECTOR =
-  /^(?:[\s:#.=\-–—)]+|\((?:excl|incl|inkl|zzgl|ohne|mit|bez|vc?etne|ht|ttc|hors|toutes)[^)]{0,30}\)|\(\d{1,3}\)|nr\.?|no\.?|n[°º]\.?|number|nummer|numero|num\.?|c\.|cislo|#|\d{1,2}(?:[.,]\d{1,2})? ?%|in|en|ve|w)(?=[\s:#.]|$)/;
+  /^(?:(?:nr|no|n[°º]|num)\.(?=[a-z0-9])|[\s:#.=\-–—)]+|\((?:excl|incl|inkl|zzgl|ohne|mit|bez|vc?etne|ht|ttc|hors|toutes)[^)]{0,30}\)|\(\d{1,3}\)|nr\.?|no\.?|n[°º]\.?|number|nummer|numero|num\.?|c\.|cislo|#|\d{1,2}(?:[.,]\d{1,2})? ?%|in|en|ve|w)(?=[\s:#.]|$)/;
+
+/** A word for number opening a segment: "Nr. 471102", "No: 42", "#42". */
+const NUMBER_WORD = /^(?:nr|no|n[°º]|number|nummer|numero|num|cislo|#)\.?(?=[\s:#.]|\d|$)[\s:.]*/;
 
 /** The original text after a label, connectors ("Nr.", "#", ":", "(380)", "19 %") skipped. */
 function afterLabel(seg: Seg, end: number): { text: string; start: number; numbered: boolean } {
@@ -215,6 +218,26 @@ function leading(text: string, parse: Parser, maxTokens: number): { value: strin
     if (value !== undefined) return { value, length };
   }
   return undefined;
+}
+
+/**
+ * The date printed after an invoice number ("Rechnung Nr. 42 vom 05.03.2018"), in the number's segment or the next
+ * ones on its line (OCR parts the words where the gaps are wide: "Nr. 42 | vom | 05.03.2018").
+ */
+function dateAfterNumber(segs: Seg[][], id: Candidate, parse: Parser): Candidate | undefined {
+  const row = segs[id.seg.line] ?? [];
+  const pieces: { seg: Seg; from: number; at: number }[] = [];
+  let text = "";
+  for (const [seg, from] of [[id.seg, id.end] as const, ...row.slice(id.seg.index + 1, id.seg.index + 3).map((seg) => [seg, 0] as const)]) {
+    pieces.push({ seg, from, at: text.length });
+    text += `${seg.text.slice(from)} `;
+  }
+  const match = /^\s*[,;]?\s*(?:vom|von|du|dated|of|del|de|z dnia|ze dne|zo dna|dd\.?|van|issued at|issued on)\s+/i.exec(text);
+  if (!match) return undefined;
+  const piece = pieces.findLast((candidate) => candidate.at <= match[0].length) as (typeof pieces)[number];
+  const start = piece.from + (match[0].length - piece.at);
+  const read = leading(piece.seg.text.slice(start), parse, 4);
+  return read && { value: read.value, evidence: { label: "strong", place: "inline" }, seg: piece.seg, start, end: start + read.length };
 }
 
 export function fieldsFromLines(lines: Line[], source: ValueSource, pageSizes: PageSizes = []): ExtractionResult {
@@ -275,11 +298,19 @@ export function fieldsFromLines(lines: Line[], source: ValueSource, pageSizes: P
     const skip = /^[A-Z]{3}$|^[€$£]$/.test(row[hit.seg.index + 1]?.text.trim() ?? "") && parse === amount ? 1 : 0;
     const right = row[hit.seg.index + 1 + skip];
     if (right) {
-      const text = right.text.replace(/^[:\s]+/, "");
+      // The word for number may stand apart from its label ("Handelsrechnung | Nr. 471102", OCR's wide gaps).
+      const number = NUMBER_WORD.exec(right.folded);
+      const text = right.text.slice(number?.[0].length ?? 0).replace(/^[:\s]+/, "");
       const offset = right.text.length - text.length;
       const read = leading(text, parse, maxTokens);
       if (read)
-        found.push({ value: read.value, evidence: { label, place: "right" }, seg: right, start: offset, end: offset + read.length });
+        found.push({
+          value: read.value,
+          evidence: { label: number ? "strong" : label, place: "right" },
+          seg: right,
+          start: offset,
+          end: offset + read.length,
+        });
       if (read || hitsIn(right).length === 0) return found;
     }
     if (!allowBelow) return found;
@@ -336,17 +367,7 @@ export function fieldsFromLines(lines: Line[], source: ValueSource, pageSizes: P
   const invoiceId = best(idCandidates);
   set("invoice_id", invoiceId);
   let issue = best(dateCandidates("issue_date", (hit) => hit.tier === "strong"));
-  if (!issue && invoiceId) {
-    const rest = invoiceId.seg.text.slice(invoiceId.end);
-    const match = /^\s*[,;]?\s*(?:vom|von|du|dated|of|del|de|z dnia|ze dne|zo dna|dd\.?|van|issued at|issued on)\s+/i.exec(rest);
-    if (match) {
-      const read = leading(rest.slice(match[0].length), dateParser, 4);
-      if (read) {
-        const start = invoiceId.end + match[0].length;
-        issue = { value: read.value, evidence: { label: "strong", place: "inline" }, seg: invoiceId.seg, start, end: start + read.length };
-      }
-    }
-  }
+  if (!issue && invoiceId) issue = dateAfterNumber(segs, invoiceId, dateParser);
   issue ??= best(dateCandidates("issue_date", (hit) => hit.tier === "weak" && hit.start === 0));
   set("issue_date", issue);
   set("due_date", best(dateCandidates("due_date")));
@@ -701,7 +722,8 @@ function findParties(segs: Seg[][], all: Seg[], hits: Hit[], hitsOf: (seg: Seg) 
         };
       if (!result.buyerName && !result.buyer) {
         for (let lineIndex = first.line + 1; lineIndex < Math.min(segs.length, first.line + 4); lineIndex += 1) {
-          const under = (segs[lineIndex] as Seg[]).find((seg) => Math.abs(seg.x - first.x) < first.height * 2);
+          // The address starts under the sender line or left of it (the line is small print, often indented).
+          const under = (segs[lineIndex] as Seg[]).find((seg) => seg.x > first.x - first.height * 12 && seg.x < first.x + first.height * 2);
           if (!under) continue;
           const buyer = partyName(under.text);
           if (buyer && !/^(herr|frau|mr|mrs|ms|m\.|mme)\b/i.test(buyer)) {
@@ -732,7 +754,63 @@ function findParties(segs: Seg[][], all: Seg[], hits: Hit[], hitsOf: (seg: Seg) 
       }
     }
   }
+  if (!result.buyerName && !result.buyer) {
+    // A delivery address's block, in its heading's column (another address may stand beside it).
+    const elsewhere = headings
+      .filter((entry) => entry.role === "other")
+      .flatMap((entry) => blockOf(entry).filter((seg) => seg.x < entry.seg.xEnd + entry.seg.height * 4));
+    const buyer = unheadedAddress(segs, all, result, elsewhere, hitsOf);
+    if (buyer) result.buyerName = buyer;
+  }
   return result;
+}
+
+/** A town with its postal code: "80333 München", "DE-80333 München", "110 00 Praha", "1012 AB Amsterdam", "…, CA 94105". */
+const POSTAL_TOWN =
+  /^(?:[A-Z]{1,2}[- ]?)?(?:\d{5}|\d{4}(?: ?[A-Z]{2}(?=\s))?|\d{3} \d{2})\s+\p{Lu}|,\s*[A-Z]{2}\s+\d{5}(?:-\d{4})?$|\b[A-Z]{1,2}\d[A-Z\d]? \d[A-Z]{2}$/u;
+
+/**
+ * The buyer when no heading names it (a window envelope's address with no sender line above it): the one address
+ * block in the upper part of the first page — a name, then within about five lines at its x a postal code and town — that
+ * is not the supplier's, not under another heading (a delivery address) and not the supplier's letterhead. Two such
+ * blocks and nothing tells which is the buyer's: none is taken.
+ */
+function unheadedAddress(
+  segs: Seg[][],
+  all: Seg[],
+  parties: Parties,
+  elsewhere: Seg[],
+  hitsOf: (seg: Seg) => Hit[],
+): Candidate | undefined {
+  const firstPage = all.filter((seg) => seg.page === 1);
+  const bottom = Math.max(...firstPage.map((seg) => seg.y + seg.height));
+  const blocked = new Set([...(parties.supplier ?? []), ...elsewhere]);
+  const supplier = parties.supplierName && foldText(parties.supplierName.value);
+  const blocks: { name: Candidate; lines: Set<Seg> }[] = [];
+  for (const seg of firstPage) {
+    if (seg.y > bottom * 0.45 || blocked.has(seg) || hitsOf(seg).length > 0 || blocks.some((block) => block.lines.has(seg))) continue;
+    const name = partyName(seg.text);
+    if (!name || seg === parties.supplierName?.seg || POSTAL_TOWN.test(seg.text)) continue;
+    const lines = new Set([seg]);
+    let town = false;
+    for (let lineIndex = seg.line + 1; lineIndex < segs.length && !town; lineIndex += 1) {
+      const line = segs[lineIndex] as Seg[];
+      if (line[0]?.page !== seg.page || (line[0]?.y ?? 0) > seg.y + seg.height * 7) break;
+      const under = line.find((other) => Math.abs(other.x - seg.x) < seg.height * 1.5);
+      if (!under) continue;
+      if (blocked.has(under) || hitsOf(under).length > 0) break;
+      lines.add(under);
+      town = POSTAL_TOWN.test(under.text.trim());
+    }
+    if (!town) continue;
+    // The supplier's own address (its name, or its letterhead holding its name) is not the buyer's.
+    if (supplier && [...lines].some((line) => foldText(line.text).includes(supplier))) continue;
+    blocks.push({
+      name: { value: name, evidence: { label: "none", place: "below", party: false }, seg, start: 0, end: name.length },
+      lines,
+    });
+  }
+  return blocks.length === 1 ? blocks[0]?.name : undefined;
 }
 
 // ---------------------------------------------------------------- totals
@@ -810,7 +888,8 @@ function findTotals(
 const CURRENCY_MARKS: [RegExp, string][] = [
   [/\bCZK\b|Kč|\bKc\b/g, "CZK"],
   [/\bEUR\b|€/g, "EUR"],
-  [/\bUSD\b|US\$|\$/g, "USD"],
+  // Not "19 $": OCR reads a VAT rate's "%" as "$", and a dollar amount puts its sign first.
+  [/\bUSD\b|US\$|(?<!(?:^|\s)\d{1,2}(?:[.,]\d{1,2})? ?)\$/g, "USD"],
   [/\bGBP\b|£/g, "GBP"],
   [/\bPLN\b|zł/g, "PLN"],
   [/\bCHF\b/g, "CHF"],

@@ -159,7 +159,7 @@ export class MemoryStore {
 
   /** False when `consumer` handled `eventId` before (its transaction committed): a redelivery does nothing. */
   claim(tx: Tx, consumer: string, eventId: string): Promise<boolean> {
-    return claimEvent(this.sql.sequelize, tx, consumer, eventId);
+    return claimEvent(this.sql, tx, consumer, eventId);
   }
 
   async recordFill(tx: Tx, fill: FillRecord): Promise<void> {

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { acceptInvitations } from "@docex/access/testing";
 import { configSchema as documentConfigSchema, startDocumentService } from "@docex/document";
-import { connectDatabase, createLogger, type RunningService, Sql } from "@docex/kit";
+import { connectDatabase, createLogger, type RunningService, type Sql } from "@docex/kit";
 import { configSchema as membershipConfigSchema, startMembershipService } from "@docex/membership";
 import {
   dropDatabase,
@@ -12,7 +12,6 @@ import {
   testServiceConfig,
   UserDirectoryStub,
 } from "@docex/testkit";
-import type { Sequelize } from "sequelize";
 import { supplierIdentity } from "../../src/domain/supplier.js";
 import { SupplierMemories } from "../../src/domain/supplier-memory.js";
 import { configSchema, startLearningService } from "../../src/service.js";
@@ -43,7 +42,7 @@ export class Stack {
     readonly issuer: TestIssuer,
     private readonly directory: UserDirectoryStub,
     private readonly running: Array<{ service: RunningService; database: string }>,
-    private readonly learningDatabase: Sequelize,
+    private readonly learningDatabase: Sql,
     readonly events: EventRecorder,
   ) {}
 
@@ -160,10 +159,7 @@ export class Stack {
       registerId: orNull(request.supplier.register_id),
       name: orNull(request.supplier.name),
     });
-    const memory = await new SupplierMemories(new MemoryStore(new Sql(this.learningDatabase))).recall(
-      request.queue_id.toLowerCase(),
-      identity,
-    );
+    const memory = await new SupplierMemories(new MemoryStore(this.learningDatabase)).recall(request.queue_id.toLowerCase(), identity);
     return {
       fields: memory.fields.map((field) => ({ key: field.key, value: field.content.value, pinned: field.pinned })),
       line_items_visibility: memory.lineItemsVisibility ?? "",

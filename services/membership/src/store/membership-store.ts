@@ -1,5 +1,4 @@
-import { claimEvent, type Outbox, OutboxEvents, Sql, type Tx } from "@docex/kit";
-import type { Sequelize } from "sequelize";
+import { claimEvent, type Outbox, OutboxEvents, type Sql, type Tx } from "@docex/kit";
 import { MemberProfileStore } from "./member-profile-store.js";
 import { MemberStore } from "./member-store.js";
 import { OrganizationStore } from "./organization-store.js";
@@ -22,13 +21,11 @@ export class MembershipStore {
   readonly profiles: MemberProfileStore;
   readonly userSchemas: UserSchemaStore;
   readonly events: OutboxEvents;
-  private readonly sql: Sql;
 
   constructor(
-    private readonly sequelize: Sequelize,
+    private readonly sql: Sql,
     outbox: Outbox,
   ) {
-    this.sql = new Sql(sequelize);
     this.organizations = new OrganizationStore(this.sql);
     this.memberships = new MemberStore(this.sql);
     this.profiles = new MemberProfileStore(this.sql);
@@ -57,7 +54,7 @@ export class MembershipStore {
 
   /** Records that `consumer` handled `eventId` in `tx`; false when it was handled before. */
   claimEvent(tx: Tx, consumer: string, eventId: string): Promise<boolean> {
-    return claimEvent(this.sequelize, tx, consumer, eventId);
+    return claimEvent(this.sql, tx, consumer, eventId);
   }
 
   /** Serializes work on one key (an idempotency key) across instances, until `tx` ends. */
