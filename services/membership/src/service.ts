@@ -55,7 +55,7 @@ export async function startMembershipService(config: MembershipConfig, options: 
     documents?.close();
   };
   return infra.startOrClose(closeOnFailure, async () => {
-    const store = new MembershipStore(infra.sql, infra.outbox);
+    const store = new MembershipStore(infra.sql, infra.events);
     const organizations = new Organizations(store);
     const profiles = new MemberProfiles(store, directory, infra.logger, options.profiles);
     const userSchemas = new UserSchemas(store, queues);

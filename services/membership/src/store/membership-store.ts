@@ -1,4 +1,4 @@
-import { claimEvent, type Outbox, OutboxEvents, type Sql, type Tx } from "@docex/kit";
+import { claimEvent, type OutboxEvents, type Sql, type TransactionOptions, type Tx, type UnitOfWork } from "@docex/kit";
 import { MemberProfileStore } from "./member-profile-store.js";
 import { MemberStore } from "./member-store.js";
 import { OrganizationStore } from "./organization-store.js";
@@ -15,26 +15,25 @@ export type { Tx };
  * on one `Sql`, and the one unit of work the domain opens transactions through (with the outbox and the claimed
  * events in the same transaction). Answers are plain objects.
  */
-export class MembershipStore {
+export class MembershipStore implements UnitOfWork {
   readonly organizations: OrganizationStore;
   readonly memberships: MemberStore;
   readonly profiles: MemberProfileStore;
   readonly userSchemas: UserSchemaStore;
-  readonly events: OutboxEvents;
 
   constructor(
     private readonly sql: Sql,
-    outbox: Outbox,
+    /** Events into the outbox, in the caller's transaction (the infrastructure's `events`). */
+    readonly events: OutboxEvents,
   ) {
     this.organizations = new OrganizationStore(this.sql);
     this.memberships = new MemberStore(this.sql);
     this.profiles = new MemberProfileStore(this.sql);
     this.userSchemas = new UserSchemaStore(this.sql);
-    this.events = new OutboxEvents(outbox);
   }
 
-  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.sql.transaction(work);
+  transaction<T>(work: (tx: Tx) => Promise<T>, options?: TransactionOptions): Promise<T> {
+    return this.sql.transaction(work, options);
   }
 
   /**
