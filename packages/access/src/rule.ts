@@ -69,7 +69,7 @@ export function isVisible(answer: PermissionAnswer): boolean {
  * The approver-only rule (API.md "Roles"): an approver reads only the documents assigned to them. Membership answers
  * `role: "approver"` and leaves the assignment to the service that knows a document's approvers.
  */
-export function isApproverOnly(answer: PermissionAnswer): boolean {
+export function isApproverOnly(answer: Pick<PermissionAnswer, "role">): boolean {
   return answer.role === "approver";
 }
 

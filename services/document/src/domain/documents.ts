@@ -359,7 +359,7 @@ export class Documents {
       })),
     );
     const scopes: ReadableScope[] = reaches.flatMap(({ organizationId, reach }) =>
-      reach ? [{ organizationId, queueIds: reach.queueIds, ...(reach.role === "approver" ? { approverId: actor.userId } : {}) }] : [],
+      reach ? [{ organizationId, queueIds: reach.queueIds, ...(isApproverOnly(reach) ? { approverId: actor.userId } : {}) }] : [],
     );
     return this.listIn(actor, scopes, query);
   }
