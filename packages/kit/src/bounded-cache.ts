@@ -76,6 +76,12 @@ export class BoundedCache<K extends {}, V> {
     this.entries.delete(key);
   }
 
+  /** Forgets `key`, or every entry when it is undefined (as `forgetChangedQueues` names what changed). */
+  forget(key?: K): void {
+    if (key === undefined) this.entries.clear();
+    else this.entries.delete(key);
+  }
+
   /** Deletes every entry whose key matches. */
   deleteWhere(matches: (key: K) => boolean): void {
     for (const key of [...this.entries.keys()]) if (matches(key)) this.entries.delete(key);

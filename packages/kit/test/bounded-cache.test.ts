@@ -84,6 +84,15 @@ describe("BoundedCache", () => {
     expect(calls).to.equal(3);
   });
 
+  it("forgets one key, or everything without one", () => {
+    const cache = new BoundedCache<string, number>({ maxEntries: 10, now });
+    for (const key of ["a", "b", "c"]) cache.set(key, 1);
+    cache.forget("a");
+    expect([cache.holds("a"), cache.size]).to.deep.equal([false, 2]);
+    cache.forget();
+    expect(cache.size).to.equal(0);
+  });
+
   it("deletes the entries whose key matches", () => {
     const cache = new BoundedCache<string, number>({ maxEntries: 10, now });
     for (const key of ["x:1", "x:2", "y:1"]) cache.set(key, 1);

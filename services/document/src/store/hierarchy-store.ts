@@ -289,13 +289,8 @@ export class HierarchyStore {
 
   /** Forgets a cached queue: another replica changed it. Undefined forgets every queue. */
   forgetQueue(id?: string): void {
-    if (id === undefined) {
-      this.queuesById.clear();
-      this.validatorsByQueue.clear();
-    } else {
-      this.queuesById.delete(id);
-      this.validatorsByQueue.delete(id);
-    }
+    this.queuesById.forget(id);
+    this.validatorsByQueue.forget(id);
   }
 
   findWorkspace(ref: EntityRef): Promise<Workspace | undefined> {

@@ -28,7 +28,7 @@ export interface DocumentPortOptions {
 export function documentPort(address: string, options: DocumentPortOptions): DocumentPort & { close(): void } {
   const client = createDocumentClient(address, options);
   const queues = new BoundedCache<string, QueueView>({ maxEntries: 10_000 });
-  const eviction = forgetChangedQueues(options.bus, (queueId) => (queueId === undefined ? queues.clear() : queues.delete(queueId)));
+  const eviction = forgetChangedQueues(options.bus, (queueId) => queues.forget(queueId));
   return {
     findQueue: (queueId, ctx) =>
       queues.getOrLoad(queueId, async () => {

@@ -46,8 +46,7 @@ export function documentPort(address: string, options: DocumentPortOptions): Doc
     maxEntries: options.maxCachedQueues ?? 10_000,
     ttlMs: options.queueCacheMs ?? 5 * 60_000,
   });
-  const eviction =
-    options.bus && forgetChangedQueues(options.bus, (queueId) => (queueId === undefined ? queues.clear() : queues.delete(queueId)));
+  const eviction = options.bus && forgetChangedQueues(options.bus, (queueId) => queues.forget(queueId));
 
   return {
     async findDocument(documentId, ctx) {
