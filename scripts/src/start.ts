@@ -17,6 +17,8 @@ import {
   sharedStackEnvironment,
   stackPort,
 } from "./stack-environment.js";
+import { stackPortPlan, stackPortProblems } from "./stack-ports.js";
+import { waitUntilReady } from "./stack-readiness.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const dataDir = path.join(root, ".data");
@@ -104,23 +106,6 @@ async function migrate(name: string, entry: string, env: NodeJS.ProcessEnv): Pro
   if (code !== 0) throw new Error(`${name}'s migrations failed (${signal ?? code})`);
 }
 
-async function waitUntilReady(processes: Process[]): Promise<void> {
-  const deadline = Date.now() + readyTimeoutMs;
-  const pending = new Set(processes);
-  while (pending.size > 0) {
-    if (Date.now() > deadline) throw new Error(`not ready within ${readyTimeoutMs} ms: ${[...pending].map((p) => p.name).join(", ")}`);
-    await Promise.all(
-      [...pending].map(async (proc) => {
-        try {
-          const response = await fetch(`http://127.0.0.1:${proc.httpPort}/readyz`, { signal: AbortSignal.timeout(2_000) });
-          if (response.status === 200) pending.delete(proc);
-        } catch {}
-      }),
-    );
-    if (pending.size > 0) await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
 let stopping = false;
 const processes: Process[] = [];
 /** MIGRATE_ONLY runs still going (STACK_MIGRATE_FIRST): stopped with the rest. */
@@ -154,6 +139,14 @@ async function stopAll(exitCode: number): Promise<never> {
 async function main(): Promise<void> {
   process.on("SIGINT", () => void stopAll(0));
   process.on("SIGTERM", () => void stopAll(0));
+  // Before anything starts: every port free, and none that fetch refuses (stack-ports.ts).
+  const layout = { portOffset, namespace, replicas };
+  const gatewayPort = Number(process.env.GATEWAY_PORT ?? stackPort("gateway", "http", layout));
+  const portProblems = await stackPortProblems(
+    stackPortPlan(layout, { gatewayPort, mailPagePort: process.env.SMTP_URL ? undefined : mailPagePort }),
+    layout,
+  );
+  if (portProblems.length > 0) throw new Error(`the stack's ports will not do:\n  ${portProblems.join("\n  ")}`);
   mkdirSync(dataDir, { recursive: true });
   const postgres = await startPostgres(dataDir, say);
   infrastructure.push(postgres);
@@ -172,8 +165,6 @@ async function main(): Promise<void> {
     : await LocalMailSink.start(mailPagePort, (line) => process.stdout.write(`[mail]       ${line}\n`));
   if (mail) infrastructure.push(mail);
 
-  const layout = { portOffset, namespace, replicas };
-  const gatewayPort = Number(process.env.GATEWAY_PORT ?? stackPort("gateway", "http", layout));
   const shared: NodeJS.ProcessEnv = {
     AUTH_KEY_ENCRYPTION_KEY: secrets.AUTH_KEY_ENCRYPTION_KEY,
     WEBHOOK_KEY_ENCRYPTION_KEY: secrets.WEBHOOK_KEY_ENCRYPTION_KEY,
@@ -207,7 +198,14 @@ async function main(): Promise<void> {
     }
   }
   processes.push(startProcess("gateway", "gateway/dist/main.js", { ...shared, GATEWAY_PORT: String(gatewayPort) }, gatewayPort));
-  await waitUntilReady(processes);
+  await waitUntilReady(
+    processes.map((proc) => ({
+      ...proc,
+      exited: () =>
+        proc.child.exitCode !== null || proc.child.signalCode !== null ? String(proc.child.signalCode ?? proc.child.exitCode) : undefined,
+    })),
+    readyTimeoutMs,
+  );
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   const signIn = await signInInstructions(gatewayUrl, owner).catch((error: unknown) => [
     `the owner's sign-in could not be checked: ${String(error)}`,

@@ -133,6 +133,8 @@ describe("Kubernetes: the public edge on Gateway API (issue 40 item 4)", functio
     it(`${name}: the edge's objects validate strictly, and the validation catches a misspelt field and a wrong type`, async () => {
       const edge = edgeOf(renders[name]);
       expect(edge.map((object) => object.kind).sort()).to.deep.equal([
+        // The Gateway's certificate, from cert-manager (kubernetes-certificates.test.ts).
+        "Certificate",
         "Gateway",
         "HTTPRoute",
         "HTTPRoute",

@@ -5,8 +5,18 @@ import path from "node:path";
 import { Metrics } from "@docex/kit";
 import { parser as promql } from "@prometheus-io/lezer-promql";
 import { expect } from "chai";
-import { type KubernetesFacts, loadDeployment, monitoringDir, type ProcessFacts, root, serviceFolders } from "./support/kubernetes.js";
-import { find, type K8sObject, type LabelSelector, ofKind, type ServiceObject, selects } from "./support/manifests.js";
+import { parse } from "yaml";
+import {
+  type KubernetesFacts,
+  k8sDir,
+  loadDeployment,
+  monitoringDir,
+  type ProcessFacts,
+  root,
+  serviceFolders,
+} from "./support/kubernetes.js";
+import { renderKustomization } from "./support/kustomize.js";
+import { find, type K8sObject, type LabelSelector, ofKind, readManifests, type ServiceObject, selects } from "./support/manifests.js";
 import { parseSource, promClientMetricNames, routePaths } from "./support/typescript-source.js";
 
 // biome-ignore lint/suspicious/noTemplateCurlyInString: Grafana's variable syntax
@@ -89,9 +99,10 @@ describe("Kubernetes monitoring (deploy/monitoring)", function () {
       JSON.parse(readFileSync(path.join(monitoringDir, "grafana/docex-overview.json"), "utf8")) as {
         panels: { id: number; type: string; title: string; datasource?: { uid: string }; targets?: { expr: string }[] }[];
       };
-    // NATS's rules (docex-nats) query the exporter's metrics: kubernetes-nats.test.ts checks them.
+    // NATS's rules (docex-nats) query the exporter's metrics: kubernetes-nats.test.ts checks them; the certificates'
+    // (docex-certificates) cert-manager's: kubernetes-certificates.test.ts.
     const queries = () => [
-      ...rulesOf(monitoring.filter((object) => object.metadata.name !== "docex-nats")).map((rule) => ({
+      ...rulesOf(monitoring.filter((object) => !["docex-nats", "docex-certificates"].includes(object.metadata.name))).map((rule) => ({
         where: `alert ${rule.alert}`,
         expr: rule.expr,
       })),
@@ -203,6 +214,68 @@ describe("Kubernetes monitoring (deploy/monitoring)", function () {
       expect(configMap?.data?.["docex-overview.json"]).to.equal(
         readFileSync(path.join(monitoringDir, "grafana/docex-overview.json"), "utf8"),
       );
+    });
+
+    describe("every alert: a runbook and a promtool test", () => {
+      type Rule = { alert?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+      /** Every alerting rule there is: deploy/monitoring's and CloudNativePG's (infra/postgres-cnpg), as kustomize renders them. */
+      const allRules = () =>
+        ofKind<K8sObject & { spec: { groups: { rules: Rule[] }[] } }>(
+          [...monitoring, ...renderKustomization(path.join(k8sDir, "infra/postgres-cnpg"))],
+          "PrometheusRule",
+        ).flatMap((rule) => rule.spec.groups.flatMap((group) => group.rules.filter((candidate) => candidate.alert)));
+      /** The sections of deploy/README.md by their anchor, as Git hosts make them from the headings. */
+      const sections = () => {
+        const text = readFileSync(path.join(root, "deploy/README.md"), "utf8").replace(/```[\s\S]*?```/g, "");
+        const found = new Map<string, string>();
+        const headings = [...text.matchAll(/^#{2,4} (.+)$/gm)];
+        headings.forEach((heading, index) => {
+          const anchor = (heading[1] ?? "")
+            .toLowerCase()
+            .replace(/[^a-z0-9 _-]/g, "")
+            .replace(/ /g, "-");
+          found.set(anchor, text.slice(heading.index, headings[index + 1]?.index ?? text.length));
+        });
+        return found;
+      };
+
+      it("each has a runbook_url: the README address of deploy/monitoring/runbooks and a section of deploy/README.md that names the alert", () => {
+        const [runbooks] = readManifests(path.join(monitoringDir, "runbooks/runbooks.yaml"));
+        const base = runbooks?.data?.base ?? "";
+        expect(base).to.match(/^https:\/\/[^#\s]+\/README\.md$/);
+        const known = sections();
+        const problems: string[] = [];
+        for (const rule of allRules()) {
+          const url = rule.annotations?.runbook_url ?? "";
+          const [address, anchor = ""] = url.split("#");
+          if (address !== base) problems.push(`${rule.alert}: runbook_url ${url || "missing"}`);
+          else if (!known.has(anchor)) problems.push(`${rule.alert}: deploy/README.md has no section #${anchor}`);
+          else if (!known.get(anchor)?.includes(`\`${rule.alert}\``)) problems.push(`${rule.alert}: section #${anchor} does not name it`);
+        }
+        expect(problems, problems.join("\n")).to.deep.equal([]);
+      });
+
+      it("each, at each severity, is fired by a promtool test of deploy/monitoring/rule-tests", () => {
+        const testsDir = path.join(monitoringDir, "rule-tests");
+        const fired = new Set(
+          readdirSync(testsDir)
+            .filter((name) => name.endsWith(".test.yaml"))
+            .flatMap((name) => {
+              const { tests } = parse(readFileSync(path.join(testsDir, name), "utf8")) as {
+                tests: { alert_rule_test?: { alertname: string; exp_alerts: { exp_labels?: Record<string, string> }[] }[] }[];
+              };
+              return tests.flatMap((test) =>
+                (test.alert_rule_test ?? []).flatMap((check) =>
+                  check.exp_alerts.map((expected) => `${check.alertname}/${expected.exp_labels?.severity}`),
+                ),
+              );
+            }),
+        );
+        const unfired = [...new Set(allRules().map((rule) => `${rule.alert}/${rule.labels?.severity}`))].filter(
+          (alert) => !fired.has(alert),
+        );
+        expect(unfired, "alerts no promtool test fires").to.deep.equal([]);
+      });
     });
   });
 });

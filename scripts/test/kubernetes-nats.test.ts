@@ -6,7 +6,6 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { NATS_SERVICE_USERS } from "@docex/kit";
-import { parser as promql } from "@prometheus-io/lezer-promql";
 import { expect } from "chai";
 import { parse } from "yaml";
 import { deploymentNatsUsersConfig, natsPasswordVariable } from "../src/nats-users.js";
@@ -21,6 +20,7 @@ import {
   selects,
   type Workload,
 } from "./support/manifests.js";
+import { promqlProblems } from "./support/promql.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const RENDERS = { dev: "deploy/k8s/overlays/dev", production: "deploy/k8s/overlays/production" } as const;
@@ -65,6 +65,80 @@ function confValue(conf: string, key: string): string | undefined {
   return conf.match(new RegExp(`^\\s*${key}\\s*[:=]\\s*(.+?)\\s*$`, "m"))?.[1];
 }
 
+/**
+ * The options nats.conf may set, by their path of blocks: each is in the configuration reference of NATS 2.12, the
+ * line production runs (deploy/README.md, "Upgrading NATS"), with the same meaning it had in 2.10 and 2.11. A new
+ * option goes here after checking it there.
+ */
+const NATS_2_12_OPTIONS = new Set([
+  "server_name",
+  "listen",
+  "http",
+  "include",
+  // docex-users.conf: one user per service, each with its permissions (checked against SERVICE_EVENTS above).
+  "authorization",
+  "authorization.users",
+  "max_payload",
+  "pid_file",
+  "lame_duck_grace_period",
+  "lame_duck_duration",
+  "tls",
+  "tls.cert_file",
+  "tls.key_file",
+  "tls.ca_file",
+  "tls.verify",
+  "tls.timeout",
+  "jetstream",
+  "jetstream.store_dir",
+  "jetstream.max_memory_store",
+  "jetstream.max_file_store",
+  "cluster",
+  "cluster.name",
+  "cluster.listen",
+  "cluster.routes",
+  "cluster.tls",
+  "cluster.tls.cert_file",
+  "cluster.tls.key_file",
+  "cluster.tls.ca_file",
+  "cluster.tls.verify",
+  "cluster.tls.verify_cert_and_check_known_urls",
+  "cluster.tls.timeout",
+  "cluster.authorization",
+  "cluster.authorization.user",
+  "cluster.authorization.password",
+  "cluster.authorization.timeout",
+]);
+
+/** The option paths a nats.conf sets (`jetstream.store_dir`), following its `include`s inside `files`; arrays are values. */
+function confOptions(conf: string, files: Record<string, string> = {}, prefix: string[] = []): string[] {
+  const options: string[] = [];
+  const stack = [...prefix];
+  let arrayDepth = 0;
+  for (const raw of conf.split("\n")) {
+    const line = raw.replace(/(^|\s)(#|\/\/).*$/, "").trim();
+    if (line === "") continue;
+    if (arrayDepth > 0) {
+      arrayDepth += (line.match(/\[/g) ?? []).length - (line.match(/\]/g) ?? []).length;
+      continue;
+    }
+    if (line === "}") {
+      stack.pop();
+      continue;
+    }
+    const [, key = "", rest = ""] = line.match(/^([A-Za-z_][\w-]*)\s*[:=]?\s*(.*)$/) ?? [];
+    if (!key) throw new Error(`nats.conf: cannot read the line ${raw}`);
+    const at = [...stack, key].join(".");
+    options.push(key === "include" ? "include" : at);
+    if (key === "include") {
+      const included = files[rest.replace(/^\.\//, "").replace(/;$/, "")];
+      if (included === undefined) throw new Error(`nats.conf includes ${rest}, which is not beside it`);
+      options.push(...confOptions(included, files, stack).filter((option) => option !== "include"));
+    } else if (rest.startsWith("{") && !rest.endsWith("}")) stack.push(key);
+    else if (rest.startsWith("[")) arrayDepth = (rest.match(/\[/g) ?? []).length - (rest.match(/\]/g) ?? []).length;
+  }
+  return options;
+}
+
 const seconds = (duration: string | undefined) => Number(duration?.match(/^(\d+)s$/)?.[1] ?? Number.NaN);
 
 describe("NATS on Kubernetes (deploy/k8s/infra/nats, its overlays and deploy/monitoring/nats.yaml)", () => {
@@ -79,10 +153,19 @@ describe("NATS on Kubernetes (deploy/k8s/infra/nats, its overlays and deploy/mon
   const natsOf = (name: RenderName) => {
     const statefulSet = find<Workload>(renders[name], "StatefulSet", "nats");
     const server = statefulSet?.spec.template.spec.containers.find((container) => container.name === "nats");
-    const conf = findConfigMap(renders[name], "nats-config")?.data?.["nats.conf"];
-    const users = findConfigMap(renders[name], "nats-config")?.data?.["docex-users.conf"];
-    if (!statefulSet || !server || !conf) throw new Error(`${name}: no NATS StatefulSet with a container nats and nats.conf`);
-    return { statefulSet, server, conf, users };
+    const files = findConfigMap(renders[name], "nats-config")?.data ?? {};
+    const raw = files["nats.conf"];
+    const users = files["docex-users.conf"];
+    if (!statefulSet || !server || !raw) throw new Error(`${name}: no NATS StatefulSet with a container nats and nats.conf`);
+    // nats.conf with the files it includes (but the generated users) written in, as nats-server reads it.
+    const expand = (text: string): string =>
+      text.replace(/^(\s*)include \.\/(\S+?);?\s*$/gm, (line, _indent: string, file: string) => {
+        if (file === "docex-users.conf") return line;
+        const included = files[file];
+        if (included === undefined) throw new Error(`${name}: nats.conf includes ${file}, which is not in nats-config`);
+        return expand(included);
+      });
+    return { statefulSet, server, conf: expand(raw), raw, users, files };
   };
   const docexConfig = (name: RenderName) => findConfigMap(renders[name], "docex-config")?.data ?? {};
   const services = (name: RenderName) =>
@@ -126,8 +209,8 @@ describe("NATS on Kubernetes (deploy/k8s/infra/nats, its overlays and deploy/mon
     });
 
     it(`${name}: every service connects as its own NATS user, with the password of its own Secret, and the servers read every user's password from nats-secrets`, () => {
-      const { server, conf, users } = natsOf(name);
-      expect(conf).to.match(/^\s*include \.\/docex-users\.conf\s*$/m);
+      const { server, raw, conf, users } = natsOf(name);
+      expect(raw).to.match(/^\s*include \.\/docex-users\.conf\s*$/m);
       expect(conf).not.to.match(/token/);
       expect(users, "docex-users.conf as SERVICE_EVENTS generates it").to.equal(deploymentNatsUsersConfig());
       for (const user of [...NATS_SERVICE_USERS, "operator" as const]) {
@@ -188,6 +271,85 @@ describe("NATS on Kubernetes (deploy/k8s/infra/nats, its overlays and deploy/mon
       ).to.deep.equal(tlsProbePort === undefined ? [metricsPort] : [metricsPort, tlsProbePort]);
     });
   }
+
+  it("every NATS server runs the 2.12 line: production at a fixed patch with its digest, the base, the reloader and compose on the same minor", () => {
+    const minorOf = (image: string | undefined) => image?.match(/^nats:(\d+\.\d+)[.-]/)?.[1];
+    const production = natsOf("production");
+    expect(production.server.image).to.match(/^nats:2\.12\.\d+-alpine@sha256:[0-9a-f]{64}$/);
+    const images = [
+      ...(["dev", "production"] as const).flatMap((name) =>
+        natsOf(name)
+          .statefulSet.spec.template.spec.containers.filter((container) => container.name !== "metrics" && container.name !== "tls-probe")
+          .map((container) => ({ where: `${name} ${container.name}`, image: container.image })),
+      ),
+      {
+        where: "docker-compose.yml",
+        image: (parse(readFileSync(path.join(root, "docker-compose.yml"), "utf8")) as { services: Record<string, { image?: string }> })
+          .services.nats?.image,
+      },
+    ];
+    expect(images.filter(({ image }) => minorOf(image) !== "2.12")).to.deep.equal([]);
+  });
+
+  it("nats.conf (every render and compose's) sets only options of NATS 2.12's configuration reference", () => {
+    const problems: string[] = [];
+    for (const name of Object.keys(RENDERS) as RenderName[]) {
+      const files = findConfigMap(renders[name], "nats-config")?.data ?? {};
+      const options = confOptions(files["nats.conf"] ?? "", files);
+      expect(options, `${name}: what the reader found`).to.include.members([
+        "jetstream.max_file_store",
+        "authorization.users",
+        ...(name === "production" ? ["cluster.routes"] : []),
+      ]);
+      for (const option of options) if (!NATS_2_12_OPTIONS.has(option)) problems.push(`${name}: ${option}`);
+    }
+    const compose = path.join(root, "deploy/compose");
+    for (const option of confOptions(readFileSync(path.join(compose, "nats.conf"), "utf8"), {
+      "docex-users.conf": "# the generated users: authorization { users: [...] }, checked against SERVICE_EVENTS above\n",
+    }))
+      if (!NATS_2_12_OPTIONS.has(option)) problems.push(`compose: ${option}`);
+    expect(problems, problems.join("\n")).to.deep.equal([]);
+  });
+
+  it("one source: every render's nats.conf is infra/nats's file; an overlay replaces only the files it includes (TLS, storage, cluster, route TLS)", () => {
+    const source = readFileSync(path.join(root, "deploy/k8s/infra/nats/nats.conf"), "utf8");
+    const replaceable = ["tls.conf", "storage.conf", "cluster.conf", "cluster-tls.conf"];
+    for (const name of Object.keys(RENDERS) as RenderName[]) {
+      const { raw, files } = natsOf(name);
+      expect(raw, `${name}'s nats.conf`).to.equal(source);
+      for (const [file, text] of Object.entries(files)) {
+        if (file === "nats.conf" || replaceable.includes(file)) continue;
+        expect(text, `${name}: ${file}`).to.equal(readFileSync(path.join(root, "deploy/k8s/infra/nats", file), "utf8"));
+      }
+    }
+  });
+
+  it("production: the routes between the servers are mutual TLS with the served certificate, which names every route URL's host, and a peer must match a route URL (nats-routes.test.ts runs it)", () => {
+    const { conf, statefulSet } = natsOf("production");
+    const cluster = conf.slice(conf.search(/^cluster \{/m));
+    const tls = cluster.slice(cluster.search(/^\s*tls \{/m));
+    const value = (key: string) => confValue(tls, key);
+    expect(value("verify")).to.equal("true");
+    expect(value("verify_cert_and_check_known_urls")).to.equal("true");
+    const certFile = value("cert_file") ?? "";
+    expect(path.dirname(value("ca_file") ?? "")).to.equal(path.dirname(certFile));
+    expect(certFile, "the certificate the reloader watches").to.equal(confValue(conf, "cert_file"));
+    const certificate = ofKind<K8sObject & { spec: { secretName: string; dnsNames: string[]; usages: string[] } }>(
+      renders.production,
+      "Certificate",
+    ).find((candidate) => candidate.spec.secretName === "nats-tls");
+    expect(certificate?.spec.usages, "a route dials and is dialled").to.include.members(["server auth", "client auth"]);
+    const hosts = [...cluster.matchAll(/nats:\/\/([^:\s]+):6222/g)].map(([, host]) => host ?? "");
+    expect(hosts.length).to.equal(statefulSet.spec.replicas);
+    for (const host of hosts)
+      expect(
+        certificate?.spec.dnsNames.some(
+          (name) =>
+            name === host || (name.startsWith("*.") && host.endsWith(name.slice(1)) && !host.slice(0, -name.length + 1).includes(".")),
+        ),
+        `the certificate names ${host}`,
+      ).to.equal(true);
+  });
 
   it("dev: NATS without TLS, and no service asks for it", () => {
     expect(natsOf("dev").conf).to.not.match(/^\s*tls\s*\{/m);
@@ -268,17 +430,7 @@ describe("NATS on Kubernetes (deploy/k8s/infra/nats, its overlays and deploy/mon
     const rules = ofKind<K8sObject & { spec: { groups: { rules: { alert: string; expr: string }[] }[] } }>(monitoring, "PrometheusRule")
       .filter((rule) => rule.metadata.name === "docex-nats")
       .flatMap((rule) => rule.spec.groups.flatMap((group) => group.rules));
-    const problems: string[] = [];
-    for (const { alert, expr } of rules) {
-      promql.parse(expr).iterate({
-        enter(node) {
-          if (node.type.isError) problems.push(`${alert}: syntax error at ${node.from}`);
-          const metric = expr.slice(node.from, node.to);
-          if (node.name === "Identifier" && node.node.parent?.name === "VectorSelector" && !EXPORTER_METRICS.has(metric))
-            problems.push(`${alert}: ${metric} is not a metric of prometheus-nats-exporter`);
-        },
-      });
-    }
+    const problems = promqlProblems(rules, EXPORTER_METRICS, "prometheus-nats-exporter");
     expect(problems, problems.join("\n")).to.deep.equal([]);
     const exprs = rules.map((rule) => rule.expr).join("\n");
     for (const metric of [

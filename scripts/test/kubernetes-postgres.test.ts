@@ -18,6 +18,7 @@ import {
 } from "./support/kubernetes.js";
 import { kubectlKustomize, renderKustomization } from "./support/kustomize.js";
 import {
+  containersOf,
   find,
   findConfigMap,
   idOf,
@@ -100,6 +101,23 @@ describe("Kubernetes manifests: Postgres", function () {
       if (!theirs) this.skip();
       const text = (list: K8sObject[]) => list.map((object) => JSON.stringify(sortKeys(object))).sort();
       expect(text(objects)).to.deep.equal(text(theirs));
+    });
+
+    it("runs Postgres pinned by full version and digest, and the restore drill (its Cluster and its Job's psql) runs the very same image", () => {
+      const image = cluster().spec.imageName ?? "";
+      // CloudNativePG's operand images: <major>.<minor>-<build timestamp>-<type>-<distribution>, by the index's digest.
+      expect(image).to.match(/^ghcr\.io\/cloudnative-pg\/postgresql:\d+\.\d+-\d{12}-(minimal|standard)-[a-z]+@sha256:[0-9a-f]{64}$/);
+      const drill = ofKind<ClusterObject>(renderKustomization(path.join(cnpgDir, "drill")), "Cluster")[0];
+      expect(drill?.spec.imageName, "the drill's Cluster").to.equal(image);
+      const job = ofKind<K8sObject & { spec: { jobTemplate: { spec: { template: { spec: Workload["spec"]["template"]["spec"] } } } } }>(
+        objects,
+        "CronJob",
+      )[0];
+      const psql = containersOf(job?.spec.jobTemplate.spec.template.spec ?? { containers: [] }).filter((container) =>
+        container.image.startsWith("ghcr.io/cloudnative-pg/postgresql"),
+      );
+      expect(psql.length, "the drill Job's Postgres containers").to.be.greaterThan(0);
+      for (const container of psql) expect(container.image, container.name).to.equal(image);
     });
 
     it("a Cluster of at least three instances on separate nodes, with persistent storage and pods the services' NetworkPolicy admits", () => {

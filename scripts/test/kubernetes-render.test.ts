@@ -71,6 +71,7 @@ describe("Kubernetes manifests: rendering", function () {
         "PodMonitor",
         "PrometheusRule",
         "PrometheusRule",
+        "PrometheusRule",
         "ServiceMonitor",
       ]);
       const problems = await schemaProblems(monitoring);

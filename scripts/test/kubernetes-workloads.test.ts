@@ -279,7 +279,7 @@ describe("Kubernetes manifests: workloads", function () {
       const nats = find<Workload>(renders.production, "StatefulSet", "nats");
       expect(nats?.spec.replicas).to.equal(3);
       const routes = [
-        ...(findConfigMap(renders.production, "nats-config")?.data?.["nats.conf"] ?? "").matchAll(/nats:\/\/([^:\s]+):6222/g),
+        ...(findConfigMap(renders.production, "nats-config")?.data?.["cluster.conf"] ?? "").matchAll(/nats:\/\/([^:\s]+):6222/g),
       ].map(([, host]) => host);
       expect(routes).to.deep.equal([0, 1, 2].map((index) => `nats-${index}.${nats?.spec.serviceName}`));
       expect(find(renders.production, "Service", nats?.spec.serviceName ?? "")).to.not.equal(undefined);

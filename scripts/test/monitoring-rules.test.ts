@@ -1,14 +1,16 @@
 // Runs the unit tests of the alerting rules (deploy/monitoring/rule-tests) with promtool: the rules
-// of each PrometheusRule of deploy/monitoring (and of CloudNativePG's, deploy/k8s/infra/postgres-cnpg) are written as a Prometheus rule file beside copies of
+// of each PrometheusRule of deploy/monitoring (and of CloudNativePG's, deploy/k8s/infra/postgres-cnpg), as kustomize
+// renders them (their runbook_url filled in), are written as a Prometheus rule file beside copies of
 // the tests, checked, and tested. Skipped where promtool is not installed (.ci/run installs it;
 // PROMTOOL names another binary).
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
-import { parseAllDocuments, stringify } from "yaml";
+import { stringify } from "yaml";
+import { renderKustomization } from "./support/kustomize.js";
 
 const monitoringDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../deploy/monitoring");
 /** Where PrometheusRules live: docex's and NATS's, and CloudNativePG's, applied with its Cluster. */
@@ -28,16 +30,9 @@ describe("alerting rules (deploy/monitoring), unit-tested with promtool", () => 
   before(function () {
     if (spawnSync(promtool, ["--version"]).status !== 0) this.skip();
     workDir = mkdtempSync(path.join(tmpdir(), "docex-rules-"));
-    for (const file of ruleDirs.flatMap((dir) =>
-      readdirSync(dir)
-        .filter((name) => name.endsWith(".yaml"))
-        .map((name) => path.join(dir, name)),
-    )) {
-      for (const document of parseAllDocuments(readFileSync(file, "utf8"))) {
-        const object = document.toJS() as PrometheusRule | null;
-        if (object?.kind !== "PrometheusRule") continue;
-        writeFileSync(path.join(workDir, `${object.metadata.name}.rules.yaml`), stringify({ groups: object.spec.groups }));
-      }
+    for (const object of ruleDirs.flatMap((dir) => renderKustomization(dir) as unknown as PrometheusRule[])) {
+      if (object.kind !== "PrometheusRule") continue;
+      writeFileSync(path.join(workDir, `${object.metadata.name}.rules.yaml`), stringify({ groups: object.spec.groups }));
     }
     for (const file of readdirSync(testsDir)) copyFileSync(path.join(testsDir, file), path.join(workDir, file));
   });

@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { TLSSocket } from "node:tls";
@@ -6,7 +6,13 @@ import * as grpc from "@grpc/grpc-js";
 import { expect } from "chai";
 import { UpstreamError } from "../src/errors.js";
 import { GrpcClient } from "../src/grpc/client.js";
-import { ensureGrpcIdentityDirectory, GrpcIdentity, grpcIdentityFromConfig } from "../src/grpc/identity.js";
+import {
+  createGrpcCertificateAuthority,
+  ensureGrpcIdentityDirectory,
+  GrpcIdentity,
+  grpcIdentityFromConfig,
+  issueGrpcCertificate,
+} from "../src/grpc/identity.js";
 import { GrpcServer } from "../src/grpc/server.js";
 import { createLogger } from "../src/logger.js";
 import { silentLogger } from "./support.js";
@@ -252,6 +258,98 @@ describe("gRPC identity renewed in its directory (cert-manager renewing the moun
         (error: unknown) => error,
       );
       expect(refused).to.be.instanceOf(UpstreamError);
+    } finally {
+      await server.shutdown(1_000);
+    }
+  });
+});
+
+describe("gRPC CA rotation rehearsed (deploy/README.md, 'Rotating the gRPC CA'): a trust bundle of both CAs, then new certificates, then the old CA dropped", () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "docex-kit-ca-rotation-"));
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("every step keeps calls between a server and a client working over real mutual TLS, and only the end refuses the old CA", async () => {
+    const oldCa = await createGrpcCertificateAuthority({ commonName: "docex gRPC CA" });
+    const newCa = await createGrpcCertificateAuthority({ commonName: "docex gRPC CA 2" });
+    const leaves = {
+      old: { document: await issueGrpcCertificate(oldCa, "document"), learning: await issueGrpcCertificate(oldCa, "learning") },
+      new: { document: await issueGrpcCertificate(newCa, "document"), learning: await issueGrpcCertificate(newCa, "learning") },
+    };
+    // Each process's own GRPC_TLS_DIR, as the pods mount them: the bundle's ca.crt, and its certificate and key.
+    const dirs = { document: path.join(dir, "document"), learning: path.join(dir, "learning") };
+    const trust = (...cas: { certPem: string }[]) => {
+      for (const target of Object.values(dirs))
+        writeFileSync(path.join(target, "ca.crt"), cas.map((ca) => `${ca.certPem.trim()}\n`).join(""));
+    };
+    const identity = (service: "document" | "learning", which: "old" | "new") => {
+      writeFileSync(path.join(dirs[service], `${service}.crt`), leaves[which][service].certPem);
+      writeFileSync(path.join(dirs[service], `${service}.key`), leaves[which][service].keyPem);
+    };
+    for (const target of Object.values(dirs)) mkdirSync(target, { recursive: true });
+    trust(oldCa);
+    identity("document", "old");
+    identity("learning", "old");
+
+    // The processes: a server (document) and a client (learning) reading their directories as services do (every
+    // 100 ms here, every minute in a pod).
+    const server = new GrpcServer(silentLogger, { identity: GrpcIdentity.fromDirectory("document", dirs.document, { refreshMs: 100 }) });
+    server.addService(
+      echoService,
+      "docex.test.v1.Echo",
+      { Echo: async (_request: unknown, ctx) => ({ caller: ctx.caller }), Open: async () => ({}) },
+      { Echo: ["learning"], Open: [] },
+    );
+    const address = `127.0.0.1:${await server.listen("127.0.0.1", 0)}`;
+    const learning = GrpcIdentity.fromDirectory("learning", dirs.learning, { refreshMs: 100 });
+    /** One call on a new connection (a new channel), as after a server ends the old one. */
+    const call = async (client: GrpcIdentity) => {
+      const channel = new GrpcClient(EchoClient, address, { identity: client, serverName: "document" });
+      try {
+        return await channel.unary("Echo", {});
+      } catch (error) {
+        return error;
+      } finally {
+        channel.close();
+      }
+    };
+    /** A process that has not moved yet: fixed files, trusting what it trusted then. */
+    const straggler = (which: "old" | "new", ...cas: { certPem: string }[]) =>
+      GrpcIdentity.fromPem("learning", {
+        ca: cas.map((ca) => `${ca.certPem.trim()}\n`).join(""),
+        cert: leaves[which].learning.certPem,
+        key: leaves[which].learning.keyPem,
+      });
+    const settle = () => sleep(600);
+    try {
+      // 0. Before: the old CA everywhere. A certificate of the new CA is not trusted yet.
+      expect(await call(learning), "0: old CA").to.deep.equal({ caller: "learning" });
+      expect(await call(straggler("new", oldCa, newCa)), "0: a new-CA client before the bundle").to.be.instanceOf(UpstreamError);
+
+      // 1. The bundle: both CAs trusted everywhere, certificates unchanged. Nothing breaks, and a certificate of the
+      // new CA is now accepted.
+      trust(oldCa, newCa);
+      await settle();
+      expect(await call(learning), "1: bundle, old certificates").to.deep.equal({ caller: "learning" });
+      expect(await call(straggler("new", oldCa, newCa)), "1: a new-CA client").to.deep.equal({ caller: "learning" });
+
+      // 2. New certificates, one process at a time, as cert-manager reissues them: the server first, while the
+      // client still presents the old CA's; then the client.
+      identity("document", "new");
+      await settle();
+      expect(await call(learning), "2a: new server certificate, old client certificate").to.deep.equal({ caller: "learning" });
+      expect(await call(straggler("old", oldCa, newCa)), "2a: an old-CA client").to.deep.equal({ caller: "learning" });
+      identity("learning", "new");
+      await settle();
+      expect(await call(learning), "2b: new certificates at both ends").to.deep.equal({ caller: "learning" });
+
+      // 3. The old CA dropped from the bundle: the new certificates go on; one still of the old CA is refused, which
+      // is why every certificate must be reissued before this step.
+      trust(newCa);
+      await settle();
+      expect(await call(learning), "3: new CA only").to.deep.equal({ caller: "learning" });
+      expect(await call(straggler("old", oldCa, newCa)), "3: a client that kept its old-CA certificate").to.be.instanceOf(UpstreamError);
+      expect(await call(straggler("new", oldCa)), "3: a client that still trusts only the old CA").to.be.instanceOf(UpstreamError);
     } finally {
       await server.shutdown(1_000);
     }

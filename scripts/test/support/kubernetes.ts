@@ -131,8 +131,8 @@ export const looksSecret = (name: string) => name in SECRET_PLACEHOLDERS || /(KE
 // ---------------------------------------------------------------------------------------------
 // Schemas: kubernetes-models for core objects, @kubernetes-models/prometheus-operator for
 // ServiceMonitor and PrometheusRule, @kubernetes-models/cert-manager, @kubernetes-models/gateway-api
-// (Gateway, HTTPRoute) and @kubernetes-models/traefik (the edge's Middleware, TraefikService,
-// ServersTransport). Their validators accept unknown fields, so a field name that no Kubernetes
+// (Gateway, HTTPRoute), @kubernetes-models/traefik (the edge's Middleware, TraefikService,
+// ServersTransport) and @kubernetes-models/keda (components/keda-backlog's ScaledObjects). Their validators accept unknown fields, so a field name that no Kubernetes
 // schema knows (a typo such as `readinesProbe`) is reported separately.
 
 type ModelClass = new (data: unknown) => { validate(): void };
@@ -147,7 +147,9 @@ async function modelOf(apiVersion: string, kind: string): Promise<ModelClass | u
           ? await import("@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1")
           : apiVersion === "traefik.io/v1alpha1"
             ? await import("@kubernetes-models/traefik/traefik.io/v1alpha1")
-            : await import(`kubernetes-models/${apiVersion}`).catch(() => ({}))
+            : apiVersion === "keda.sh/v1alpha1"
+              ? await import("@kubernetes-models/keda/keda.sh/v1alpha1")
+              : await import(`kubernetes-models/${apiVersion}`).catch(() => ({}))
   ) as Record<string, ModelClass | undefined>;
   return module[kind];
 }
@@ -161,7 +163,7 @@ function knownFieldNames(): Set<string> {
     path.join(path.dirname(require.resolve("@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1")), "../../_schemas"),
     path.join(path.dirname(require.resolve("@kubernetes-models/cert-manager/cert-manager.io/v1")), "../../_schemas"),
     // Packages that export to `import` only: found where Node would look for them.
-    ...["@kubernetes-models/gateway-api", "@kubernetes-models/traefik"].map((name) => {
+    ...["@kubernetes-models/gateway-api", "@kubernetes-models/traefik", "@kubernetes-models/keda"].map((name) => {
       const dir = (require.resolve.paths(name) ?? []).map((modules) => path.join(modules, name)).find((candidate) => existsSync(candidate));
       if (!dir) throw new Error(`${name} is not installed`);
       return path.join(dir, "_schemas");
@@ -203,6 +205,8 @@ function unknownFields(value: unknown, at: string, known: Set<string>, found: st
     for (const [key, child] of Object.entries(value)) {
       if (!known.has(key)) found.push(`${at}.${key}`);
       if (FREE_FORM.has(key)) continue;
+      // A KEDA trigger's metadata is its scaler's settings, a map of strings.
+      if (key === "metadata" && /\.triggers\[\d+\]$/.test(at)) continue;
       // A Service's selector is a map of labels; everyone else's is a LabelSelector.
       if (key === "selector" && isObject(child) && !("matchLabels" in child) && !("matchExpressions" in child)) continue;
       unknownFields(child, `${at}.${key}`, known, found);

@@ -6,7 +6,8 @@
 // When `kubectl kustomize` is installed, a test checks that both render the same objects.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect } from "chai";
 import { parse, parseAllDocuments } from "yaml";
@@ -39,6 +40,8 @@ interface Kustomization {
   components?: string[];
   configMapGenerator?: {
     name: string;
+    /** `merge` (or `replace`) a ConfigMap an inner kustomization generated under the same name; default `create`. */
+    behavior?: "create" | "merge" | "replace";
     files?: string[];
     literals?: string[];
     envs?: string[];
@@ -130,6 +133,18 @@ export function renderKustomization(dir: string, nested = false, inherited?: K8s
     if (generator.options?.labels) metadata.labels = { ...generator.options.labels };
     const annotations = { ...generator.options?.annotations, ...(generator.options?.disableNameSuffixHash ? {} : { [NEEDS_HASH]: "" }) };
     if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
+    if (generator.behavior === "merge" || generator.behavior === "replace") {
+      const existing = objects.find(
+        (object) =>
+          object.kind === "ConfigMap" && object.metadata.name === generator.name && object.metadata.annotations?.[NEEDS_HASH] !== undefined,
+      );
+      if (!existing)
+        throw new Error(`${dir}: configMapGenerator ${generator.name} (${generator.behavior}) finds no generated ConfigMap of that name`);
+      const merged = generator.behavior === "merge" ? { ...(existing.data ?? {}), ...data } : data;
+      if (Object.keys(merged).length > 0) existing.data = merged;
+      if (generator.options?.labels) existing.metadata.labels = { ...existing.metadata.labels, ...generator.options.labels };
+      continue;
+    }
     // As kustomize: no data field when there is nothing in it.
     objects.push({ apiVersion: "v1", kind: "ConfigMap", metadata, ...(Object.keys(data).length > 0 ? { data } : {}) });
   }
@@ -146,8 +161,11 @@ export function renderKustomization(dir: string, nested = false, inherited?: K8s
     for (const container of objects.filter(isWorkload).flatMap((workload) => containersOf(workload.spec.template.spec))) {
       const [, name, tag] = container.image.match(/^([^@]+?)(?::([^:/@]+))?(@.+)?$/) ?? [];
       if (name !== image.name) continue;
-      const newTag = image.digest ? `@${image.digest}` : `:${image.newTag ?? tag}`;
-      container.image = `${image.newName ?? name}${newTag}`;
+      // As kustomize (v5): a digest replaces the tag unless newTag is given too, which keeps both (name:tag@digest).
+      const reference = image.digest
+        ? `${image.newTag ? `:${image.newTag}` : ""}@${image.digest}`
+        : `${(image.newTag ?? tag) ? `:${image.newTag ?? tag}` : ""}`;
+      container.image = `${image.newName ?? name}${reference}`;
     }
   }
   for (const replacement of kustomization.replacements ?? []) replace(dir, objects, replacement);
@@ -171,6 +189,27 @@ function fieldAt(object: K8sObject, fieldPath: string, where: string): { parent:
   return { parent: parent as Record<string, unknown>, key };
 }
 
+/** A field path with `*` for every item of a list (`spec.groups.*.rules.*.annotations.x`), as the concrete paths it names in `object`. */
+function expandFieldPath(object: K8sObject, fieldPath: string): string[] {
+  let paths: { path: string[]; value: unknown }[] = [{ path: [], value: object }];
+  const keys = fieldPath.split(".");
+  keys.forEach((key, index) => {
+    const last = index === keys.length - 1;
+    paths = paths.flatMap(({ path, value }) => {
+      if (key !== "*")
+        return [
+          {
+            path: [...path, key],
+            value: last ? undefined : isObject(value) ? value[key] : Array.isArray(value) ? value[Number(key)] : undefined,
+          },
+        ];
+      if (!Array.isArray(value)) return [];
+      return value.map((item, position) => ({ path: [...path, String(position)], value: item }));
+    });
+  });
+  return paths.map(({ path }) => path.join("."));
+}
+
 function replace(dir: string, objects: K8sObject[], { source, targets }: Replacement): void {
   const where = `${dir}: replacement from ${source.kind ?? ""}/${source.name}`;
   const from = objects.filter(
@@ -184,7 +223,7 @@ function replace(dir: string, objects: K8sObject[], { source, targets }: Replace
     const selected = selectTargets(objects, target.select);
     if (selected.length === 0) throw new Error(`${where}: ${JSON.stringify(target.select)} selects nothing`);
     for (const object of selected) {
-      for (const fieldPath of target.fieldPaths) {
+      for (const fieldPath of target.fieldPaths.flatMap((given) => expandFieldPath(object, given))) {
         const field = fieldAt(object, fieldPath, where);
         const { delimiter, index = 0 } = target.options ?? {};
         if (delimiter === undefined) {
@@ -331,13 +370,35 @@ function strategicMerge(base: unknown, patch: unknown, field?: string): unknown 
 }
 
 interface JsonPatchOperation {
-  op: "add" | "remove" | "replace" | "test";
+  op: "add" | "remove" | "replace" | "test" | "move";
   path: string;
+  from?: string;
   value?: unknown;
 }
 
 function applyJsonPatch(object: K8sObject, operations: JsonPatchOperation[], where: string): void {
-  for (const operation of operations) {
+  for (const given of operations) {
+    // RFC 6902's move: a remove of `from`, then an add of its value at `path`.
+    if (given.op === "move") {
+      if (!given.from) throw new Error(`${where}: move ${given.path} names no from`);
+      const keys = given.from
+        .split("/")
+        .slice(1)
+        .map((key) => key.replace(/~1/g, "/").replace(/~0/g, "~"));
+      let value: unknown = object;
+      for (const key of keys) value = Array.isArray(value) ? value[Number(key)] : isObject(value) ? value[key] : undefined;
+      if (value === undefined) throw new Error(`${where}: move from missing ${given.from} in ${idOf(object)}`);
+      applyJsonPatch(
+        object,
+        [
+          { op: "remove", path: given.from },
+          { op: "add", path: given.path, value },
+        ],
+        where,
+      );
+      continue;
+    }
+    const operation = given;
     const keys = operation.path
       .split("/")
       .slice(1)
@@ -381,4 +442,35 @@ export function kubectlKustomize(dir: string): K8sObject[] | undefined {
     const value = document.toJS() as K8sObject | null;
     return value ? [value] : [];
   });
+}
+
+/**
+ * An overlay of `resources` with `components` (directories, absolute), as deploy/README.md says to add an optional
+ * component to an overlay: rendered by the test's renderer and, when it is installed, by `kubectl kustomize`.
+ */
+export function renderWithComponents(
+  resources: string[],
+  components: string[],
+  namespace = "docex",
+): { objects: K8sObject[]; kubectl: K8sObject[] | undefined } {
+  const dir = mkdtempSync(path.join(tmpdir(), "docex-overlay-"));
+  try {
+    const list = (dirs: string[]) => dirs.map((target) => `  - ${path.relative(dir, target)}`);
+    writeFileSync(
+      path.join(dir, "kustomization.yaml"),
+      [
+        "apiVersion: kustomize.config.k8s.io/v1beta1",
+        "kind: Kustomization",
+        `namespace: ${namespace}`,
+        "resources:",
+        ...list(resources),
+        "components:",
+        ...list(components),
+        "",
+      ].join("\n"),
+    );
+    return { objects: renderKustomization(dir), kubectl: kubectlKustomize(dir) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
