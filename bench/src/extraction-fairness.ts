@@ -13,7 +13,7 @@
 import { randomUUID } from "node:crypto";
 import { cpus, loadavg } from "node:os";
 import { createEvent, eventSubject } from "@docex/events";
-import { configSchema, type DocumentSource, startExtractionService } from "@docex/extraction";
+import { configSchema, type DocumentPort, startExtractionService } from "@docex/extraction";
 import { ocrAvailable } from "@docex/extraction/engine";
 import { createLogger, EventBus } from "@docex/kit";
 import { dropDatabase, testEventNamespace, testNatsUrl, testServiceConfig } from "@docex/testkit";
@@ -38,7 +38,7 @@ const queueId = randomUUID();
 /** The document service as extraction sees it: every file in memory, every record timed. */
 const files = new Map<string, CorpusDocument>();
 const recordedAt = new Map<string, number>();
-const documents: DocumentSource = {
+const documents: DocumentPort = {
   findQueue: async (id) => ({
     id,
     extractionEngine: "builtin",

@@ -1,4 +1,4 @@
-import { type CallContext, type EventBus, type Logger, traceEvent } from "@docex/kit";
+import { BoundedCache, type CallContext, type EventBus, type Logger, traceEvent } from "@docex/kit";
 
 /*
  * The membership service decides roles and permissions; every other service asks it over gRPC and keeps
@@ -56,13 +56,6 @@ export interface EvictionScope {
   organizationId?: string;
 }
 
-interface Entry {
-  userId: string;
-  organizationId: string;
-  expiresAt: number;
-  value: CheckPermissionAnswer | RolesAnswer;
-}
-
 export const MEMBERSHIP_CHANGED_SUBJECT = "docex.membership.changed";
 
 /**
@@ -72,11 +65,8 @@ export const MEMBERSHIP_CHANGED_SUBJECT = "docex.membership.changed";
  * eviction is never undone by a slow call that started before it.
  */
 export class PermissionCache {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries: BoundedCache<string, CheckPermissionAnswer | RolesAnswer>;
   private readonly inFlight = new Map<string, Promise<CheckPermissionAnswer | RolesAnswer>>();
-  private readonly ttlMs: number;
-  private readonly maxEntries: number;
-  private readonly now: () => number;
   /** Bumped by every eviction; an answer fetched across a bump is not stored. */
   private generation = 0;
 
@@ -84,19 +74,17 @@ export class PermissionCache {
     private readonly source: MembershipAnswers,
     options: PermissionCacheOptions = {},
   ) {
-    this.ttlMs = options.ttlMs ?? 30_000;
-    this.maxEntries = Math.max(1, options.maxEntries ?? 10_000);
-    this.now = options.now ?? Date.now;
+    this.entries = new BoundedCache({ maxEntries: options.maxEntries ?? 10_000, ttlMs: options.ttlMs ?? 30_000, now: options.now });
   }
 
   checkPermission(query: CheckPermissionQuery, ctx: CallContext = {}): Promise<CheckPermissionAnswer> {
     const key = ["permission", query.organization_id, query.user_id, query.permission, query.queue_id ?? ""].join("\u0000");
-    return this.answer(key, query, () => this.source.checkPermission(query, ctx)) as Promise<CheckPermissionAnswer>;
+    return this.answer(key, () => this.source.checkPermission(query, ctx)) as Promise<CheckPermissionAnswer>;
   }
 
   getRoles(query: GetRolesQuery, ctx: CallContext = {}): Promise<RolesAnswer> {
     const key = ["roles", query.organization_id, query.user_id].join("\u0000");
-    return this.answer(key, query, () => this.source.getRoles(query, ctx)) as Promise<RolesAnswer>;
+    return this.answer(key, () => this.source.getRoles(query, ctx)) as Promise<RolesAnswer>;
   }
 
   /** Forgets answers about a user, an organization, or a user in an organization; with neither, everything. */
@@ -107,15 +95,16 @@ export class PermissionCache {
       this.inFlight.clear();
       return;
     }
-    const matches = (userId: string, organizationId: string) =>
-      (scope.userId === undefined || userId === scope.userId) &&
-      (scope.organizationId === undefined || organizationId === scope.organizationId);
-    for (const [key, entry] of this.entries) if (matches(entry.userId, entry.organizationId)) this.entries.delete(key);
-    // In-flight keys start with the kind, then the organization and the user.
-    for (const key of this.inFlight.keys()) {
+    // Keys start with the kind, then the organization and the user.
+    const matches = (key: string) => {
       const [, organizationId = "", userId = ""] = key.split("\u0000");
-      if (matches(userId, organizationId)) this.inFlight.delete(key);
-    }
+      return (
+        (scope.userId === undefined || userId === scope.userId) &&
+        (scope.organizationId === undefined || organizationId === scope.organizationId)
+      );
+    };
+    this.entries.deleteWhere(matches);
+    for (const key of this.inFlight.keys()) if (matches(key)) this.inFlight.delete(key);
   }
 
   clear(): void {
@@ -128,30 +117,27 @@ export class PermissionCache {
 
   private async answer(
     key: string,
-    query: { user_id: string; organization_id: string },
     fetch: () => Promise<CheckPermissionAnswer | RolesAnswer>,
   ): Promise<CheckPermissionAnswer | RolesAnswer> {
     const kind = key.slice(0, key.indexOf("\u0000"));
+    const held = this.entries.holds(key);
     const cached = this.entries.get(key);
-    if (cached && cached.expiresAt > this.now()) {
-      this.entries.delete(key);
-      this.entries.set(key, cached);
+    if (cached !== undefined) {
       traceEvent("permission cache hit", { "docex.permission_cache.kind": kind });
-      return cached.value;
+      return cached;
     }
-    if (cached) this.entries.delete(key);
     const pending = this.inFlight.get(key);
     if (pending) {
       traceEvent("permission cache miss", { "docex.permission_cache.kind": kind, "docex.permission_cache.shared_call": true });
       return pending;
     }
-    traceEvent("permission cache miss", { "docex.permission_cache.kind": kind, "docex.permission_cache.expired": cached !== undefined });
+    traceEvent("permission cache miss", { "docex.permission_cache.kind": kind, "docex.permission_cache.expired": held });
 
     const generation = this.generation;
     const call = fetch().then(
       (value) => {
         if (this.inFlight.get(key) === call) this.inFlight.delete(key);
-        if (generation === this.generation) this.store(key, query, value);
+        if (generation === this.generation) this.entries.set(key, value);
         return value;
       },
       (error: unknown) => {
@@ -161,15 +147,6 @@ export class PermissionCache {
     );
     this.inFlight.set(key, call);
     return call;
-  }
-
-  private store(key: string, query: { user_id: string; organization_id: string }, value: CheckPermissionAnswer | RolesAnswer): void {
-    this.entries.set(key, { userId: query.user_id, organizationId: query.organization_id, expiresAt: this.now() + this.ttlMs, value });
-    while (this.entries.size > this.maxEntries) {
-      const oldest = this.entries.keys().next();
-      if (oldest.done) break;
-      this.entries.delete(oldest.value);
-    }
   }
 }
 

@@ -65,6 +65,28 @@ export function isVisible(answer: PermissionAnswer): boolean {
   return answer.isMember && answer.allowed;
 }
 
+/**
+ * The approver-only rule (API.md "Roles"): an approver reads only the documents assigned to them. Membership answers
+ * `role: "approver"` and leaves the assignment to the service that knows a document's approvers.
+ */
+export function isApproverOnly(answer: Pick<PermissionAnswer, "role">): boolean {
+  return answer.role === "approver";
+}
+
+/**
+ * 404 (from `notFound`) when `answer` is an approver's and the caller is not among the document's approvers (none
+ * known counts as not assigned). `approvers` is asked only for an approver.
+ */
+export async function requireAssigned(
+  answer: PermissionAnswer,
+  actor: Actor,
+  approvers: () => readonly string[] | undefined | Promise<readonly string[] | undefined>,
+  notFound: () => NotFoundError,
+): Promise<void> {
+  if (!isApproverOnly(answer)) return;
+  if (!(await approvers())?.includes(actor.userId)) throw notFound();
+}
+
 /** The 403 of a member whose role does not allow `action` (e.g. "editing documents here"). */
 export function forbidden(role: string, action: string): ForbiddenError {
   return new ForbiddenError(`Your role${role ? ` (${role})` : ""} does not allow ${action}.`);

@@ -20,12 +20,13 @@ export const columnDefinitionSchema = z.strictObject({
   register_id: registerId.optional(),
 });
 
+/** One field a queue's documents carry (not its value: that is an Annotation); queues' answers describe theirs with it too. */
 export const fieldDefinitionSchema = z.strictObject({
   key: fieldKey,
   label,
   type: z.enum(FIELD_TYPES),
   multi_value: z.boolean().optional(),
-  columns: z.array(columnDefinitionSchema).min(1).max(100).optional(),
+  columns: z.array(columnDefinitionSchema).min(1).max(100).optional().describe("The columns of a table field"),
   register_id: registerId.optional(),
 });
 

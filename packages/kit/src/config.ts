@@ -33,6 +33,11 @@ export const booleanFlag = z.union([
   z.enum(["true", "false", "1", "0"]).transform((value) => value === "true" || value === "1"),
 ]);
 
+/** A duration setting in milliseconds: a whole number from `min` (0 by default) to `max` (a minute by default). */
+export function milliseconds(fallback: number, { min = 0, max = 60_000 }: { min?: number; max?: number } = {}) {
+  return z.coerce.number().int().min(min).max(max).default(fallback);
+}
+
 /** OpenTelemetry's rule for its variables: one set to the empty string is as good as unset. */
 function unsetWhenEmpty<T extends z.ZodType>(schema: T) {
   return z.preprocess((value) => (value === "" ? undefined : value), schema.optional());

@@ -1,6 +1,7 @@
 export * from "./auth/cached-token-verifier.js";
 export * from "./auth/jwks-key-set.js";
 export * from "./auth/token-verifier.js";
+export * from "./bounded-cache.js";
 export * from "./bus/event-bus.js";
 export * from "./bus/nats-users.js";
 export * from "./bus/outbox.js";
@@ -19,6 +20,7 @@ export * from "./grpc/server.js";
 export * from "./http/app.js";
 export * from "./http/client-address.js";
 export * from "./http/operations.js";
+export * from "./http/pagination.js";
 export * from "./http/problem.js";
 export * from "./http/readiness.js";
 export * from "./http/request-id.js";

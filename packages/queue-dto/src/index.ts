@@ -1,4 +1,4 @@
-import { COLUMN_TYPES, FIELD_TYPES, type FieldDefinition } from "@docex/annotations";
+import { type FieldDefinition, fieldDefinitionSchema } from "@docex/annotations";
 import { z } from "zod";
 
 // QueueWithAnnotationSchemaDto of API.md is answered by two services: document (GET and POST /queues), which owns
@@ -93,23 +93,6 @@ export const extractionEvaluationSchema = z.object({
 export function extractionEvaluationDto(evaluation: ExtractionEvaluationSettings): z.output<typeof extractionEvaluationSchema> {
   return { status: evaluation.status, document_confidence: evaluation.documentConfidence, fields: evaluation.fields };
 }
-
-const columnDefinitionSchema = z.object({
-  key: z.string(),
-  label: z.string(),
-  type: z.enum(COLUMN_TYPES),
-  register_id: z.string().optional(),
-});
-
-/** One field a queue's documents carry (not its value: that is an Annotation). */
-export const fieldDefinitionSchema = z.object({
-  key: z.string(),
-  label: z.string(),
-  type: z.enum(FIELD_TYPES),
-  multi_value: z.boolean().optional(),
-  columns: z.array(columnDefinitionSchema).optional().describe("The columns of a table field"),
-  register_id: z.string().optional(),
-});
 
 /** QueueWithAnnotationSchemaDto of API.md. */
 export const queueWithAnnotationSchemaSchema = z.object({

@@ -1,7 +1,5 @@
-import { serviceConfigSchema } from "@docex/kit";
-import { z } from "zod";
-
-const milliseconds = (fallback: number) => z.coerce.number().int().min(0).max(60_000).default(fallback);
+import { milliseconds, serviceConfigSchema } from "@docex/kit";
+import type { z } from "zod";
 
 export const configSchema = serviceConfigSchema("automation").extend({
   /** Deadline of calls to the document service (ResolveEntity, GetQueue, GetDocument, ApplyDocumentChanges). */

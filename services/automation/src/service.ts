@@ -8,7 +8,7 @@ import {
   removalSubscription,
 } from "@docex/kit";
 import { automationService } from "@docex/protos";
-import { documentGateway } from "./clients/document.js";
+import { documentPort } from "./clients/document.js";
 import { registerLookup } from "./clients/register.js";
 import type { AutomationConfig } from "./config.js";
 import { ApprovalRoutes } from "./domain/approval-routes.js";
@@ -36,7 +36,7 @@ export interface AutomationServiceOptions {
 export async function startAutomationService(config: AutomationConfig, options: AutomationServiceOptions = {}): Promise<RunningService> {
   const infra = await connectInfrastructure("automation", config, { migrations, logger: options.logger });
   const { logger, metrics } = infra;
-  const documents = documentGateway(config.DOCUMENT_GRPC_ADDR, {
+  const documents = documentPort(config.DOCUMENT_GRPC_ADDR, {
     identity: infra.grpcIdentity,
     deadlineMs: config.AUTOMATION_DOCUMENT_DEADLINE_MS,
     metrics,

@@ -1,7 +1,5 @@
-import { serviceConfigSchema } from "@docex/kit";
+import { milliseconds, serviceConfigSchema } from "@docex/kit";
 import { z } from "zod";
-
-const milliseconds = (fallback: number) => z.coerce.number().int().min(0).max(60_000).default(fallback);
 
 export const configSchema = serviceConfigSchema("document").extend({
   /** Deadline of a CheckPermission / GetUserSchema / ListOrganizationsOfUser call. */

@@ -5,7 +5,7 @@ import { unzipSync } from "fflate";
 // The engine from its source, not as a package: extraction's tests depend on document (a real document service), and a
 // package dependency back would make a build cycle.
 import { extractInvoice } from "../../extraction/src/engine/index.js";
-import { Harness, type Reply, type UserApi } from "./support/harness.js";
+import { Harness, ok, queueFixture, type UserApi } from "./support/harness.js";
 
 /** The engine's header fields and tables (API.md "Document"), so that every format has what it reads. */
 const INVOICE_SCHEMA = [
@@ -76,12 +76,6 @@ function annotationsOf(header: Record<string, string>) {
   ];
 }
 
-async function ok(reply: Promise<Reply>, status = 200) {
-  const answer = await reply;
-  if (answer.status !== status) throw new Error(`expected ${status}, got ${answer.status}: ${JSON.stringify(answer.body)}`);
-  return answer;
-}
-
 /** A document with the invoice's annotations, validated and (unless `stopAt`) in ready_to_export. */
 async function readyDocument(api: UserApi, queueId: string, header = HEADER, stopAt?: "to_validate"): Promise<string> {
   const uploaded = await ok(api.post(`/queues/${queueId}/documents`, { file_name: "invoice.pdf" }), 201);
@@ -91,10 +85,8 @@ async function readyDocument(api: UserApi, queueId: string, header = HEADER, sto
   return id;
 }
 
-async function fileOf(h: Harness, api: UserApi, runId: string): Promise<{ type: string; bytes: Buffer; disposition: string }> {
-  const response = await fetch(`${h.baseUrl}/api/v2/export-runs/${runId}/file`, {
-    headers: { authorization: `Bearer ${h.issuer.mint({ sub: api.userId })}` },
-  });
+async function fileOf(api: UserApi, runId: string): Promise<{ type: string; bytes: Buffer; disposition: string }> {
+  const response = await api.download(`/export-runs/${runId}/file`);
   expect(response.status, await response.clone().text()).to.equal(200);
   return {
     type: response.headers.get("content-type") ?? "",
@@ -146,19 +138,13 @@ describe("exports (issue 38)", function () {
 
   before(async () => {
     h = await Harness.start();
-    const organization = h.organization("exports");
-    owner = organization.owner;
-    organizationId = organization.id;
-    const workspace = await ok(owner.post("/workspaces", { organization_id: organization.id, name: "exports" }), 201);
-    const queue = await ok(
-      owner.post("/queues", {
-        workspace_id: (workspace.body as { data: { id: string } }).data.id,
-        name: "received invoices",
-        annotation_schema: INVOICE_SCHEMA,
-      }),
-      201,
-    );
-    queueId = (queue.body as { data: { id: string } }).data.id;
+    const fixture = await queueFixture(h, "exports", {
+      annotationSchema: INVOICE_SCHEMA,
+      workspaceName: "exports",
+      queueName: "received invoices",
+    });
+    ({ owner, queueId } = fixture);
+    organizationId = fixture.organization.id;
   });
 
   after(async () => {
@@ -318,7 +304,7 @@ describe("exports (issue 38)", function () {
       expect(moves).to.deep.equal(["to_validate", "ready_to_export", "exporting", "exported"]);
       const run = await ok(owner.get(`/export-runs/${entry.run_id}`));
       expect(run.body).to.nested.include({ "data.status": "done", "data.format": "isdoc" });
-      const file = await fileOf(h, owner, entry.run_id);
+      const file = await fileOf(owner, entry.run_id);
       const read = await readBack(file.bytes);
       expect(read.fields).to.include({ invoice_id: HEADER.invoice_id, total_due: HEADER.total_due });
     });
@@ -367,7 +353,7 @@ describe("exports (issue 38)", function () {
       const reply = await ok(owner.post(`/exports/${exportIds[format]}/runs`, { document_ids: ids }), 201);
       const run = (reply.body as { data: { id: string; status: string } }).data;
       expect(run.status, JSON.stringify(reply.body)).to.equal("done");
-      return { run, file: await fileOf(h, owner, run.id) };
+      return { run, file: await fileOf(owner, run.id) };
     }
 
     it("CSV: a row per line item with the chosen columns, quoted where needed", async () => {
@@ -481,7 +467,7 @@ describe("exports (issue 38)", function () {
       });
       for (const id of [first, second])
         expect((await ok(owner.get(`/documents/${id}`))).body).to.nested.include({ "data.status": "exported" });
-      const csv = (await fileOf(h, owner, (run.body as { data: { id: string } }).data.id)).bytes.toString("utf8");
+      const csv = (await fileOf(owner, (run.body as { data: { id: string } }).data.id)).bytes.toString("utf8");
       expect(csv).to.include("FV-2024-0050").and.not.include("FV-2024-0051");
 
       // The exported documents left the default filter: nothing is left to run.

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
-import { Harness, type Reply, type UserApi } from "./support/harness.js";
+import { Harness, ok, queueFixture, type UserApi } from "./support/harness.js";
 
 const SCHEMA = [
   ...["invoice_id", "currency", "variable_symbol", "iban", "bank_account", "supplier_name", "supplier_tax_id", "buyer_name"].map((key) => ({
@@ -24,12 +24,6 @@ const EUR_INVOICE: Record<string, string> = {
   total_due: "1210.50",
 };
 
-async function ok(reply: Promise<Reply>, status = 200) {
-  const answer = await reply;
-  if (answer.status !== status) throw new Error(`expected ${status}, got ${answer.status}: ${JSON.stringify(answer.body)}`);
-  return answer;
-}
-
 describe("payment batches (issue 38)", function () {
   this.timeout(60_000);
   let h: Harness;
@@ -39,12 +33,9 @@ describe("payment batches (issue 38)", function () {
 
   before(async () => {
     h = await Harness.start();
-    const organization = h.organization("payments");
-    owner = organization.owner;
-    organizationId = organization.id;
-    const workspace = await ok(owner.post("/workspaces", { organization_id: organization.id, name: "payments" }), 201);
-    const queue = await ok(owner.post("/queues", { workspace_id: workspace.body.data.id, name: "bills", annotation_schema: SCHEMA }), 201);
-    queueId = queue.body.data.id;
+    const fixture = await queueFixture(h, "payments", { annotationSchema: SCHEMA, workspaceName: "payments", queueName: "bills" });
+    ({ owner, queueId } = fixture);
+    organizationId = fixture.organization.id;
   });
 
   after(async () => {
@@ -59,9 +50,7 @@ describe("payment batches (issue 38)", function () {
   }
 
   async function file(batchId: string): Promise<string> {
-    const response = await fetch(`${h.baseUrl}/api/v2/payment-batches/${batchId}/file`, {
-      headers: { authorization: `Bearer ${h.issuer.mint({ sub: owner.userId })}` },
-    });
+    const response = await owner.download(`/payment-batches/${batchId}/file`);
     expect(response.status).to.equal(200);
     return response.text();
   }

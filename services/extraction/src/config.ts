@@ -1,8 +1,6 @@
 import os from "node:os";
-import { serviceConfigSchema } from "@docex/kit";
+import { milliseconds, serviceConfigSchema } from "@docex/kit";
 import { z } from "zod";
-
-const milliseconds = (fallback: number, max = 600_000) => z.coerce.number().int().min(1).max(max).default(fallback);
 
 export const configSchema = serviceConfigSchema("extraction").extend({
   /**
@@ -11,7 +9,7 @@ export const configSchema = serviceConfigSchema("extraction").extend({
    */
   EXTRACTION_WORKERS: z.coerce.number().int().min(1).max(32).default(Math.min(os.availableParallelism(), 8)),
   /** A file still being read after this long is abandoned (its process group is killed): extraction_failed. */
-  EXTRACTION_TIMEOUT_MS: milliseconds(60_000),
+  EXTRACTION_TIMEOUT_MS: milliseconds(60_000, { min: 1, max: 600_000 }),
   /**
    * Memory one reading process may take beyond what it holds once started (heap, decoded buffers, its OCR programs),
    * capped by the operating system and watched; a file needing more ends its reader, not the service.
@@ -24,7 +22,7 @@ export const configSchema = serviceConfigSchema("extraction").extend({
   /** Pages rasterized and OCRed. */
   EXTRACTION_OCR_PAGES: z.coerce.number().int().min(0).max(50).default(10),
   /** Time one OCR run (rasterize + tesseract over the pages) may take. */
-  EXTRACTION_OCR_TIMEOUT_MS: milliseconds(30_000),
+  EXTRACTION_OCR_TIMEOUT_MS: milliseconds(30_000, { min: 1, max: 600_000 }),
   /** Largest file read from the document service; larger files get a message instead of an extraction. */
   EXTRACTION_MAX_FILE_BYTES: z.coerce
     .number()
@@ -32,9 +30,9 @@ export const configSchema = serviceConfigSchema("extraction").extend({
     .min(1)
     .default(64 * 1024 * 1024),
   /** Deadline of GetQueue and RecordExtraction. */
-  EXTRACTION_DOCUMENT_DEADLINE_MS: milliseconds(5_000, 60_000),
+  EXTRACTION_DOCUMENT_DEADLINE_MS: milliseconds(5_000, { min: 1, max: 60_000 }),
   /** Deadline of streaming one file (ReadDocumentFile). */
-  EXTRACTION_READ_DEADLINE_MS: milliseconds(60_000),
+  EXTRACTION_READ_DEADLINE_MS: milliseconds(60_000, { min: 1, max: 600_000 }),
   /**
    * Documents one instance holds at once (JetStream messages in flight), waiting for a reader in the read scheduler's
    * lanes: text before scans, organizations in turn. Fairness reaches as far as this window: one organization's
@@ -47,9 +45,9 @@ export const configSchema = serviceConfigSchema("extraction").extend({
    */
   EXTRACTION_PAGE_READERS: z.coerce.number().int().min(1).max(8).default(1),
   /** A page still being drawn or read after this long is given up (its reader's process group is killed): 422. */
-  EXTRACTION_PAGE_TIMEOUT_MS: milliseconds(15_000),
+  EXTRACTION_PAGE_TIMEOUT_MS: milliseconds(15_000, { min: 1, max: 600_000 }),
   /** Deadline of a CheckPermission call (the pages API). */
-  EXTRACTION_MEMBERSHIP_DEADLINE_MS: milliseconds(1_000, 60_000),
+  EXTRACTION_MEMBERSHIP_DEADLINE_MS: milliseconds(1_000, { min: 1, max: 60_000 }),
   /** How long a permission answer is reused; membership.changed evicts it sooner. */
   EXTRACTION_PERMISSION_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(30_000),
 });

@@ -7,11 +7,11 @@ import {
   type RunningService,
   removalSubscription,
 } from "@docex/kit";
-import { documentSource } from "./clients/document.js";
+import { documentPort } from "./clients/document.js";
 import type { ExtractionConfig } from "./config.js";
 import { DocumentPages } from "./domain/document-pages.js";
+import type { DocumentPort } from "./domain/document-port.js";
 import { DocumentReader } from "./domain/document-reader.js";
-import type { DocumentSource } from "./domain/document-source.js";
 import { LayoutLearning } from "./domain/layout-learning.js";
 import { ReadScheduler } from "./domain/read-scheduler.js";
 import { ExtractionPool } from "./engine/pool.js";
@@ -24,7 +24,7 @@ import { PAGE_TABLES, PageStore } from "./store/page-store.js";
 import { RunStore } from "./store/run-store.js";
 
 export { configSchema, type ExtractionConfig } from "./config.js";
-export type { DocumentSource } from "./domain/document-source.js";
+export type { DocumentPort } from "./domain/document-port.js";
 export { RunStore } from "./store/run-store.js";
 
 /**
@@ -33,12 +33,12 @@ export { RunStore } from "./store/run-store.js";
  */
 export async function startExtractionService(
   config: ExtractionConfig,
-  options: { logger?: Logger; documents?: DocumentSource } = {},
+  options: { logger?: Logger; documents?: DocumentPort } = {},
 ): Promise<RunningService & { runs: RunStore }> {
   const infra = await connectInfrastructure("extraction", config, { migrations, logger: options.logger });
   const client = options.documents
     ? undefined
-    : documentSource(config.DOCUMENT_GRPC_ADDR, {
+    : documentPort(config.DOCUMENT_GRPC_ADDR, {
         identity: infra.grpcIdentity,
         deadlineMs: config.EXTRACTION_DOCUMENT_DEADLINE_MS,
         readDeadlineMs: config.EXTRACTION_READ_DEADLINE_MS,
@@ -95,7 +95,7 @@ export async function startExtractionService(
     if (swept > 0) infra.logger.info({ directories: swept }, "removed the temporary files of readers of an earlier run");
     const runs = new RunStore(infra.sql);
     const pageStore = new PageStore(infra.sql);
-    const documents = options.documents ?? (client as DocumentSource);
+    const documents = options.documents ?? (client as DocumentPort);
     const layouts = new LayoutLearning({ documents, pages: pageStore, layouts: new LayoutStore(infra.sql), logger: infra.logger });
     const reader = new DocumentReader({
       documents,

@@ -4,7 +4,7 @@ import { createLogger, EventBus } from "@docex/kit";
 import { dropDatabase, eventually, testEventNamespace, testNatsUrl, testServiceConfig } from "@docex/testkit";
 import { buildInvoiceCorpus, type CorpusDocument } from "@docex/testkit/invoice-corpus";
 import { expect } from "chai";
-import type { QueueView } from "../src/domain/document-source.js";
+import type { QueueView } from "../src/domain/document-port.js";
 import { type Lane, ReadScheduler, SchedulerClosedError } from "../src/domain/read-scheduler.js";
 import { ocrAvailable } from "../src/engine/ocr.js";
 import { configSchema, startExtractionService } from "../src/service.js";

@@ -4,7 +4,7 @@ import { createLogger, EventBus } from "@docex/kit";
 import { dropDatabase, eventually, probeRunningService, testEventNamespace, testNatsUrl, testServiceConfig } from "@docex/testkit";
 import { type BadFile, badInvoiceFiles, buildInvoiceCorpus, type CorpusDocument } from "@docex/testkit/invoice-corpus";
 import { expect } from "chai";
-import type { ExtractionRecord, QueueView } from "../src/domain/document-source.js";
+import type { ExtractionRecord, QueueView } from "../src/domain/document-port.js";
 import { annotationsFor } from "../src/engine/annotations.js";
 import { configSchema, startExtractionService } from "../src/service.js";
 import { DocumentDouble } from "./support/document-double.js";

@@ -1,21 +1,21 @@
 import { readFileSync } from "node:fs";
 import { ApiDescription, connectInfrastructure, type Logger, type RunningService } from "@docex/kit";
 import type { DNSResolver } from "mailauth";
-import { documentInboxes } from "./clients/document.js";
+import { documentPort } from "./clients/document.js";
 import type { IntakeConfig } from "./config.js";
-import type { InboxDocuments } from "./domain/inbox-documents.js";
+import type { DocumentPort } from "./domain/document-port.js";
 import { resolverOf } from "./domain/mail-auth.js";
 import { InboxServer } from "./smtp/inbox-server.js";
 import { IntakeStore } from "./store/intake-store.js";
 import { migrations } from "./store/migrations.js";
 
 export { configSchema, type IntakeConfig } from "./config.js";
-export type { Inbox, InboxAttachment, InboxDocuments, ReceiveOutcome } from "./domain/inbox-documents.js";
+export type { DocumentPort, Inbox, InboxAttachment, ReceiveOutcome } from "./domain/document-port.js";
 
 export interface IntakeServiceOptions {
   logger?: Logger;
   /** Wraps the document service's client (tests: to stop the intake between two attachments of a mail). */
-  documents?: (real: InboxDocuments) => InboxDocuments;
+  documents?: (real: DocumentPort) => DocumentPort;
   /** The DNS lookups of the SPF, DKIM and DMARC verdicts (tests); by default as INTAKE_MAIL_AUTH says. */
   resolver?: DNSResolver;
 }
@@ -25,7 +25,7 @@ export type RunningIntake = RunningService & { smtpPort: number; store: IntakeSt
 /** Builds the intake service from its configuration and starts it; the handle stops it gracefully. */
 export async function startIntakeService(config: IntakeConfig, options: IntakeServiceOptions = {}): Promise<RunningIntake> {
   const infra = await connectInfrastructure("intake", config, { migrations, logger: options.logger });
-  const client = documentInboxes(config.DOCUMENT_GRPC_ADDR, {
+  const client = documentPort(config.DOCUMENT_GRPC_ADDR, {
     identity: infra.grpcIdentity,
     metrics: infra.metrics,
     resolveDeadlineMs: config.INTAKE_RESOLVE_DEADLINE_MS,

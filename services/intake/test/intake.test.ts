@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { eventually, testGrpcTlsDir, testServiceConfig } from "@docex/testkit";
 import { expect } from "chai";
 import { createTransport } from "nodemailer";
-import { configSchema, type InboxDocuments } from "../src/service.js";
+import { configSchema, type DocumentPort } from "../src/service.js";
 import { IntakeStack, mimeMessage, pdf, type QueueFixture } from "./support/stack.js";
 
 const serviceDir = fileURLToPath(new URL("..", import.meta.url));
@@ -45,7 +45,7 @@ describe("email intake (real SMTP client, intake, document and membership servic
   let failSecondAttachment = false;
 
   before(async () => {
-    const flaky = (real: InboxDocuments): InboxDocuments => ({
+    const flaky = (real: DocumentPort): DocumentPort => ({
       resolveInbox: (address, ctx) => real.resolveInbox(address, ctx),
       async receive(attachment, ctx) {
         if (failSecondAttachment && attachment.sourceKey.endsWith(":1")) {

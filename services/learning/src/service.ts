@@ -1,6 +1,6 @@
 import { MembershipPermissions } from "@docex/access";
 import { connectInfrastructure, deleteRowsOfQueue, type Logger, type RunningService, removalSubscription } from "@docex/kit";
-import { documentService } from "./clients/document.js";
+import { documentPort } from "./clients/document.js";
 import type { LearningConfig } from "./config.js";
 import { AccessControl } from "./domain/access.js";
 import { FeedbackIntake } from "./domain/feedback.js";
@@ -17,7 +17,7 @@ export { configSchema, type LearningConfig } from "./config.js";
 /** Builds the learning service from its configuration and starts it; the handle stops it gracefully. */
 export async function startLearningService(config: LearningConfig, options: { logger?: Logger } = {}): Promise<RunningService> {
   const infra = await connectInfrastructure("learning", config, { migrations, logger: options.logger });
-  const documents = documentService(config.DOCUMENT_GRPC_ADDR, {
+  const documents = documentPort(config.DOCUMENT_GRPC_ADDR, {
     identity: infra.grpcIdentity,
     deadlineMs: config.LEARNING_DOCUMENT_DEADLINE_MS,
     metrics: infra.metrics,

@@ -3,7 +3,8 @@ import { connectInfrastructure, type Logger, type RunningService, removalSubscri
 import { membershipService } from "@docex/protos";
 import { z } from "zod";
 import { authUserDirectory } from "./clients/auth.js";
-import { documentQueues } from "./clients/document.js";
+import { documentPort } from "./clients/document.js";
+import type { DocumentPort } from "./domain/document-port.js";
 import { InvitationAcceptance } from "./domain/invitation-acceptance.js";
 import { MemberListing } from "./domain/member-listing.js";
 import { MemberProfiles, type MemberProfilesOptions } from "./domain/member-profiles.js";
@@ -11,7 +12,7 @@ import { Organizations } from "./domain/organizations.js";
 import { PersonalDataErasure } from "./domain/personal-data-erasure.js";
 import { RoleAssignment } from "./domain/role-assignment.js";
 import type { UserDirectory } from "./domain/user-directory.js";
-import { type QueueDirectory, UserSchemas } from "./domain/user-schemas.js";
+import { UserSchemas } from "./domain/user-schemas.js";
 import { USER_ONBOARDED_CONSUMER, userOnboardedSubscription } from "./events/user-onboarded.js";
 import { membershipCallers, membershipHandlers } from "./grpc/membership-handlers.js";
 import { membershipHttp } from "./http/routes.js";
@@ -36,7 +37,7 @@ export interface MembershipServiceOptions {
   /** Replaces the gRPC client of auth. */
   userDirectory?: UserDirectory;
   /** Replaces the gRPC client of document (which queues exist). */
-  queues?: QueueDirectory;
+  queues?: DocumentPort;
   /** How often copies of auth's user data are refreshed. */
   profiles?: MemberProfilesOptions;
 }
@@ -47,14 +48,14 @@ export async function startMembershipService(config: MembershipConfig, options: 
   const directory = options.userDirectory ?? authUserDirectory(config.AUTH_GRPC_ADDR, infra.grpcIdentity, infra.metrics);
   const documents = options.queues
     ? undefined
-    : documentQueues(config.DOCUMENT_GRPC_ADDR, { identity: infra.grpcIdentity, deadlineMs: 2_000, metrics: infra.metrics });
+    : documentPort(config.DOCUMENT_GRPC_ADDR, { identity: infra.grpcIdentity, deadlineMs: 2_000, metrics: infra.metrics });
   const queues = options.queues ?? documents!;
   const closeOnFailure = async () => {
     directory.close();
     documents?.close();
   };
   return infra.startOrClose(closeOnFailure, async () => {
-    const store = new MembershipStore(infra.sql, infra.outbox);
+    const store = new MembershipStore(infra.sql, infra.events);
     const organizations = new Organizations(store);
     const profiles = new MemberProfiles(store, directory, infra.logger, options.profiles);
     const userSchemas = new UserSchemas(store, queues);

@@ -2,7 +2,7 @@ import { MembershipPermissions } from "@docex/access";
 import { connectInfrastructure, type Logger, type RunningService, removalSubscription, serviceConfigSchema } from "@docex/kit";
 import { registerService } from "@docex/protos";
 import { z } from "zod";
-import { documentQueues } from "./clients/document.js";
+import { documentPort } from "./clients/document.js";
 import { RegisterAccess } from "./domain/access.js";
 import { RegisterCatalog } from "./domain/register-catalog.js";
 import { RegisterUploads } from "./domain/uploads.js";
@@ -31,7 +31,7 @@ export async function startRegisterService(config: RegisterConfig, options: { lo
   const sql = infra.sql;
   const store = new RegisterStore(sql);
   const upkeep = new SearchIndexUpkeep(sql, logger);
-  const queues = documentQueues(config.DOCUMENT_GRPC_ADDR, {
+  const queues = documentPort(config.DOCUMENT_GRPC_ADDR, {
     identity: infra.grpcIdentity,
     metrics,
     deadlineMs: config.DOWNSTREAM_DEADLINE_MS,

@@ -1,7 +1,5 @@
-import { booleanFlag, serviceConfigSchema } from "@docex/kit";
+import { booleanFlag, milliseconds, serviceConfigSchema } from "@docex/kit";
 import { z } from "zod";
-
-const milliseconds = (fallback: number, max = 3_600_000) => z.coerce.number().int().min(1).max(max).default(fallback);
 
 /** AES-256-GCM key for signing keys at rest: required, no default, so a deployment cannot forget it. */
 const encryptionKey = z
@@ -33,12 +31,12 @@ export const configSchema = serviceConfigSchema("webhook")
     WEBHOOK_ALLOW_PRIVATE_TARGETS: booleanFlag.default(false),
     WEBHOOK_RETRY_SCHEDULE: retrySchedule,
     /** A 2xx within this time is a success (API.md: 10 s). */
-    WEBHOOK_DELIVERY_TIMEOUT_MS: milliseconds(10_000, 120_000),
+    WEBHOOK_DELIVERY_TIMEOUT_MS: milliseconds(10_000, { min: 1, max: 120_000 }),
     /**
      * How long a claimed delivery belongs to the sender that claimed it. A sender that dies mid-send leaves it
      * due again once this passes; it must exceed the timeout so that a live sender always finishes first.
      */
-    WEBHOOK_DELIVERY_LEASE_MS: milliseconds(30_000),
+    WEBHOOK_DELIVERY_LEASE_MS: milliseconds(30_000, { min: 1, max: 3_600_000 }),
     /** Webhooks an organization may have; creating one more is 409 webhook_limit_reached. */
     WEBHOOK_MAX_PER_ORGANIZATION: z.coerce.number().int().min(1).max(10_000).default(100),
     /** Requests in flight per process, over all receivers. */
@@ -49,25 +47,25 @@ export const configSchema = serviceConfigSchema("webhook")
      */
     WEBHOOK_MAX_IN_FLIGHT_PER_ORGANIZATION: z.coerce.number().int().min(1).max(2_000).default(16),
     /** How often the sender looks for due deliveries besides being woken by new ones. */
-    WEBHOOK_POLL_INTERVAL_MS: milliseconds(1_000, 60_000),
+    WEBHOOK_POLL_INTERVAL_MS: milliseconds(1_000, { min: 1, max: 60_000 }),
     /** Per-receiver circuit breaker: opens past this failure percentage once this many requests were seen. */
     WEBHOOK_BREAKER_ERROR_PERCENTAGE: z.coerce.number().min(1).max(100).default(50),
     WEBHOOK_BREAKER_VOLUME_THRESHOLD: z.coerce.number().int().min(1).default(5),
     /** How long an open breaker waits before one probe request may go through. */
-    WEBHOOK_BREAKER_RESET_MS: milliseconds(30_000),
+    WEBHOOK_BREAKER_RESET_MS: milliseconds(30_000, { min: 1, max: 3_600_000 }),
     /** JetStream redelivers an event whose handler did not answer within this time. */
-    WEBHOOK_CONSUMER_ACK_WAIT_MS: milliseconds(15_000, 300_000),
-    WEBHOOK_MEMBERSHIP_DEADLINE_MS: milliseconds(1_000, 60_000),
-    WEBHOOK_DOCUMENT_DEADLINE_MS: milliseconds(1_000, 60_000),
+    WEBHOOK_CONSUMER_ACK_WAIT_MS: milliseconds(15_000, { min: 1, max: 300_000 }),
+    WEBHOOK_MEMBERSHIP_DEADLINE_MS: milliseconds(1_000, { min: 1, max: 60_000 }),
+    WEBHOOK_DOCUMENT_DEADLINE_MS: milliseconds(1_000, { min: 1, max: 60_000 }),
     /** How long a CheckPermission answer is reused; membership.changed evicts it sooner. */
-    WEBHOOK_PERMISSION_CACHE_MS: milliseconds(30_000),
+    WEBHOOK_PERMISSION_CACHE_MS: milliseconds(30_000, { min: 1, max: 3_600_000 }),
     /**
      * Budget of one document_validation call (API.md), counted from Validate's arrival: the receiver is waited
      * for what is left of it. A caller's smaller `timeout_ms` shortens it; a larger one does not lengthen it.
      */
-    DOCUMENT_VALIDATION_TIMEOUT_MS: milliseconds(200, 60_000),
+    DOCUMENT_VALIDATION_TIMEOUT_MS: milliseconds(200, { min: 1, max: 60_000 }),
     /** Budget of one initial_document_validation call (API.md): seconds are acceptable there. */
-    INITIAL_VALIDATION_TIMEOUT_MS: milliseconds(10_000, 120_000),
+    INITIAL_VALIDATION_TIMEOUT_MS: milliseconds(10_000, { min: 1, max: 120_000 }),
     /**
      * After a signing-key rotation the previous key keeps signing (webhook-signature) and is accepted on validation
      * answers for this long, so receivers can switch without losing requests. 0: the new key alone, at once.
@@ -79,9 +77,9 @@ export const configSchema = serviceConfigSchema("webhook")
       .max(30 * 86_400_000)
       .default(86_400_000),
     /** A webhook whose every attempt failed for this long (no success since the run's first failure) is disabled. */
-    WEBHOOK_DISABLE_AFTER_FAILING_MS: milliseconds(5 * 86_400_000, 90 * 86_400_000),
+    WEBHOOK_DISABLE_AFTER_FAILING_MS: milliseconds(5 * 86_400_000, { min: 1, max: 90 * 86_400_000 }),
     /** How often failing webhooks are looked for (and disabled). */
-    WEBHOOK_FAILING_SWEEP_INTERVAL_MS: milliseconds(60_000),
+    WEBHOOK_FAILING_SWEEP_INTERVAL_MS: milliseconds(60_000, { min: 1, max: 3_600_000 }),
   })
   .refine((config) => config.WEBHOOK_DELIVERY_LEASE_MS >= config.WEBHOOK_DELIVERY_TIMEOUT_MS + 1_000, {
     path: ["WEBHOOK_DELIVERY_LEASE_MS"],

@@ -1,7 +1,7 @@
 import { MembershipPermissions, type PermissionSource } from "@docex/access";
 import { connectInfrastructure, type Logger, type RunningService, removalSubscription, type Subscription } from "@docex/kit";
 import { webhookService } from "@docex/protos";
-import { documentDirectory } from "./clients/document.js";
+import { documentPort } from "./clients/document.js";
 import type { WebhookConfig } from "./config.js";
 import { DeliveryIntake } from "./delivery/delivery-intake.js";
 import { DeliveryMetrics } from "./delivery/delivery-metrics.js";
@@ -11,7 +11,7 @@ import { FailingWebhookSweep } from "./delivery/failing-webhook-sweep.js";
 import { ReceiverTransport } from "./delivery/receiver-transport.js";
 import { AccessControl } from "./domain/access.js";
 import { Deliveries } from "./domain/deliveries.js";
-import type { EntityDirectory } from "./domain/entity-directory.js";
+import type { DocumentPort } from "./domain/document-port.js";
 import { KeySealer } from "./domain/key-sealing.js";
 import { ReceiverHealth } from "./domain/receiver-health.js";
 import { isValidationType } from "./domain/records.js";
@@ -35,7 +35,7 @@ export { signBody } from "./domain/signature.js";
 export interface WebhookServiceOptions {
   logger?: Logger;
   /** Replaces the gRPC client of the document service (ResolveEntity, GetDocument, RecordValidationWebhook, HasValidationLink). */
-  entities?: EntityDirectory;
+  entities?: DocumentPort;
   /** Replaces the gRPC client of membership (CheckPermission). */
   permissions?: PermissionSource & { close(): Promise<void> };
   /** Replaces the system's DNS for the SSRF guard, at creation and at connect time. */
@@ -50,7 +50,7 @@ export async function startWebhookService(config: WebhookConfig, options: Webhoo
   const infra = await connectInfrastructure("webhook", config, { migrations, logger: options.logger });
   const entities =
     options.entities ??
-    documentDirectory(config.DOCUMENT_GRPC_ADDR, {
+    documentPort(config.DOCUMENT_GRPC_ADDR, {
       identity: infra.grpcIdentity,
       deadlineMs: config.WEBHOOK_DOCUMENT_DEADLINE_MS,
       metrics: infra.metrics,

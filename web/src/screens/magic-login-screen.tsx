@@ -2,6 +2,7 @@ import { type FormEvent, useEffect, useRef, useState } from "react";
 import { useServices } from "../context.ts";
 import { useI18n } from "../i18n.ts";
 import { navigate } from "../router.ts";
+import { FormError, StartLink, SubmitButton, TotpCodeInput, useFormWork, useTokenHidden } from "./sign-in-parts.tsx";
 
 /**
  * Where a mailed sign-in link opens the app (`/app/auth/magic-login?token=`): the token is taken out of the address
@@ -13,9 +14,9 @@ export function MagicLoginScreen({ token }: { token: string }) {
   const { t } = useI18n();
   const [step, setStep] = useState<"signing_in" | "totp" | "refused">(token ? "signing_in" : "refused");
   const [code, setCode] = useState("");
-  const [error, setError] = useState<string | undefined>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, work } = useFormWork();
   const started = useRef(false);
+  useTokenHidden("/app/auth/magic-login");
   const codeInput = useRef<HTMLInputElement>(null);
 
   const exchange = async (totp?: string) => {
@@ -35,7 +36,6 @@ export function MagicLoginScreen({ token }: { token: string }) {
     // Once, also under React's development double effects: the token is single-use.
     if (started.current) return;
     started.current = true;
-    history.replaceState(null, "", "/app/auth/magic-login");
     if (token) void exchange().catch(() => setStep("refused"));
   }, []);
 
@@ -43,15 +43,9 @@ export function MagicLoginScreen({ token }: { token: string }) {
     if (step === "totp") codeInput.current?.focus();
   }, [step]);
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      await exchange(code.trim());
-    } finally {
-      setBusy(false);
-    }
+    return work(() => exchange(code.trim()));
   };
 
   return (
@@ -61,43 +55,14 @@ export function MagicLoginScreen({ token }: { token: string }) {
       {step === "refused" && (
         <>
           <p role="alert">{error ?? t("magicRefused")}</p>
-          <p>
-            <a
-              href="/app/"
-              onClick={(event) => {
-                event.preventDefault();
-                navigate({ screen: "queues" }, true);
-              }}
-            >
-              {t("magicAgain")}
-            </a>
-          </p>
+          <StartLink label={t("magicAgain")} />
         </>
       )}
       {step === "totp" && (
         <form onSubmit={submit} noValidate>
-          <label htmlFor="magic-totp">{t("totpCode")}</label>
-          <input
-            id="magic-totp"
-            ref={codeInput}
-            inputMode="numeric"
-            autoComplete="one-time-code"
-            pattern="[0-9]{6}"
-            maxLength={6}
-            required
-            value={code}
-            onChange={(e) => setCode(e.target.value)}
-          />
-          {error && (
-            <p className="error" role="alert">
-              {error}
-            </p>
-          )}
-          <div className="actions">
-            <button type="submit" disabled={busy}>
-              {t("verify")}
-            </button>
-          </div>
+          <TotpCodeInput id="magic-totp" value={code} onChange={setCode} inputRef={codeInput} />
+          <FormError error={error} />
+          <SubmitButton busy={busy} label={t("verify")} />
         </form>
       )}
     </section>

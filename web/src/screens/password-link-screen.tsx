@@ -1,36 +1,10 @@
-import { type FormEvent, useEffect, useRef, useState } from "react";
+import { type FormEvent, useEffect, useState } from "react";
 import { useServices } from "../context.ts";
 import { useI18n } from "../i18n.ts";
 import { navigate } from "../router.ts";
+import { FormError, StartLink, SubmitButton, useFormWork, useTokenHidden } from "./sign-in-parts.tsx";
 
 const PASSWORD_MIN = 10;
-
-/** The token out of the address at once: it must not stay in the history or be sent on. */
-function useTokenHidden(path: string) {
-  const hidden = useRef(false);
-  useEffect(() => {
-    if (hidden.current) return;
-    hidden.current = true;
-    history.replaceState(null, "", path);
-  }, [path]);
-}
-
-function SignInLink() {
-  const { t } = useI18n();
-  return (
-    <p>
-      <a
-        href="/app/"
-        onClick={(event) => {
-          event.preventDefault();
-          navigate({ screen: "queues" }, true);
-        }}
-      >
-        {t("toSignIn")}
-      </a>
-    </p>
-  );
-}
 
 /**
  * Where a mailed reset or invitation link opens the app (`/app/auth/change-password?token=`): the person sees whose
@@ -41,8 +15,7 @@ export function SetPasswordScreen({ token }: { token: string }) {
   const { t } = useI18n();
   const [link, setLink] = useState<{ email: string; purpose: string } | null | undefined>(token ? undefined : null);
   const [password, setPassword] = useState("");
-  const [error, setError] = useState<string | undefined>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, work } = useFormWork();
   useTokenHidden("/app/auth/change-password");
 
   useEffect(() => {
@@ -63,17 +36,13 @@ export function SetPasswordScreen({ token }: { token: string }) {
       setError(t("passwordTooShort", { min: PASSWORD_MIN }));
       return;
     }
-    setBusy(true);
-    setError(undefined);
-    try {
+    await work(async () => {
       const outcome = await session.setPassword(token, password);
       if (outcome.kind === "signed_in") navigate({ screen: "queues" }, true);
       else if (outcome.kind === "refused" && outcome.status === 429) setError(t("tooManyTries"));
       else if (outcome.kind === "refused" && outcome.status === 400) setError(t("passwordTooShort", { min: PASSWORD_MIN }));
       else setLink(null);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -83,7 +52,7 @@ export function SetPasswordScreen({ token }: { token: string }) {
       {link === null && (
         <>
           <p role="alert">{t("linkRefused")}</p>
-          <SignInLink />
+          <StartLink label={t("toSignIn")} />
         </>
       )}
       {link && (
@@ -105,16 +74,8 @@ export function SetPasswordScreen({ token }: { token: string }) {
           <p className="hint" id="new-password-hint">
             {t("passwordHint", { min: PASSWORD_MIN })}
           </p>
-          {error && (
-            <p className="error" role="alert">
-              {error}
-            </p>
-          )}
-          <div className="actions">
-            <button type="submit" disabled={busy}>
-              {t("setPassword")}
-            </button>
-          </div>
+          <FormError error={error} />
+          <SubmitButton busy={busy} label={t("setPassword")} />
         </form>
       )}
     </section>
@@ -157,27 +118,13 @@ export function AcceptInvitationScreen({ token }: { token: string }) {
       {state === "accepted" && (
         <>
           <p role="status">{t("invitationAccepted")}</p>
-          {session.signedIn ? (
-            <p>
-              <a
-                href="/app/"
-                onClick={(event) => {
-                  event.preventDefault();
-                  navigate({ screen: "queues" }, true);
-                }}
-              >
-                {t("queues")}
-              </a>
-            </p>
-          ) : (
-            <SignInLink />
-          )}
+          {session.signedIn ? <StartLink label={t("queues")} /> : <StartLink label={t("toSignIn")} />}
         </>
       )}
       {state === "refused" && (
         <>
           <p role="alert">{t("linkRefused")}</p>
-          <SignInLink />
+          <StartLink label={t("toSignIn")} />
         </>
       )}
     </section>

@@ -1,6 +1,7 @@
 import { type FormEvent, useEffect, useRef, useState } from "react";
 import { useServices } from "../context.ts";
 import { useI18n } from "../i18n.ts";
+import { FormError, TotpCodeInput, useFormWork } from "./sign-in-parts.tsx";
 
 /** Email and password; then, for an account with two-step verification, the code of its authenticator app. */
 export function SignInScreen({ notice }: { notice?: string | undefined }) {
@@ -10,8 +11,7 @@ export function SignInScreen({ notice }: { notice?: string | undefined }) {
   const [password, setPassword] = useState("");
   const [code, setCode] = useState("");
   const [step, setStep] = useState<"password" | "totp">("password");
-  const [error, setError] = useState<string | undefined>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, work } = useFormWork();
   const [linkSent, setLinkSent] = useState<string | undefined>();
   const codeInput = useRef<HTMLInputElement>(null);
   const emailInput = useRef<HTMLInputElement>(null);
@@ -21,11 +21,11 @@ export function SignInScreen({ notice }: { notice?: string | undefined }) {
     (step === "totp" ? codeInput : emailInput).current?.focus();
   }, [step]);
 
-  const submit = async (event: FormEvent) => {
+  const failed = () => setError(t("signInFailed", { status: "—" }));
+
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+    return work(async () => {
       const outcome = await session.signIn(email, password, step === "totp" ? code.trim() : undefined);
       if (outcome.kind === "totp_required") {
         if (step === "totp") setError(t("wrongCode"));
@@ -40,11 +40,7 @@ export function SignInScreen({ notice }: { notice?: string | undefined }) {
               : t("signInFailed", { status: outcome.status }),
         );
       }
-    } catch {
-      setError(t("signInFailed", { status: "—" }));
-    } finally {
-      setBusy(false);
-    }
+    }, failed);
   };
 
   /** A sign-in link by mail instead of the password (POST /auth/magic-link); the answer never says whether the email is known. */
@@ -56,16 +52,11 @@ export function SignInScreen({ notice }: { notice?: string | undefined }) {
       emailInput.current?.focus();
       return;
     }
-    setBusy(true);
-    try {
+    await work(async () => {
       const answer = await session.requestMagicLink(email);
       if (answer.sent) setLinkSent(t("linkSent", { email: email.trim() }));
       else setError(answer.status === 429 ? t("tooManyTries") : t("signInFailed", { status: answer.status }));
-    } catch {
-      setError(t("signInFailed", { status: "—" }));
-    } finally {
-      setBusy(false);
-    }
+    }, failed);
   };
 
   return (
@@ -96,26 +87,9 @@ export function SignInScreen({ notice }: { notice?: string | undefined }) {
             />
           </>
         ) : (
-          <>
-            <label htmlFor="totp">{t("totpCode")}</label>
-            <input
-              id="totp"
-              ref={codeInput}
-              inputMode="numeric"
-              autoComplete="one-time-code"
-              pattern="[0-9]{6}"
-              maxLength={6}
-              required
-              value={code}
-              onChange={(e) => setCode(e.target.value)}
-            />
-          </>
+          <TotpCodeInput id="totp" value={code} onChange={setCode} inputRef={codeInput} />
         )}
-        {error && (
-          <p className="error" role="alert">
-            {error}
-          </p>
-        )}
+        <FormError error={error} />
         <div className="actions">
           {step === "totp" && (
             <button type="button" className="secondary" onClick={() => setStep("password")}>

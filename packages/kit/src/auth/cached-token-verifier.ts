@@ -1,3 +1,4 @@
+import { BoundedCache } from "../bounded-cache.js";
 import type { AccessTokenVerifier, Caller } from "./token-verifier.js";
 
 export interface CachedTokenVerifierOptions {
@@ -15,9 +16,8 @@ export interface CachedTokenVerifierOptions {
  * one: a key withdrawn from the JWKS stops being accepted at most `maxAgeMs` later.
  */
 export class CachedTokenVerifier implements AccessTokenVerifier {
-  private readonly verified = new Map<string, { caller: Caller; validUntil: number }>();
+  private readonly verified: BoundedCache<string, Caller>;
   private readonly maxAgeMs: number;
-  private readonly maxEntries: number;
   private readonly now: () => number;
 
   constructor(
@@ -25,31 +25,20 @@ export class CachedTokenVerifier implements AccessTokenVerifier {
     options: CachedTokenVerifierOptions = {},
   ) {
     this.maxAgeMs = options.maxAgeMs ?? 60_000;
-    this.maxEntries = options.maxEntries ?? 10_000;
     this.now = options.now ?? Date.now;
+    this.verified = new BoundedCache({ maxEntries: options.maxEntries ?? 10_000, now: this.now });
   }
 
   async verify(token: string): Promise<Caller> {
     const now = this.now();
     const hit = this.verified.get(token);
-    if (hit && hit.validUntil > now) return hit.caller;
-    if (hit) this.verified.delete(token);
+    if (hit) return hit;
     const caller = await this.inner.verify(token);
-    const validUntil = Math.min(caller.expiresAt * 1000, now + this.maxAgeMs);
-    if (validUntil > now) {
-      if (this.verified.size >= this.maxEntries) this.evictOldest();
-      this.verified.set(token, { caller, validUntil });
-    }
+    this.verified.set(token, caller, Math.min(caller.expiresAt * 1000, now + this.maxAgeMs));
     return caller;
   }
 
   get size(): number {
     return this.verified.size;
-  }
-
-  /** Insertion order is close to expiry order, so the first entry is the one to drop. */
-  private evictOldest(): void {
-    const oldest = this.verified.keys().next();
-    if (!oldest.done) this.verified.delete(oldest.value);
   }
 }

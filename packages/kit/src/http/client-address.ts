@@ -1,6 +1,7 @@
 import { createPrivateKey, type KeyObject, sign, verify, X509Certificate } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { isIP } from "node:net";
+import { BoundedCache } from "../bounded-cache.js";
 import type { GrpcIdentity } from "../grpc/identity.js";
 
 /** The client's address as the gateway read it (from its trusted proxies' X-Forwarded-For, else its peer). */
@@ -35,13 +36,15 @@ function signedText(service: string, address: string, expiresAt: number): string
  * An insecure identity (GRPC_INSECURE, development only) sends the address unsigned.
  */
 export class ClientAddressSigner {
-  private readonly signed = new Map<string, { headers: [string, string][]; renewAt: number }>();
+  private readonly signed: BoundedCache<string, [string, string][]>;
   private key?: { pem: Buffer; object: KeyObject; certificate: string };
 
   constructor(
     private readonly identity: GrpcIdentity,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.signed = new BoundedCache({ maxEntries: CACHE_ENTRIES, now });
+  }
 
   /** The headers to add to a request proxied to `service` for a client at `address`. */
   headersFor(service: string, address: string): [string, string][] {
@@ -50,7 +53,7 @@ export class ClientAddressSigner {
     const cacheKey = `${service}\n${address}`;
     const now = this.now();
     const cached = this.signed.get(cacheKey);
-    if (cached && cached.renewAt > now && this.key?.pem === pem.key) return cached.headers;
+    if (cached && this.key?.pem === pem.key) return cached;
     const key = this.keyOf(pem);
     const expiresAt = now + CLIENT_ADDRESS_PROOF_LIFETIME_MS;
     const signature = sign("sha256", Buffer.from(signedText(service, address, expiresAt)), { key: key.object, dsaEncoding: "ieee-p1363" });
@@ -59,8 +62,7 @@ export class ClientAddressSigner {
       [CLIENT_ADDRESS_PROOF_HEADER, `${expiresAt}.${signature.toString("base64url")}`],
       [GATEWAY_CERTIFICATE_HEADER, key.certificate],
     ];
-    if (this.signed.size >= CACHE_ENTRIES) this.signed.clear();
-    this.signed.set(cacheKey, { headers, renewAt: expiresAt - RENEW_BEFORE_MS });
+    this.signed.set(cacheKey, headers, expiresAt - RENEW_BEFORE_MS);
     return headers;
   }
 
@@ -83,8 +85,9 @@ export class ClientAddressSigner {
  * (GRPC_INSECURE, development only: nobody is identified on the service network) the header is taken as sent.
  */
 export class ClientAddressVerifier {
-  private readonly verified = new Map<string, number>();
-  private readonly certificates = new Map<string, { publicKey: KeyObject; validTo: number }>();
+  private readonly verified = new BoundedCache<string, number>({ maxEntries: CACHE_ENTRIES });
+  /** Gateway replicas and renewals: a handful of certificates at a time. */
+  private readonly certificates = new BoundedCache<string, { publicKey: KeyObject; validTo: number }>({ maxEntries: 16 });
   private ca?: { pem: Buffer; certificate: X509Certificate };
 
   constructor(
@@ -112,13 +115,12 @@ export class ClientAddressVerifier {
     if (dot < 1 || !Number.isSafeInteger(expiresAt)) return false;
     if (expiresAt + CLOCK_SKEW_MS < now || expiresAt > now + CLIENT_ADDRESS_PROOF_LIFETIME_MS + CLOCK_SKEW_MS) return false;
     const cacheKey = `${address}\n${proof}`;
-    if (this.verified.has(cacheKey) && this.ca?.pem === caPem) return true;
+    if (this.verified.get(cacheKey) !== undefined && this.ca?.pem === caPem) return true;
     const publicKey = certificate === undefined ? undefined : this.gatewayKeyOf(caPem, certificate, now);
     if (!publicKey) return false;
     const signature = Buffer.from(proof.slice(dot + 1), "base64url");
     const text = Buffer.from(signedText(this.service, address, expiresAt));
     if (!verify("sha256", text, { key: publicKey, dsaEncoding: "ieee-p1363" }, signature)) return false;
-    if (this.verified.size >= CACHE_ENTRIES) this.verified.clear();
     this.verified.set(cacheKey, expiresAt);
     return true;
   }
@@ -150,8 +152,6 @@ export class ClientAddressVerifier {
       Date.parse(parsed.validFrom) <= now + CLOCK_SKEW_MS &&
       validTo > now;
     if (!trusted) return undefined;
-    // Gateway replicas and renewals: a handful of certificates at a time.
-    if (this.certificates.size >= 16) this.certificates.clear();
     this.certificates.set(certificate, { publicKey: parsed.publicKey, validTo });
     return parsed.publicKey;
   }

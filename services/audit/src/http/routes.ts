@@ -1,4 +1,4 @@
-import { type AccessTokenVerifier, ApiDescription, authenticate, callerOf, expressPath, pageOf } from "@docex/kit";
+import { type AccessTokenVerifier, ApiDescription, authenticate, callerOf, expressPath, pageOf, paginationOf } from "@docex/kit";
 import type { Router } from "express";
 import type { z } from "zod";
 import type { AuditLog, AuditPage } from "../domain/audit-log.js";
@@ -24,12 +24,7 @@ export function auditHttp(auditLog: AuditLog, verifier: AccessTokenVerifier): Au
 
     const auditLogPage = (query: z.infer<typeof auditLogQuery>, found: AuditPage) => ({
       data: found.entries.map(auditEntryResponse),
-      pagination: {
-        page: query.page,
-        page_size: query.page_size,
-        total: found.total,
-        total_pages: Math.ceil(found.total / query.page_size),
-      },
+      pagination: paginationOf({ page: query.page, pageSize: query.page_size, total: found.total }),
     });
     const auditQueryOf = (query: z.infer<typeof auditLogQuery>) => ({
       order: query.order,

@@ -1,12 +1,8 @@
+import { pageQuery } from "@docex/kit";
 import { z } from "zod";
 import { AUDIT_TYPE_FAMILIES, AUDITED_TYPES, type AuditedType } from "../domain/audit-entries.js";
 
 const uuid = z.guid({ message: "Must be a UUID." });
-
-const pageQuery = z.object({
-  page: z.coerce.number().int().min(1).default(1),
-  page_size: z.coerce.number().int().min(1).max(100).default(20),
-});
 
 /** `type=`: comma-separated audited event types or families (`document` is every `document.*`). */
 const auditTypes = z

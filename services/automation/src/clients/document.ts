@@ -1,7 +1,7 @@
 import type { FieldDefinition } from "@docex/annotations";
 import { type GrpcIdentity, type Logger, type Metrics, NotFoundError, undefinedIfNotFound } from "@docex/kit";
 import { createDocumentClient, type DocumentRecord, documentChangeRequest } from "@docex/protos";
-import type { ChangeOutcome, DocumentGateway, DocumentState } from "../domain/document-gateway.js";
+import type { ChangeOutcome, DocumentPort, DocumentState } from "../domain/document-port.js";
 import type { Annotation, DocumentStatus } from "../domain/records.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -23,10 +23,10 @@ function documentState(record: DocumentRecord): DocumentState {
  * The gRPC client of the document service: one channel, a deadline on every call and a breaker, so that a
  * document service that is down answers 503 at once instead of holding requests and consumers.
  */
-export function documentGateway(
+export function documentPort(
   address: string,
   options: { identity: GrpcIdentity; deadlineMs: number; metrics?: Metrics; logger: Logger },
-): DocumentGateway {
+): DocumentPort {
   const client = createDocumentClient(address, options);
   return {
     async queue(ref, ctx) {

@@ -4,7 +4,7 @@ import type { RuleStore } from "../store/rule-store.js";
 import type { DocumentRun, RunOutcome, RunStore } from "../store/run-store.js";
 import type { SettingsStore } from "../store/settings-store.js";
 import { type AutomationPlan, type DocumentSnapshot, isEmptyPlan, planAutomation } from "./automation-plan.js";
-import type { ChangeOutcome, DocumentGateway, DocumentState } from "./document-gateway.js";
+import type { ChangeOutcome, DocumentPort, DocumentState } from "./document-port.js";
 import type { AutomationBlocker } from "./extraction-evaluation.js";
 import type { QueueSettings } from "./records.js";
 import { type RegisterLookup, registerCheckOf } from "./register-lookup.js";
@@ -24,7 +24,7 @@ export interface DocumentAutomationDependencies {
   rules: RuleStore;
   runs: RunStore;
   events: OutboxEvents;
-  documents: DocumentGateway;
+  documents: DocumentPort;
   registerLookup: RegisterLookup;
   logger: Logger;
 }
@@ -76,7 +76,7 @@ export class DocumentAutomation {
     const settings = await settingsStore.find(data.queue_id);
     if (!anySwitchOn(settings)) return finish({ outcome: "switched_off" });
 
-    let queue: Awaited<ReturnType<DocumentGateway["queue"]>>;
+    let queue: Awaited<ReturnType<DocumentPort["queue"]>>;
     try {
       queue = await documents.queue(data.queue_id, ctx);
     } catch (error) {

@@ -1,6 +1,6 @@
 import { AccessCheck, type Actor, type PermissionSource } from "@docex/access";
 import { NotFoundError } from "@docex/kit";
-import type { DocumentGateway } from "./document-gateway.js";
+import type { DocumentPort } from "./document-port.js";
 import type { QueueRecord } from "./records.js";
 
 export type { Actor } from "@docex/access";
@@ -14,7 +14,7 @@ export class QueueAccess {
   private readonly check: AccessCheck;
 
   constructor(
-    private readonly documents: DocumentGateway,
+    private readonly documents: DocumentPort,
     membership: PermissionSource,
   ) {
     this.check = new AccessCheck(membership);

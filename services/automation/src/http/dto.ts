@@ -5,7 +5,6 @@ import {
   queueDto as sharedQueueDto,
 } from "@docex/queue-dto";
 import { z } from "zod";
-import type { RulePage } from "../domain/automation-rules.js";
 import type { QueueView } from "../domain/queue-automation.js";
 import { ACCOUNTING_ACTIONS, APPROVAL_ACTIONS, OPERATORS, type QueueSettings, type Rule, type RuleKind } from "../domain/records.js";
 
@@ -85,8 +84,4 @@ export function ruleDto(rule: Rule): z.output<typeof ruleSchema> {
     created_at: new Date(rule.createdAt).toISOString(),
     updated_at: new Date(rule.updatedAt).toISOString(),
   };
-}
-
-export function paginationDto(page: RulePage) {
-  return { page: page.page, page_size: page.pageSize, total: page.total, total_pages: Math.ceil(page.total / page.pageSize) };
 }

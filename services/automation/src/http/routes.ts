@@ -1,4 +1,4 @@
-import { type AccessTokenVerifier, ApiDescription, actorOf, authenticate, dataOf, pageOf } from "@docex/kit";
+import { type AccessTokenVerifier, ApiDescription, actorOf, authenticate, dataOf, pageOf, paginationOf } from "@docex/kit";
 import type { Request, Router } from "express";
 import { z } from "zod";
 import type { AutomationRules } from "../domain/automation-rules.js";
@@ -7,7 +7,6 @@ import type { RuleKind, SwitchName } from "../domain/records.js";
 import {
   extractionEvaluationDto,
   extractionEvaluationSchema,
-  paginationDto,
   queueDto,
   queueWithAnnotationSchemaSchema,
   ruleDto,
@@ -165,7 +164,7 @@ export function automationRoutes(
         signedIn,
         async ({ query }, req, res) => {
           const page = await rules.list(actorOf(req), param(req, "queue_id"), kind, query.page, query.page_size);
-          res.json({ data: page.items.map(ruleDto), pagination: paginationDto(page) });
+          res.json({ data: page.items.map(ruleDto), pagination: paginationOf(page) });
         },
       );
 

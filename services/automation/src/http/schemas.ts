@@ -1,3 +1,4 @@
+import { firstValuePageQuery } from "@docex/kit";
 import { z } from "zod";
 import { ACCOUNTING_ACTIONS, APPROVAL_ACTIONS, DOCUMENT_CONFIDENCE_LEVELS, type RuleKind, SWITCH_VALUES } from "../domain/records.js";
 import { conditionsInput, PARAMS_SCHEMAS } from "../domain/rule-definitions.js";
@@ -50,9 +51,4 @@ export function patchRuleBody(kind: RuleKind) {
 
 export const orderBody = z.strictObject({ rule_ids: z.array(uuid).max(1_000) });
 
-const firstOf = (value: unknown) => (Array.isArray(value) ? value[0] : value);
-
-export const listQuery = z.object({
-  page: z.preprocess(firstOf, z.coerce.number().int().min(1).max(1_000_000).default(1)),
-  page_size: z.preprocess(firstOf, z.coerce.number().int().min(1).max(100).default(20)),
-});
+export const listQuery = firstValuePageQuery;

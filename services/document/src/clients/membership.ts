@@ -1,33 +1,9 @@
 import { type CallContext, MembershipPermissions, type PermissionAnswer, type PermissionQuery, type QueueReach } from "@docex/access";
-import { type EventBus, type GrpcIdentity, type Logger, type Metrics, undefinedIfNotFound } from "@docex/kit";
+import { BoundedCache, type EventBus, type GrpcIdentity, type Logger, type Metrics, undefinedIfNotFound } from "@docex/kit";
 import type { MembershipAccess } from "../domain/access.js";
 import { isUuid } from "../domain/humanized-id.js";
 import type { OrganizationRef } from "../domain/records.js";
 import type { FieldRule } from "../domain/user-schema.js";
-
-/** User schemas are not covered by membership.changed, so they are only kept briefly. */
-class ShortLivedAnswers<T> {
-  private readonly entries = new Map<string, { value: Promise<T>; expiresAt: number }>();
-
-  constructor(
-    private readonly ttlMs: number,
-    private readonly maxEntries = 10_000,
-  ) {}
-
-  get(key: string, load: () => Promise<T>): Promise<T> {
-    if (this.ttlMs <= 0) return load();
-    const now = Date.now();
-    const hit = this.entries.get(key);
-    if (hit && hit.expiresAt > now) return hit.value;
-    this.entries.delete(key);
-    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
-    const value = load();
-    this.entries.set(key, { value, expiresAt: now + this.ttlMs });
-    // A failure is not an answer: the next call asks again.
-    value.catch(() => this.entries.delete(key));
-    return value;
-  }
-}
 
 export interface MembershipAccessOptions {
   /** This service's certificate, presented to the server (GRPC_TLS_DIR). */
@@ -50,7 +26,8 @@ export interface MembershipAccessOptions {
  */
 export class MembershipAccessClient implements MembershipAccess {
   private readonly permissions: MembershipPermissions;
-  private readonly fieldRules: ShortLivedAnswers<FieldRule[]>;
+  /** User schemas are not covered by membership.changed, so they are only kept briefly. */
+  private readonly fieldRules: BoundedCache<string, Promise<FieldRule[]>>;
 
   constructor(address: string, options: MembershipAccessOptions) {
     this.permissions = MembershipPermissions.connect(address, {
@@ -61,7 +38,7 @@ export class MembershipAccessClient implements MembershipAccess {
       logger: options.logger,
       metrics: options.metrics,
     });
-    this.fieldRules = new ShortLivedAnswers<FieldRule[]>(options.userSchemaCacheMs);
+    this.fieldRules = new BoundedCache({ maxEntries: 10_000, ttlMs: options.userSchemaCacheMs });
   }
 
   checkPermission(query: PermissionQuery, ctx?: CallContext): Promise<PermissionAnswer> {
@@ -91,7 +68,7 @@ export class MembershipAccessClient implements MembershipAccess {
   fieldRulesOf(query: { userId: string; organizationId: string; queueId: string }, ctx?: CallContext): Promise<FieldRule[]> {
     if (!isUuid(query.userId)) return Promise.resolve([]);
     const key = [query.userId, query.organizationId, query.queueId].join("|");
-    return this.fieldRules.get(key, async () => {
+    return this.fieldRules.getOrSet(key, async () => {
       const answer = await this.permissions.client.getUserSchema(
         { user_id: query.userId, organization_id: query.organizationId, queue_id: query.queueId },
         ctx,

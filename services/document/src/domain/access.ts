@@ -6,6 +6,7 @@ import {
   type PermissionAnswer,
   type PermissionSource,
   type QueueReach,
+  requireAssigned,
   type Scope,
 } from "@docex/access";
 import type { ForbiddenError, NotFoundError } from "@docex/kit";
@@ -60,7 +61,7 @@ export class AccessControl {
    */
   async requireDocumentReadable(actor: Actor, document: StoredDocument, notFound: () => NotFoundError): Promise<PermissionAnswer> {
     const answer = await this.requireReadable(actor, { organizationId: document.organizationId, queueId: document.queueId }, notFound);
-    if (isApproverOnly(answer) && !document.approvers.includes(actor.userId)) throw notFound();
+    await requireAssigned(answer, actor, () => document.approvers, notFound);
     return answer;
   }
 
@@ -81,9 +82,4 @@ export class AccessControl {
 
 export function forbidden(permission: Permission, role: string): ForbiddenError {
   return forbiddenByRole(role, `${PERMISSION_WORDS[permission]} here`);
-}
-
-/** Approvers read only what is assigned to them (API.md "Roles"). */
-export function isApproverOnly(answer: PermissionAnswer): boolean {
-  return answer.role === "approver";
 }

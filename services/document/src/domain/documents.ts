@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type { Readable } from "node:stream";
+import { isApproverOnly } from "@docex/access";
 import { DOCUMENT_STATUSES } from "@docex/events";
 import { ConflictError, ForeignKeyViolationError, NotFoundError, type OutboxEvents, type Tx, type UnitOfWork } from "@docex/kit";
 import type { FileStore } from "../files/file-store.js";
 import type { DocumentSort, DocumentStore, ReadableScope } from "../store/document-store.js";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
 import type { ValidationJobStore } from "../store/validation-job-store.js";
-import { type AccessControl, type Actor, forbidden, isApproverOnly, type MembershipDirectory } from "./access.js";
+import { type AccessControl, type Actor, forbidden, type MembershipDirectory } from "./access.js";
 import { type AnnotationFields, checkAnnotations, mergeAnnotations, sameAnnotations, sameContent } from "./annotations.js";
 import {
   type ApprovalRouteSource,
@@ -358,7 +359,7 @@ export class Documents {
       })),
     );
     const scopes: ReadableScope[] = reaches.flatMap(({ organizationId, reach }) =>
-      reach ? [{ organizationId, queueIds: reach.queueIds, ...(reach.role === "approver" ? { approverId: actor.userId } : {}) }] : [],
+      reach ? [{ organizationId, queueIds: reach.queueIds, ...(isApproverOnly(reach) ? { approverId: actor.userId } : {}) }] : [],
     );
     return this.listIn(actor, scopes, query);
   }

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
+import { isApproverOnly } from "@docex/access";
 import { ConflictError, type Tx } from "@docex/kit";
 import type { DocumentStore, DuplicateMatch } from "../store/document-store.js";
-import { type AccessControl, type Actor, isApproverOnly } from "./access.js";
+import type { AccessControl, Actor } from "./access.js";
 import type { Annotation, DocumentMessage, StoredDocument } from "./records.js";
 
 /** The fields that identify an invoice: the supplier's ids of the default schema (as learning reads them) and its number. */

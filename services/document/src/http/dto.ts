@@ -4,7 +4,7 @@ import { queueWithAnnotationSchemaSchema, queueDto as sharedQueueDto } from "@do
 import { z } from "zod";
 import type { DocumentView } from "../domain/duplicates.js";
 import type { QueueView } from "../domain/hierarchy.js";
-import { type ApprovalState, MESSAGE_SEVERITIES, type Page, type Workspace } from "../domain/records.js";
+import { type ApprovalState, MESSAGE_SEVERITIES, type Workspace } from "../domain/records.js";
 
 // Each answer's schema sits above the mapper that produces it; the mapper's return type is the schema's, so
 // the published OpenAPI cannot describe a field the code does not send.
@@ -171,8 +171,4 @@ export function documentDto(document: DocumentView): z.output<typeof documentSch
     created_at: document.createdAt.toISOString(),
     updated_at: document.updatedAt.toISOString(),
   };
-}
-
-export function paginationDto(page: Page<unknown>) {
-  return { page: page.page, page_size: page.pageSize, total: page.total, total_pages: Math.ceil(page.total / page.pageSize) };
 }

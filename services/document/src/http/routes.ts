@@ -1,6 +1,6 @@
 import { pipeline } from "node:stream/promises";
 import { DOCUMENT_STATUSES } from "@docex/events";
-import { type AccessTokenVerifier, ApiDescription, actorOf, authenticate, dataOf, pageOf } from "@docex/kit";
+import { type AccessTokenVerifier, ApiDescription, actorOf, authenticate, dataOf, pageOf, paginationOf } from "@docex/kit";
 import type { Request, Response, Router } from "express";
 import { z } from "zod";
 import type { DocumentListQuery, Documents } from "../domain/documents.js";
@@ -12,15 +12,7 @@ import type { KeptFiles } from "../files/kept-files.js";
 import { contentDispositionOf } from "../files/upload-body.js";
 import type { UploadSlots } from "../files/upload-slots.js";
 import type { PaymentBatches } from "../payments/payment-batches.js";
-import {
-  documentDto,
-  documentSchema,
-  paginationDto,
-  queueDto,
-  queueWithAnnotationSchemaSchema,
-  workspaceDto,
-  workspaceSchema,
-} from "./dto.js";
+import { documentDto, documentSchema, queueDto, queueWithAnnotationSchemaSchema, workspaceDto, workspaceSchema } from "./dto.js";
 import { exportRoutes } from "./export-routes.js";
 import { fileOfBytes, matchesEtag } from "./file-http.js";
 import { type StreamedUploadSettings, streamedUpload } from "./file-upload.js";
@@ -187,7 +179,7 @@ export function documentRoutes(
           page: query.page,
           pageSize: query.page_size,
         });
-        res.json({ data: page.items.map(workspaceDto), pagination: paginationDto(page) });
+        res.json({ data: page.items.map(workspaceDto), pagination: paginationOf(page) });
       },
     );
 
@@ -255,7 +247,7 @@ export function documentRoutes(
           page: query.page,
           pageSize: query.page_size,
         });
-        res.json({ data: page.items.map(queueDto), pagination: paginationDto(page) });
+        res.json({ data: page.items.map(queueDto), pagination: paginationOf(page) });
       },
     );
 
@@ -469,7 +461,7 @@ export function documentRoutes(
       signedIn,
       async ({ query }, req, res) => {
         const page = await documents.list(actorOf(req), param(req, "queue_id"), listQueryOf(query));
-        res.json({ data: page.items.map(documentDto), pagination: paginationDto(page) });
+        res.json({ data: page.items.map(documentDto), pagination: paginationOf(page) });
       },
     );
 
@@ -489,7 +481,7 @@ export function documentRoutes(
       signedIn,
       async ({ query }, req, res) => {
         const page = await documents.listReadable(actorOf(req), listQueryOf(query));
-        res.json({ data: page.items.map(documentDto), pagination: paginationDto(page) });
+        res.json({ data: page.items.map(documentDto), pagination: paginationOf(page) });
       },
     );
 

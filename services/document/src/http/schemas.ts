@@ -1,6 +1,6 @@
 import { annotationSchemaInput } from "@docex/annotations";
 import { DOCUMENT_STATUSES } from "@docex/events";
-import { humanizedIdInput } from "@docex/kit";
+import { firstOf, firstValuePageQuery, humanizedIdInput } from "@docex/kit";
 import { z } from "zod";
 import { annotationsInput } from "../domain/annotations.js";
 import { EXTRACTION_ENGINES } from "../domain/records.js";
@@ -125,8 +125,6 @@ export const statusBody = z.strictObject({
   status: z.enum(DOCUMENT_STATUSES),
 });
 
-const firstOf = (value: unknown) => (Array.isArray(value) ? value[0] : value);
-
 /** `?status=to_validate,postponed` or `?status=to_validate&status=postponed`; empty means the default. */
 const statusFilter = z
   .union([z.string(), z.array(z.string())])
@@ -140,13 +138,9 @@ const statusFilter = z
   .pipe(z.array(z.enum(DOCUMENT_STATUSES)))
   .describe(`Statuses to list, comma-separated or repeated: ${DOCUMENT_STATUSES.join(", ")}. By default every status but deleted.`);
 
-const pageQuery = z.preprocess(firstOf, z.coerce.number().int().min(1).max(1_000_000).default(1));
-const pageSizeQuery = z.preprocess(firstOf, z.coerce.number().int().min(1).max(100).default(20));
-
 export const nameListQuery = z.object({
   q: z.preprocess(firstOf, z.string().trim().max(200).optional()).describe("Part of the name, case-insensitive"),
-  page: pageQuery,
-  page_size: pageSizeQuery,
+  ...firstValuePageQuery.shape,
 });
 
 const DAY_MS = 86_400_000;
@@ -211,8 +205,7 @@ const documentListFilters = z.object({
           "(`updated_at` with `updated_since`)",
       ),
   ),
-  page: pageQuery,
-  page_size: pageSizeQuery,
+  ...firstValuePageQuery.shape,
 });
 
 export type DatedQuery = { created_from?: { at: Date } | undefined; created_to?: { at: Date } | undefined };

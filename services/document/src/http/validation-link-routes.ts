@@ -1,4 +1,4 @@
-import { type ApiDescription, actorOf, dataOf, parseInput } from "@docex/kit";
+import { type ApiDescription, actorOf, dataOf, httpUrl, parseInput } from "@docex/kit";
 import type { Request, RequestHandler, Router } from "express";
 import { z } from "zod";
 import { FAILURE_POLICIES, VALIDATION_TYPES } from "../domain/validation.js";
@@ -10,25 +10,6 @@ const LINK = `${LINKS}/{type}`;
 const TAGS = ["External validation links"];
 const QUEUE_ID = { queue_id: "UUID or humanized id of the queue" };
 const MEMBERSHIP_PROBLEMS = [503, 504];
-
-/** Spec: "Must be a valid HTTP URL": http or https, a host, no credentials (they would show in every listing). */
-const httpUrl = z
-  .string()
-  .trim()
-  .min(1)
-  .max(2_048)
-  .superRefine((text, ctx) => {
-    let url: URL;
-    try {
-      url = new URL(text);
-    } catch {
-      ctx.addIssue({ code: "custom", message: "Must be a valid HTTP URL." });
-      return;
-    }
-    if (url.protocol !== "http:" && url.protocol !== "https:") ctx.addIssue({ code: "custom", message: "Must be an http or https URL." });
-    else if (!url.hostname) ctx.addIssue({ code: "custom", message: "Must name a host." });
-    else if (url.username || url.password) ctx.addIssue({ code: "custom", message: "Must not carry credentials." });
-  });
 
 export const validationLinkBody = z.strictObject({
   url: httpUrl,

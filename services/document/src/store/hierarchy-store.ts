@@ -1,4 +1,4 @@
-import type { Sql, Tx } from "@docex/kit";
+import { BoundedCache, type Sql, type Tx } from "@docex/kit";
 import type { EntityRef } from "../domain/humanized-id.js";
 import type { OrganizationRef, Queue, Workspace } from "../domain/records.js";
 import type { QueueValidators } from "../domain/validation.js";
@@ -72,9 +72,9 @@ export class HierarchyStore {
    * change of a queue (PATCH, DELETE) forgets it here at once and, through `configuration.changed`, on every other
    * replica (service.ts); a lost NATS connection forgets them all.
    */
-  private readonly queuesById = new Map<string, Queue>();
+  private readonly queuesById = new BoundedCache<string, Queue>({ maxEntries: MAX_CACHED_QUEUES });
   /** The validators of the cached queues (QueueValidators), forgotten with them; read with the queue on an edit's path. */
-  private readonly validatorsByQueue = new Map<string, { validators: QueueValidators; loadedAt: number }>();
+  private readonly validatorsByQueue = new BoundedCache<string, QueueValidators>({ maxEntries: MAX_CACHED_QUEUES });
   private readonly validatorStore: ValidatorStore;
 
   constructor(private readonly sql: Sql) {
@@ -88,11 +88,10 @@ export class HierarchyStore {
    */
   async validatorsOf(queue: Queue): Promise<QueueValidators> {
     const cached = this.validatorsByQueue.get(queue.id);
-    if (cached && Date.now() - cached.loadedAt < VALIDATORS_MAX_AGE_MS) return cached.validators;
+    if (cached) return cached;
     const loadedAt = Date.now();
     const validators = await this.validatorStore.ofQueue(queue);
-    if (this.validatorsByQueue.size >= MAX_CACHED_QUEUES) this.validatorsByQueue.clear();
-    this.validatorsByQueue.set(queue.id, { validators, loadedAt });
+    this.validatorsByQueue.set(queue.id, validators, loadedAt + VALIDATORS_MAX_AGE_MS);
     return validators;
   }
 
@@ -290,13 +289,8 @@ export class HierarchyStore {
 
   /** Forgets a cached queue: another replica changed it. Undefined forgets every queue. */
   forgetQueue(id?: string): void {
-    if (id === undefined) {
-      this.queuesById.clear();
-      this.validatorsByQueue.clear();
-    } else {
-      this.queuesById.delete(id);
-      this.validatorsByQueue.delete(id);
-    }
+    this.queuesById.forget(id);
+    this.validatorsByQueue.forget(id);
   }
 
   findWorkspace(ref: EntityRef): Promise<Workspace | undefined> {
@@ -334,7 +328,6 @@ export class HierarchyStore {
     const { clause, value } = where(ref);
     const queue = await this.sql.one<Queue>(`SELECT ${QUEUE_COLUMNS} FROM queues WHERE ${clause}`, [value]);
     if (queue) {
-      if (this.queuesById.size >= MAX_CACHED_QUEUES) this.queuesById.clear();
       this.queuesById.set(queue.id, queue);
     }
     return queue;

@@ -21,6 +21,11 @@ export class UserApi {
     readonly userId: string,
   ) {}
 
+  /** The raw answer of a GET (a file the API serves), as this user. */
+  download(path: string): Promise<Response> {
+    return fetch(`${this.baseUrl}/api/v2${path}`, { headers: { authorization: `Bearer ${this.issuer.mint({ sub: this.userId })}` } });
+  }
+
   async call(method: string, path: string, body?: unknown): Promise<Reply> {
     const response = await fetch(`${this.baseUrl}/api/v2${path}`, {
       method,
@@ -158,12 +163,33 @@ export class Harness<M extends MembershipBackend = MembershipDouble> {
   }
 }
 
-/** An organization with a workspace and a queue (default schema), created through the API by its owner. */
-export async function queueFixture(h: Harness<MembershipDouble>, label = "acme") {
+/** `reply` when it has `status`; otherwise it fails, saying what came instead. */
+export async function ok(reply: Promise<Reply>, status = 200): Promise<Reply> {
+  const answer = await reply;
+  if (answer.status !== status) throw new Error(`expected ${status}, got ${answer.status}: ${JSON.stringify(answer.body)}`);
+  return answer;
+}
+
+/**
+ * An organization with a workspace and a queue, created through the API by its owner: the default schema and names
+ * from `label` unless given.
+ */
+export async function queueFixture(
+  h: Harness<MembershipDouble>,
+  label = "acme",
+  options: { annotationSchema?: unknown[]; workspaceName?: string; queueName?: string } = {},
+) {
   const organization = h.organization(label);
-  const workspace = await organization.owner.post("/workspaces", { organization_id: organization.id, name: `${label} workspace` });
+  const workspace = await organization.owner.post("/workspaces", {
+    organization_id: organization.id,
+    name: options.workspaceName ?? `${label} workspace`,
+  });
   if (workspace.status !== 201) throw new Error(`workspace: ${workspace.status} ${JSON.stringify(workspace.body)}`);
-  const queue = await organization.owner.post("/queues", { workspace_id: workspace.body.data.id, name: `${label} invoices` });
+  const queue = await organization.owner.post("/queues", {
+    workspace_id: workspace.body.data.id,
+    name: options.queueName ?? `${label} invoices`,
+    ...(options.annotationSchema ? { annotation_schema: options.annotationSchema } : {}),
+  });
   if (queue.status !== 201) throw new Error(`queue: ${queue.status} ${JSON.stringify(queue.body)}`);
   return { organization, owner: organization.owner, workspaceId: workspace.body.data.id as string, queueId: queue.body.data.id as string };
 }

@@ -1,9 +1,17 @@
 import { type Annotation, readAnnotationSchema } from "@docex/annotations";
-import { type EventBus, forgetChangedQueues, type GrpcIdentity, type Metrics, NotFoundError, undefinedIfNotFound } from "@docex/kit";
+import {
+  BoundedCache,
+  type EventBus,
+  forgetChangedQueues,
+  type GrpcIdentity,
+  type Metrics,
+  NotFoundError,
+  undefinedIfNotFound,
+} from "@docex/kit";
 import { createDocumentClient } from "@docex/protos";
-import type { DocumentFile, DocumentSource, DocumentView, QueueView } from "../domain/document-source.js";
+import type { DocumentFile, DocumentPort, DocumentView, QueueView } from "../domain/document-port.js";
 
-export interface DocumentClientOptions {
+export interface DocumentPortOptions {
   /** This service's certificate, presented to the document service (GRPC_TLS_DIR). */
   identity: GrpcIdentity;
   deadlineMs: number;
@@ -17,26 +25,22 @@ export interface DocumentClientOptions {
  * The document service over gRPC: GetQueue (cached until a change of the queue is announced), GetDocument (the pages
  * API's access check), ReadDocumentFile, RecordExtraction.
  */
-export function documentSource(address: string, options: DocumentClientOptions): DocumentSource & { close(): void } {
+export function documentPort(address: string, options: DocumentPortOptions): DocumentPort & { close(): void } {
   const client = createDocumentClient(address, options);
-  const queues = new Map<string, QueueView>();
-  const eviction = forgetChangedQueues(options.bus, (queueId) => (queueId === undefined ? queues.clear() : queues.delete(queueId)));
+  const queues = new BoundedCache<string, QueueView>({ maxEntries: 10_000 });
+  const eviction = forgetChangedQueues(options.bus, (queueId) => queues.forget(queueId));
   return {
-    async findQueue(queueId, ctx) {
-      const hit = queues.get(queueId);
-      if (hit) return hit;
-      const answer = await undefinedIfNotFound(client.getQueue({ queue_id: queueId }, ctx));
-      if (!answer?.queue) return undefined;
-      const queue: QueueView = {
-        id: answer.queue.id,
-        extractionEngine: answer.queue.extraction_engine === "external" ? "external" : "builtin",
-        schema: readAnnotationSchema(answer.queue.annotation_schema_json),
-        learnFromValidation: answer.queue.learn_from_validation,
-      };
-      if (queues.size > 10_000) queues.delete(queues.keys().next().value as string);
-      queues.set(queueId, queue);
-      return queue;
-    },
+    findQueue: (queueId, ctx) =>
+      queues.getOrLoad(queueId, async () => {
+        const found = (await undefinedIfNotFound(client.getQueue({ queue_id: queueId }, ctx)))?.queue;
+        if (!found) return undefined;
+        return {
+          id: found.id,
+          extractionEngine: found.extraction_engine === "external" ? "external" : "builtin",
+          schema: readAnnotationSchema(found.annotation_schema_json),
+          learnFromValidation: found.learn_from_validation,
+        };
+      }),
     async findDocument(documentId, ctx) {
       const answer = await undefinedIfNotFound(client.getDocument({ document_id: documentId }, ctx));
       if (!answer?.document) return undefined;

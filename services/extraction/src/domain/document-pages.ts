@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
-import { AccessCheck, type Actor, type PermissionSource } from "@docex/access";
+import { AccessCheck, type Actor, type PermissionSource, requireAssigned } from "@docex/access";
 import { DomainError, isUuid, NotFoundError, ValidationError } from "@docex/kit";
 import type { ExtractionPool } from "../engine/pool.js";
 import { ReaderStoppedError } from "../engine/pool.js";
 import type { PageWord } from "../engine/types.js";
 import { UnreadableFileError } from "../engine/types.js";
 import type { PageImage, PageStore } from "../store/page-store.js";
-import type { DocumentFile, DocumentSource, DocumentView } from "./document-source.js";
+import type { DocumentFile, DocumentPort, DocumentView } from "./document-port.js";
 
 /** A file whose pages cannot be shown (a bomb, a damaged file, an image too large): 422 with the reason. */
 export class PageUnreadableError extends DomainError {
@@ -18,7 +18,7 @@ export class PageUnreadableError extends DomainError {
 }
 
 export interface DocumentPagesDeps {
-  documents: DocumentSource;
+  documents: DocumentPort;
   permissions: PermissionSource;
   store: PageStore;
   /** The readers that list, read and draw pages: not those of extraction, so a backlog of scans never holds a page up. */
@@ -97,7 +97,7 @@ export class DocumentPages {
     const document = isUuid(documentId) ? await this.deps.documents.findDocument(documentId, { requestId: actor.requestId }) : undefined;
     if (!document) throw notFound();
     const read = await this.access.requireVisible(actor, { organizationId: document.organizationId, queueId: document.queueId }, notFound);
-    if (read.role === "approver" && !document.approvers.includes(actor.userId)) throw notFound();
+    await requireAssigned(read, actor, () => document.approvers, notFound);
     return document;
   }
 

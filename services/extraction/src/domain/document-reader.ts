@@ -6,7 +6,7 @@ import type { ExtractionPool } from "../engine/pool.js";
 import type { ExtractionMessage, ExtractionResult } from "../engine/types.js";
 import type { PageStore } from "../store/page-store.js";
 import type { RunStore } from "../store/run-store.js";
-import type { CallContext, DocumentSource } from "./document-source.js";
+import type { CallContext, DocumentPort } from "./document-port.js";
 import type { LayoutLearning } from "./layout-learning.js";
 import type { ReadScheduler } from "./read-scheduler.js";
 
@@ -19,7 +19,7 @@ export type DocumentCreated = Omit<DocexEvent<"document.created">, "data"> & {
 export const DOCUMENT_CREATED_CONSUMER = "extraction__document_created";
 
 export interface DocumentReaderDeps {
-  documents: DocumentSource;
+  documents: DocumentPort;
   pool: Pick<ExtractionPool, "extract">;
   /** Who reads next: text before scans, organizations in turn. */
   scheduler: ReadScheduler;

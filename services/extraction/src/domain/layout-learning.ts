@@ -4,7 +4,7 @@ import type { Logger } from "@docex/kit";
 import type { PageWord } from "../engine/types.js";
 import type { LayoutStore, LearnedPlace } from "../store/layout-store.js";
 import type { PageStore } from "../store/page-store.js";
-import type { DocumentSource } from "./document-source.js";
+import type { DocumentPort } from "./document-port.js";
 import { LAYOUT_SOURCE, type PageWords, placesOf, readPlaces } from "./layout-memory.js";
 
 /** The durable consumer of document.status_changed whose moves teach the supplier layouts. */
@@ -34,7 +34,7 @@ async function wordsOf(pages: Pick<PageStore, "list" | "words">, documentId: str
 export class LayoutLearning {
   constructor(
     private readonly deps: {
-      documents: Pick<DocumentSource, "findDocument" | "findQueue">;
+      documents: Pick<DocumentPort, "findDocument" | "findQueue">;
       pages: Pick<PageStore, "list" | "words">;
       layouts: Pick<LayoutStore, "learn" | "places">;
       logger: Logger;

@@ -1,8 +1,8 @@
-import type { DocumentFile, DocumentView, ExtractionRecord, QueueView } from "../../src/domain/document-source.js";
-import type { DocumentSource } from "../../src/service.js";
+import type { DocumentFile, DocumentView, ExtractionRecord, QueueView } from "../../src/domain/document-port.js";
+import type { DocumentPort } from "../../src/service.js";
 
 /** The document service as this service sees it: queues, files, and RecordExtraction idempotent per key like document's. */
-export class DocumentDouble implements DocumentSource {
+export class DocumentDouble implements DocumentPort {
   readonly queues = new Map<string, QueueView>();
   readonly files = new Map<string, DocumentFile>();
   readonly documents = new Map<string, DocumentView>();

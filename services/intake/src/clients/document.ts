@@ -1,8 +1,8 @@
 import { type CallContext, type GrpcIdentity, type Metrics, undefinedIfNotFound } from "@docex/kit";
 import { createDocumentClient } from "@docex/protos";
-import type { Inbox, InboxDocuments } from "../domain/inbox-documents.js";
+import type { DocumentPort, Inbox } from "../domain/document-port.js";
 
-export interface DocumentClientOptions {
+export interface DocumentPortOptions {
   /** This service's certificate, presented to the document service (GRPC_TLS_DIR). */
   identity: GrpcIdentity;
   resolveDeadlineMs: number;
@@ -11,10 +11,7 @@ export interface DocumentClientOptions {
 }
 
 /** The document service over gRPC: ResolveInbox and ReceiveEmailDocument, never cached (a rotated address stops at once). */
-export function documentInboxes(
-  address: string,
-  options: DocumentClientOptions,
-): InboxDocuments & { warm(): Promise<boolean>; close(): void } {
+export function documentPort(address: string, options: DocumentPortOptions): DocumentPort & { warm(): Promise<boolean>; close(): void } {
   const client = createDocumentClient(address, {
     identity: options.identity,
     metrics: options.metrics,

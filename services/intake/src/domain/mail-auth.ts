@@ -1,6 +1,6 @@
 import { Resolver } from "node:dns/promises";
 import { authenticate, type DNSResolver } from "mailauth";
-import type { MailAuthVerdicts } from "./inbox-documents.js";
+import type { MailAuthVerdicts } from "./document-port.js";
 
 /** How the verdicts look records up: the system's DNS, or not at all. */
 export type MailAuthMode = { kind: "dns"; timeoutMs: number } | { kind: "off" } | { kind: "resolver"; resolver: DNSResolver };

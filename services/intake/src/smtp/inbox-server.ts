@@ -5,7 +5,7 @@ import { DomainError, type Logger, NotFoundError } from "@docex/kit";
 import type { DNSResolver } from "mailauth";
 import { Counter, type Registry } from "prom-client";
 import { SMTPServer, type SMTPServerSession } from "smtp-server";
-import type { Inbox, InboxDocuments, MailSource } from "../domain/inbox-documents.js";
+import type { DocumentPort, Inbox, MailSource } from "../domain/document-port.js";
 import { judgeMail } from "../domain/mail-auth.js";
 import { type ReadLimits, readMail, type SkippedFile } from "../domain/mail-reading.js";
 import { senderAllowed } from "../domain/sender-policy.js";
@@ -23,7 +23,7 @@ export interface InboxServerSettings extends ReadLimits {
 }
 
 export interface InboxServerDependencies {
-  documents: InboxDocuments;
+  documents: DocumentPort;
   store: IntakeStore;
   resolver: DNSResolver;
   logger: Logger;

@@ -1,12 +1,12 @@
 import { annotationSchema as annotationRecord, readAnnotationSchema } from "@docex/annotations";
-import { type EventBus, forgetChangedQueues, type GrpcIdentity, type Metrics, undefinedIfNotFound } from "@docex/kit";
+import { BoundedCache, type EventBus, forgetChangedQueues, type GrpcIdentity, type Metrics, undefinedIfNotFound } from "@docex/kit";
 import { createDocumentClient, type DocumentRecord, documentChangeRequest } from "@docex/protos";
 import { z } from "zod";
 import type { QueueView } from "../domain/annotation-schema.js";
-import type { DocumentDirectory } from "../domain/document-directory.js";
+import type { DocumentPort } from "../domain/document-port.js";
 import type { DocumentView } from "../domain/records.js";
 
-export interface DocumentServiceOptions {
+export interface DocumentPortOptions {
   /** This service's certificate, presented to the server (GRPC_TLS_DIR). */
   identity: GrpcIdentity;
   metrics?: Metrics;
@@ -18,7 +18,7 @@ export interface DocumentServiceOptions {
   maxCachedQueues?: number;
 }
 
-export interface DocumentService extends DocumentDirectory {
+export interface DocumentPortClient extends DocumentPort {
   close(): void;
 }
 
@@ -40,34 +40,31 @@ function documentView(record: DocumentRecord): DocumentView {
  * The gRPC client of the document service: a deadline, a breaker so that an unreachable document service
  * answers 503 at once (and the consumer retries later), and a cache of queue schemas.
  */
-export function documentService(address: string, options: DocumentServiceOptions): DocumentService {
+export function documentPort(address: string, options: DocumentPortOptions): DocumentPortClient {
   const client = createDocumentClient(address, options);
-  const queueCacheMs = options.queueCacheMs ?? 5 * 60_000;
-  const maxCachedQueues = options.maxCachedQueues ?? 10_000;
-  const queues = new Map<string, { queue: QueueView; expiresAt: number }>();
-  const eviction =
-    options.bus && forgetChangedQueues(options.bus, (queueId) => (queueId === undefined ? queues.clear() : queues.delete(queueId)));
+  const queues = new BoundedCache<string, QueueView>({
+    maxEntries: options.maxCachedQueues ?? 10_000,
+    ttlMs: options.queueCacheMs ?? 5 * 60_000,
+  });
+  const eviction = options.bus && forgetChangedQueues(options.bus, (queueId) => queues.forget(queueId));
 
   return {
     async findDocument(documentId, ctx) {
       const answer = await undefinedIfNotFound(client.getDocument({ document_id: documentId }, ctx));
       return answer?.document ? documentView(answer.document) : undefined;
     },
-    async findQueue(queueId, ctx) {
-      const hit = queues.get(queueId);
-      if (hit && hit.expiresAt > Date.now()) return hit.queue;
-      const answer = await undefinedIfNotFound(client.getQueue({ queue_id: queueId }, ctx));
-      if (!answer?.queue) return undefined;
-      const queue: QueueView = {
-        id: answer.queue.id,
-        organizationId: answer.queue.organization_id,
-        schema: readAnnotationSchema(answer.queue.annotation_schema_json),
-        learnFromValidation: answer.queue.learn_from_validation,
-      };
-      if (queues.size >= maxCachedQueues) queues.delete(queues.keys().next().value as string);
-      queues.set(queueId, { queue, expiresAt: Date.now() + queueCacheMs });
-      return queue;
-    },
+    findQueue: (queueId, ctx) =>
+      queues.getOrLoad(queueId, async () => {
+        const answer = await undefinedIfNotFound(client.getQueue({ queue_id: queueId }, ctx));
+        if (!answer?.queue) return undefined;
+        const { id, organization_id, annotation_schema_json, learn_from_validation } = answer.queue;
+        return {
+          id,
+          organizationId: organization_id,
+          schema: readAnnotationSchema(annotation_schema_json),
+          learnFromValidation: learn_from_validation,
+        };
+      }),
     async resolveQueue(ref, ctx) {
       const answer = await undefinedIfNotFound(client.resolveEntity({ entity_type: "queue", id_or_humanized: ref }, ctx));
       return answer ? { queueId: answer.id, organizationId: answer.organization_id } : undefined;

@@ -1,4 +1,4 @@
-import { AccessCheck, type PermissionSource } from "@docex/access";
+import { AccessCheck, type PermissionSource, requireAssigned } from "@docex/access";
 import type { NotFoundError } from "@docex/kit";
 import type { Actor } from "./records.js";
 
@@ -23,7 +23,8 @@ export class AccessControl {
 
   async requireEditable(actor: Actor, scope: EditScope, notFound: () => NotFoundError): Promise<void> {
     const read = await this.check.requireVisible(actor, scope, notFound);
-    if (read.role === "approver" && scope.approvers && !scope.approvers.includes(actor.userId)) throw notFound();
+    const approvers = scope.approvers;
+    if (approvers) await requireAssigned(read, actor, () => approvers, notFound);
     await this.check.require(actor, "document.edit", scope, notFound, "learning and relearning here");
   }
 }

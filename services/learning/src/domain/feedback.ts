@@ -1,11 +1,10 @@
 import { typeProblem } from "@docex/annotations";
 import type { DocexEvent } from "@docex/events";
-import { NotFoundError, type OutboxEvents } from "@docex/kit";
-import { z } from "zod";
+import { isUuid, NotFoundError, type OutboxEvents } from "@docex/kit";
 import type { MemoryStore } from "../store/memory-store.js";
 import type { AccessControl } from "./access.js";
 import { isTable, type QueueView } from "./annotation-schema.js";
-import type { DocumentDirectory } from "./document-directory.js";
+import type { DocumentPort } from "./document-port.js";
 import { learnFeedback, relearnFeedback } from "./feedback-events.js";
 import { CONFIRMATION_WINDOW } from "./field-memory.js";
 import { checkLearnSet, firstTextOf, type LearnSet } from "./learn-set.js";
@@ -47,9 +46,6 @@ function confirmedSet(schema: QueueView["schema"], annotations: DocumentView["an
   return set;
 }
 
-const uuid = z.guid();
-const isUuid = (text: string) => uuid.safeParse(text).success;
-
 /**
  * The supplier a learn is about: each identifier from the annotation set when the set has its field (what
  * the user confirmed), else from the document as it is stored.
@@ -72,7 +68,7 @@ function supplierOfLearn(set: LearnSet, document: DocumentView): SupplierIds {
  * supplier field memory, and published as learning.feedback, all in one transaction.
  */
 export class FeedbackIntake {
-  constructor(private readonly deps: { documents: DocumentDirectory; access: AccessControl; store: MemoryStore; events: OutboxEvents }) {}
+  constructor(private readonly deps: { documents: DocumentPort; access: AccessControl; store: MemoryStore; events: OutboxEvents }) {}
 
   async learn(actor: Actor, documentId: string, input: LearnInput): Promise<void> {
     const document = await this.editableDocument(actor, documentId);

@@ -1,7 +1,7 @@
 import type { DocexEvent } from "@docex/events";
 import { NotFoundError } from "@docex/kit";
 import type { FillRecord, MemoryStore } from "../store/memory-store.js";
-import type { DocumentDirectory } from "./document-directory.js";
+import type { DocumentPort } from "./document-port.js";
 import { planFill } from "./field-memory.js";
 import type { Annotation, RememberedField } from "./records.js";
 import { supplierIdentity, supplierIdsOf } from "./supplier.js";
@@ -25,7 +25,7 @@ type Outcome = Pick<FillRecord, "outcome" | "filledKeys" | "documentVersion" | "
  * between the fill and the commit, fills nothing twice.
  */
 export class LearnedFill {
-  constructor(private readonly deps: { store: MemoryStore; memories: SupplierMemories; documents: DocumentDirectory }) {}
+  constructor(private readonly deps: { store: MemoryStore; memories: SupplierMemories; documents: DocumentPort }) {}
 
   async onExtracted(event: DocexEvent<"document.extracted">): Promise<void> {
     const { store, memories } = this.deps;
@@ -52,7 +52,7 @@ export class LearnedFill {
     for (let attempt = 1; attempt <= MAX_FILL_ATTEMPTS; attempt += 1) {
       const plan = planFill(base.annotations, memory);
       if (plan.length === 0) return { outcome: "nothing_to_fill", filledKeys: [], documentVersion: base.version, attempts: attempt - 1 };
-      let answer: Awaited<ReturnType<DocumentDirectory["applyLearnedValues"]>>;
+      let answer: Awaited<ReturnType<DocumentPort["applyLearnedValues"]>>;
       try {
         answer = await this.deps.documents.applyLearnedValues(
           {

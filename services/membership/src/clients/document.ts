@@ -1,8 +1,8 @@
 import { type GrpcIdentity, type Metrics, NotFoundError } from "@docex/kit";
 import { createDocumentClient } from "@docex/protos";
-import type { QueueDirectory } from "../domain/user-schemas.js";
+import type { DocumentPort } from "../domain/document-port.js";
 
-export interface DocumentQueues extends QueueDirectory {
+export interface DocumentPortClient extends DocumentPort {
   close(): void;
 }
 
@@ -10,10 +10,10 @@ export interface DocumentQueues extends QueueDirectory {
  * The document service's ResolveEntity, asked whether a queue exists in an organization: a deadline, and a
  * breaker so that an unreachable document service answers 503 at once instead of piling up calls.
  */
-export function documentQueues(
+export function documentPort(
   address: string,
   options: { identity: GrpcIdentity; deadlineMs: number; metrics?: Metrics },
-): DocumentQueues {
+): DocumentPortClient {
   const client = createDocumentClient(address, options);
   return {
     async queueIn(organizationId, queueId, ctx) {

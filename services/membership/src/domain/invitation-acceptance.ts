@@ -21,19 +21,25 @@ export class InvitationAcceptance {
 
   async accept(acceptance: Acceptance, ctx: RequestContext): Promise<{ organization: Organization; accepted: boolean }> {
     return this.store.transaction(async (tx) => {
-      const organization = await this.store.findOrganization(acceptance.organizationId, tx);
+      const organization = await this.store.organizations.findOrganization(acceptance.organizationId, tx);
       if (!organization) throw invitationNotFound();
-      await this.store.lockOrganization(tx, organization.id);
-      const outcome = await this.store.acceptInvitation(tx, organization.id, acceptance.userId);
+      await this.store.organizations.lockOrganization(tx, organization.id);
+      const outcome = await this.store.memberships.acceptInvitation(tx, organization.id, acceptance.userId);
       if (!outcome) throw invitationNotFound();
       if (!outcome.accepted) return { organization, accepted: false };
-      await this.store.saveProfile(tx, { userId: acceptance.userId, email: acceptance.email, name: acceptance.name, refreshed: true });
-      await this.store.addEvents(tx, [
+      await this.store.profiles.saveProfile(tx, {
+        userId: acceptance.userId,
+        email: acceptance.email,
+        name: acceptance.name,
+        refreshed: true,
+      });
+      await this.store.events.add(
+        tx,
         membershipChanged(
           { organizationId: organization.id, userId: acceptance.userId, before: outcome.grant, after: outcome.grant },
           { ...ctx, actorUserId: acceptance.userId },
         ),
-      ]);
+      );
       return { organization, accepted: true };
     });
   }

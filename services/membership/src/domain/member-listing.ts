@@ -15,8 +15,8 @@ export class MemberListing {
   ) {}
 
   async visibleTo(organization: Organization, caller: Grant, ctx: RequestContext): Promise<MemberView[]> {
-    let members = await this.store.members(organization.id);
-    if (await this.profiles.refreshStale(members, ctx)) members = await this.store.members(organization.id);
+    let members = await this.store.memberships.members(organization.id);
+    if (await this.profiles.refreshStale(members, ctx)) members = await this.store.memberships.members(organization.id);
     const self = members.find((member) => member.userId === caller.userId) ?? caller;
     return members.filter((member) => mayView(self, member)).map((member) => ({ ...member, isManageable: mayManage(self, member) }));
   }

@@ -65,12 +65,18 @@ export class MemberProfiles {
 
   /** Keeps what auth answered about a user and brings the status of their memberships in line with it. */
   async record(tx: Tx, user: AuthUser, ctx: RequestContext): Promise<void> {
-    await this.store.saveProfile(tx, { userId: user.id, email: user.email, name: user.name, authStatus: user.status, refreshed: true });
+    await this.store.profiles.saveProfile(tx, {
+      userId: user.id,
+      email: user.email,
+      name: user.name,
+      authStatus: user.status,
+      refreshed: true,
+    });
     const status = user.status === "deactivated" ? "deactivated" : "active";
-    const changes = await this.store.setStatusOfUser(tx, user.id, status);
-    await this.store.addEvents(
+    const changes = await this.store.memberships.setStatusOfUser(tx, user.id, status);
+    await this.store.events.add(
       tx,
-      changes.map((change) => statusChanged({ ...change, userId: user.id, status }, { ...ctx, actorUserId: null })),
+      ...changes.map((change) => statusChanged({ ...change, userId: user.id, status }, { ...ctx, actorUserId: null })),
     );
   }
 }

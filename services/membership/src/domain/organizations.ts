@@ -34,31 +34,32 @@ export class Organizations {
   async createIn(tx: Tx, input: NewOrganization, ctx: RequestContext): Promise<{ organization: Organization; created: boolean }> {
     if (input.idempotencyKey) {
       await this.store.lockKey(tx, `create-organization:${input.idempotencyKey}`);
-      const existing = await this.store.findOrganizationByIdempotencyKey(input.idempotencyKey, tx);
+      const existing = await this.store.organizations.findOrganizationByIdempotencyKey(input.idempotencyKey, tx);
       if (existing) return { organization: existing, created: false };
     }
     const organization = await this.insert(tx, input);
     const owner: Grant = { userId: input.ownerUserId, role: "owner", queueIds: null, status: "active" };
-    await this.store.insertMembership(tx, organization.id, owner);
-    if (input.ownerEmail) await this.store.saveProfile(tx, { userId: owner.userId, email: input.ownerEmail, refreshed: false });
-    await this.store.addEvents(tx, [
+    await this.store.memberships.insertMembership(tx, organization.id, owner);
+    if (input.ownerEmail) await this.store.profiles.saveProfile(tx, { userId: owner.userId, email: input.ownerEmail, refreshed: false });
+    await this.store.events.add(
+      tx,
       organizationCreated(organization, owner.userId, ctx),
       membershipChanged({ organizationId: organization.id, userId: owner.userId, before: undefined, after: owner }, ctx),
-    ]);
+    );
     return { organization, created: true };
   }
 
   private async insert(tx: Tx, input: NewOrganization): Promise<Organization> {
     const row = { id: randomUUID(), name: input.name, idempotencyKey: input.idempotencyKey ?? null };
     if (input.humanizedId) {
-      const inserted = await this.store.insertOrganization(tx, { ...row, humanizedId: input.humanizedId });
+      const inserted = await this.store.organizations.insertOrganization(tx, { ...row, humanizedId: input.humanizedId });
       if (!inserted) throw humanizedIdTaken(input.humanizedId);
       return inserted;
     }
     const base = slugFromName(input.name, "organization");
     const inserted = await insertWithFreeHumanizedId(base, {
-      taken: (slug) => this.store.humanizedIdsLike(slug, tx),
-      insert: (humanizedId) => this.store.insertOrganization(tx, { ...row, humanizedId }),
+      taken: (slug) => this.store.organizations.humanizedIdsLike(slug, tx),
+      insert: (humanizedId) => this.store.organizations.insertOrganization(tx, { ...row, humanizedId }),
     });
     if (!inserted) throw new Error(`could not find a free humanized id for ${base}`);
     return inserted;
@@ -66,8 +67,8 @@ export class Organizations {
 
   /** The organization named by `ref` (UUID or humanized id) with the caller's membership; 404 for a non-member. */
   async visibleTo(ref: string, userId: string): Promise<{ organization: Organization; caller: Grant }> {
-    const organization = await this.store.findOrganization(ref);
-    const caller = organization && (await this.store.findGrant(organization.id, userId));
+    const organization = await this.store.organizations.findOrganization(ref);
+    const caller = organization && (await this.store.memberships.findGrant(organization.id, userId));
     if (!organization || !caller || !isEffective(caller)) throw organizationNotFound();
     return { organization, caller };
   }
@@ -83,14 +84,14 @@ export class Organizations {
     }
     if (organization.name === name) return organization;
     return this.store.transaction(async (tx) => {
-      const renamed = await this.store.renameOrganization(tx, organization.id, name);
+      const renamed = await this.store.organizations.renameOrganization(tx, organization.id, name);
       if (!renamed) throw organizationNotFound();
-      await this.store.addEvents(tx, [organizationRenamed(organization, { previous: organization.name, current: name }, ctx)]);
+      await this.store.events.add(tx, organizationRenamed(organization, { previous: organization.name, current: name }, ctx));
       return renamed;
     });
   }
 
   ofUser(userId: string, page?: { offset: number; limit: number }): Promise<{ organizations: Organization[]; total: number }> {
-    return this.store.organizationsOfUser(userId, page);
+    return this.store.organizations.organizationsOfUser(userId, page);
   }
 }

@@ -22,8 +22,8 @@ export class PersonalDataErasure {
     const { organization, caller } = visible;
     if (caller.role !== "owner") throw new ForbiddenError(`Your role (${caller.role}) does not allow erasing a member's personal data.`);
     await this.store.transaction(async (tx) => {
-      await this.store.lockOrganization(tx, organization.id);
-      const member = isUuid(userId) ? await this.store.findGrant(organization.id, userId, tx) : undefined;
+      await this.store.organizations.lockOrganization(tx, organization.id);
+      const member = isUuid(userId) ? await this.store.memberships.findGrant(organization.id, userId, tx) : undefined;
       if (!member) throw new NotFoundError("No member of this organization has this user id.", "member_not_found");
       if (member.role === "owner") {
         throw new ConflictError(
@@ -31,9 +31,9 @@ export class PersonalDataErasure {
           "owner_membership",
         );
       }
-      const accountErased = (await this.store.membershipsElsewhere(tx, userId, organization.id)) === 0;
+      const accountErased = (await this.store.memberships.membershipsElsewhere(tx, userId, organization.id)) === 0;
       const events: DocexEvent[] = await this.erase(tx, userId, organization.id, ctx);
-      if (accountErased) await this.store.eraseProfile(tx, userId);
+      if (accountErased) await this.store.profiles.eraseProfile(tx, userId);
       events.push(
         createEvent("member.personal_data_erased", {
           organization_id: organization.id,
@@ -41,7 +41,7 @@ export class PersonalDataErasure {
           ...origin(ctx),
         }),
       );
-      await this.store.addEvents(tx, events);
+      await this.store.events.add(tx, ...events);
     });
   }
 
@@ -50,14 +50,14 @@ export class PersonalDataErasure {
     await this.store.transaction(async (tx) => {
       if (!(await this.store.claimEvent(tx, consumer, event.id))) return;
       const ctx = { ...(event.request_id ? { requestId: event.request_id } : {}), actorUserId: event.data.user_id };
-      await this.store.eraseProfile(tx, event.data.user_id);
-      await this.store.addEvents(tx, await this.erase(tx, event.data.user_id, undefined, ctx));
+      await this.store.profiles.eraseProfile(tx, event.data.user_id);
+      await this.store.events.add(tx, ...(await this.erase(tx, event.data.user_id, undefined, ctx)));
     });
   }
 
   /** Erases the memberships and answers `membership.changed` for each that lost its access (permission caches). */
   private async erase(tx: Tx, userId: string, organizationId: string | undefined, ctx: RequestContext) {
-    const before = await this.store.eraseMemberships(tx, userId, organizationId);
+    const before = await this.store.memberships.eraseMemberships(tx, userId, organizationId);
     return before.filter((grant) => grant.status !== "deactivated").map((grant) => statusChanged({ ...grant, status: "deactivated" }, ctx));
   }
 }

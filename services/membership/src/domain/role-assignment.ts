@@ -1,12 +1,12 @@
 import { ConflictError, NotFoundError, RateLimitedError } from "@docex/kit";
 import type { Member, MembershipStore, Organization, Tx } from "../store/membership-store.js";
+import type { DocumentPort } from "./document-port.js";
 import { organizationNotFound } from "./membership-errors.js";
 import { membershipChanged } from "./membership-events.js";
 import type { RequestContext } from "./organizations.js";
 import { type PlannedChange, planRoleChanges, type RoleOperation } from "./role-plan.js";
 import { type Grant, isEffective } from "./roles.js";
 import type { AuthUser, UserDirectory } from "./user-directory.js";
-import type { QueueDirectory } from "./user-schemas.js";
 
 function sameQueues(a: string[] | null, b: string[] | null): boolean {
   if (a === null || b === null) return a === b;
@@ -41,15 +41,15 @@ export class RoleAssignment {
   constructor(
     private readonly store: MembershipStore,
     private readonly directory: UserDirectory,
-    private readonly queues: QueueDirectory,
+    private readonly queues: DocumentPort,
     private readonly policy: InvitationPolicy = DEFAULT_INVITATION_POLICY,
   ) {}
 
   async apply(organization: Organization, callerId: string, operations: RoleOperation[], ctx: RequestContext): Promise<void> {
     const usersByEmail = await this.usersInvited(operations, ctx);
     await this.store.transaction(async (tx) => {
-      await this.store.lockOrganization(tx, organization.id);
-      const current = await this.store.members(organization.id, tx);
+      await this.store.organizations.lockOrganization(tx, organization.id);
+      const current = await this.store.memberships.members(organization.id, tx);
       const members = new Map(current.map((member) => [member.userId, member as Grant]));
       const caller = members.get(callerId);
       if (!caller || !isEffective(caller)) throw organizationNotFound();
@@ -59,7 +59,7 @@ export class RoleAssignment {
       const sends = await this.checkQuotas(tx, organization, current, changes, now);
       const expiresAt = new Date(now.getTime() + this.policy.ttlDays * DAY_MS);
       for (const change of changes) await this.applyChange(tx, organization, caller, members, change, expiresAt, ctx);
-      await this.store.recordInvitationsSent(tx, organization.id, sends, now, new Date(now.getTime() - DAY_MS));
+      await this.store.memberships.recordInvitationsSent(tx, organization.id, sends, now, new Date(now.getTime() - DAY_MS));
     });
   }
 
@@ -100,7 +100,7 @@ export class RoleAssignment {
       );
     }
     if (sends === 0) return 0;
-    const sent = await this.store.invitationsSentSince(tx, organization.id, new Date(now.getTime() - DAY_MS));
+    const sent = await this.store.memberships.invitationsSentSince(tx, organization.id, new Date(now.getTime() - DAY_MS));
     const excess = sent.length + sends - this.policy.maxPerDay;
     if (excess > 0) {
       // The batch fits once `excess` of the sent ones are older than a day; never, for a batch larger than the quota.
@@ -148,7 +148,7 @@ export class RoleAssignment {
     ctx: RequestContext,
   ): Promise<void> {
     const event = (userId: string, before: Grant | undefined, after: Grant | undefined) =>
-      this.store.addEvents(tx, [membershipChanged({ organizationId: organization.id, userId, before, after }, ctx)]);
+      this.store.events.add(tx, membershipChanged({ organizationId: organization.id, userId, before, after }, ctx));
     const invitation = {
       email: "",
       organizationId: organization.id,
@@ -168,14 +168,14 @@ export class RoleAssignment {
           ]);
         }
         const grant: Grant = { userId, role: change.after.role, queueIds: change.after.queueIds, status: "invited" };
-        await this.store.insertInvitation(tx, organization.id, { ...grant, email: change.email, expiresAt });
+        await this.store.memberships.insertInvitation(tx, organization.id, { ...grant, email: change.email, expiresAt });
         members.set(userId, grant);
         await event(userId, undefined, grant);
         return;
       }
       case "reinvite": {
         await this.directory.invite({ ...invitation, email: change.email }, ctx);
-        await this.store.renewInvitation(tx, organization.id, change.before.userId, expiresAt);
+        await this.store.memberships.renewInvitation(tx, organization.id, change.before.userId, expiresAt);
         await this.update(tx, organization, change.before, change.after, event);
         return;
       }
@@ -183,7 +183,7 @@ export class RoleAssignment {
         await this.update(tx, organization, change.before, change.after, event);
         return;
       case "remove":
-        await this.store.deleteMembership(tx, organization.id, change.before.userId);
+        await this.store.memberships.deleteMembership(tx, organization.id, change.before.userId);
         await event(change.before.userId, change.before, undefined);
         return;
     }
@@ -197,7 +197,7 @@ export class RoleAssignment {
     event: (userId: string, before: Grant | undefined, after: Grant | undefined) => Promise<void>,
   ): Promise<void> {
     if (before.role === after.role && sameQueues(before.queueIds, after.queueIds)) return;
-    await this.store.updateMembership(tx, organization.id, after);
+    await this.store.memberships.updateMembership(tx, organization.id, after);
     await event(after.userId, before, after);
   }
 }

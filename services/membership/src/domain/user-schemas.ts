@@ -1,5 +1,6 @@
 import { ForbiddenError, NotFoundError, ValidationError } from "@docex/kit";
 import type { MembershipStore, Organization, UserSchemaField } from "../store/membership-store.js";
+import type { DocumentPort } from "./document-port.js";
 import { userSchemaChanged } from "./membership-events.js";
 import type { RequestContext } from "./organizations.js";
 import { decidePermission, type Grant, mayManage } from "./roles.js";
@@ -18,16 +19,10 @@ export interface UserSchemaChange {
  * the fields of that (member, queue) pair; an empty list clears them. The document service reads the
  * effective schema over gRPC: the queue's entries over the organization-wide ones, key by key.
  */
-/** Which queues exist: the document service owns them. */
-export interface QueueDirectory {
-  /** Whether `queueId` (a UUID) is a queue of the organization. */
-  queueIn(organizationId: string, queueId: string, ctx: RequestContext): Promise<boolean>;
-}
-
 export class UserSchemas {
   constructor(
     private readonly store: MembershipStore,
-    private readonly queues: QueueDirectory,
+    private readonly queues: DocumentPort,
   ) {}
 
   /** Replaces the fields and publishes `configuration.changed` (resource `user_schema`) with them before and after. */
@@ -41,7 +36,7 @@ export class UserSchemas {
         throw new NotFoundError(`Queue ${queueId} does not exist.`, "queue_not_found");
       }
     }
-    const target = await this.store.findGrant(organization.id, change.userId);
+    const target = await this.store.memberships.findGrant(organization.id, change.userId);
     if (!target)
       throw new ValidationError("The request body is invalid.", [
         { path: "user_id", message: "This user is not a member of the organization." },
@@ -54,17 +49,17 @@ export class UserSchemas {
       );
     }
     await this.store.transaction(async (tx) => {
-      const previous = await this.store.userSchemaFor(tx, organization.id, change.userId, change.queueId);
-      await this.store.saveUserSchema(tx, organization.id, change.userId, change.queueId, change.fields);
+      const previous = await this.store.userSchemas.userSchemaFor(tx, organization.id, change.userId, change.queueId);
+      await this.store.userSchemas.saveUserSchema(tx, organization.id, change.userId, change.queueId, change.fields);
       const event = { organizationId: organization.id, userId: change.userId, queueId: change.queueId, previous, current: change.fields };
-      await this.store.addEvents(tx, [userSchemaChanged(event, ctx)]);
+      await this.store.events.add(tx, userSchemaChanged(event, ctx));
     });
     return change;
   }
 
   /** Only keys with a rule (hidden or read-only) after the queue's entries are laid over the organization's. */
   async effective(organizationId: string, userId: string, queueId: string | null): Promise<UserSchemaField[]> {
-    const layers = await this.store.userSchemaLayers(organizationId, userId, queueId);
+    const layers = await this.store.userSchemas.userSchemaLayers(organizationId, userId, queueId);
     const merged = new Map<string, UserSchemaField>();
     for (const field of [...layers.organization, ...layers.queue]) merged.set(field.key, field);
     return [...merged.values()].filter((field) => field.hidden || field.readonly);

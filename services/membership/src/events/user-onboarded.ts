@@ -45,7 +45,7 @@ export function userOnboardedSubscription(
       const ctx = { ...(requestId ? { requestId } : {}), actorUserId: data.user_id };
       await deps.store.transaction(async (tx) => {
         if (!(await deps.store.claimEvent(tx, USER_ONBOARDED_CONSUMER, event.id))) return;
-        await deps.store.saveProfile(tx, { userId: data.user_id, email: data.email, refreshed: false });
+        await deps.store.profiles.saveProfile(tx, { userId: data.user_id, email: data.email, refreshed: false });
         const { organization, created } = await deps.organizations.createIn(
           tx,
           {

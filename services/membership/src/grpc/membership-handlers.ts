@@ -52,7 +52,7 @@ export function membershipHandlers(deps: {
   return {
     async GetRoles(request) {
       requireUuids({ user_id: request.user_id, organization_id: request.organization_id });
-      const grant = await store.findGrant(request.organization_id, request.user_id);
+      const grant = await store.memberships.findGrant(request.organization_id, request.user_id);
       // A pending invitation is no membership until its user accepts.
       if (!grant || grant.status === "invited") return { role: "", queue_ids: [], all_queues: false, status: "" };
       return { role: grant.role, queue_ids: grant.queueIds ?? [], all_queues: grant.queueIds === null, status: grant.status };
@@ -65,7 +65,7 @@ export function membershipHandlers(deps: {
           { path: "permission", message: "Unknown permission." },
         ]);
       }
-      const grant = await store.findGrant(request.organization_id, request.user_id);
+      const grant = await store.memberships.findGrant(request.organization_id, request.user_id);
       if (!grant || !isEffective(grant)) return { allowed: false, is_member: false, role: "" };
       return { allowed: decidePermission(grant, request.permission, request.queue_id), is_member: true, role: grant.role };
     },
@@ -99,7 +99,11 @@ export function membershipHandlers(deps: {
 
     async ListOrganizationsOfUser(request) {
       requireUuids({ user_id: request.user_id });
-      const { organizations: found } = await store.organizationsOfUser(request.user_id, undefined, request.include_deactivated === true);
+      const { organizations: found } = await store.organizations.organizationsOfUser(
+        request.user_id,
+        undefined,
+        request.include_deactivated === true,
+      );
       return { organizations: found.map(organizationMessage) };
     },
 
@@ -113,7 +117,9 @@ export function membershipHandlers(deps: {
     },
 
     async GetOrganization(request) {
-      const organization = request.id_or_humanized ? await store.findOrganization(request.id_or_humanized.toLowerCase()) : undefined;
+      const organization = request.id_or_humanized
+        ? await store.organizations.findOrganization(request.id_or_humanized.toLowerCase())
+        : undefined;
       if (!organization) throw organizationNotFound();
       return { organization: organizationMessage(organization) };
     },

@@ -1,4 +1,4 @@
-import { type AccessTokenVerifier, ApiDescription, authenticate, callerOf, dataOf, pageOf } from "@docex/kit";
+import { type AccessTokenVerifier, ApiDescription, authenticate, callerOf, dataOf, pageOf, pageQuery, paginationOf } from "@docex/kit";
 import type { Request, RequestHandler, Response, Router } from "express";
 import { z } from "zod";
 import type { MemberListing } from "../domain/member-listing.js";
@@ -14,7 +14,7 @@ import {
   userSchemaResponse,
   userSchemaSchema,
 } from "./responses.js";
-import { assignRolesBody, createOrganizationBody, manageUserSchemaBody, pageQuery, renameOrganizationBody } from "./schemas.js";
+import { assignRolesBody, createOrganizationBody, manageUserSchemaBody, renameOrganizationBody } from "./schemas.js";
 
 const ORGANIZATIONS = "/api/v2/organizations";
 const ORGANIZATION = `${ORGANIZATIONS}/{organization_id}`;
@@ -116,7 +116,7 @@ export function membershipHttp(domain: MembershipDomain, verifier: AccessTokenVe
         });
         res.json({
           data: found.map(organizationResponse),
-          pagination: { page, page_size, total, total_pages: Math.ceil(total / page_size) },
+          pagination: paginationOf({ page, pageSize: page_size, total }),
         });
       },
     );

@@ -20,11 +20,6 @@ export const createOrganizationBody = z.object({
 
 export const renameOrganizationBody = z.strictObject({ name: z.string().trim().min(1).max(200) });
 
-export const pageQuery = z.object({
-  page: z.coerce.number().int().min(1).default(1),
-  page_size: z.coerce.number().int().min(1).max(100).default(20),
-});
-
 const roleOperationEntry = z
   .object({
     operation: z.enum(["invite", "set_role", "remove"]),

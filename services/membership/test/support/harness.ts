@@ -11,13 +11,13 @@ import {
   testNatsUrl,
   testServiceConfig,
 } from "@docex/testkit";
-import type { QueueDirectory } from "../../src/domain/user-schemas.js";
+import type { DocumentPort } from "../../src/domain/document-port.js";
 import { membershipCallers } from "../../src/grpc/membership-handlers.js";
 import { configSchema, type MembershipConfig, type MembershipServiceOptions, startMembershipService } from "../../src/service.js";
 import { AuthDouble } from "./auth-double.js";
 
 /** Stands in for the document service's ResolveEntity of queues. */
-export class KnownQueues implements QueueDirectory {
+export class KnownQueues implements DocumentPort {
   private readonly organizationOf = new Map<string, string>();
 
   add(queueId: string, organizationId: string): string {

@@ -1,9 +1,9 @@
-import { type GrpcIdentity, type Metrics, undefinedIfNotFound } from "@docex/kit";
+import { BoundedCache, type GrpcIdentity, type Metrics, undefinedIfNotFound } from "@docex/kit";
 import { createDocumentClient } from "@docex/protos";
-import type { QueueDirectory } from "../domain/queue-directory.js";
+import type { DocumentPort } from "../domain/document-port.js";
 import type { QueueRef } from "../domain/records.js";
 
-export interface DocumentQueuesOptions {
+export interface DocumentPortOptions {
   /** This service's certificate, presented to the server (GRPC_TLS_DIR). */
   identity: GrpcIdentity;
   metrics?: Metrics;
@@ -13,7 +13,7 @@ export interface DocumentQueuesOptions {
   maxEntries?: number;
 }
 
-export interface DocumentQueues extends QueueDirectory {
+export interface DocumentPortClient extends DocumentPort {
   close(): void;
 }
 
@@ -21,23 +21,16 @@ export interface DocumentQueues extends QueueDirectory {
  * The gRPC client of the document service (ResolveEntity): a deadline, a breaker so that an unreachable
  * document service answers 503 at once, and a cache of queues found (never of "not found").
  */
-export function documentQueues(address: string, options: DocumentQueuesOptions): DocumentQueues {
+export function documentPort(address: string, options: DocumentPortOptions): DocumentPortClient {
   const client = createDocumentClient(address, options);
-  const cacheMs = options.cacheMs ?? 5 * 60_000;
-  const maxEntries = options.maxEntries ?? 10_000;
-  const found = new Map<string, { queue: QueueRef; expiresAt: number }>();
+  const found = new BoundedCache<string, QueueRef>({ maxEntries: options.maxEntries ?? 10_000, ttlMs: options.cacheMs ?? 5 * 60_000 });
 
   return {
-    async resolveQueue(ref, ctx) {
-      const hit = found.get(ref);
-      if (hit && hit.expiresAt > Date.now()) return hit.queue;
-      const answer = await undefinedIfNotFound(client.resolveEntity({ entity_type: "queue", id_or_humanized: ref }, ctx));
-      if (!answer) return undefined;
-      const queue = { queueId: answer.id, organizationId: answer.organization_id };
-      if (found.size >= maxEntries) found.delete(found.keys().next().value as string);
-      found.set(ref, { queue, expiresAt: Date.now() + cacheMs });
-      return queue;
-    },
+    resolveQueue: (ref, ctx) =>
+      found.getOrLoad(ref, async () => {
+        const answer = await undefinedIfNotFound(client.resolveEntity({ entity_type: "queue", id_or_humanized: ref }, ctx));
+        return answer && { queueId: answer.id, organizationId: answer.organization_id };
+      }),
     close: () => client.close(),
   };
 }

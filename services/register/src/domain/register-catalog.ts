@@ -1,8 +1,8 @@
-import { isUuid, ValidationError } from "@docex/kit";
+import { BoundedCache, isUuid, ValidationError } from "@docex/kit";
 import type { RegisterStore } from "../store/register-store.js";
 import type { Actor, RegisterAccess } from "./access.js";
+import type { DocumentPort } from "./document-port.js";
 import { itemIdOf } from "./item-identity.js";
-import type { QueueDirectory } from "./queue-directory.js";
 import type { ItemInput, ItemPage, PageRequest, QueueRef, Register, RegisterItem } from "./records.js";
 import { queueNotFound, registerNotFound } from "./register-errors.js";
 
@@ -11,7 +11,7 @@ export const MAX_LOOKUP_VALUES = 10_000;
 
 export interface RegisterCatalogDeps {
   store: RegisterStore;
-  queues: QueueDirectory;
+  queues: DocumentPort;
   access: RegisterAccess;
 }
 
@@ -35,21 +35,17 @@ export class RegisterCatalog {
    * The queue and organization of registers read recently: a register never moves and is never deleted, so
    * paging through one costs one query per page (the page and its total) instead of two.
    */
-  private readonly homes = new Map<string, QueueRef & { id: string }>();
+  private readonly homes = new BoundedCache<string, QueueRef & { id: string }>({ maxEntries: REMEMBERED_REGISTERS });
 
   constructor(private readonly deps: RegisterCatalogDeps) {}
 
   private async homeOf(registerId: string): Promise<(QueueRef & { id: string }) | undefined> {
     if (!isUuid(registerId)) return undefined;
     const id = registerId.toLowerCase();
-    const known = this.homes.get(id);
-    if (known) return known;
-    const register = await this.deps.store.findRegister(id);
-    if (!register) return undefined;
-    const home = { id: register.id, queueId: register.queueId, organizationId: register.organizationId };
-    if (this.homes.size >= REMEMBERED_REGISTERS) this.homes.delete(this.homes.keys().next().value as string);
-    this.homes.set(id, home);
-    return home;
+    return this.homes.getOrLoad(id, async () => {
+      const register = await this.deps.store.findRegister(id);
+      return register && { id: register.id, queueId: register.queueId, organizationId: register.organizationId };
+    });
   }
 
   async registersOfQueue(actor: Actor, queueRef: string): Promise<Register[]> {

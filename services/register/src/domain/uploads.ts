@@ -2,7 +2,7 @@ import type { FieldError, OutboxEvents, Tx } from "@docex/kit";
 import type { RegisterKey, RegisterStore } from "../store/register-store.js";
 import type { SearchIndexUpkeep } from "../store/search-index-upkeep.js";
 import type { Actor, RegisterAccess } from "./access.js";
-import type { QueueDirectory } from "./queue-directory.js";
+import type { DocumentPort } from "./document-port.js";
 import type { QueueRef, Register, UploadEntry } from "./records.js";
 import { duplicateValues, notAllowedToUpload, QueueNotFoundError, tooManyItems } from "./register-errors.js";
 import { registerUpdated } from "./register-events.js";
@@ -16,7 +16,7 @@ const DUPLICATES_NAMED = 20;
 export interface RegisterUploadsDeps {
   store: RegisterStore;
   events: OutboxEvents;
-  queues: QueueDirectory;
+  queues: DocumentPort;
   access: RegisterAccess;
   upkeep: SearchIndexUpkeep;
 }

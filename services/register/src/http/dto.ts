@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ItemPage, Register, RegisterItem } from "../domain/records.js";
+import type { Register, RegisterItem } from "../domain/records.js";
 
 export const registerSchema = z.object({
   id: z.uuid(),
@@ -43,8 +43,4 @@ export function itemDto(item: RegisterItem): z.infer<typeof registerItemSchema> 
     tax_id: item.taxId,
     data: item.data,
   };
-}
-
-export function paginationDto(page: ItemPage) {
-  return { page: page.page, page_size: page.pageSize, total: page.total, total_pages: Math.ceil(page.total / page.pageSize) };
 }

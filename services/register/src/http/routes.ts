@@ -1,10 +1,19 @@
-import { type AccessTokenVerifier, ApiDescription, actorOf, authenticate, type BodyLimitRule, dataOf, pageOf } from "@docex/kit";
+import {
+  type AccessTokenVerifier,
+  ApiDescription,
+  actorOf,
+  authenticate,
+  type BodyLimitRule,
+  dataOf,
+  pageOf,
+  paginationOf,
+} from "@docex/kit";
 import type { RequestHandler, Router } from "express";
 import { z } from "zod";
 import type { RegisterCatalog } from "../domain/register-catalog.js";
 import { tooManyItems } from "../domain/register-errors.js";
 import { MAX_ITEMS_PER_UPLOAD, type RegisterUploads } from "../domain/uploads.js";
-import { itemDto, paginationDto, registerDto, registerItemSchema, registerSchema } from "./dto.js";
+import { itemDto, registerDto, registerItemSchema, registerSchema } from "./dto.js";
 import { claimedItemCount, itemsQuery, uploadBody, uploadEntriesOf } from "./schemas.js";
 
 const API = "/api/v2";
@@ -106,7 +115,7 @@ export function registerHttp(
           pageSize: query.page_size,
           search: query.q,
         });
-        res.json({ data: page.items.map(itemDto), pagination: paginationDto(page) });
+        res.json({ data: page.items.map(itemDto), pagination: paginationOf(page) });
       },
     );
   };

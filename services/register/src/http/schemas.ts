@@ -1,3 +1,4 @@
+import { firstOf, firstValuePageQuery } from "@docex/kit";
 import { z } from "zod";
 import { type ItemInput, UPLOAD_METHODS, type UploadEntry } from "../domain/records.js";
 
@@ -88,11 +89,7 @@ function hasControlCharacter(text: string): boolean {
   return false;
 }
 
-const firstOf = (value: unknown) => (Array.isArray(value) ? value[0] : value);
-
-export const itemsQuery = z.object({
-  page: z.preprocess(firstOf, z.coerce.number().int().min(1).max(1_000_000).default(1)),
-  page_size: z.preprocess(firstOf, z.coerce.number().int().min(1).max(100).default(20)),
+export const itemsQuery = firstValuePageQuery.extend({
   // Control characters cannot be typed into a search box, and one of them separates the searched fields.
   q: z.preprocess(
     firstOf,

@@ -1,15 +1,12 @@
 import { type GrpcIdentity, type Metrics, NotFoundError, undefinedIfNotFound, ValidationError } from "@docex/kit";
 import { createDocumentClient, type DocumentClient } from "@docex/protos";
-import type { EntityDirectory } from "../domain/entity-directory.js";
+import type { DocumentPort } from "../domain/document-port.js";
 
 /**
  * The document service over gRPC (ResolveEntity, GetDocument, RecordValidationWebhook, HasValidationLink): one client per process, a deadline and a
  * circuit breaker, so that an unreachable document service answers 503 at once instead of holding requests.
  */
-export function documentDirectory(
-  address: string,
-  options: { identity: GrpcIdentity; deadlineMs: number; metrics?: Metrics },
-): EntityDirectory {
+export function documentPort(address: string, options: { identity: GrpcIdentity; deadlineMs: number; metrics?: Metrics }): DocumentPort {
   const client: DocumentClient = createDocumentClient(address, options);
   return {
     async resolve(entityType, idOrHumanized, ctx) {

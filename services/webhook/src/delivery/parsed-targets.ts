@@ -1,6 +1,7 @@
+import { BoundedCache } from "@docex/kit";
 import { hostOf } from "../domain/target-policy.js";
 
-/** A URL as a request needs it; parsed once per URL (bounded: emptied at 10,000 URLs). */
+/** A URL as a request needs it; parsed once per URL (bounded: 10,000 URLs, the least recently used leaving first). */
 export interface ParsedTarget {
   origin: string;
   /** Path and query. */
@@ -9,12 +10,11 @@ export interface ParsedTarget {
   host: string;
 }
 
-const parsedTargets = new Map<string, ParsedTarget>();
+const parsedTargets = new BoundedCache<string, ParsedTarget>({ maxEntries: 10_000 });
 
 export function parsedTarget(url: string): ParsedTarget {
   let target = parsedTargets.get(url);
   if (!target) {
-    if (parsedTargets.size >= 10_000) parsedTargets.clear();
     const parsed = new URL(url);
     target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}`, host: hostOf(parsed) };
     parsedTargets.set(url, target);

@@ -1,6 +1,6 @@
-import { AccessCheck, type Actor, type PermissionSource } from "@docex/access";
-import { NotFoundError } from "@docex/kit";
-import type { EntityDirectory } from "./entity-directory.js";
+import { AccessCheck, type Actor, type PermissionSource, requireAssigned } from "@docex/access";
+import { isUuid, NotFoundError } from "@docex/kit";
+import type { DocumentPort } from "./document-port.js";
 import type { EntityScope, EntityType } from "./records.js";
 
 export type { Actor } from "@docex/access";
@@ -14,12 +14,6 @@ export interface Scope {
   queueId: string | null;
   /** A document-level scope; approvers see only the documents assigned to them. */
   documentId?: string | null;
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(value: string): boolean {
-  return UUID.test(value);
 }
 
 const PERMISSION_WORDS: Record<Permission, string> = {
@@ -38,7 +32,7 @@ export class AccessControl {
 
   constructor(
     permissions: PermissionSource,
-    private readonly entities: EntityDirectory,
+    private readonly entities: DocumentPort,
   ) {
     this.check = new AccessCheck(permissions);
   }
@@ -57,11 +51,9 @@ export class AccessControl {
   /** 404 (from `notFound`) unless the caller may read within the scope. */
   async requireVisible(actor: Actor, scope: Scope, notFound: () => NotFoundError): Promise<void> {
     const answer = await this.check.requireVisible(actor, scope, notFound);
-    // An approver reads only the documents assigned to them (API.md "Roles"); membership leaves that to us.
-    if (answer.role === "approver" && scope.documentId) {
-      const approvers = await this.entities.approversOf(scope.documentId, { requestId: actor.requestId });
-      if (!approvers?.includes(actor.userId)) throw notFound();
-    }
+    const documentId = scope.documentId;
+    if (documentId)
+      await requireAssigned(answer, actor, () => this.entities.approversOf(documentId, { requestId: actor.requestId }), notFound);
   }
 
   /** 403 unless the caller, already known to see the scope, may do `permission` there. */

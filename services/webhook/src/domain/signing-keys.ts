@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { NotFoundError, type OutboxEvents, SealedWithAnotherKeyError } from "@docex/kit";
+import { BoundedCache, NotFoundError, type OutboxEvents, SealedWithAnotherKeyError } from "@docex/kit";
 import type { SealedKeyRef, SealedSigningKey, WebhookStore } from "../store/webhook-store.js";
 import type { AccessControl, Actor } from "./access.js";
 import { signingKeyChanged } from "./configuration-events.js";
@@ -35,7 +35,7 @@ const sealingContext = (organizationId: string) => `webhook-signing-key:${organi
  */
 export class SigningKeys {
   /** Opened keys by sealed text: a rotation changes the text, so nothing stale is ever served. */
-  private readonly opened = new Map<string, string>();
+  private readonly opened = new BoundedCache<string, string>({ maxEntries: 10_000 });
 
   constructor(
     private readonly store: WebhookStore,
@@ -108,7 +108,6 @@ export class SigningKeys {
     } catch {
       throw new SigningKeyUnreadableError(stored.organizationId);
     }
-    if (this.opened.size >= 10_000) this.opened.clear();
     this.opened.set(stored.sealedKey, key);
     return key;
   }

@@ -3,7 +3,7 @@ import { ConflictError, isUniqueViolation, type Logger, NotFoundError, type Outb
 import type { WebhookStore } from "../store/webhook-store.js";
 import type { AccessControl, Actor, Scope } from "./access.js";
 import { webhookChanged } from "./configuration-events.js";
-import type { EntityDirectory } from "./entity-directory.js";
+import type { DocumentPort } from "./document-port.js";
 import {
   type EntityType,
   isValidationType,
@@ -59,7 +59,7 @@ export class Webhooks {
     private readonly access: AccessControl,
     private readonly targets: TargetPolicy,
     private readonly events: OutboxEvents,
-    private readonly entities: EntityDirectory,
+    private readonly entities: DocumentPort,
     /** Webhooks an organization may have (WEBHOOK_MAX_PER_ORGANIZATION). */
     private readonly maxPerOrganization: number,
     private readonly logger: Logger,

@@ -1,10 +1,9 @@
 import { annotationSchema } from "@docex/annotations";
-import { fieldErrorsOf, ValidationError } from "@docex/kit";
+import { fieldErrorsOf, httpUrl, ValidationError } from "@docex/kit";
 import type { WebhookCallers, WebhookHandlers } from "@docex/protos";
 import { z } from "zod";
 import { SIGNATURE_VERIFICATION, VALIDATION_TYPES } from "../domain/records.js";
 import type { Webhooks } from "../domain/webhooks.js";
-import { httpUrl } from "../http/schemas.js";
 import type { ExternalValidation } from "../validation/external-validation.js";
 import type { ValidationTargetRegistry } from "../validation/validation-targets.js";
 

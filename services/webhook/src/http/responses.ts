@@ -170,10 +170,6 @@ export function receiverHealthResponse(health: ReceiverHealthReport): z.infer<ty
   };
 }
 
-export function paginationOf(page: number, pageSize: number, total: number) {
-  return { page, page_size: pageSize, total, total_pages: Math.ceil(total / pageSize) };
-}
-
 /** Pagination of a whole list (the four webhook lists without `page`/`page_size`): one page holding everything. */
 export function wholeListPagination(total: number) {
   return { page: 1, page_size: total, total, total_pages: total === 0 ? 0 : 1 };

@@ -1,6 +1,15 @@
-import { type AccessTokenVerifier, ApiDescription, actorOf, authenticate, dataOf, NotFoundError, pageOf } from "@docex/kit";
+import {
+  type AccessTokenVerifier,
+  ApiDescription,
+  actorOf,
+  authenticate,
+  dataOf,
+  isUuid,
+  NotFoundError,
+  pageOf,
+  paginationOf,
+} from "@docex/kit";
 import type { Response, Router } from "express";
-import { isUuid } from "../domain/access.js";
 import type { Deliveries } from "../domain/deliveries.js";
 import type { ReceiverHealth } from "../domain/receiver-health.js";
 import type { EntityType, Webhook } from "../domain/records.js";
@@ -9,7 +18,6 @@ import type { Webhooks } from "../domain/webhooks.js";
 import {
   deliveryResponse,
   deliverySchema,
-  paginationOf,
   receiverHealthResponse,
   receiverHealthSchema,
   signingKeyResponse,
@@ -200,7 +208,10 @@ export function webhookHttp(domain: WebhookDomain, verifier: AccessTokenVerifier
       async ({ params, query }, req, res) => {
         const id = idOf(params, "webhook_id", "webhook");
         const page = await deliveries.list(actorOf(req), id, query.status, { page: query.page, pageSize: query.page_size });
-        res.json({ data: page.items.map(deliveryResponse), pagination: paginationOf(query.page, query.page_size, page.total) });
+        res.json({
+          data: page.items.map(deliveryResponse),
+          pagination: paginationOf({ page: query.page, pageSize: query.page_size, total: page.total }),
+        });
       },
     );
 
@@ -276,7 +287,10 @@ export function webhookHttp(domain: WebhookDomain, verifier: AccessTokenVerifier
           }
           const [number, size] = [query.page ?? 1, query.page_size ?? 20];
           const page = await webhooks.of(actorOf(req), entityType, ref, { page: number, pageSize: size });
-          res.json({ data: page.items.map(webhookResponse), pagination: paginationOf(number, size, page.total) });
+          res.json({
+            data: page.items.map(webhookResponse),
+            pagination: paginationOf({ page: number, pageSize: size, total: page.total }),
+          });
         },
       );
     }

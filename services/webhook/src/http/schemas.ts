@@ -1,26 +1,8 @@
+import { httpUrl, pageQuery } from "@docex/kit";
 import { z } from "zod";
 import { DELIVERY_STATUSES, ENTITY_TYPES, SIGNATURE_VERIFICATION, WEBHOOK_TYPES } from "../domain/records.js";
 
 const uuid = z.guid({ message: "Must be a UUID." }).transform((id) => id.toLowerCase());
-
-/** Spec: "Must be a valid HTTP URL": http or https, a host, no credentials (they would show in every listing). */
-export const httpUrl = z
-  .string()
-  .trim()
-  .min(1)
-  .max(2_048)
-  .superRefine((text, ctx) => {
-    let url: URL;
-    try {
-      url = new URL(text);
-    } catch {
-      ctx.addIssue({ code: "custom", message: "Must be a valid HTTP URL." });
-      return;
-    }
-    if (url.protocol !== "http:" && url.protocol !== "https:") ctx.addIssue({ code: "custom", message: "Must be an http or https URL." });
-    else if (!url.hostname) ctx.addIssue({ code: "custom", message: "Must name a host." });
-    else if (url.username || url.password) ctx.addIssue({ code: "custom", message: "Must not carry credentials." });
-  });
 
 const signatureVerification = z.enum(SIGNATURE_VERIFICATION);
 
@@ -45,11 +27,6 @@ export const patchWebhookBody = z.strictObject({
     .optional()
     .transform((value) => (value === null ? "disabled" : value)),
   destination_id: uuid.nullable().optional(),
-});
-
-export const pageQuery = z.object({
-  page: z.coerce.number().int().min(1).default(1),
-  page_size: z.coerce.number().int().min(1).max(100).default(20),
 });
 
 /**

@@ -6,7 +6,7 @@ export interface CallContext {
 }
 
 /** What this service needs of the document context: which entity an id names, and who approves a document. */
-export interface EntityDirectory {
+export interface DocumentPort {
   /** Undefined when no entity of that type has this UUID or humanized id. */
   resolve(entityType: EntityType, idOrHumanized: string, ctx?: CallContext): Promise<EntityScope | undefined>;
   /** The user ids assigned to approve a document; undefined when the document is gone. */

@@ -40,7 +40,7 @@ export interface ExtractionRecord {
 }
 
 /** What this service needs of the document service (gRPC in production, a double in tests). */
-export interface DocumentSource {
+export interface DocumentPort {
   findQueue(queueId: string, ctx?: CallContext): Promise<QueueView | undefined>;
   /** The document by id, of any organization (the caller checks access); undefined when there is none. */
   findDocument(documentId: string, ctx?: CallContext): Promise<DocumentView | undefined>;

@@ -23,7 +23,7 @@ export interface LearnedValuesOutcome {
 }
 
 /** What learning needs of the document service (src/clients/document.ts implements it over gRPC). */
-export interface DocumentDirectory {
+export interface DocumentPort {
   /** Undefined for an unknown document. */
   findDocument(documentId: string, ctx?: CallContext): Promise<DocumentView | undefined>;
   /** Undefined for an unknown queue. */

@@ -36,7 +36,7 @@ export interface InboxAttachment {
 export type ReceiveOutcome = { documentId: string; existing: boolean } | { refused: string; detail: string };
 
 /** The document service as the intake needs it. */
-export interface InboxDocuments {
+export interface DocumentPort {
   /** Undefined for an address no queue has (or no longer has). */
   resolveInbox(address: string, ctx?: CallContext): Promise<Inbox | undefined>;
   receive(attachment: InboxAttachment, ctx?: CallContext): Promise<ReceiveOutcome>;

@@ -41,7 +41,7 @@ export interface ChangeOutcome {
 }
 
 /** What automation needs of the document service. */
-export interface DocumentGateway {
+export interface DocumentPort {
   /** The queue named by a UUID or humanized id; NotFoundError when there is none. */
   queue(ref: string, ctx?: CallContext): Promise<QueueRecord>;
   applyChanges(change: DocumentChange, ctx?: CallContext): Promise<ChangeOutcome>;
