@@ -217,7 +217,8 @@ describe("delivery of document_status_changed and queue_created (real Postgres, 
     receiver.respondWith(() => (receiver.requests.length === 1 ? { status: 200, delayMs: 2_600 } : { status: 200 }));
     const webhook = await harness.createWebhook(owner, { url: `${receiver.url}/slow`, entity_type: "queue", entity_id: at.queueId });
     await harness.statusChanged(at);
-    await receiver.waitForRequests(2, 6_000);
+    // 2 s of timeout and a backoff: within 6 s on a quiet machine; the bound leaves room for a loaded one.
+    await receiver.waitForRequests(2, 15_000);
     const [delivery] = await finished(webhook.id!);
     expect(delivery.status).to.equal("succeeded");
     expect(delivery.attempts[0]).to.deep.include({ status_code: null, succeeded: false, error: "no answer within 2000 ms" });
