@@ -3,6 +3,7 @@ import { expect } from "chai";
 import { type Evidence, featuresOf, probabilityOf } from "../src/engine/confidence.js";
 import { CONFIDENCE_MODEL } from "../src/engine/confidence-model.js";
 import { extractInvoice } from "../src/engine/engine.js";
+import { wordsOfTsv } from "../src/engine/ocr.js";
 import { linesOf, type TextItem } from "../src/engine/page-text.js";
 import { openPdf } from "../src/engine/pdf.js";
 import { fieldsFromLines } from "../src/engine/text-fields.js";
@@ -181,6 +182,116 @@ describe("extraction engine: labels and parties on layouts nobody wrote the engi
     const result = fieldsFromLines(linesOf(items), "builtin:pdf_text");
     expect(value(result, "supplier_name")).to.equal("Nordlicht Werkzeuge GmbH");
     expect(value(result, "buyer_name")).to.equal("Hafen Logistik AG");
+  });
+
+  /** Text items on page 1 (A4 points), each 10 pt high, from [text, x, y]. */
+  const placed = (rows: [string, number, number][]): TextItem[] =>
+    rows.map(([text, x, y]) => ({ text, x, y, width: text.length * 5, height: 10, page: 1 }));
+  const letterhead: [string, number, number][] = [
+    ["Au Petit Four SARL", 110, 35],
+    ["12 rue des Lilas, 75011 Paris", 110, 47],
+    ["Facture FA-2024-0042", 30, 100],
+    ["Date de facture", 30, 330],
+    ["14/03/2024", 160, 330],
+    ["Total TTC", 400, 760],
+    ["120,00 €", 480, 760],
+  ];
+
+  it("takes the one address block without a heading as the buyer's, not a delivery address beside it nor a street", () => {
+    const result = fieldsFromLines(
+      linesOf(
+        placed([
+          ...letterhead,
+          ["Adresse de livraison", 37, 127],
+          ["Entrepôt Nord", 37, 144],
+          ["8 quai de Seine", 37, 156],
+          ["93200 Saint-Denis", 37, 168],
+          ["Boulangerie Martin", 326, 138],
+          ["Claire Martin", 326, 150],
+          ["35 rue de la République", 326, 163],
+          ["69001 Lyon", 326, 176],
+        ]),
+      ),
+      "builtin:pdf_text",
+    );
+    expect(value(result, "buyer_name")).to.equal("Boulangerie Martin");
+    expect(result.fields.buyer_name?.evidence).to.deep.include({ label: "none", party: false });
+    expect(result.fields.buyer_name?.confidence).to.be.below(90);
+  });
+
+  it("takes no buyer where two address blocks without a heading could each be it", () => {
+    const result = fieldsFromLines(
+      linesOf(
+        placed([
+          ...letterhead,
+          ["Boulangerie Martin", 37, 138],
+          ["35 rue de la République", 37, 150],
+          ["69001 Lyon", 37, 163],
+          ["Pâtisserie Durand", 326, 138],
+          ["4 place Bellecour", 326, 150],
+          ["69002 Lyon", 326, 163],
+        ]),
+      ),
+      "builtin:pdf_text",
+    );
+    expect(value(result, "buyer_name")).to.equal(undefined);
+  });
+});
+
+describe("text reader: OCR's words", () => {
+  /** A TSV row of tesseract's: level, page, block, paragraph, line, word, left, top, width, height, confidence, text. */
+  const row = (level: number, line: number, word: number, left: number, top: number, width: number, height: number, text = "") =>
+    [level, 1, 1, 1, line, word, left, top, width, height, level === 5 ? 95 : -1, text].join("\t");
+
+  it("puts each word on its tesseract line (its top and height) and joins a phrase's words with wide ink gaps, spaced", () => {
+    // "MUSTERLIEFERANT GMBH": capitals only, 13 px of ink on a line 17 px high, 15 px between the words' ink.
+    const tsv = [
+      "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext",
+      row(4, 1, 0, 134, 858, 400, 17),
+      row(5, 1, 1, 134, 860, 197, 13, "MUSTERLIEFERANT"),
+      row(5, 1, 2, 346, 860, 51, 13, "GMBH"),
+      row(5, 1, 3, 900, 858, 40, 17, "Seite"),
+      row(4, 2, 0, 134, 884, 300, 17),
+      row(5, 2, 1, 134, 884, 120, 17, "Handelsrechnung"),
+      row(5, 2, 2, 262, 889, 30, 12, "vom"),
+    ].join("\n");
+    const words = wordsOfTsv(tsv, 1);
+    expect(words.map((word) => [word.text, word.y, word.height])).to.deep.equal([
+      ["MUSTERLIEFERANT", 858, 17],
+      ["GMBH", 858, 17],
+      ["Seite", 858, 17],
+      ["Handelsrechnung", 884, 17],
+      ["vom", 884, 17],
+    ]);
+    const lines = linesOf(words);
+    expect(lines.map((line) => line.segments.map((segment) => segment.text))).to.deep.equal([
+      ["MUSTERLIEFERANT GMBH", "Seite"],
+      ["Handelsrechnung vom"],
+    ]);
+  });
+
+  it("reads 'Nr.' apart from its label, the date after the number in the next segments, and '19 $' as no dollar", () => {
+    const items: TextItem[] = [
+      ["Handelsrechnung", 70, 100],
+      ["Nr. 471102", 290, 100],
+      ["vom", 390, 100],
+      ["05.03.2018", 440, 100],
+      ["Zitronensäure 19 $ 100,00", 70, 300],
+      ["Gesamtbetrag EUR", 70, 400],
+      ["119,00", 300, 400],
+    ].map(([text, x, y]) => ({
+      text: text as string,
+      x: x as number,
+      y: y as number,
+      width: (text as string).length * 5,
+      height: 10,
+      page: 1,
+      confidence: 95,
+    }));
+    const result = fieldsFromLines(linesOf(items), "builtin:ocr");
+    expect(value(result, "invoice_id")).to.equal("471102");
+    expect(value(result, "issue_date")).to.equal("2018-03-05");
+    expect(value(result, "currency")).to.equal("EUR");
   });
 });
 

@@ -769,6 +769,10 @@ function findParties(segs: Seg[][], all: Seg[], hits: Hit[], hitsOf: (seg: Seg) 
 const POSTAL_TOWN =
   /^(?:[A-Z]{1,2}[- ]?)?(?:\d{5}|\d{4}(?: ?[A-Z]{2}(?=\s))?|\d{3} \d{2})\s+\p{Lu}|,\s*[A-Z]{2}\s+\d{5}(?:-\d{4})?$|\b[A-Z]{1,2}\d[A-Z\d]? \d[A-Z]{2}$/u;
 
+/** A street line: a house number at either end, or a word for street. */
+const STREET =
+  /^\d+[a-z]?\b|\b\d+[a-z]?(?:\s*[-/]\s*\d+[a-z]?)?$|\b(?:str\.|stra(?:ss|ß)e|street|road|avenue|rue|ulice|ulica|via|calle|weg|gasse|platz|laan|straat)\b/iu;
+
 /**
  * The buyer when no heading names it (a window envelope's address with no sender line above it): the one address
  * block in the upper part of the first page — a name, then within about five lines at its x a postal code and town — that
@@ -787,10 +791,13 @@ function unheadedAddress(
   const blocked = new Set([...(parties.supplier ?? []), ...elsewhere]);
   const supplier = parties.supplierName && foldText(parties.supplierName.value);
   const blocks: { name: Candidate; lines: Set<Seg> }[] = [];
+  /** Lines of an address already looked at (a street under a name starts no block of its own). */
+  const seen = new Set<Seg>();
   for (const seg of firstPage) {
-    if (seg.y > bottom * 0.45 || blocked.has(seg) || hitsOf(seg).length > 0 || blocks.some((block) => block.lines.has(seg))) continue;
+    if (seg.y > bottom * 0.45 || blocked.has(seg) || seen.has(seg) || hitsOf(seg).length > 0) continue;
     const name = partyName(seg.text);
-    if (!name || seg === parties.supplierName?.seg || POSTAL_TOWN.test(seg.text)) continue;
+    // A name line, not a street ("Musterstr. 12", "35 rue de la République") or a town.
+    if (!name || seg === parties.supplierName?.seg || POSTAL_TOWN.test(seg.text) || STREET.test(name)) continue;
     const lines = new Set([seg]);
     let town = false;
     for (let lineIndex = seg.line + 1; lineIndex < segs.length && !town; lineIndex += 1) {
@@ -802,6 +809,7 @@ function unheadedAddress(
       lines.add(under);
       town = POSTAL_TOWN.test(under.text.trim());
     }
+    for (const line of lines) seen.add(line);
     if (!town) continue;
     // The supplier's own address (its name, or its letterhead holding its name) is not the buyer's.
     if (supplier && [...lines].some((line) => foldText(line.text).includes(supplier))) continue;
