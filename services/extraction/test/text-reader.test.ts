@@ -238,6 +238,36 @@ describe("extraction engine: labels and parties on layouts nobody wrote the engi
   });
 });
 
+describe("text reader: a date that could be read either way", () => {
+  it("gives a date with day and month both ≤ 12, and nothing on the page to tell their order, a confidence of at most 50", () => {
+    const page = (date: string) =>
+      fieldsFromLines(
+        linesOf(
+          [
+            ["Invoice number", 70, 100],
+            ["INV-77", 200, 100],
+            ["Invoice date", 70, 118],
+            [date, 200, 118],
+          ].map(([text, x, y]) => ({
+            text: text as string,
+            x: x as number,
+            y: y as number,
+            width: (text as string).length * 5,
+            height: 10,
+            page: 1,
+          })),
+        ),
+        "builtin:pdf_text",
+      );
+    const ambiguous = page("03/04/2024");
+    expect(value(ambiguous, "issue_date")).to.equal("2024-04-03");
+    expect(ambiguous.fields.issue_date?.confidence).to.be.at.most(50);
+    const plain = page("13/04/2024");
+    expect(value(plain, "issue_date")).to.equal("2024-04-13");
+    expect(plain.fields.issue_date?.confidence).to.be.above(50);
+  });
+});
+
 describe("text reader: OCR's words", () => {
   /** A TSV row of tesseract's: level, page, block, paragraph, line, word, left, top, width, height, confidence, text. */
   const row = (level: number, line: number, word: number, left: number, top: number, width: number, height: number, text = "") =>
