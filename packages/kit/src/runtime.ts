@@ -466,7 +466,7 @@ export function closeHttp(server: Server, timeoutMs: number): Promise<void> {
  */
 export async function runUntilSignalled(start: () => Promise<{ stop(): Promise<void> }>, logger: Logger): Promise<void> {
   // main.ts has loaded its code; nothing listens yet, so the pause delays no request.
-  const collection = collectStartupGarbage();
+  const collection = await collectStartupGarbage();
   if (collection) {
     const mib = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10;
     logger.info(

@@ -1,6 +1,5 @@
 import { performance } from "node:perf_hooks";
-import { getHeapStatistics, setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
+import { getHeapStatistics } from "node:v8";
 
 export interface StartupCollection {
   /** What the V8 heap's objects took before and after, in bytes. */
@@ -16,22 +15,28 @@ export interface StartupCollection {
  * RSS a process, bench/REPORT.md). The collection stops the process for some tens of milliseconds, so it is made
  * before the process listens, where it delays no request.
  *
- * `gc` comes from a context made while V8's `--expose-gc` is on, and the flag is turned off again at once: the
- * process's own global gets no `gc`, and nothing has to be given on the command line (a pod's NODE_OPTIONS may
- * replace the image's). Undefined when the runtime refuses: the garbage is kept, and the process starts anyway.
+ * It is asked of V8 through the in-process inspector (`HeapProfiler.collectGarbage` of the DevTools protocol, over
+ * `node:inspector`'s Session: public APIs, no port opened): no V8 flag is changed after start, which Node's
+ * documentation warns may crash the process, and no `gc` is exposed on any global. Undefined when the runtime has no
+ * inspector (a build without it): the garbage is kept, and the process starts anyway.
  */
-export function collectStartupGarbage(): StartupCollection | undefined {
-  let gc: () => void;
+export async function collectStartupGarbage(): Promise<StartupCollection | undefined> {
+  let inspector: typeof import("node:inspector/promises");
   try {
-    setFlagsFromString("--expose-gc");
-    gc = runInNewContext("gc") as () => void;
+    inspector = await import("node:inspector/promises");
   } catch {
     return undefined;
-  } finally {
-    setFlagsFromString("--no-expose-gc");
   }
   const usedBefore = getHeapStatistics().used_heap_size;
   const started = performance.now();
-  gc();
+  const session = new inspector.Session();
+  try {
+    session.connect();
+    await session.post("HeapProfiler.collectGarbage");
+  } catch {
+    return undefined;
+  } finally {
+    session.disconnect();
+  }
   return { usedBefore, usedAfter: getHeapStatistics().used_heap_size, durationMs: performance.now() - started };
 }
