@@ -238,6 +238,31 @@ describe("extraction engine: labels and parties on layouts nobody wrote the engi
   });
 });
 
+describe("text reader: a value under its column's header", () => {
+  it("reads a due date under 'Fälligkeit' in a row of headers, and not under a label whose neighbour is close by", () => {
+    const read = (rows: [string, number, number][]) =>
+      fieldsFromLines(
+        linesOf(rows.map(([text, x, y]) => ({ text, x, y, width: text.length * 5, height: 10, page: 1 }))),
+        "builtin:pdf_text",
+      );
+    const table = read([
+      ["Beschreibung", 40, 500],
+      ["Fälligkeit", 420, 500],
+      ["Teilzahlung", 520, 500],
+      ["Der Rechnungsbetrag wurde bereits beglichen.", 40, 514],
+      ["03.10.2018", 420, 514],
+    ]);
+    expect(value(table, "due_date")).to.equal("2018-10-03");
+    // "Fälligkeit sofort": the word after the label is the answer, nothing below is read for it.
+    const terms = read([
+      ["Fälligkeit", 40, 500],
+      ["sofort", 100, 500],
+      ["Lieferdatum 01.10.2018", 40, 514],
+    ]);
+    expect(value(terms, "due_date")).to.equal(undefined);
+  });
+});
+
 describe("text reader: a date that could be read either way", () => {
   it("gives a date with day and month both ≤ 12, and nothing on the page to tell their order, a confidence of at most 50", () => {
     const page = (date: string) =>

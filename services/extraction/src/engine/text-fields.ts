@@ -311,7 +311,9 @@ export function fieldsFromLines(lines: Line[], source: ValueSource, pageSizes: P
           start: offset,
           end: offset + read.length,
         });
-      if (read || hitsIn(right).length === 0) return found;
+      // A neighbour close by that is no value ends the search; one a column away (a table's next header) does not:
+      // the value may stand below the label.
+      if (read || (hitsIn(right).length === 0 && right.x - hit.seg.xEnd < hit.seg.height * 3)) return found;
     }
     if (!allowBelow) return found;
     for (let lineIndex = hit.seg.line + 1; lineIndex <= hit.seg.line + 2 && lineIndex < segs.length; lineIndex += 1) {
