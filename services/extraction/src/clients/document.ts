@@ -1,4 +1,4 @@
-import { type Annotation, readAnnotationSchema } from "@docex/annotations";
+import { readAnnotationSchema, readAnnotations } from "@docex/annotations";
 import { type EventBus, forgetChangedQueues, type GrpcIdentity, type Metrics, NotFoundError, undefinedIfNotFound } from "@docex/kit";
 import { createDocumentClient } from "@docex/protos";
 import type { DocumentFile, DocumentSource, DocumentView, QueueView } from "../domain/document-source.js";
@@ -46,8 +46,7 @@ export function documentSource(address: string, options: DocumentClientOptions):
         organizationId: organization_id,
         queueId: queue_id,
         approvers: [...approvers],
-        // The document service's own records: their shape is its contract.
-        annotations: JSON.parse(annotations_json || "[]") as Annotation[],
+        annotations: readAnnotations(annotations_json),
       };
       return document;
     },

@@ -1,7 +1,6 @@
-import { annotationSchema as annotationRecord, readAnnotationSchema } from "@docex/annotations";
+import { readAnnotationSchema, readAnnotations } from "@docex/annotations";
 import { type EventBus, forgetChangedQueues, type GrpcIdentity, type Metrics, undefinedIfNotFound } from "@docex/kit";
 import { createDocumentClient, type DocumentRecord, documentChangeRequest } from "@docex/protos";
-import { z } from "zod";
 import type { QueueView } from "../domain/annotation-schema.js";
 import type { DocumentDirectory } from "../domain/document-directory.js";
 import type { DocumentView } from "../domain/records.js";
@@ -22,8 +21,6 @@ export interface DocumentService extends DocumentDirectory {
   close(): void;
 }
 
-const annotationsOf = z.array(annotationRecord);
-
 function documentView(record: DocumentRecord): DocumentView {
   return {
     id: record.id,
@@ -31,7 +28,7 @@ function documentView(record: DocumentRecord): DocumentView {
     organizationId: record.organization_id,
     status: record.status,
     approvers: record.approvers,
-    annotations: annotationsOf.parse(JSON.parse(record.annotations_json || "[]")),
+    annotations: readAnnotations(record.annotations_json),
     version: record.version,
   };
 }
