@@ -39,6 +39,9 @@ const uuid = z.guid();
 
 /** Annotations sent to the document service (ApplyDocumentChanges.annotations_json, RecordExtraction's). */
 export const annotationsJson = annotationsFromService;
+/** RecordExtractionRequest.extraction_json: the body of POST /documents/{id}/extraction, from the built-in engine. */
+export const extractionJson = z.object({ annotations: annotationsFromService, confidence: z.number().min(0).max(100).nullable() });
+
 /** Annotations a consumer reads (DocumentRecord.annotations_json, PlanApprovalRoute's, Validate's). */
 export const annotationsReaderJson = annotationsReader;
 /** A queue's annotation schema as consumers read it (Queue.annotation_schema_json, PlanApprovalRoute's). */

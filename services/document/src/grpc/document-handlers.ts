@@ -11,6 +11,7 @@ import {
   type DocumentHandlers,
   type DocumentRecord,
   emailSourceJson,
+  extractionJson,
   jsonText,
   messagesJson,
   optionsJson,
@@ -29,7 +30,6 @@ import { type Queue, SERVICE_SOURCES, type StoredDocument } from "../domain/reco
 import { ENTITY_TYPES, VALIDATION_TYPES } from "../domain/validation.js";
 import type { ValidationWebhooks } from "../domain/validation-webhooks.js";
 import type { KeptFiles } from "../files/kept-files.js";
-import { extractionBody } from "../http/schemas.js";
 import type { DocumentStore } from "../store/document-store.js";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
 import type { ValidationLinkStore } from "../store/validation-link-store.js";
@@ -100,8 +100,7 @@ const recordExtractionRequest = z.object({
   organization_id: z.string(),
   document_id: z.string(),
   idempotency_key: z.string().max(200),
-  // The HTTP body's form, but an annotation property this service does not know yet (a newer engine) is dropped.
-  extraction_json: jsonText(extractionBody.extend({ annotations: annotationsJson }), { annotations: [], confidence: null }),
+  extraction_json: jsonText(extractionJson, { annotations: [], confidence: null }),
   messages_json: jsonText(messagesJson, []),
   failed: z.boolean().optional(),
 });

@@ -1,6 +1,6 @@
 import { readAnnotationSchema, readAnnotations } from "@docex/annotations";
 import { type EventBus, forgetChangedQueues, type GrpcIdentity, type Metrics, undefinedIfNotFound } from "@docex/kit";
-import { createDocumentClient, type DocumentRecord, documentChangeRequest } from "@docex/protos";
+import { annotationsJson, createDocumentClient, type DocumentRecord, documentChangeRequest, toJsonText } from "@docex/protos";
 import type { QueueView } from "../domain/annotation-schema.js";
 import type { DocumentDirectory } from "../domain/document-directory.js";
 import type { DocumentView } from "../domain/records.js";
@@ -76,7 +76,7 @@ export function documentService(address: string, options: DocumentServiceOptions
           expected_version: change.expectedVersion,
           source: "learning",
           idempotency_key: change.idempotencyKey,
-          annotations_json: JSON.stringify(change.annotations),
+          annotations_json: toJsonText(annotationsJson, change.annotations),
         }),
         ctx,
       );
