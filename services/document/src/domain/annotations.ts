@@ -64,9 +64,10 @@ function checkOne(field: FieldDefinition, input: AnnotationFields, at: string, e
         );
     }
   }
-  if (input.confidence !== undefined) annotation.confidence = input.confidence;
-  if (input.source !== undefined) annotation.source = input.source;
-  if (input.position !== undefined) annotation.position = input.position;
+  // The rest (confidence, source, position, and whatever @docex/annotations adds to the shape) is kept as sent: only
+  // the value and its typed readings are checked against the schema here.
+  const { key: _key, value: _value, values: _values, rows: _rows, numericValue: _numeric, isoDateValue: _isoDate, ...rest } = input;
+  for (const [name, value] of Object.entries(rest)) if (value !== undefined) Object.assign(annotation, { [name]: value });
   return annotation;
 }
 
