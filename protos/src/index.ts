@@ -1,6 +1,7 @@
 export * from "./auth.js";
 export * from "./automation.js";
 export * from "./document.js";
+export * from "./json-fields.js";
 export * from "./membership.js";
 export * from "./register.js";
 export {

@@ -137,6 +137,26 @@ export function readAnnotationSchema(json: string): SchemaField[] {
   return z.array(schemaFieldReader).parse(JSON.parse(json || "[]"));
 }
 
+/**
+ * A field as automation reads GetQueue's annotation_schema_json: the whole definition (its rules name labels and
+ * types), checked for what it uses; a property it does not know yet (a newer document service) is kept, not refused.
+ */
+export const fieldDefinitionReader = z.looseObject({
+  key: z.string().min(1),
+  label: z.string(),
+  type: z.enum(FIELD_TYPES),
+  multi_value: z.boolean().optional(),
+  columns: z
+    .array(z.looseObject({ key: z.string().min(1), label: z.string(), type: z.enum(COLUMN_TYPES), register_id: z.string().optional() }))
+    .optional(),
+  register_id: z.string().optional(),
+});
+
+/** Reads GetQueue's annotation_schema_json as whole definitions (empty text is an empty schema); throws when it is not a schema. */
+export function readFieldDefinitions(json: string): FieldDefinition[] {
+  return z.array(fieldDefinitionReader).parse(JSON.parse(json || "[]"));
+}
+
 /** What `locateKey` needs of a field: its key and, for a table, its columns' keys. */
 export interface KeyedField {
   key: string;

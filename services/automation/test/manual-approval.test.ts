@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createEvent } from "@docex/events";
-import { eventually } from "@docex/testkit";
+import { createAutomationClient } from "@docex/protos";
+import { eventually, testGrpcIdentity } from "@docex/testkit";
 import { expect } from "chai";
 import { RegisterDouble } from "./support/register-double.js";
 import { Stack } from "./support/stack.js";
@@ -148,6 +149,50 @@ describe("a manual move to in_approval assigns the queue's approval route (real 
     const approved = await stack.documentApi(approver).post(`/documents/${documentId}/approve`);
     expect(approved.status, JSON.stringify(approved.body)).to.equal(200);
     expect(approved.body.data.status).to.equal("ready_to_export");
+  });
+
+  it("an older service receiving a newer annotation property keeps working: PlanApprovalRoute reads what it uses", async () => {
+    const queueId = await org.addQueue("manual newer");
+    const approver = await org.invite("approver", [queueId]);
+    await switchRules(queueId, "enabled");
+    await addApprovalRule(queueId, {
+      action: "assign_approvers",
+      params: { approver_ids: [approver] },
+      conditions: { match: "all", rules: [{ field: "total_due", operator: "gt", value: 1000 }] },
+    });
+    // As a newer document service would call it: properties this automation does not know, on annotations and fields.
+    const document = createAutomationClient(`127.0.0.1:${stack.automation.grpcPort}`, {
+      identity: testGrpcIdentity("document"),
+      deadlineMs: 5_000,
+    });
+    try {
+      const plan = await document.planApprovalRoute({
+        organization_id: org.organizationId,
+        queue_id: queueId,
+        document_id: randomUUID(),
+        annotations_json: JSON.stringify([
+          { key: "total_due", value: "5 000", numericValue: 5000, reviewedBy: "rule-7", values: [], confidenceBand: "high" },
+        ]),
+        annotation_schema_json: JSON.stringify([{ key: "total_due", label: "Total due", type: "number", hint: "Gross, VAT included" }]),
+      });
+      expect(plan.approvers).to.deep.equal([approver]);
+      // What it uses is still checked: a value that is not text is INVALID_ARGUMENT.
+      const malformed = await document
+        .planApprovalRoute({
+          organization_id: org.organizationId,
+          queue_id: queueId,
+          document_id: randomUUID(),
+          annotations_json: JSON.stringify([{ key: "total_due", value: 5000 }]),
+          annotation_schema_json: "[]",
+        })
+        .then(
+          () => undefined,
+          (error: Error) => error,
+        );
+      expect(malformed?.name).to.equal("ValidationError");
+    } finally {
+      document.close();
+    }
   });
 
   it("answers 503 and leaves the document in validation when a rule's register condition cannot be checked", async () => {

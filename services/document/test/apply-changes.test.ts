@@ -166,6 +166,42 @@ describe("changes from other contexts: gRPC ApplyDocumentChanges, GetDocument an
     await expectGrpcError(h.grpc.applyDocumentChanges(change(randomUUID())), "NOT_FOUND");
   });
 
+  it("an older service receiving a newer annotation property keeps working: ApplyDocumentChanges and RecordExtraction drop what they do not know", async () => {
+    const id = await documentFixture(owner, queueId, { extracted: true });
+    // A newer sender (automation, learning, the engine) deployed before this service: properties it does not know yet.
+    const newer = [
+      { key: "contract", value: "N-1", source: "automation", reviewedBy: "rule-7" },
+      { key: "line_items", value: "", rows: [{ activity: { value: "A", confidenceBand: "high" } }] },
+    ];
+    const answer = await h.grpc.applyDocumentChanges(change(id, { source: "automation", annotations_json: JSON.stringify(newer) }));
+    expect(answer).to.include({ applied: true, reason: "" });
+    const stored = await annotationsOf(id);
+    expect(stored.find((annotation) => annotation.key === "contract")).to.deep.equal({
+      key: "contract",
+      value: "N-1",
+      source: "automation",
+    });
+    expect(stored.find((annotation) => annotation.key === "line_items")?.rows).to.deep.equal([{ activity: { value: "A" } }]);
+
+    const fresh = await documentFixture(owner, queueId);
+    const recorded = await h.grpc.recordExtraction({
+      organization_id: (await current(fresh)).organization_id,
+      document_id: fresh,
+      idempotency_key: "newer-engine",
+      extraction_json: JSON.stringify({
+        annotations: [{ key: "invoice_id", value: "F-9", confidence: 90, readBy: "ocr-v9" }],
+        confidence: 90,
+      }),
+      messages_json: "",
+    });
+    expect(recorded).to.include({ applied: true, reason: "" });
+    expect((await annotationsOf(fresh)).find((annotation) => annotation.key === "invoice_id")).to.include({ value: "F-9" });
+
+    // The public API stays strict: a client's misspelt property is still a 400.
+    const refused = await owner.patch(`/documents/${id}/annotations`, { annotations: [{ key: "contract", value: "x", reviewedBy: "me" }] });
+    expect(refused.status).to.equal(400);
+  });
+
   it("refuses annotation changes to a frozen document (document_not_editable) but lets its status move on", async () => {
     const id = await documentFixture(owner, queueId, { extracted: true });
     await owner.post(`/documents/${id}/status`, { status: "ready_to_export" });

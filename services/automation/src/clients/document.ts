@@ -1,8 +1,16 @@
-import type { FieldDefinition } from "@docex/annotations";
+import { readAnnotations, readFieldDefinitions } from "@docex/annotations";
 import { type GrpcIdentity, type Logger, type Metrics, NotFoundError, undefinedIfNotFound } from "@docex/kit";
-import { createDocumentClient, type DocumentRecord, documentChangeRequest } from "@docex/protos";
+import {
+  annotationsJson,
+  approvalRouteJson,
+  automationBlockersJson,
+  createDocumentClient,
+  type DocumentRecord,
+  documentChangeRequest,
+  toJsonText,
+} from "@docex/protos";
 import type { ChangeOutcome, DocumentPort, DocumentState } from "../domain/document-port.js";
-import type { Annotation, DocumentStatus } from "../domain/records.js";
+import type { DocumentStatus } from "../domain/records.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -12,7 +20,7 @@ function documentState(record: DocumentRecord): DocumentState {
     queueId: record.queue_id,
     organizationId: record.organization_id,
     status: record.status as DocumentStatus,
-    annotations: JSON.parse(record.annotations_json || "[]") as Annotation[],
+    annotations: readAnnotations(record.annotations_json),
     approvers: record.approvers,
     confidence: record.confidence ?? null,
     version: record.version,
@@ -48,7 +56,7 @@ export function documentPort(
         name: queue.name,
         workspaceId: queue.workspace_id,
         organizationId: queue.organization_id,
-        annotationSchema: JSON.parse(queue.annotation_schema_json || "[]") as FieldDefinition[],
+        annotationSchema: readFieldDefinitions(queue.annotation_schema_json),
         duplicateFileRejection: queue.duplicate_file_rejection,
         extractionEngine: queue.extraction_engine === "external" ? "external" : "builtin",
         documentLifetimeDays: queue.document_lifetime_days || null,
@@ -65,12 +73,12 @@ export function documentPort(
           expected_version: change.expectedVersion,
           source: "automation",
           idempotency_key: change.idempotencyKey,
-          annotations_json: JSON.stringify(change.annotations),
+          annotations_json: toJsonText(annotationsJson, change.annotations),
           ...(change.status ? { status: change.status } : {}),
           approvers: change.approvers,
-          ...(change.approvalRoute ? { approval_route_json: JSON.stringify(change.approvalRoute) } : {}),
+          ...(change.approvalRoute ? { approval_route_json: toJsonText(approvalRouteJson, change.approvalRoute) } : {}),
           applied_rules: change.appliedRules,
-          ...(change.automationBlockers ? { automation_blockers_json: JSON.stringify(change.automationBlockers) } : {}),
+          ...(change.automationBlockers ? { automation_blockers_json: toJsonText(automationBlockersJson, change.automationBlockers) } : {}),
         }),
         ctx,
       );

@@ -1,8 +1,16 @@
-import type { FieldDefinition } from "@docex/annotations";
-import { isUuid, ValidationError } from "@docex/kit";
-import type { AutomationCallers, AutomationHandlers } from "@docex/protos";
+import { isUuid, parseInput, ValidationError } from "@docex/kit";
+import {
+  type AutomationCallers,
+  type AutomationHandlers,
+  annotationSchemaJson,
+  annotationsReaderJson,
+  approvalRouteJson,
+  evaluationFieldsJson,
+  jsonText,
+  toJsonText,
+} from "@docex/protos";
+import { z } from "zod";
 import type { ApprovalRoutes } from "../domain/approval-routes.js";
-import type { Annotation } from "../domain/records.js";
 import type { SettingsStore } from "../store/settings-store.js";
 
 /**
@@ -21,15 +29,10 @@ function uuidField(value: string, path: string): string {
   return value.toLowerCase();
 }
 
-function jsonArrayField<T>(text: string, path: string): T[] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text || "[]");
-  } catch {
-    throw new ValidationError(`${path} is not JSON.`, [{ path, message: "is not JSON" }]);
-  }
-  if (!Array.isArray(parsed)) throw new ValidationError(`${path} must be a JSON array.`, [{ path, message: "must be a JSON array" }]);
-  return parsed as T[];
+/** A `*_json` field of the request, read as its contract: text that is not of the shape is INVALID_ARGUMENT. */
+function jsonArrayField<S extends z.ZodArray>(schema: S, text: string, path: string): z.output<S> {
+  const field = jsonText(schema, [] as z.input<S>);
+  return parseInput(z.object({ [path]: field }), { [path]: text }, "PlanApprovalRoute request")[path] as z.output<S>;
 }
 
 /**
@@ -45,7 +48,7 @@ export function automationHandlers(deps: { settings: SettingsStore; approvalRout
         automation_rules: found.automationRules,
         extraction_evaluation_status: found.extractionEvaluation.status,
         document_confidence: found.extractionEvaluation.documentConfidence ?? 0,
-        fields_json: JSON.stringify(found.extractionEvaluation.fields),
+        fields_json: toJsonText(evaluationFieldsJson, found.extractionEvaluation.fields),
       };
     },
 
@@ -54,15 +57,15 @@ export function automationHandlers(deps: { settings: SettingsStore; approvalRout
         {
           organizationId: uuidField(request.organization_id, "organization_id"),
           queueId: uuidField(request.queue_id, "queue_id"),
-          // The document service's own records: their shape is its contract, as in GetQueue's answer.
-          annotations: jsonArrayField<Annotation>(request.annotations_json, "annotations_json"),
-          schema: jsonArrayField<FieldDefinition>(request.annotation_schema_json, "annotation_schema_json"),
+          // The document service's own records, in the forms its GetDocument and GetQueue answer them.
+          annotations: jsonArrayField(annotationsReaderJson, request.annotations_json, "annotations_json"),
+          schema: jsonArrayField(annotationSchemaJson, request.annotation_schema_json, "annotation_schema_json"),
         },
         ctx,
       );
       return {
         approvers: plan.approvers,
-        approval_route_json: plan.route ? JSON.stringify(plan.route) : "",
+        approval_route_json: plan.route ? toJsonText(approvalRouteJson, plan.route) : "",
         applied_rules: plan.appliedRules,
       };
     },

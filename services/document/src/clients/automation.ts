@@ -1,26 +1,20 @@
 import { type GrpcIdentity, type Metrics, UpstreamError } from "@docex/kit";
-import { createAutomationClient } from "@docex/protos";
+import {
+  annotationSchemaJson,
+  annotationsReaderJson,
+  approvalRouteJson,
+  createAutomationClient,
+  evaluationFieldsJson,
+  readJsonText,
+  toJsonText,
+} from "@docex/protos";
 import type { QueueSwitches, Switch } from "@docex/queue-dto";
 import { z } from "zod";
 import type { ApprovalRouteSource, AssignedApprovers } from "../domain/approval.js";
 import type { AutomationSettingsSource } from "../domain/automation-switches.js";
 
-const fieldsSchema = z.array(z.object({ key: z.string(), min_confidence: z.number(), required: z.boolean() }));
 const switchOf = (value: string): Switch => (value === "enabled" ? "enabled" : "disabled");
 
-/** The route of PlanApprovalRoute's answer: the form ApplyDocumentChanges takes from automation. */
-const routeSchema = z
-  .strictObject({
-    stages: z
-      .array(z.object({ approver_ids: z.array(z.guid()).min(1).max(100), min_approvals: z.number().int().min(1).optional() }))
-      .min(1)
-      .max(20),
-    stage: z.number().int().min(0),
-  })
-  .refine((route) => route.stage < route.stages.length, { message: "stage must name one of the stages" })
-  .refine((route) => route.stages.every((stage) => (stage.min_approvals ?? 1) <= stage.approver_ids.length), {
-    message: "min_approvals cannot exceed the stage's approvers",
-  });
 const approversSchema = z.array(z.guid()).max(100);
 
 /** A person waits for the route (register lookups of in_register conditions included), not a start-up seed. */
@@ -28,7 +22,7 @@ const ROUTE_DEADLINE_MS = 2_000;
 
 function assignedFrom(answer: { approvers: string[]; approval_route_json: string }): AssignedApprovers {
   const approvers = approversSchema.safeParse(answer.approvers);
-  const route = answer.approval_route_json ? routeSchema.safeParse(JSON.parse(answer.approval_route_json)) : undefined;
+  const route = answer.approval_route_json ? approvalRouteJson.safeParse(JSON.parse(answer.approval_route_json)) : undefined;
   // Automation checks routes when rules are written; an answer that is not one is a broken dependency, not the user's doing.
   if (!approvers.success || (route && !route.success)) {
     throw new UpstreamError(502, "The automation service answered an approval route that is not one.", "upstream_failed");
@@ -69,7 +63,7 @@ export function automationClient(
         extractionEvaluation: {
           status: switchOf(answer.extraction_evaluation_status),
           documentConfidence: answer.document_confidence || null,
-          fields: fieldsSchema.parse(JSON.parse(answer.fields_json || "[]")),
+          fields: readJsonText(evaluationFieldsJson, [], answer.fields_json, "fields_json"),
         },
       };
     },
@@ -79,8 +73,8 @@ export function automationClient(
           organization_id: queue.organizationId,
           queue_id: queue.id,
           document_id: document.id,
-          annotations_json: JSON.stringify(document.annotations),
-          annotation_schema_json: JSON.stringify(queue.annotationSchema),
+          annotations_json: toJsonText(annotationsReaderJson, document.annotations),
+          annotation_schema_json: toJsonText(annotationSchemaJson, queue.annotationSchema),
         },
         { ...ctx, deadlineMs: ROUTE_DEADLINE_MS },
       );

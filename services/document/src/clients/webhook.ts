@@ -1,9 +1,7 @@
 import { performance } from "node:perf_hooks";
 import { type GrpcIdentity, type Logger, type Metrics, UpstreamError } from "@docex/kit";
-import { createWebhookClient } from "@docex/protos";
+import { annotationsReaderJson, createWebhookClient, toJsonText, validationAnswerJson } from "@docex/protos";
 import { Counter, Histogram } from "prom-client";
-import { z } from "zod";
-import { MESSAGE_SEVERITIES } from "../domain/records.js";
 import type { AppliedValidator, ExternalValidator, KnownValidators, ValidationCall, ValidationResult } from "../domain/validation.js";
 
 /**
@@ -11,14 +9,6 @@ import type { AppliedValidator, ExternalValidator, KnownValidators, ValidationCa
  * and the result is the "unavailable" of the document's validator, under its failure policy.
  */
 export const MIN_VALIDATE_MS = 10;
-
-/** answer_json of protos/webhook.proto. */
-const answerSchema = z.object({
-  replacements: z.array(z.object({ key: z.string(), value: z.string() })),
-  messages: z.array(z.object({ key: z.string().nullable(), message: z.string(), severity: z.enum(MESSAGE_SEVERITIES) })),
-  cells: z.array(z.object({ key: z.string(), row_index: z.number().int().min(0), value: z.string() })),
-  options: z.record(z.string(), z.array(z.object({ label: z.string(), value: z.string() }))),
-});
 
 export interface WebhookValidator extends ExternalValidator {
   /** Opens the channel that Validate calls take and waits for the webhook service's first answer. */
@@ -88,8 +78,8 @@ export function webhookValidator(
           workspace_id: document.workspaceId,
           organization_id: document.organizationId,
           ...(call.userId ? { user_id: call.userId } : {}),
-          previous_annotations_json: JSON.stringify(call.previousAnnotations),
-          annotations_json: JSON.stringify(document.annotations),
+          previous_annotations_json: toJsonText(annotationsReaderJson, call.previousAnnotations),
+          annotations_json: toJsonText(annotationsReaderJson, document.annotations),
           timeout_ms: call.timeoutMs,
           target_id: validator?.targetId ?? "",
         },
@@ -110,7 +100,7 @@ export function webhookValidator(
           return result;
         }
         case "ok": {
-          const answer = answerSchema.safeParse(safeJson(response.answer_json));
+          const answer = validationAnswerJson.safeParse(safeJson(response.answer_json));
           if (answer.success) {
             const { replacements, messages, cells, options: byKey } = answer.data;
             const byRow = cells.map(({ key, row_index, value }) => ({ key, rowIndex: row_index, value }));

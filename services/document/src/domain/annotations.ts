@@ -1,40 +1,19 @@
-import { type FieldDefinition, locateKey, type Position, parseDate, parseNumber, positionSchema, type ValueType } from "@docex/annotations";
+import {
+  type AnnotationFields,
+  type FieldDefinition,
+  locateKey,
+  type Position,
+  parseDate,
+  parseNumber,
+  type ValueType,
+} from "@docex/annotations";
 import { type FieldError, ValidationError } from "@docex/kit";
-import { z } from "zod";
 import type { Annotation } from "./records.js";
 
 type AnnotationValue = NonNullable<Annotation["values"]>[number];
 
-const MAX_TEXT = 10_000;
-
-const valueInput = z.strictObject({
-  value: z.string().max(MAX_TEXT),
-  numericValue: z.number().optional(),
-  isoDateValue: z.string().optional(),
-  position: positionSchema.optional(),
-});
-
-/**
- * An annotation as clients and other services send it (webhook form of API.md). Strict, so a misspelt
- * property is a 400 instead of silently dropped. `numericValue` and `isoDateValue` are accepted but
- * recomputed from `value`: the text is what a person sees and edits.
- */
-export const annotationInput = z.strictObject({
-  key: z.string().min(1).max(64),
-  value: z.string().max(MAX_TEXT).default(""),
-  values: z.array(valueInput).max(100).optional(),
-  numericValue: z.number().optional(),
-  isoDateValue: z.string().optional(),
-  confidence: z.number().min(0).max(100).optional(),
-  source: z.string().min(1).max(50).optional(),
-  /** Where a page shows the value (the engine's reading, or the word a person clicked to fill it). */
-  position: positionSchema.optional(),
-  rows: z.array(z.record(z.string(), valueInput)).max(2_000).optional(),
-});
-/** An annotation after its input schema: what the checks below take. Stored annotations fit it too. */
-export type AnnotationFields = z.output<typeof annotationInput>;
-
-export const annotationsInput = z.array(annotationInput).max(500);
+// The shape of an annotation is @docex/annotations' (one list of properties, in every form).
+export { type AnnotationFields, annotationInput, annotationsInput } from "@docex/annotations";
 
 function typed(type: ValueType, value: string, path: string, errors: FieldError[]): Pick<Annotation, "numericValue" | "isoDateValue"> {
   if (value.trim() === "") return {};
@@ -85,9 +64,10 @@ function checkOne(field: FieldDefinition, input: AnnotationFields, at: string, e
         );
     }
   }
-  if (input.confidence !== undefined) annotation.confidence = input.confidence;
-  if (input.source !== undefined) annotation.source = input.source;
-  if (input.position !== undefined) annotation.position = input.position;
+  // The rest (confidence, source, position, and whatever @docex/annotations adds to the shape) is kept as sent: only
+  // the value and its typed readings are checked against the schema here.
+  const { key: _key, value: _value, values: _values, rows: _rows, numericValue: _numeric, isoDateValue: _isoDate, ...rest } = input;
+  for (const [name, value] of Object.entries(rest)) if (value !== undefined) Object.assign(annotation, { [name]: value });
   return annotation;
 }
 

@@ -1,25 +1,35 @@
 import { DOCUMENT_STATUSES } from "@docex/events";
 import { NotFoundError, parseInput, ValidationError } from "@docex/kit";
-import type {
-  DocumentCallers,
-  DocumentHandlers,
-  DocumentRecord,
-  Queue as QueueMessage,
-  ApplyDocumentChangesRequest as RawChange,
+import {
+  annotationSchemaJson,
+  annotationsJson,
+  annotationsReaderJson,
+  approvalRouteJson,
+  automationBlockersJson,
+  cellsJson,
+  type DocumentCallers,
+  type DocumentHandlers,
+  type DocumentRecord,
+  emailSourceJson,
+  extractionJson,
+  jsonText,
+  messagesJson,
+  optionsJson,
+  type Queue as QueueMessage,
+  type ApplyDocumentChangesRequest as RawChange,
+  toJsonText,
 } from "@docex/protos";
 import { z } from "zod";
-import { annotationsInput } from "../domain/annotations.js";
 import type { DocumentChanges, ServiceChange } from "../domain/document-changes.js";
 import type { Documents } from "../domain/documents.js";
 import type { EmailDocuments } from "../domain/email-documents.js";
 import type { EntityResolver } from "../domain/entity-resolution.js";
 import { inboxAddressOf } from "../domain/hierarchy.js";
 import { isUuid } from "../domain/humanized-id.js";
-import { MESSAGE_SEVERITIES, type Queue, SERVICE_SOURCES, type StoredDocument } from "../domain/records.js";
+import { type Queue, SERVICE_SOURCES, type StoredDocument } from "../domain/records.js";
 import { ENTITY_TYPES, VALIDATION_TYPES } from "../domain/validation.js";
 import type { ValidationWebhooks } from "../domain/validation-webhooks.js";
 import type { KeptFiles } from "../files/kept-files.js";
-import { extractionBody } from "../http/schemas.js";
 import type { DocumentStore } from "../store/document-store.js";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
 import type { ValidationLinkStore } from "../store/validation-link-store.js";
@@ -50,7 +60,7 @@ function queueMessage(queue: Queue, inboxDomain: string): QueueMessage {
     name: queue.name,
     workspace_id: queue.workspaceId,
     organization_id: queue.organizationId,
-    annotation_schema_json: JSON.stringify(queue.annotationSchema),
+    annotation_schema_json: toJsonText(annotationSchemaJson, queue.annotationSchema),
     created_at: queue.createdAt.toISOString(),
     duplicate_file_rejection: queue.duplicateFileRejection,
     extraction_engine: queue.extractionEngine,
@@ -70,9 +80,12 @@ export function documentRecord(document: StoredDocument): DocumentRecord {
     organization_id: document.organizationId,
     file_name: document.fileName,
     status: document.status,
-    annotations_json: JSON.stringify(document.annotations),
-    messages_json: JSON.stringify(document.messages.map(({ key, message, severity }) => ({ key, message, severity }))),
-    options_json: JSON.stringify(document.options),
+    annotations_json: toJsonText(annotationsReaderJson, document.annotations),
+    messages_json: toJsonText(
+      messagesJson,
+      document.messages.map(({ key, message, severity }) => ({ key, message, severity })),
+    ),
+    options_json: toJsonText(optionsJson, document.options),
     approvers: document.approvers,
     ...(document.confidence === null ? {} : { confidence: document.confidence }),
     version: document.version,
@@ -81,34 +94,14 @@ export function documentRecord(document: StoredDocument): DocumentRecord {
   };
 }
 
-/** A `*_json` field: empty means the default, anything else must be JSON of the given shape. */
-function jsonField<S extends z.ZodType>(schema: S, empty: z.input<S>) {
-  return z
-    .string()
-    .transform((text, ctx) => {
-      if (text.trim() === "") return empty;
-      try {
-        return JSON.parse(text) as unknown;
-      } catch {
-        ctx.addIssue({ code: "custom", message: "is not valid JSON" });
-        return z.NEVER;
-      }
-    })
-    .pipe(schema);
-}
-
 const uuid = z.guid();
-
-const engineMessages = z
-  .array(z.strictObject({ key: z.string().min(1).nullable(), message: z.string().min(1).max(2_000), severity: z.enum(MESSAGE_SEVERITIES) }))
-  .max(500);
 
 const recordExtractionRequest = z.object({
   organization_id: z.string(),
   document_id: z.string(),
   idempotency_key: z.string().max(200),
-  extraction_json: jsonField(extractionBody, { annotations: [], confidence: null }),
-  messages_json: jsonField(engineMessages, []),
+  extraction_json: jsonText(extractionJson, { annotations: [], confidence: null }),
+  messages_json: jsonText(messagesJson, []),
   failed: z.boolean().optional(),
 });
 
@@ -116,42 +109,17 @@ const applyChangesRequest = z.object({
   document_id: z.string(),
   expected_version: z.number().int().min(0),
   source: z.enum(SERVICE_SOURCES),
-  annotations_json: jsonField(annotationsInput, []),
-  messages_json: jsonField(engineMessages, []),
-  options_json: jsonField(z.record(z.string(), z.array(z.strictObject({ label: z.string(), value: z.string() })).max(10_000)), {}),
+  annotations_json: jsonText(annotationsJson, []),
+  messages_json: jsonText(messagesJson, []),
+  options_json: jsonText(optionsJson, {}),
   status: z.enum(DOCUMENT_STATUSES).optional(),
   approvers: z.array(uuid).max(100),
   applied_rules: z.array(uuid).max(1_000),
   replace_messages: z.boolean(),
   idempotency_key: z.string().max(200),
-  cells_json: jsonField(
-    z.array(z.strictObject({ key: z.string().min(1), row_index: z.number().int().min(0), value: z.string() })).max(10_000),
-    [],
-  ),
-  approval_route_json: jsonField(
-    z
-      .strictObject({
-        stages: z
-          .array(z.object({ approver_ids: z.array(uuid).min(1).max(100), min_approvals: z.number().int().min(1).optional() }))
-          .min(1)
-          .max(20),
-        stage: z.number().int().min(0),
-      })
-      .refine((route) => route.stage < route.stages.length, { message: "stage must name one of the stages", path: ["stage"] })
-      .refine((route) => route.stages.every((stage) => (stage.min_approvals ?? 1) <= stage.approver_ids.length), {
-        message: "min_approvals cannot exceed the stage's approvers",
-        path: ["stages"],
-      })
-      .nullable(),
-    null,
-  ),
-  automation_blockers_json: jsonField(
-    z
-      .array(z.strictObject({ key: z.string().min(1).max(200).nullable(), reason: z.string().min(1).max(1_000) }))
-      .max(200)
-      .nullable(),
-    null,
-  ),
+  cells_json: jsonText(cellsJson, []),
+  approval_route_json: jsonText(approvalRouteJson.nullable(), null),
+  automation_blockers_json: jsonText(automationBlockersJson.nullable(), null),
 });
 
 function serviceChange(raw: RawChange): ServiceChange {
@@ -214,20 +182,12 @@ export const documentCallers: DocumentCallers = {
   ReceiveEmailDocument: ["intake"],
 };
 
-const emailSource = z.strictObject({
-  from: z.string().max(998).optional(),
-  subject: z.string().max(2_000).optional(),
-  message_id: z.string().max(998).optional(),
-  received_at: z.iso.datetime().optional(),
-  auth: z.strictObject({ spf: z.string().max(40), dkim: z.string().max(40), dmarc: z.string().max(40) }).optional(),
-});
-
 const receiveEmailDocumentRequest = z.object({
   address: z.string().min(3).max(320),
   source_key: z.string().min(1).max(200),
   file_name: z.string().trim().min(1).max(255),
   content: z.instanceof(Buffer),
-  source_json: jsonField(emailSource, {}),
+  source_json: jsonText(emailSourceJson, {}),
 });
 
 /** docex.document.v1.Document: what other contexts may ask of documents. Callers are services, trusted inside the cluster. */

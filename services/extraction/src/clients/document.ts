@@ -1,4 +1,4 @@
-import { type Annotation, readAnnotationSchema } from "@docex/annotations";
+import { readAnnotationSchema, readAnnotations } from "@docex/annotations";
 import {
   BoundedCache,
   type EventBus,
@@ -50,8 +50,7 @@ export function documentPort(address: string, options: DocumentPortOptions): Doc
         organizationId: organization_id,
         queueId: queue_id,
         approvers: [...approvers],
-        // The document service's own records: their shape is its contract.
-        annotations: JSON.parse(annotations_json || "[]") as Annotation[],
+        annotations: readAnnotations(annotations_json),
       };
       return document;
     },

@@ -1,5 +1,5 @@
 import { type CallContext, type GrpcIdentity, type Metrics, undefinedIfNotFound } from "@docex/kit";
-import { createDocumentClient } from "@docex/protos";
+import { createDocumentClient, emailSourceJson, toJsonText } from "@docex/protos";
 import type { DocumentPort, Inbox } from "../domain/document-port.js";
 
 export interface DocumentPortOptions {
@@ -30,7 +30,7 @@ export function documentPort(address: string, options: DocumentPortOptions): Doc
           source_key: attachment.sourceKey,
           file_name: attachment.fileName,
           content: attachment.content,
-          source_json: JSON.stringify(attachment.source),
+          source_json: toJsonText(emailSourceJson, attachment.source),
         },
         { ...ctx, deadlineMs: options.receiveDeadlineMs },
       );

@@ -1,7 +1,6 @@
-import { annotationSchema as annotationRecord, readAnnotationSchema } from "@docex/annotations";
+import { readAnnotationSchema, readAnnotations } from "@docex/annotations";
 import { BoundedCache, type EventBus, forgetChangedQueues, type GrpcIdentity, type Metrics, undefinedIfNotFound } from "@docex/kit";
-import { createDocumentClient, type DocumentRecord, documentChangeRequest } from "@docex/protos";
-import { z } from "zod";
+import { annotationsJson, createDocumentClient, type DocumentRecord, documentChangeRequest, toJsonText } from "@docex/protos";
 import type { QueueView } from "../domain/annotation-schema.js";
 import type { DocumentPort } from "../domain/document-port.js";
 import type { DocumentView } from "../domain/records.js";
@@ -22,8 +21,6 @@ export interface DocumentPortClient extends DocumentPort {
   close(): void;
 }
 
-const annotationsOf = z.array(annotationRecord);
-
 function documentView(record: DocumentRecord): DocumentView {
   return {
     id: record.id,
@@ -31,7 +28,7 @@ function documentView(record: DocumentRecord): DocumentView {
     organizationId: record.organization_id,
     status: record.status,
     approvers: record.approvers,
-    annotations: annotationsOf.parse(JSON.parse(record.annotations_json || "[]")),
+    annotations: readAnnotations(record.annotations_json),
     version: record.version,
   };
 }
@@ -76,7 +73,7 @@ export function documentPort(address: string, options: DocumentPortOptions): Doc
           expected_version: change.expectedVersion,
           source: "learning",
           idempotency_key: change.idempotencyKey,
-          annotations_json: JSON.stringify(change.annotations),
+          annotations_json: toJsonText(annotationsJson, change.annotations),
         }),
         ctx,
       );

@@ -1,4 +1,10 @@
-import type { RegisterCallers, RegisterHandlers, RegisterItem as RegisterItemMessage } from "@docex/protos";
+import {
+  type RegisterCallers,
+  type RegisterHandlers,
+  type RegisterItem as RegisterItemMessage,
+  registerItemDataJson,
+  toJsonText,
+} from "@docex/protos";
 import type { RegisterItem } from "../domain/records.js";
 import type { RegisterCatalog } from "../domain/register-catalog.js";
 
@@ -10,7 +16,7 @@ function itemMessage(item: RegisterItem): RegisterItemMessage {
     name: item.name ?? "",
     register_id: item.registerNumber ?? "",
     tax_id: item.taxId ?? "",
-    data_json: JSON.stringify(item.data),
+    data_json: toJsonText(registerItemDataJson, item.data),
   };
 }
 

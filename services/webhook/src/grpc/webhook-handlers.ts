@@ -1,6 +1,6 @@
 import { annotationSchema } from "@docex/annotations";
 import { fieldErrorsOf, httpUrl, ValidationError } from "@docex/kit";
-import type { WebhookCallers, WebhookHandlers } from "@docex/protos";
+import { jsonText, toJsonText, validationAnswerJson, type WebhookCallers, type WebhookHandlers } from "@docex/protos";
 import { z } from "zod";
 import { SIGNATURE_VERIFICATION, VALIDATION_TYPES } from "../domain/records.js";
 import type { Webhooks } from "../domain/webhooks.js";
@@ -9,18 +9,8 @@ import type { ValidationTargetRegistry } from "../validation/validation-targets.
 
 const uuid = z.guid().transform((id) => id.toLowerCase());
 
-const annotationsJson = z
-  .string()
-  .transform((text, ctx) => {
-    if (text.trim() === "") return [];
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      ctx.addIssue({ code: "custom", message: "is not valid JSON" });
-      return z.NEVER;
-    }
-  })
-  .pipe(z.array(annotationSchema));
+// The payload's form (API.md): a property this service does not know yet (a newer document service) is dropped.
+const annotationsJson = jsonText(z.array(annotationSchema), []);
 
 const validateRequest = z.object({
   type: z.enum(VALIDATION_TYPES),
@@ -137,7 +127,7 @@ export function webhookHandlers(deps: {
           return {
             outcome: "ok",
             reason: "",
-            answer_json: JSON.stringify(outcome.answer),
+            answer_json: toJsonText(validationAnswerJson, outcome.answer),
             duration_ms: outcome.durationMs,
             failure_policy: outcome.failurePolicy,
             link_open_for_ms: 0,
@@ -166,4 +156,4 @@ export function webhookHandlers(deps: {
 }
 
 /** "always complete" (protos/webhook.proto): outcomes without an answer carry the empty one. */
-const EMPTY_ANSWER_JSON = JSON.stringify({ replacements: [], messages: [], cells: [], options: {} });
+const EMPTY_ANSWER_JSON = toJsonText(validationAnswerJson, { replacements: [], messages: [], cells: [], options: {} });

@@ -1,16 +1,12 @@
 import { type ValidationAnswer, validationAnswerSchema } from "@docex/events";
+import type { ValidationAnswerJson } from "@docex/protos";
 
 /**
- * A validation answer in one shape whatever form the receiver chose (`answer_json` of
- * protos/webhook.proto): replacement values, messages (key null: about the whole document), table cells by
- * row index (key: the column), and register options by field key.
+ * A validation answer in one shape whatever form the receiver chose (`answer_json` of protos/webhook.proto, whose
+ * contract this is): replacement values, messages (key null: about the whole document), table cells by row index
+ * (key: the column), and register options by field key.
  */
-export interface NormalisedAnswer {
-  replacements: Array<{ key: string; value: string }>;
-  messages: Array<{ key: string | null; message: string; severity: "error" | "warning" | "info" }>;
-  cells: Array<{ key: string; row_index: number; value: string }>;
-  options: Record<string, Array<{ label: string; value: string }>>;
-}
+export type NormalisedAnswer = ValidationAnswerJson;
 
 export type AnswerReading = { ok: true; answer: NormalisedAnswer } | { ok: false; reason: string };
 

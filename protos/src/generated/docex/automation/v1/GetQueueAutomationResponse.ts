@@ -20,6 +20,7 @@ export interface GetQueueAutomationResponseInput {
   'document_confidence'?: (number);
   /**
    * JSON array of ExtractionEvaluationFieldDto: [{key, min_confidence, required}].
+   * Contract: evaluationFieldsJson of src/json-fields.ts.
    */
   'fields_json'?: (string);
 }
@@ -43,6 +44,7 @@ export interface GetQueueAutomationResponse {
   'document_confidence': (number);
   /**
    * JSON array of ExtractionEvaluationFieldDto: [{key, min_confidence, required}].
+   * Contract: evaluationFieldsJson of src/json-fields.ts.
    */
   'fields_json': (string);
 }

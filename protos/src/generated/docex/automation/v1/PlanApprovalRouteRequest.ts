@@ -10,10 +10,12 @@ export interface PlanApprovalRouteRequestInput {
   'document_id'?: (string);
   /**
    * JSON array of the document's annotations (webhook form: key, value, values?, numericValue?, isoDateValue?, rows?).
+   * Contract: annotationsReaderJson of src/json-fields.ts.
    */
   'annotations_json'?: (string);
   /**
    * JSON array of the queue's annotation schema: the document service owns it, so automation does not ask it back.
+   * Contract: annotationSchemaJson of src/json-fields.ts.
    */
   'annotation_schema_json'?: (string);
 }
@@ -27,10 +29,12 @@ export interface PlanApprovalRouteRequest {
   'document_id': (string);
   /**
    * JSON array of the document's annotations (webhook form: key, value, values?, numericValue?, isoDateValue?, rows?).
+   * Contract: annotationsReaderJson of src/json-fields.ts.
    */
   'annotations_json': (string);
   /**
    * JSON array of the queue's annotation schema: the document service owns it, so automation does not ask it back.
+   * Contract: annotationSchemaJson of src/json-fields.ts.
    */
   'annotation_schema_json': (string);
 }

@@ -9,6 +9,7 @@ export interface PlanApprovalRouteResponseInput {
   /**
    * JSON {stages: [{approver_ids, min_approvals?}], stage} (stage 0-based) when an assign_approval_route rule fired,
    * "" otherwise: the form of ApplyDocumentChangesRequest.approval_route_json.
+   * Contract: approvalRouteJson of src/json-fields.ts.
    */
   'approval_route_json'?: (string);
   /**
@@ -25,6 +26,7 @@ export interface PlanApprovalRouteResponse {
   /**
    * JSON {stages: [{approver_ids, min_approvals?}], stage} (stage 0-based) when an assign_approval_route rule fired,
    * "" otherwise: the form of ApplyDocumentChangesRequest.approval_route_json.
+   * Contract: approvalRouteJson of src/json-fields.ts.
    */
   'approval_route_json': (string);
   /**

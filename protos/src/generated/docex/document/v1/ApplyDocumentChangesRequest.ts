@@ -14,14 +14,17 @@ export interface ApplyDocumentChangesRequestInput {
   'source'?: (string);
   /**
    * JSON array of Annotation (webhook form) whose values replace those of the same key; "" or "[]" changes none.
+   * Contract: annotationsJson of src/json-fields.ts.
    */
   'annotations_json'?: (string);
   /**
    * JSON array of {key: string | null, message, severity}.
+   * Contract: messagesJson of src/json-fields.ts.
    */
   'messages_json'?: (string);
   /**
    * JSON object {<field key>: [{label, value}]}; replaces the options of the keys it names.
+   * Contract: optionsJson of src/json-fields.ts.
    */
   'options_json'?: (string);
   /**
@@ -48,16 +51,19 @@ export interface ApplyDocumentChangesRequestInput {
   'idempotency_key'?: (string);
   /**
    * JSON array of {key, row_index, value}: replacements of single cells of table fields such as line_items.
+   * Contract: cellsJson of src/json-fields.ts.
    */
   'cells_json'?: (string);
   /**
    * JSON {stages: [{approver_ids: [uuid], min_approvals}], stage}: the approval route the document follows from
    * stage `stage` (0-based); `approvers` join that stage. "" leaves the route as it is.
+   * Contract: approvalRouteJson of src/json-fields.ts.
    */
   'approval_route_json'?: (string);
   /**
    * JSON array of {key: string | null, reason}: why extraction evaluation keeps the document for manual validation,
    * replacing what the last evaluation said ("[]": nothing keeps it). "" leaves them as they are.
+   * Contract: automationBlockersJson of src/json-fields.ts.
    */
   'automation_blockers_json'?: (string);
   '_status'?: "status";
@@ -76,14 +82,17 @@ export interface ApplyDocumentChangesRequest {
   'source': (string);
   /**
    * JSON array of Annotation (webhook form) whose values replace those of the same key; "" or "[]" changes none.
+   * Contract: annotationsJson of src/json-fields.ts.
    */
   'annotations_json': (string);
   /**
    * JSON array of {key: string | null, message, severity}.
+   * Contract: messagesJson of src/json-fields.ts.
    */
   'messages_json': (string);
   /**
    * JSON object {<field key>: [{label, value}]}; replaces the options of the keys it names.
+   * Contract: optionsJson of src/json-fields.ts.
    */
   'options_json': (string);
   /**
@@ -110,16 +119,19 @@ export interface ApplyDocumentChangesRequest {
   'idempotency_key': (string);
   /**
    * JSON array of {key, row_index, value}: replacements of single cells of table fields such as line_items.
+   * Contract: cellsJson of src/json-fields.ts.
    */
   'cells_json': (string);
   /**
    * JSON {stages: [{approver_ids: [uuid], min_approvals}], stage}: the approval route the document follows from
    * stage `stage` (0-based); `approvers` join that stage. "" leaves the route as it is.
+   * Contract: approvalRouteJson of src/json-fields.ts.
    */
   'approval_route_json': (string);
   /**
    * JSON array of {key: string | null, reason}: why extraction evaluation keeps the document for manual validation,
    * replacing what the last evaluation said ("[]": nothing keeps it). "" leaves them as they are.
+   * Contract: automationBlockersJson of src/json-fields.ts.
    */
   'automation_blockers_json': (string);
   '_status'?: "status";

@@ -16,14 +16,17 @@ export interface DocumentRecordInput {
   'status'?: (string);
   /**
    * JSON array of Annotation in webhook form: {key, value, values?, numericValue?, isoDateValue?, confidence?, source?, rows?}.
+   * Contract: annotationsReaderJson of src/json-fields.ts.
    */
   'annotations_json'?: (string);
   /**
    * JSON array of {key: string | null, message, severity: "error"|"warning"|"info"}.
+   * Contract: messagesJson of src/json-fields.ts.
    */
   'messages_json'?: (string);
   /**
    * JSON object {<field key>: [{label, value}]}: register options valid only for this document.
+   * Contract: optionsJson of src/json-fields.ts.
    */
   'options_json'?: (string);
   /**
@@ -61,14 +64,17 @@ export interface DocumentRecord {
   'status': (string);
   /**
    * JSON array of Annotation in webhook form: {key, value, values?, numericValue?, isoDateValue?, confidence?, source?, rows?}.
+   * Contract: annotationsReaderJson of src/json-fields.ts.
    */
   'annotations_json': (string);
   /**
    * JSON array of {key: string | null, message, severity: "error"|"warning"|"info"}.
+   * Contract: messagesJson of src/json-fields.ts.
    */
   'messages_json': (string);
   /**
    * JSON object {<field key>: [{label, value}]}: register options valid only for this document.
+   * Contract: optionsJson of src/json-fields.ts.
    */
   'options_json': (string);
   /**

@@ -9,6 +9,7 @@ export interface QueueInput {
   'organization_id'?: (string);
   /**
    * JSON array of {key, label, type: "string"|"number"|"date"|"enum"|"table", multi_value?, columns?, register_id?}.
+   * Contract: annotationSchemaJson of src/json-fields.ts.
    */
   'annotation_schema_json'?: (string);
   /**
@@ -50,6 +51,7 @@ export interface Queue {
   'organization_id': (string);
   /**
    * JSON array of {key, label, type: "string"|"number"|"date"|"enum"|"table", multi_value?, columns?, register_id?}.
+   * Contract: annotationSchemaJson of src/json-fields.ts.
    */
   'annotation_schema_json': (string);
   /**

@@ -17,6 +17,7 @@ export interface ReceiveEmailDocumentRequestInput {
   'content'?: (Buffer | Uint8Array | string);
   /**
    * JSON {from, subject, message_id, received_at, auth: {spf, dkim, dmarc}}: the document's source (channel "email").
+   * Contract: emailSourceJson of src/json-fields.ts.
    */
   'source_json'?: (string);
 }
@@ -37,6 +38,7 @@ export interface ReceiveEmailDocumentRequest {
   'content': (Buffer);
   /**
    * JSON {from, subject, message_id, received_at, auth: {spf, dkim, dmarc}}: the document's source (channel "email").
+   * Contract: emailSourceJson of src/json-fields.ts.
    */
   'source_json': (string);
 }

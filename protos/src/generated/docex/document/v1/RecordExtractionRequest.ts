@@ -10,10 +10,12 @@ export interface RecordExtractionRequestInput {
   'idempotency_key'?: (string);
   /**
    * The body of POST /documents/{id}/extraction: {annotations, confidence}.
+   * Contract: extractionJson of src/json-fields.ts.
    */
   'extraction_json'?: (string);
   /**
    * JSON array of {key: string | null, message, severity}: messages to add, e.g. info "no text could be read"; "" adds none.
+   * Contract: messagesJson of src/json-fields.ts.
    */
   'messages_json'?: (string);
   /**
@@ -33,10 +35,12 @@ export interface RecordExtractionRequest {
   'idempotency_key': (string);
   /**
    * The body of POST /documents/{id}/extraction: {annotations, confidence}.
+   * Contract: extractionJson of src/json-fields.ts.
    */
   'extraction_json': (string);
   /**
    * JSON array of {key: string | null, message, severity}: messages to add, e.g. info "no text could be read"; "" adds none.
+   * Contract: messagesJson of src/json-fields.ts.
    */
   'messages_json': (string);
   /**

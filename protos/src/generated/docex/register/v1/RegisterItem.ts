@@ -13,6 +13,7 @@ export interface RegisterItemInput {
   'tax_id'?: (string);
   /**
    * JSON object; "{}" when the item has no data.
+   * Contract: registerItemDataJson of src/json-fields.ts.
    */
   'data_json'?: (string);
 }
@@ -29,6 +30,7 @@ export interface RegisterItem {
   'tax_id': (string);
   /**
    * JSON object; "{}" when the item has no data.
+   * Contract: registerItemDataJson of src/json-fields.ts.
    */
   'data_json': (string);
 }

@@ -16,10 +16,12 @@ export interface ValidateRequestInput {
   'user_id'?: (string);
   /**
    * JSON array of Annotation (webhook form).
+   * Contract: annotationsReaderJson of src/json-fields.ts.
    */
   'previous_annotations_json'?: (string);
   /**
    * JSON array of Annotation (webhook form).
+   * Contract: annotationsReaderJson of src/json-fields.ts.
    */
   'annotations_json'?: (string);
   /**
@@ -52,10 +54,12 @@ export interface ValidateRequest {
   'user_id'?: (string);
   /**
    * JSON array of Annotation (webhook form).
+   * Contract: annotationsReaderJson of src/json-fields.ts.
    */
   'previous_annotations_json': (string);
   /**
    * JSON array of Annotation (webhook form).
+   * Contract: annotationsReaderJson of src/json-fields.ts.
    */
   'annotations_json': (string);
   /**

@@ -19,6 +19,7 @@ export interface ValidateResponseInput {
    * "messages": [{"key": string | null, "message", "severity": "error"|"warning"|"info"}],
    * "cells": [{"key", "row_index", "value"}],
    * "options": {"<field key>": [{"label", "value"}]}}
+   * Contract: validationAnswerJson of src/json-fields.ts.
    */
   'answer_json'?: (string);
   /**
@@ -57,6 +58,7 @@ export interface ValidateResponse {
    * "messages": [{"key": string | null, "message", "severity": "error"|"warning"|"info"}],
    * "cells": [{"key", "row_index", "value"}],
    * "options": {"<field key>": [{"label", "value"}]}}
+   * Contract: validationAnswerJson of src/json-fields.ts.
    */
   'answer_json': (string);
   /**
