@@ -1,6 +1,7 @@
 /**
  * Writes what is repeated per process from one list: deploy/k8s's service manifests and per-process lists (from
- * `SERVICE_PORTS`, the kit's config schema and deploy-services.ts). A file is either generated whole or has regions
+ * `SERVICE_PORTS`, the kit's config schema and deploy-services.ts), and the settings table of each service's README
+ * (from its config schema and the doc comments on its keys, settings-tables.ts). A file is either generated whole or has regions
  * between `# generated: begin <region>` and `# generated: end` (`<!-- … -->` in Markdown); the rest of it is written
  * by hand. generated-files.test.ts fails while a committed file differs from what this writes.
  *
@@ -22,6 +23,7 @@ import {
   productionReplicas,
   serviceManifest,
 } from "./deploy-manifests.js";
+import { configSourceOf, kitKeys, serviceSchemas, settingsTable } from "./settings-tables.js";
 
 export const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -46,14 +48,21 @@ export function replaceRegions(file: string, text: string, regions: Record<strin
 }
 
 /** Every generated file as it should be, given the repository at `root` (regions are filled into its files). */
-export function generatedFiles(root = repositoryRoot): GeneratedFile[] {
+export async function generatedFiles(root = repositoryRoot): Promise<GeneratedFile[]> {
   const read = (file: string) => readFileSync(path.join(root, file), "utf8");
   const withRegions = (file: string, regions: Record<string, string>): GeneratedFile => ({
     file,
     text: replaceRegions(file, read(file), regions),
   });
   const production = "deploy/k8s/overlays/production/kustomization.yaml";
+  const schemas = await serviceSchemas();
+  const kit = kitKeys();
   return [
+    ...SERVICE_NAMES.map((name) =>
+      withRegions(`services/${name}/README.md`, {
+        settings: settingsTable(configSourceOf(root, name), schemas.get(name)!, kit),
+      }),
+    ),
     ...SERVICE_NAMES.map((name) => ({ file: `deploy/k8s/base/${name}.yaml`, text: serviceManifest(name) })),
     withRegions("deploy/k8s/base/grpc-identity.yaml", { certificates: grpcIdentityCertificates() }),
     withRegions("deploy/k8s/base/kustomization.yaml", { resources: baseResources(), "config-maps": baseConfigMaps() }),
@@ -65,8 +74,8 @@ export function generatedFiles(root = repositoryRoot): GeneratedFile[] {
 }
 
 /** The generated files whose committed text differs. */
-export function staleFiles(root = repositoryRoot): string[] {
-  return generatedFiles(root)
+export async function staleFiles(root = repositoryRoot): Promise<string[]> {
+  return (await generatedFiles(root))
     .filter(({ file, text }) => {
       try {
         return readFileSync(path.join(root, file), "utf8") !== text;
@@ -79,11 +88,11 @@ export function staleFiles(root = repositoryRoot): string[] {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   if (process.argv.includes("--check")) {
-    const stale = staleFiles();
+    const stale = await staleFiles();
     for (const file of stale) process.stderr.write(`${file} is not what scripts/src/generate.ts writes: run npm run generate\n`);
     process.exit(stale.length === 0 ? 0 : 1);
   }
-  for (const { file, text } of generatedFiles()) {
+  for (const { file, text } of await generatedFiles()) {
     const target = path.join(repositoryRoot, file);
     let current: string | undefined;
     try {
