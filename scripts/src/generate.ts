@@ -23,7 +23,7 @@ import {
   productionReplicas,
   serviceManifest,
 } from "./deploy-manifests.js";
-import { configSourceOf, kitKeys, serviceSchemas, settingsTable } from "./settings-tables.js";
+import { configSourceOf, gatewaySchema, kitKeys, kitSchema, serviceSchemas, settingsTable } from "./settings-tables.js";
 
 export const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -57,7 +57,12 @@ export async function generatedFiles(root = repositoryRoot): Promise<GeneratedFi
   const production = "deploy/k8s/overlays/production/kustomization.yaml";
   const schemas = await serviceSchemas();
   const kit = kitKeys();
+  const kitConfig = path.join(root, "packages/kit/src/config.ts");
   return [
+    withRegions("packages/kit/README.md", { settings: settingsTable(kitConfig, kitSchema(), new Set()) }),
+    withRegions("gateway/README.md", {
+      settings: settingsTable([path.join(root, "gateway/src/config.ts"), kitConfig], await gatewaySchema(), new Set()),
+    }),
     ...SERVICE_NAMES.map((name) =>
       withRegions(`services/${name}/README.md`, {
         settings: settingsTable(configSourceOf(root, name), schemas.get(name)!, kit),

@@ -31,8 +31,14 @@ interface Documented {
   shownDefault?: string;
 }
 
-/** The doc comment of every UPPER_CASE key of an object literal in the file, by key. */
-export function documentedKeys(file: string): Map<string, Documented> {
+/** The doc comment of every UPPER_CASE key of an object literal in the files, by key (the first file's first). */
+export function documentedKeys(...files: string[]): Map<string, Documented> {
+  const keys = new Map<string, Documented>();
+  for (const file of files) for (const [key, documented] of documentedKeysOf(file)) if (!keys.get(key)?.meaning) keys.set(key, documented);
+  return keys;
+}
+
+function documentedKeysOf(file: string): Map<string, Documented> {
   const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
   const keys = new Map<string, Documented>();
   const flatten = (text: string) => text.replace(/\s+/g, " ").trim();
@@ -42,7 +48,9 @@ export function documentedKeys(file: string): Map<string, Documented> {
       const meaning = flatten(docs.map((doc) => ts.getTextOfJSDocComment(doc.comment) ?? "").join(" "));
       const tag = docs.flatMap((doc) => doc.tags ?? []).find((candidate) => candidate.tagName.text === "default");
       const shownDefault = tag ? flatten(ts.getTextOfJSDocComment(tag.comment) ?? "") : undefined;
-      keys.set(node.name.getText(source), { meaning, ...(shownDefault ? { shownDefault } : {}) });
+      // The first documented occurrence: a key also appears undocumented where the config is used (a transform).
+      const key = node.name.getText(source);
+      if (!keys.get(key)?.meaning) keys.set(key, { meaning, ...(shownDefault ? { shownDefault } : {}) });
     }
     ts.forEachChild(node, visit);
   };
@@ -69,15 +77,16 @@ function shownDefault(key: string, field: FieldSchema): string {
 const cell = (text: string) => text.replace(/\|/g, "\\|");
 
 /**
- * The table of `schema`'s keys but `leaveOut`, documented in `file`. Throws for a key without a doc comment: a
- * setting nobody explained is not one a reader can use.
+ * The table of `schema`'s keys but `leaveOut`, documented in `files` (the schema's, then those of fields it spreads
+ * in). Throws for a key without a doc comment: a setting nobody explained is not one a reader can use.
  */
-export function settingsTable(file: string, schema: ObjectSchema, leaveOut: Set<string>): string {
-  const documented = documentedKeys(file);
+export function settingsTable(files: string | string[], schema: ObjectSchema, leaveOut: Set<string>): string {
+  const sources = Array.isArray(files) ? files : [files];
+  const documented = documentedKeys(...sources);
   const shape = shapeOf(schema);
   const keys = Object.keys(shape).filter((key) => !leaveOut.has(key));
   const undocumented = keys.filter((key) => !documented.get(key)?.meaning);
-  if (undocumented.length > 0) throw new Error(`${file}: no doc comment on ${undocumented.join(", ")}`);
+  if (undocumented.length > 0) throw new Error(`${sources.join(", ")}: no doc comment on ${undocumented.join(", ")}`);
   const rows = keys.map((key) => {
     const { meaning, shownDefault: words } = documented.get(key)!;
     return `| \`${key}\` | ${cell(words ?? shownDefault(key, shape[key]!))} | ${cell(meaning)} |\n`;
@@ -107,7 +116,17 @@ export async function serviceSchemas(): Promise<Map<ServiceName, ObjectSchema>> 
   return schemas;
 }
 
+/** The gateway's schema (`gatewayConfigSchema` of @docex/gateway). */
+export async function gatewaySchema(): Promise<ObjectSchema> {
+  const module = (await import("@docex/gateway")) as { gatewayConfigSchema?: ObjectSchema };
+  if (!module.gatewayConfigSchema) throw new Error("@docex/gateway exports no gatewayConfigSchema");
+  return module.gatewayConfigSchema;
+}
+
+/** The kit's schema (as one service reads it: its port and database are given in words by `@default` tags). */
+export const kitSchema = (): ObjectSchema => serviceConfigSchema(SERVICE_NAMES[0]!) as ObjectSchema;
+
 /** The kit's keys, which each service's README leaves to the kit's. */
 export function kitKeys(): Set<string> {
-  return new Set(Object.keys(shapeOf(serviceConfigSchema(SERVICE_NAMES[0]!) as ObjectSchema)));
+  return new Set(Object.keys(shapeOf(kitSchema())));
 }
