@@ -439,3 +439,47 @@ export function grpcAddresses(): string {
     .map((name) => `${name.toUpperCase()}_GRPC_ADDR=dns:///${name}-grpc:${SERVICE_PORTS[name].grpc}\n`)
     .join("");
 }
+
+/** infra/postgres-cnpg/databases.yaml: a database per service, owned by its role. */
+export function cnpgDatabases(): string {
+  return `# One database per service, owned by its role (cluster.yaml, managed.roles); the services find
+# them and do not create them (kit's ensureDatabase), so the roles need no CREATEDB.
+# ${GENERATED_NOTICE}.
+${SERVICE_NAMES.map(
+  (name) => `apiVersion: postgresql.cnpg.io/v1
+kind: Database
+metadata:
+  name: docex-${name}
+  labels:
+    app.kubernetes.io/part-of: docex
+    app.kubernetes.io/component: postgres
+spec:
+  name: docex_${name}
+  owner: docex_${name}
+  cluster:
+    name: docex-postgres
+`,
+).join("---\n")}`;
+}
+
+/** infra/postgres-cnpg/cluster.yaml's managed roles: one a service, its password in docex-postgres-<service>. */
+export function cnpgRoles(): string {
+  return SERVICE_NAMES.map(
+    (name) => `      - name: docex_${name}
+        ensure: present
+        login: true
+        passwordSecret:
+          name: docex-postgres-${name}
+`,
+  ).join("");
+}
+
+/** infra/postgres-cnpg/drill-schedule.yaml: the services whose databases the drill compares, and their passwords. */
+export function drillServices(): string {
+  return `                  value: ${SERVICE_NAMES.join(" ")}\n`;
+}
+export function drillPasswords(): string {
+  return SERVICE_NAMES.map(
+    (name) => `                  - secret: { name: docex-postgres-${name}, items: [{ key: password, path: ${name} }] }\n`,
+  ).join("");
+}

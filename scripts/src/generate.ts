@@ -15,7 +15,11 @@ import { SERVICE_NAMES } from "@docex/kit";
 import {
   baseConfigMaps,
   baseResources,
+  cnpgDatabases,
+  cnpgRoles,
   devReplicas,
+  drillPasswords,
+  drillServices,
   grpcAddresses,
   grpcIdentityCertificates,
   productionDeployments,
@@ -75,6 +79,9 @@ export async function generatedFiles(root = repositoryRoot): Promise<GeneratedFi
     withRegions("deploy/k8s/overlays/dev/kustomization.yaml", { replicas: devReplicas() }),
     withRegions(production, { images: productionImages(read(production)), replicas: productionReplicas() }),
     { file: "deploy/k8s/overlays/production/deployments.yaml", text: productionDeployments() },
+    { file: "deploy/k8s/infra/postgres-cnpg/databases.yaml", text: cnpgDatabases() },
+    withRegions("deploy/k8s/infra/postgres-cnpg/cluster.yaml", { roles: cnpgRoles() }),
+    withRegions("deploy/k8s/infra/postgres-cnpg/drill-schedule.yaml", { services: drillServices(), passwords: drillPasswords() }),
   ];
 }
 
