@@ -22,11 +22,13 @@ import {
   drillServices,
   grpcAddresses,
   grpcIdentityCertificates,
+  natsPasswordVariables,
   productionDeployments,
   productionImages,
   productionReplicas,
   serviceManifest,
 } from "./deploy-manifests.js";
+import { deploymentNatsUsersConfig } from "./nats-users.js";
 import { configSourceOf, gatewaySchema, kitKeys, kitSchema, serviceSchemas, settingsTable } from "./settings-tables.js";
 
 export const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -80,6 +82,8 @@ export async function generatedFiles(root = repositoryRoot): Promise<GeneratedFi
     withRegions(production, { images: productionImages(read(production)), replicas: productionReplicas() }),
     { file: "deploy/k8s/overlays/production/deployments.yaml", text: productionDeployments() },
     { file: "deploy/k8s/infra/postgres-cnpg/databases.yaml", text: cnpgDatabases() },
+    { file: "deploy/k8s/infra/nats/docex-users.conf", text: deploymentNatsUsersConfig() },
+    withRegions("deploy/k8s/infra/nats/nats.yaml", { "nats-passwords": natsPasswordVariables() }),
     withRegions("deploy/k8s/infra/postgres-cnpg/cluster.yaml", { roles: cnpgRoles() }),
     withRegions("deploy/k8s/infra/postgres-cnpg/drill-schedule.yaml", { services: drillServices(), passwords: drillPasswords() }),
   ];
