@@ -18,7 +18,7 @@ interface ObjectSchema {
 }
 
 /** The object of a config schema, under the pipes a `.transform` or `.superRefine` puts over it. */
-function shapeOf(schema: ObjectSchema): Record<string, FieldSchema> {
+export function shapeOf(schema: ObjectSchema): Record<string, FieldSchema> {
   let current = schema;
   while (current.def?.type === "pipe" && current.def.in) current = current.def.in;
   if (!current.shape) throw new Error("the config schema is not a zod object");

@@ -4,7 +4,7 @@ import path from "node:path";
 import { expect } from "chai";
 import { z } from "zod";
 import { generatedFiles, replaceRegions, repositoryRoot } from "../src/generate.js";
-import { settingsTable } from "../src/settings-tables.js";
+import { gatewaySchema, serviceSchemas, settingsTable, shapeOf } from "../src/settings-tables.js";
 
 // What generate.ts writes from the service list and the config schemas (manifests, README settings tables) is committed as it writes it: a hand edit of
 // a generated file (or region), or a new service or setting without `npm run generate`, fails here.
@@ -75,5 +75,44 @@ describe("settings tables", () => {
 
   it("refuse a setting without a doc comment: a new setting is explained where it is declared", () => {
     expect(() => settingsTable(source, schema, new Set())).to.throw(/no doc comment on A_SECRET/);
+  });
+});
+
+// deploy/README.md's "Environment" table is written by hand (it says what compose sets, and only for the settings
+// operators rely on), so it is checked instead: every variable it names is read by the processes it says read it.
+/** Read by the OpenTelemetry SDK itself and in no schema: the schemas check OTEL_TRACES_SAMPLER, not its argument. */
+const READ_BY_THE_SDK_ALONE = new Set(["OTEL_TRACES_SAMPLER_ARG"]);
+
+describe("deploy/README.md's Environment table", () => {
+  it("names only variables the schemas of its 'read by' processes read", async () => {
+    const schemas = await serviceSchemas();
+    const keysOf = (schema: unknown) => Object.keys(shapeOf(schema as Parameters<typeof shapeOf>[0]));
+    const gateway = new Set(keysOf(await gatewaySchema()));
+    const services = [...schemas].map(([name, schema]) => [name, new Set(keysOf(schema))] as const);
+    const readers = (who: string): Set<string>[] =>
+      who.split(",").flatMap((part) => {
+        const name = part.trim();
+        if (name === "all") return [gateway, ...services.map(([, keys]) => keys)];
+        if (name === "services") return services.map(([, keys]) => keys);
+        if (name === "gateway") return [gateway];
+        const service = services.find(([candidate]) => candidate === name);
+        if (!service) throw new Error(`deploy/README.md, Environment: unknown reader "${name}"`);
+        return [service[1]];
+      });
+    const readme = readFileSync(path.join(repositoryRoot, "deploy/README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("\n## Environment\n"), readme.indexOf("\n## Tracing\n"));
+    const wrong: string[] = [];
+    for (const row of section.split("\n").filter((line) => /^\| `/.test(line))) {
+      const [variables, who] = row
+        .split("|")
+        .slice(1, 3)
+        .map((cell) => cell.trim()) as [string, string];
+      if (who === "compose only") continue;
+      for (const [, variable] of variables.matchAll(/`([A-Z][A-Z0-9_]*)`/g)) {
+        if (READ_BY_THE_SDK_ALONE.has(variable!)) continue;
+        for (const keys of readers(who)) if (!keys.has(variable!)) wrong.push(`${variable} (read by ${who})`);
+      }
+    }
+    expect([...new Set(wrong)]).to.deep.equal([]);
   });
 });
