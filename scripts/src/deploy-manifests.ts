@@ -498,3 +498,60 @@ export function natsPasswordVariables(): string {
     )
     .join("");
 }
+
+const natsPasswordFromShell = (user: string) =>
+  `\${${natsPasswordVariable(user as NatsUser)}:?set ${natsPasswordVariable(user as NatsUser)} (openssl rand -hex 24), see deploy/README.md}`;
+type NatsUser = Parameters<typeof natsPasswordVariable>[0];
+
+/** docker-compose.yml's service blocks, one a service. */
+export function composeServices(): string {
+  return SERVICE_NAMES.map((name) => {
+    const compose = deploymentOf(name).compose;
+    const { http, grpc } = SERVICE_PORTS[name];
+    return `${compose?.about ? `  # ${compose.about}\n` : ""}  ${name}:
+    <<: *docex-process
+    build:
+      context: .
+      dockerfile: deploy/Dockerfile
+      args:
+        SERVICE: ${name}
+    image: docex/${name}:\${DOCEX_TAG:-local}
+    depends_on: *infrastructure
+    volumes:
+      - type: volume
+        source: grpc-identity
+        target: /grpc-identity
+        read_only: true
+        volume:
+          subpath: ${name}
+    environment:
+      <<: *service-env
+      NATS_USER: ${name}
+      NATS_PASSWORD: ${natsPasswordFromShell(name)}
+      PORT: "${http}"
+      GRPC_PORT: "${grpc}"
+${compose?.environment ?? ""}${compose?.after ?? ""}
+`;
+  }).join("");
+}
+
+/** docker-compose.yml's NATS: every user's password from the shell or .env. */
+export function composeNatsPasswords(): string {
+  return [...NATS_SERVICE_USERS, "operator"]
+    .map((user) => `      ${natsPasswordVariable(user as NatsUser)}: ${natsPasswordFromShell(user)}\n`)
+    .join("");
+}
+
+/** docker-compose.yml's grpc-identity job: its command, with the processes it makes a certificate for. */
+export function composeIdentities(): string {
+  const args = ["node", "packages/kit/dist/grpc/identity-cli.js", "/grpc-identity", "--owner", "1000:1000", ...SERVICE_NAMES, "gateway"];
+  return `    command:\n      [\n${args.map((arg) => `        "${arg}",\n`).join("")}      ]\n`;
+}
+
+/** docker-compose.yml's gateway: it waits for every service, and proxies to each. */
+export function composeGatewayDependencies(): string {
+  return SERVICE_NAMES.map((name) => `      ${name}:\n        condition: service_healthy\n`).join("");
+}
+export function composeGatewayUpstreams(): string {
+  return SERVICE_NAMES.map((name) => `      ${name.toUpperCase()}_URL: http://${name}:${SERVICE_PORTS[name].http}\n`).join("");
+}

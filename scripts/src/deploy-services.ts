@@ -43,6 +43,8 @@ export interface ServiceDeployment {
   tmp?: { sizeLimit: string; volumeComment?: string[]; limitComment?: string[] };
   /** Production's sizes and its fixed replica count (none when an autoscaler sets it). */
   production: { sizes: Sizes; replicas?: number; env?: { comment: string[]; secrets: SecretVariable[] } };
+  /** docker-compose.yml: a comment over its block, environment beyond the shared, what follows its environment. */
+  compose?: { about?: string; environment?: string; after?: string };
   /** What this service alone has, as YAML at the place it goes (see intake's). */
   extra?: {
     ports?: string;
@@ -72,6 +74,15 @@ export const GATEWAY_PRODUCTION: Sizes = { requests: { cpu: "500m", memory: "256
 
 export const SERVICE_DEPLOYMENTS = {
   auth: {
+    compose: {
+      environment: `      AUTH_KEY_ENCRYPTION_KEY: \${AUTH_KEY_ENCRYPTION_KEY:?set AUTH_KEY_ENCRYPTION_KEY to a 32-byte base64 key (openssl rand -base64 32), see deploy/README.md}
+      # Passed through from the shell or .env when set, left unset otherwise.
+      SMTP_URL:
+      SOCIAL_OIDC_ISSUERS:
+      BOOTSTRAP_OWNER_EMAIL:
+      BOOTSTRAP_OWNER_PASSWORD:
+`,
+    },
     about: ["users, credentials, sessions, JWT signing keys (JWKS)."],
     sizes: medium,
     replicas: { fixed: 2 },
@@ -90,6 +101,11 @@ export const SERVICE_DEPLOYMENTS = {
     production: { sizes: productionSmall, replicas: 3 },
   },
   document: {
+    compose: {
+      environment: `      DOCUMENT_VALIDATION_TIMEOUT_MS:
+      INITIAL_VALIDATION_TIMEOUT_MS:
+`,
+    },
     about: ["workspaces, queues, documents, annotations, validation."],
     sizes: {
       requests: { cpu: "200m", memory: "256Mi", ephemeralStorage: "160Mi" },
@@ -154,6 +170,15 @@ export const SERVICE_DEPLOYMENTS = {
     production: { sizes: productionUploads, replicas: 2 },
   },
   webhook: {
+    compose: {
+      environment: `      WEBHOOK_KEY_ENCRYPTION_KEY: \${WEBHOOK_KEY_ENCRYPTION_KEY:?set WEBHOOK_KEY_ENCRYPTION_KEY to a 32-byte base64 key (openssl rand -base64 32), see deploy/README.md}
+      # Receivers must be public addresses: the other containers of this stack are private.
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: "false"
+      WEBHOOK_RETRY_SCHEDULE:
+      DOCUMENT_VALIDATION_TIMEOUT_MS:
+      INITIAL_VALIDATION_TIMEOUT_MS:
+`,
+    },
     about: ["webhooks, signing keys, external validation, deliveries to integrators."],
     sizes: medium,
     replicas: autoscaled,
@@ -161,6 +186,13 @@ export const SERVICE_DEPLOYMENTS = {
     production: { sizes: productionLarge },
   },
   extraction: {
+    compose: {
+      about: "Reads uploaded files (e-invoices, PDFs, scans by OCR) and hands the results to document.",
+      after: `    # OCR writes rasterized pages to /tmp; the default tmpfs of the other processes is too small for them.
+    tmpfs:
+      - /tmp:size=512m
+`,
+    },
     about: ["the built-in extraction engine (reads uploaded files, hands results to document). OCR needs memory and CPU."],
     sizes: {
       requests: { cpu: "250m", memory: "512Mi", ephemeralStorage: "512Mi" },
@@ -171,12 +203,29 @@ export const SERVICE_DEPLOYMENTS = {
     production: { sizes: { requests: { cpu: '"1"', memory: "1Gi" }, limits: { cpu: '"2"', memory: "2Gi" } } },
   },
   audit: {
+    compose: {
+      about: "The audit log: every event of the stream, read by owners and supervisors through the gateway.",
+      environment: `      AUDIT_RETENTION_DAYS:
+      AUDIT_PURGE_INTERVAL_MS:
+`,
+    },
     about: ["organizations, audits, roles, user annotation schemas."],
     sizes: small,
     replicas: { fixed: 2 },
     production: { sizes: productionUploads, replicas: 2 },
   },
   intake: {
+    compose: {
+      about: "The queues' inboxes: mail to a queue's inbox_email on localhost:2526 becomes documents of the queue.",
+      environment: `      INTAKE_SMTP_PORT: "2526"
+      INTAKE_MAIL_AUTH: \${INTAKE_MAIL_AUTH:-dns}
+      INTAKE_MAX_MESSAGE_BYTES:
+      INTAKE_MESSAGES_PER_SENDER_PER_MINUTE:
+`,
+      after: `    ports:
+      - "127.0.0.1:2526:2526"
+`,
+    },
     about: [
       "the SMTP server of the queues' inboxes (mail's attachments become documents through document's gRPC).",
       "Mail reaches it through the LoadBalancer Service intake-smtp on port 25 (the container listens on 2526: it runs as",
