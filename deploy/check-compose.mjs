@@ -29,7 +29,7 @@ const JAEGER_ENDPOINT = "${OTEL_EXPORTER_OTLP_ENDPOINT:-http://jaeger:4318}";
 /** Every process starts with the kit's tracing register loaded first (it does nothing unless OTEL_* turns tracing on). */
 const TRACING_REGISTER = "@docex/kit/tracing/register";
 const secrets = { AUTH_KEY_ENCRYPTION_KEY: "auth", WEBHOOK_KEY_ENCRYPTION_KEY: "webhook" };
-/** The generated users of NATS (node scripts/dist/nats-users-config.js) that the compose NATS loads, as the cluster's does. */
+/** The generated users of NATS (npm run generate) that the compose NATS loads, as the cluster's does. */
 const NATS_USERS_FILE = "deploy/k8s/infra/nats/docex-users.conf";
 /** The variable of NATS's environment that holds a user's password (scripts/src/nats-users.ts). */
 const natsPasswordVariable = (user) => `NATS_${user.toUpperCase()}_PASSWORD`;

@@ -49,7 +49,9 @@ function unsetWhenEmpty<T extends z.ZodType>(schema: T) {
  * process reads and a wrong value is refused at start with the variable's name. Tracing is off without an endpoint.
  */
 export const tracingConfigFields = {
+  /** Where traces go (OTLP over HTTP; the exporter adds `/v1/traces`). Unset: tracing is off and costs nothing. */
   OTEL_EXPORTER_OTLP_ENDPOINT: unsetWhenEmpty(z.url()),
+  /** Protobuf (`=http/protobuf`, the default) or JSON (`=http/json`); anything else stops start-up. */
   OTEL_EXPORTER_OTLP_PROTOCOL: unsetWhenEmpty(z.enum(TRACE_PROTOCOLS)),
   /** Defaults to the process's own name (document, gateway, ...). */
   OTEL_SERVICE_NAME: unsetWhenEmpty(z.string()),
@@ -57,6 +59,7 @@ export const tracingConfigFields = {
   OTEL_TRACES_SAMPLER: unsetWhenEmpty(
     z.enum(["always_on", "always_off", "traceidratio", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio"]),
   ),
+  /** `true`: no tracing, whatever the endpoint. */
   OTEL_SDK_DISABLED: unsetWhenEmpty(booleanFlag),
 };
 
@@ -65,15 +68,22 @@ export function serviceConfigSchema(service: ServiceName) {
   const ports = SERVICE_PORTS[service];
   const grpcAddress = (name: ServiceName) => z.string().min(1).default(`127.0.0.1:${SERVICE_PORTS[name].grpc}`);
   return z.object({
+    /** The interface to listen on (containers set `0.0.0.0`). */
     HOST: z.string().default("127.0.0.1"),
+    /** The HTTP port: the API, `/healthz`, `/readyz`, `/metrics`. @default the service's (`SERVICE_PORTS`) */
     PORT: port.default(ports.http),
+    /** The gRPC port. @default the service's (`SERVICE_PORTS`) */
     GRPC_PORT: port.default(ports.grpc),
+    /** The pino level; JSON lines on stdout. */
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    /** A Postgres server (the path is ignored): the user needs CREATEDB, as the service creates its own database. */
     DATABASE_URL: z.url().default("postgres://postgres@127.0.0.1:5432/postgres"),
+    /** The service's own database, created if missing. @default `docex_<service>` */
     DATABASE_NAME: z
       .string()
       .regex(/^[a-z_][a-z0-9_]*$/)
       .default(`docex_${service}`),
+    /** Connections in the pool. */
     DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
     /** `true`: run the migrations and exit, serving nothing (`migrateAndExitIfRequested`); Kubernetes' init container. */
     MIGRATE_ONLY: booleanFlag.default(false),
@@ -83,11 +93,14 @@ export function serviceConfigSchema(service: ServiceName) {
     MIGRATION_LOCK_WAIT_MS: z.coerce.number().int().min(100).default(300_000),
     /** How long a migration's statement waits for a table lock (`lock_timeout`) before the migration fails. */
     MIGRATION_DDL_LOCK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+    /** The NATS server. */
     NATS_URL: z.string().min(1).default("nats://127.0.0.1:4222"),
+    /** The JetStream stream of the events. */
     NATS_STREAM: z
       .string()
       .regex(/^[A-Z][A-Z0-9_]*$/)
       .default("DOCEX"),
+    /** The first token of the events' subjects. */
     NATS_SUBJECT_PREFIX: z
       .string()
       .regex(/^[a-z][a-z0-9_]*$/)
@@ -112,23 +125,35 @@ export function serviceConfigSchema(service: ServiceName) {
       .string()
       .regex(/^[a-z][a-z0-9_]*$/)
       .optional(),
+    /** The password of NATS_USER (a secret). */
     NATS_PASSWORD: z.string().min(1).optional(),
     /** CA certificate that NATS's server certificate must chain to; set, the connection must be TLS. */
     NATS_TLS_CA_FILE: z.string().min(1).optional(),
+    /** The `iss` every access token must carry (auth puts it there). */
     JWT_ISSUER: z.string().min(1).default("docex"),
+    /** The `aud` every access token must carry. */
     JWT_AUDIENCE: z.string().min(1).default("docex-api"),
+    /** The keys access tokens are verified with: auth's `/api/v2/auth/.well-known/jwks.json`. */
     AUTH_JWKS_URL: z.url().default(`http://127.0.0.1:${SERVICE_PORTS.auth.http}/api/v2/auth/.well-known/jwks.json`),
+    /** The gRPC target of auth: calls are taken in turn by every address it names (`dns:///auth-grpc:9081`, `ipv4:127.0.0.1:9081,127.0.0.1:9091`). */
     AUTH_GRPC_ADDR: grpcAddress("auth"),
+    /** The gRPC target of membership, as AUTH_GRPC_ADDR. */
     MEMBERSHIP_GRPC_ADDR: grpcAddress("membership"),
+    /** The gRPC target of document, as AUTH_GRPC_ADDR. */
     DOCUMENT_GRPC_ADDR: grpcAddress("document"),
+    /** The gRPC target of automation, as AUTH_GRPC_ADDR. */
     AUTOMATION_GRPC_ADDR: grpcAddress("automation"),
+    /** The gRPC target of learning, as AUTH_GRPC_ADDR. */
     LEARNING_GRPC_ADDR: grpcAddress("learning"),
+    /** The gRPC target of register, as AUTH_GRPC_ADDR. */
     REGISTER_GRPC_ADDR: grpcAddress("register"),
+    /** The gRPC target of webhook, as AUTH_GRPC_ADDR. */
     WEBHOOK_GRPC_ADDR: grpcAddress("webhook"),
+    /** Graceful shutdown budget: HTTP, gRPC and background work (`onDrain`) drain side by side within it; closing the connections then has 5 s. */
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(20_000),
     /**
-     * Service identity for gRPC (mutual TLS): a directory with ca.crt, <service>.crt and <service>.key.
-     * Required unless GRPC_INSECURE=true; `npm start` generates one in .data/grpc-identity.
+     * Service identity for gRPC (mutual TLS): a directory with `ca.crt`, `<service>.crt` and `<service>.key`.
+     * Required unless GRPC_INSECURE=true; `npm start` generates one in `.data/grpc-identity`.
      */
     GRPC_TLS_DIR: z.string().min(1).optional(),
     /** `true`: plaintext gRPC that identifies no caller (development only; logs a warning). */

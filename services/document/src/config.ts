@@ -36,9 +36,11 @@ export const configSchema = serviceConfigSchema("document").extend({
     .default(""),
   /** The S3 store's region and endpoint (any S3-compatible server), read by the AWS SDK; unset: us-east-1 and AWS's own. */
   AWS_REGION: z.string().min(1).optional(),
+  /** The S3-compatible server's endpoint, read by the AWS SDK; unset: AWS's own. */
   AWS_ENDPOINT_URL_S3: z.url().optional(),
   /** The S3 store's key (a secret); unset, the SDK's other sources apply: a workload identity (IRSA, EKS Pod Identity). */
   AWS_ACCESS_KEY_ID: z.string().min(1).optional(),
+  /** The secret of AWS_ACCESS_KEY_ID (a secret). */
   AWS_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   /**
    * Streamed uploads (multipart or raw) this process reads at once; one more is 429 before a byte of it is read. Sized

@@ -6,6 +6,7 @@ export const configSchema = serviceConfigSchema("extraction").extend({
   /**
    * Reading processes for scans (OCR), each reading one file at a time; one more reader is kept for text (e-invoices
    * and PDFs with a text layer), so a text file never waits behind OCR. By default one per core (at most 8).
+   * @default the cores (at most 8)
    */
   EXTRACTION_WORKERS: z.coerce.number().int().min(1).max(32).default(Math.min(os.availableParallelism(), 8)),
   /** A file still being read after this long is abandoned (its process group is killed): extraction_failed. */

@@ -20,14 +20,15 @@ export const configSchema = serviceConfigSchema("intake").extend({
   INTAKE_MAX_ATTACHMENTS: count(20, 1_000),
   /** Messages one sender (envelope address) may start per minute, across replicas; more is 451 (try later). */
   INTAKE_MESSAGES_PER_SENDER_PER_MINUTE: count(30, 100_000),
-  /** A ZIP attachment: at most this many entries are looked at, */
+  /** Entries of a ZIP attachment looked at; a ZIP with more is skipped (a ZIP bomb). */
   INTAKE_ZIP_MAX_ENTRIES: count(100, 10_000),
-  /** and at most this many bytes unpacked from it in all (a ZIP bomb stops here, the attachment is skipped). */
+  /** Bytes unpacked from one ZIP attachment in all; a ZIP bomb stops here, the attachment is skipped. */
   INTAKE_ZIP_MAX_UNPACKED_BYTES: count(100 * MiB, 1024 * MiB),
   /** The largest file handed to the document service (its DOCUMENT_MAX_FILE_BYTES); larger attachments are skipped. */
   INTAKE_MAX_FILE_BYTES: count(25 * MiB, 1024 * MiB),
   /** STARTTLS: a PEM certificate (chain) and its key; both unset: plain SMTP only. */
   INTAKE_TLS_CERT_FILE: z.string().min(1).optional(),
+  /** The PEM key of INTAKE_TLS_CERT_FILE. */
   INTAKE_TLS_KEY_FILE: z.string().min(1).optional(),
   /**
    * SPF, DKIM and DMARC verdicts: `dns` looks their records up (the system's resolver); `off` looks nothing up and every

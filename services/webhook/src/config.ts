@@ -27,8 +27,11 @@ const retrySchedule = z
 /** The kit's settings plus the webhook service's own. */
 export const configSchema = serviceConfigSchema("webhook")
   .extend({
+    /** Base64 of 32 bytes (a secret): seals the organizations' signing keys at rest. @default **required, secret** */
     WEBHOOK_KEY_ENCRYPTION_KEY: encryptionKey,
+    /** `true` lets webhook and validation URLs reach loopback and private addresses (a local stack, tests); never in production. */
     WEBHOOK_ALLOW_PRIVATE_TARGETS: booleanFlag.default(false),
+    /** Seconds between a delivery's attempts, comma-separated; empty: no retries. */
     WEBHOOK_RETRY_SCHEDULE: retrySchedule,
     /** A 2xx within this time is a success (API.md: 10 s). */
     WEBHOOK_DELIVERY_TIMEOUT_MS: milliseconds(10_000, { min: 1, max: 120_000 }),
@@ -50,12 +53,15 @@ export const configSchema = serviceConfigSchema("webhook")
     WEBHOOK_POLL_INTERVAL_MS: milliseconds(1_000, { min: 1, max: 60_000 }),
     /** Per-receiver circuit breaker: opens past this failure percentage once this many requests were seen. */
     WEBHOOK_BREAKER_ERROR_PERCENTAGE: z.coerce.number().min(1).max(100).default(50),
+    /** The requests a breaker must have seen before WEBHOOK_BREAKER_ERROR_PERCENTAGE opens it. */
     WEBHOOK_BREAKER_VOLUME_THRESHOLD: z.coerce.number().int().min(1).default(5),
     /** How long an open breaker waits before one probe request may go through. */
     WEBHOOK_BREAKER_RESET_MS: milliseconds(30_000, { min: 1, max: 3_600_000 }),
     /** JetStream redelivers an event whose handler did not answer within this time. */
     WEBHOOK_CONSUMER_ACK_WAIT_MS: milliseconds(15_000, { min: 1, max: 300_000 }),
+    /** Deadline of the gRPC calls to membership. */
     WEBHOOK_MEMBERSHIP_DEADLINE_MS: milliseconds(1_000, { min: 1, max: 60_000 }),
+    /** Deadline of the gRPC calls to document. */
     WEBHOOK_DOCUMENT_DEADLINE_MS: milliseconds(1_000, { min: 1, max: 60_000 }),
     /** How long a CheckPermission answer is reused; membership.changed evicts it sooner. */
     WEBHOOK_PERMISSION_CACHE_MS: milliseconds(30_000, { min: 1, max: 3_600_000 }),
