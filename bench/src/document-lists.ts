@@ -18,7 +18,7 @@ import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { MembershipDouble } from "@docex/access/testing";
 import { configSchema, startDocumentService } from "@docex/document";
-import { databaseUrl } from "@docex/kit";
+import { databaseUrl } from "@docex/kit/db";
 import { dropDatabase, TestIssuer, testDatabaseServerUrl, testServiceConfig } from "@docex/testkit";
 import { mochaHooks } from "@docex/testkit/mocha-hooks";
 import pg from "pg";

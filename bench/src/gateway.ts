@@ -21,19 +21,12 @@ import { cpus } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import {
-  authenticate,
-  CachedTokenVerifier,
-  ClientAddressSigner,
-  createHttpApp,
-  createLogger,
-  listen,
-  Metrics,
-  Readiness,
-  SERVICE_NAMES,
-  type ServiceName,
-  TokenVerifier,
-} from "@docex/kit";
+import { authenticate, CachedTokenVerifier, TokenVerifier } from "@docex/kit/auth";
+import { SERVICE_NAMES, type ServiceName } from "@docex/kit/config";
+import { ClientAddressSigner, createHttpApp, Readiness } from "@docex/kit/http";
+import { createLogger } from "@docex/kit/logger";
+import { Metrics } from "@docex/kit/metrics";
+import { listen } from "@docex/kit/runtime";
 import { TestIssuer, testGrpcIdentity } from "@docex/testkit";
 import { Pool } from "undici";
 import { OtlpSink } from "./otlp-sink.js";

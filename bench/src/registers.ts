@@ -14,7 +14,10 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
-import { ANY_SERVICE, createLogger, databaseUrl, GrpcServer, NotFoundError } from "@docex/kit";
+import { databaseUrl } from "@docex/kit/db";
+import { NotFoundError } from "@docex/kit/errors";
+import { ANY_SERVICE, GrpcServer } from "@docex/kit/grpc";
+import { createLogger } from "@docex/kit/logger";
 import { type DocumentHandlers, documentService, type MembershipHandlers, membershipService } from "@docex/protos";
 import { configSchema, startRegisterService } from "@docex/register";
 import { dropDatabase, TestIssuer, testDatabaseServerUrl, testGrpcIdentity, testServiceConfig } from "@docex/testkit";

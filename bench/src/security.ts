@@ -9,7 +9,11 @@
  * peak RSS (getrusage maxrss), kit's app measured first so the baseline's growth does not hide it.
  */
 import { brotliCompressSync, constants as zlib } from "node:zlib";
-import { closeHttp, createHttpApp, createLogger, listen, Metrics, Readiness, readBearerToken } from "@docex/kit";
+import { readBearerToken } from "@docex/kit/auth";
+import { createHttpApp, Readiness } from "@docex/kit/http";
+import { createLogger } from "@docex/kit/logger";
+import { Metrics } from "@docex/kit/metrics";
+import { closeHttp, listen } from "@docex/kit/runtime";
 import express from "express";
 
 /** The regex kit used before (commit 1d708d9), kept here as the baseline. */

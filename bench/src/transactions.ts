@@ -16,7 +16,8 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
-import { connectDatabase, createLogger, databaseUrl, prepared, type Tx } from "@docex/kit";
+import { connectDatabase, databaseUrl, prepared, type Tx } from "@docex/kit/db";
+import { createLogger } from "@docex/kit/logger";
 import { dropDatabase, testDatabaseServerUrl } from "@docex/testkit";
 import { QueryTypes, Sequelize, type Transaction } from "sequelize";
 

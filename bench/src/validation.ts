@@ -25,18 +25,13 @@ import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { createGateway, UpstreamPool } from "@docex/gateway";
-import {
-  CachedTokenVerifier,
-  ClientAddressSigner,
-  createLogger,
-  EventBus,
-  listen,
-  Metrics,
-  Readiness,
-  SERVICE_NAMES,
-  type ServiceName,
-  TokenVerifier,
-} from "@docex/kit";
+import { CachedTokenVerifier, TokenVerifier } from "@docex/kit/auth";
+import { EventBus } from "@docex/kit/bus";
+import { SERVICE_NAMES, type ServiceName } from "@docex/kit/config";
+import { ClientAddressSigner, Readiness } from "@docex/kit/http";
+import { createLogger } from "@docex/kit/logger";
+import { Metrics } from "@docex/kit/metrics";
+import { listen } from "@docex/kit/runtime";
 import { dropDatabase, TestIssuer, testDatabaseServerUrl, testGrpcIdentity, testGrpcTlsDir, testNatsUrl } from "@docex/testkit";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { Pool } from "undici";

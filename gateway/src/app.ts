@@ -1,22 +1,18 @@
+import { type AccessTokenVerifier, requireBearerToken } from "@docex/kit/auth";
+import type { ServiceName } from "@docex/kit/config";
+import { MethodNotAllowedError, NotFoundError, PayloadTooLargeError, RateLimitedError } from "@docex/kit/errors";
 import {
-  type AccessTokenVerifier,
-  activeTraceIds,
   type ClientAddressSigner,
-  type Logger,
-  MethodNotAllowedError,
-  type Metrics,
   mountOperationalRoutes,
-  NotFoundError,
-  PayloadTooLargeError,
   problemErrorHandler,
-  RateLimitedError,
   type Readiness,
   refuseEncodedBodies,
   requestIdFrom,
-  requireBearerToken,
-  type ServiceName,
   sendProblem,
-} from "@docex/kit";
+} from "@docex/kit/http";
+import type { Logger } from "@docex/kit/logger";
+import type { Metrics } from "@docex/kit/metrics";
+import { activeTraceIds } from "@docex/kit/tracing";
 import express, { type Express, type Request, type RequestHandler, type Response } from "express";
 import { type RateLimitInfo, rateLimit } from "express-rate-limit";
 import { apiDocsRouter } from "./api-docs.js";

@@ -1,4 +1,4 @@
-import { booleanFlag, port, SERVICE_NAMES, SERVICE_PORTS, type ServiceName, tracingConfigFields } from "@docex/kit";
+import { booleanFlag, port, SERVICE_NAMES, SERVICE_PORTS, type ServiceName, tracingConfigFields } from "@docex/kit/config";
 import { z } from "zod";
 
 const serviceUrl = (name: ServiceName) => z.url().default(`http://127.0.0.1:${SERVICE_PORTS[name].http}`);

@@ -1,18 +1,11 @@
 import type { AddressInfo } from "node:net";
-import {
-  CachedTokenVerifier,
-  ClientAddressSigner,
-  closeHttp,
-  createLogger,
-  GATEWAY_IDENTITY,
-  grpcIdentityFromConfig,
-  listen,
-  loadConfigOrExit,
-  Metrics,
-  Readiness,
-  runUntilSignalled,
-  TokenVerifier,
-} from "@docex/kit";
+import { CachedTokenVerifier, TokenVerifier } from "@docex/kit/auth";
+import { loadConfigOrExit } from "@docex/kit/config";
+import { grpcIdentityFromConfig } from "@docex/kit/grpc";
+import { ClientAddressSigner, GATEWAY_IDENTITY, Readiness } from "@docex/kit/http";
+import { createLogger } from "@docex/kit/logger";
+import { Metrics } from "@docex/kit/metrics";
+import { closeHttp, listen, runUntilSignalled } from "@docex/kit/runtime";
 import { createGateway } from "./app.js";
 import { gatewayConfigSchema, upstreamUrlsOf } from "./config.js";
 import { jwksAnswers } from "./jwks-check.js";

@@ -4,7 +4,9 @@ import {
   validationAnswerSchema,
   validationRequestPayloadSchema,
 } from "@docex/events";
-import { type Logger, problemSchema, type ServiceName } from "@docex/kit";
+import type { ServiceName } from "@docex/kit/config";
+import { problemSchema } from "@docex/kit/http";
+import type { Logger } from "@docex/kit/logger";
 import { z } from "zod";
 import type { UpstreamPool } from "./upstream-pool.js";
 

@@ -1,4 +1,4 @@
-import type { ServiceName } from "@docex/kit";
+import type { ServiceName } from "@docex/kit/config";
 
 /**
  * The route table: every public path of the API (spec/api-v2.md and API.md), the service

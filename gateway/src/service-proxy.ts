@@ -1,16 +1,14 @@
 import type { ClientRequest } from "node:http";
 import { parse as legacyUrlParse } from "node:url";
+import { type DomainError, PayloadTooLargeError, UpstreamError } from "@docex/kit/errors";
 import {
   CLIENT_ADDRESS_HEADER,
   CLIENT_ADDRESS_PROOF_HEADER,
   type ClientAddressSigner,
-  type DomainError,
   GATEWAY_CERTIFICATE_HEADER,
-  type Logger,
-  PayloadTooLargeError,
   sendProblem,
-  UpstreamError,
-} from "@docex/kit";
+} from "@docex/kit/http";
+import type { Logger } from "@docex/kit/logger";
 import type { Request, RequestHandler, Response } from "express";
 import { createProxyMiddleware, type Options, type Plugin } from "http-proxy-middleware";
 import { passTraceContext } from "./trace-headers.js";

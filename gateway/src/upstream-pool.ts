@@ -1,6 +1,6 @@
 import http from "node:http";
 import https from "node:https";
-import type { ServiceName } from "@docex/kit";
+import type { ServiceName } from "@docex/kit/config";
 
 export interface Upstream {
   service: ServiceName;

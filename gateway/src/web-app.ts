@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { NotFoundError } from "@docex/kit";
+import { NotFoundError } from "@docex/kit/errors";
 import express, { type Router } from "express";
 
 export const APP_PATH = "/app";

@@ -1,4 +1,4 @@
-import { CLIENT_ADDRESS_HEADER, CLIENT_ADDRESS_PROOF_HEADER, ClientAddressSigner, GATEWAY_CERTIFICATE_HEADER } from "@docex/kit";
+import { CLIENT_ADDRESS_HEADER, CLIENT_ADDRESS_PROOF_HEADER, ClientAddressSigner, GATEWAY_CERTIFICATE_HEADER } from "@docex/kit/http";
 import { TestIssuer, testGrpcIdentity } from "@docex/testkit";
 import { expect } from "chai";
 import { EchoService, type RunningGateway, startGateway } from "./harness.js";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { MAX_ACCESS_TOKEN_BYTES, readBearerToken } from "@docex/kit";
+import { MAX_ACCESS_TOKEN_BYTES, readBearerToken } from "@docex/kit/auth";
 import { rawRequest, TestIssuer } from "@docex/testkit";
 import { expect } from "chai";
 import { EchoService, type RunningGateway, startGateway } from "./harness.js";

@@ -1,20 +1,11 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import {
-  authenticate,
-  CachedTokenVerifier,
-  ClientAddressSigner,
-  ClientAddressVerifier,
-  closeHttp,
-  createHttpApp,
-  createLogger,
-  listen,
-  Metrics,
-  Readiness,
-  SERVICE_NAMES,
-  type ServiceName,
-  TokenVerifier,
-} from "@docex/kit";
+import { authenticate, CachedTokenVerifier, TokenVerifier } from "@docex/kit/auth";
+import { SERVICE_NAMES, type ServiceName } from "@docex/kit/config";
+import { ClientAddressSigner, ClientAddressVerifier, createHttpApp, Readiness } from "@docex/kit/http";
+import { createLogger } from "@docex/kit/logger";
+import { Metrics } from "@docex/kit/metrics";
+import { closeHttp, listen } from "@docex/kit/runtime";
 import { freePort, type TestIssuer, testGrpcIdentity } from "@docex/testkit";
 import { createGateway, type GatewayDeps } from "../src/app.js";
 import { UpstreamPool } from "../src/upstream-pool.js";

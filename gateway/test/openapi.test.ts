@@ -1,6 +1,9 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { ApiDescription, closeHttp, createHttpApp, createLogger, dataOf, listen, Metrics, Readiness } from "@docex/kit";
+import { ApiDescription, createHttpApp, dataOf, Readiness } from "@docex/kit/http";
+import { createLogger } from "@docex/kit/logger";
+import { Metrics } from "@docex/kit/metrics";
+import { closeHttp, listen } from "@docex/kit/runtime";
 import { TestIssuer } from "@docex/testkit";
 import { expect } from "chai";
 import { z } from "zod";

@@ -1,4 +1,4 @@
-import type { GrpcClientOptions } from "@docex/kit";
+import type { GrpcClientOptions } from "@docex/kit/grpc";
 import type { AutomationDefinition } from "./generated/docex/automation/v1/Automation.js";
 import { type Callers, createPromiseClient, type Handlers, loadService, type PromiseClient } from "./service-descriptor.js";
 

@@ -1,4 +1,4 @@
-import type { GrpcClientOptions } from "@docex/kit";
+import type { GrpcClientOptions } from "@docex/kit/grpc";
 import type { ApplyDocumentChangesRequest } from "./generated/docex/document/v1/ApplyDocumentChangesRequest.js";
 import type { DocumentDefinition } from "./generated/docex/document/v1/Document.js";
 import { type Callers, createPromiseClient, type Handlers, loadService, type PromiseClient } from "./service-descriptor.js";

@@ -1,4 +1,4 @@
-import type { GrpcClientOptions } from "@docex/kit";
+import type { GrpcClientOptions } from "@docex/kit/grpc";
 import type { RegisterDefinition } from "./generated/docex/register/v1/Register.js";
 import { type Callers, createPromiseClient, type Handlers, loadService, type PromiseClient } from "./service-descriptor.js";
 

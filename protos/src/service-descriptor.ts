@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { type CallContext, GrpcClient, type GrpcClientOptions, type ServerStreamHandler, type UnaryHandler } from "@docex/kit";
+import { type CallContext, GrpcClient, type GrpcClientOptions, type ServerStreamHandler, type UnaryHandler } from "@docex/kit/grpc";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 

@@ -1,4 +1,4 @@
-import type { GrpcClientOptions } from "@docex/kit";
+import type { GrpcClientOptions } from "@docex/kit/grpc";
 import type { WebhookDefinition } from "./generated/docex/webhook/v1/Webhook.js";
 import { type Callers, createPromiseClient, type Handlers, loadService, type PromiseClient } from "./service-descriptor.js";
 

@@ -1,4 +1,6 @@
-import { ANY_SERVICE, createLogger, GrpcServer, NotFoundError } from "@docex/kit";
+import { NotFoundError } from "@docex/kit/errors";
+import { ANY_SERVICE, GrpcServer } from "@docex/kit/grpc";
+import { createLogger } from "@docex/kit/logger";
 import { testGrpcIdentity } from "@docex/testkit";
 import * as grpc from "@grpc/grpc-js";
 import { expect } from "chai";

@@ -4,7 +4,8 @@
  * `# generated: begin` and `# generated: end`). Written as text, not through a YAML library, so that the comments
  * that say why stay where a reader of the manifest needs them.
  */
-import { NATS_SERVICE_USERS, SERVICE_NAMES, SERVICE_PORTS, type ServiceName, serviceConfigSchema } from "@docex/kit";
+import { NATS_SERVICE_USERS } from "@docex/kit/bus";
+import { SERVICE_NAMES, SERVICE_PORTS, type ServiceName, serviceConfigSchema } from "@docex/kit/config";
 import { isMap, isSeq, parseDocument } from "yaml";
 import {
   GATEWAY_PRODUCTION,

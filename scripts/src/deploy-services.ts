@@ -5,7 +5,7 @@
  * a service to `SERVICE_PORTS` and the compiler asks for its entry here (deploy/README.md, "Adding a service or a
  * setting").
  */
-import type { ServiceName } from "@docex/kit";
+import type { ServiceName } from "@docex/kit/config";
 
 export interface Resources {
   cpu: string;

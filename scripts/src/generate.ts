@@ -11,7 +11,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { SERVICE_NAMES } from "@docex/kit";
+import { SERVICE_NAMES } from "@docex/kit/config";
 import {
   baseConfigMaps,
   baseResources,

@@ -4,7 +4,13 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { type EventNamespace, NATS_SERVICE_USERS, type NatsServiceUser, natsAuthorizationConfig, PRODUCTION_NAMESPACE } from "@docex/kit";
+import {
+  type EventNamespace,
+  NATS_SERVICE_USERS,
+  type NatsServiceUser,
+  natsAuthorizationConfig,
+  PRODUCTION_NAMESPACE,
+} from "@docex/kit/bus";
 import pg from "pg";
 
 export interface StartedInfrastructure {

@@ -1,4 +1,4 @@
-import { SERVICE_NAMES } from "@docex/kit";
+import { SERVICE_NAMES } from "@docex/kit/config";
 import pg from "pg";
 
 /** The databases of a local stack: `docex_<service>`, or `<namespace>_<service>` in a namespace (STACK_NAMESPACE). */

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { databaseUrl, ensureDatabase } from "@docex/kit";
+import { databaseUrl, ensureDatabase } from "@docex/kit/db";
 import pg from "pg";
 
 /**

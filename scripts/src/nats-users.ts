@@ -1,4 +1,4 @@
-import { NATS_SERVICE_USERS, type NatsServiceUser, natsAuthorizationConfig, PRODUCTION_NAMESPACE } from "@docex/kit";
+import { NATS_SERVICE_USERS, type NatsServiceUser, natsAuthorizationConfig, PRODUCTION_NAMESPACE } from "@docex/kit/bus";
 
 /** The variable of NATS's environment that holds `user`'s password in a deployment (Secret nats-secrets). */
 export function natsPasswordVariable(user: NatsServiceUser | "operator"): string {

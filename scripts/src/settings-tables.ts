@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { SERVICE_NAMES, type ServiceName, serviceConfigSchema } from "@docex/kit";
+import { SERVICE_NAMES, type ServiceName, serviceConfigSchema } from "@docex/kit/config";
 import ts from "typescript";
 
 interface FieldSchema {

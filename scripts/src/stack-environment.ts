@@ -1,4 +1,4 @@
-import { DOCEX_NODE_OPTIONS, SERVICE_NAMES, SERVICE_PORTS, type ServiceName } from "@docex/kit";
+import { DOCEX_NODE_OPTIONS, SERVICE_NAMES, SERVICE_PORTS, type ServiceName } from "@docex/kit/config";
 
 /** Where a stack listens and what it owns: ports at `portOffset`; in a namespace, databases and a stream of its own. */
 export interface StackLayout {

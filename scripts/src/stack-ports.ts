@@ -6,7 +6,7 @@
  * differ by 1,000 meet, as one's HTTP ports (8081–8090 + offset) are the other's gRPC ports (9081–9090 + offset).
  */
 import { createServer } from "node:net";
-import { SERVICE_NAMES, SERVICE_PORTS, type ServiceName } from "@docex/kit";
+import { SERVICE_NAMES, SERVICE_PORTS, type ServiceName } from "@docex/kit/config";
 import { intakeSmtpPort, replicasOf, type StackLayout, stackPort } from "./stack-environment.js";
 
 export interface StackPort {

@@ -2,21 +2,12 @@ import { existsSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createGateway, UpstreamPool } from "@docex/gateway";
-import {
-  ApiDescription,
-  CachedTokenVerifier,
-  ClientAddressSigner,
-  closeHttp,
-  createHttpApp,
-  createLogger,
-  dataOf,
-  listen,
-  Metrics,
-  Readiness,
-  SERVICE_NAMES,
-  type ServiceName,
-  TokenVerifier,
-} from "@docex/kit";
+import { CachedTokenVerifier, TokenVerifier } from "@docex/kit/auth";
+import { SERVICE_NAMES, type ServiceName } from "@docex/kit/config";
+import { ApiDescription, ClientAddressSigner, createHttpApp, dataOf, Readiness } from "@docex/kit/http";
+import { createLogger } from "@docex/kit/logger";
+import { Metrics } from "@docex/kit/metrics";
+import { closeHttp, listen } from "@docex/kit/runtime";
 import { TestIssuer, testGrpcIdentity } from "@docex/testkit";
 import { expect } from "chai";
 import { chromium } from "playwright-core";

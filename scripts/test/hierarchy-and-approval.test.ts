@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { databaseUrl } from "@docex/kit";
+import { databaseUrl } from "@docex/kit/db";
 import { eventually, testDatabaseServerUrl, tokenIn } from "@docex/testkit";
 import { expect } from "chai";
 import pg from "pg";

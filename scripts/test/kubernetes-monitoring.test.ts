@@ -2,7 +2,7 @@
 // the ServiceMonitor scrapes every process, and the alerts cover what operators must hear about.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { Metrics } from "@docex/kit";
+import { Metrics } from "@docex/kit/metrics";
 import { parser as promql } from "@prometheus-io/lezer-promql";
 import { expect } from "chai";
 import { parse } from "yaml";

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { NATS_SERVICE_USERS } from "@docex/kit";
+import { NATS_SERVICE_USERS } from "@docex/kit/bus";
 import { expect } from "chai";
 import { parse } from "yaml";
 import { deploymentNatsUsersConfig, natsPasswordVariable } from "../src/nats-users.js";

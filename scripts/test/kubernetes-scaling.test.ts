@@ -3,7 +3,8 @@
 // the stop time the code bounds, and the readiness probe waits longer than the kit's own checks.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { CLOSE_TIMEOUT_MS, SERVICE_NAMES, SERVICE_PORTS, type ServiceName, serviceConfigSchema } from "@docex/kit";
+import { SERVICE_NAMES, SERVICE_PORTS, type ServiceName, serviceConfigSchema } from "@docex/kit/config";
+import { CLOSE_TIMEOUT_MS } from "@docex/kit/runtime";
 import { expect } from "chai";
 import { renderKustomization } from "./support/kustomize.js";
 import { find, type K8sObject, ofKind } from "./support/manifests.js";

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { tracingConfigFields } from "@docex/kit";
+import { tracingConfigFields } from "@docex/kit/config";
 import { expect } from "chai";
 import { parse, parseAllDocuments } from "yaml";
 import { z } from "zod";

@@ -5,7 +5,12 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { createHttpApp, createLogger, DOCEX_NODE_OPTIONS, GrpcServer, listen, Metrics, Readiness, SERVICE_PORTS } from "@docex/kit";
+import { DOCEX_NODE_OPTIONS, SERVICE_PORTS } from "@docex/kit/config";
+import { GrpcServer } from "@docex/kit/grpc";
+import { createHttpApp, Readiness } from "@docex/kit/http";
+import { createLogger } from "@docex/kit/logger";
+import { Metrics } from "@docex/kit/metrics";
+import { listen } from "@docex/kit/runtime";
 import { testGrpcIdentity } from "@docex/testkit";
 import * as grpc from "@grpc/grpc-js";
 import { expect } from "chai";
@@ -473,7 +478,7 @@ describe("Kubernetes manifests: workloads", function () {
 
     for (const name of Object.keys(RENDERS) as RenderName[]) {
       it(`${name}: every service with a database migrates it in an init container of its own image (MIGRATE_ONLY=true, its DATABASE_URL), and the service does not migrate again`, async () => {
-        const { serviceConfigSchema } = await import("@docex/kit");
+        const { serviceConfigSchema } = await import("@docex/kit/config");
         const problems: string[] = [];
         for (const process of processes) {
           const { deployment, container, effective, secretRefs } = environmentOf(renders[name], process.name);

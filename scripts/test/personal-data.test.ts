@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { databaseUrl } from "@docex/kit";
+import { databaseUrl } from "@docex/kit/db";
 import { eventually, RecordingReceiver, testDatabaseServerUrl, tokenIn } from "@docex/testkit";
 import { buildInvoiceCorpus, type CorpusDocument } from "@docex/testkit/invoice-corpus";
 import { expect } from "chai";

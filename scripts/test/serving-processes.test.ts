@@ -1,4 +1,5 @@
-import { databaseUrl, SERVICE_NAMES } from "@docex/kit";
+import { SERVICE_NAMES } from "@docex/kit/config";
+import { databaseUrl } from "@docex/kit/db";
 import { testDatabaseServerUrl } from "@docex/testkit";
 import { expect } from "chai";
 import pg from "pg";

@@ -1,4 +1,4 @@
-import { SERVICE_NAMES } from "@docex/kit";
+import { SERVICE_NAMES } from "@docex/kit/config";
 import { eventually, tokenIn } from "@docex/testkit";
 import { expect } from "chai";
 import { type Stack, sharedStack } from "./support/stack.js";

@@ -1,4 +1,8 @@
-import { type EventBus, type GrpcIdentity, isUuid, type Logger, type Metrics } from "@docex/kit";
+import type { EventBus } from "@docex/kit/bus";
+import type { GrpcIdentity } from "@docex/kit/grpc";
+import { isUuid } from "@docex/kit/ids";
+import type { Logger } from "@docex/kit/logger";
+import type { Metrics } from "@docex/kit/metrics";
 import { createMembershipClient, type MembershipClient } from "@docex/protos";
 import { evictOnMembershipChanges, type MembershipEviction, PermissionCache } from "./permission-cache.js";
 import type { CallContext, MemberCheck, PermissionAnswer, PermissionQuery, PermissionSource, QueueReach } from "./rule.js";

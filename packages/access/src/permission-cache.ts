@@ -1,4 +1,8 @@
-import { BoundedCache, type CallContext, type EventBus, type Logger, traceEvent } from "@docex/kit";
+import type { EventBus } from "@docex/kit/bus";
+import { BoundedCache } from "@docex/kit/cache";
+import type { CallContext } from "@docex/kit/grpc";
+import type { Logger } from "@docex/kit/logger";
+import { traceEvent } from "@docex/kit/tracing";
 
 /*
  * The membership service decides roles and permissions; every other service asks it over gRPC and keeps

@@ -1,4 +1,4 @@
-import { ForbiddenError, type NotFoundError } from "@docex/kit";
+import { ForbiddenError, type NotFoundError } from "@docex/kit/errors";
 
 /** The permission names of membership.proto's CheckPermission. */
 export type Permission =

@@ -42,7 +42,7 @@ describe("service configuration", () => {
       [
         "--input-type=module",
         "-e",
-        'import { loadConfigOrExit, serviceConfigSchema } from "@docex/kit"; loadConfigOrExit(serviceConfigSchema("auth")); console.log("started");',
+        'import { loadConfigOrExit, serviceConfigSchema } from "@docex/kit/config"; loadConfigOrExit(serviceConfigSchema("auth")); console.log("started");',
       ],
       { cwd: kitDir, env: { PATH: process.env.PATH, GRPC_INSECURE: "true", NODE_ENV: "production" }, timeout: 20_000 },
     ).then(

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { createLogger, EventBus, type EventNamespace } from "@docex/kit";
+import { EventBus, type EventNamespace } from "@docex/kit/bus";
+import { createLogger } from "@docex/kit/logger";
 import { type ConsumerMessages, DeliverPolicy, jetstream } from "@nats-io/jetstream";
 import { testEventNamespace, testNatsUrl } from "./infra.js";
 

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ensureGrpcIdentityDirectory, GrpcIdentity, SERVICE_NAMES } from "@docex/kit";
+import { SERVICE_NAMES } from "@docex/kit/config";
+import { ensureGrpcIdentityDirectory, GrpcIdentity } from "@docex/kit/grpc";
 
 /**
  * The service identities of this test process: a CA of its own (made when the test kit is first

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { databaseUrl, type ServiceName, serviceConfigSchema } from "@docex/kit";
+import { type ServiceName, serviceConfigSchema } from "@docex/kit/config";
+import { databaseUrl } from "@docex/kit/db";
 import pg from "pg";
 import type { z } from "zod";
 import { testGrpcTlsDir } from "./grpc-identity.js";

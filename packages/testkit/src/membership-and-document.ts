@@ -1,4 +1,4 @@
-import type { RunningService } from "@docex/kit";
+import type { RunningService } from "@docex/kit/runtime";
 import type { z } from "zod";
 import { dropDatabase, testServiceConfig } from "./infra.js";
 import type { TestIssuer } from "./issuer.js";

@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { SERVICE_PORTS } from "@docex/kit";
+import { SERVICE_PORTS } from "@docex/kit/config";
 import { renderKustomization } from "./kustomize.js";
 import { clone, find, idOf, isObject, type K8sObject, type Workload } from "./manifests.js";
 

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
-import { SERVICE_PORTS } from "@docex/kit";
+import { SERVICE_PORTS } from "@docex/kit/config";
 
 /**
  * `npm start` of a checkout at `root` as a newcomer runs it: no SMTP_URL, no BOOTSTRAP_OWNER_*, no secrets given,

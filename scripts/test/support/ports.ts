@@ -1,5 +1,5 @@
 import { createServer } from "node:net";
-import { SERVICE_PORTS } from "@docex/kit";
+import { SERVICE_PORTS } from "@docex/kit/config";
 
 /** Whether nothing listens on 127.0.0.1:`port` (we can bind it ourselves). */
 export function portIsFree(port: number): Promise<boolean> {

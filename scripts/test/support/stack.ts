@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { SERVICE_NAMES, SERVICE_PORTS } from "@docex/kit";
+import { SERVICE_NAMES, SERVICE_PORTS } from "@docex/kit/config";
 import { dropDatabase, SmtpSink } from "@docex/testkit";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";

@@ -1,4 +1,4 @@
-import { serviceConfigSchema } from "@docex/kit";
+import { serviceConfigSchema } from "@docex/kit/config";
 import { z } from "zod";
 
 export const configSchema = serviceConfigSchema("audit").extend({

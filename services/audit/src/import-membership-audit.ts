@@ -1,4 +1,7 @@
-import { connectDatabase, createLogger, loadConfigOrExit, migrateServiceDatabase, openDatabase } from "@docex/kit";
+import { loadConfigOrExit } from "@docex/kit/config";
+import { connectDatabase, openDatabase } from "@docex/kit/db";
+import { createLogger } from "@docex/kit/logger";
+import { migrateServiceDatabase } from "@docex/kit/runtime";
 import { z } from "zod";
 import { configSchema } from "./config.js";
 import { importMembershipAudit } from "./store/membership-import.js";

@@ -1,4 +1,5 @@
-import { connectInfrastructure, type Logger, type RunningService } from "@docex/kit";
+import type { Logger } from "@docex/kit/logger";
+import { connectInfrastructure, type RunningService } from "@docex/kit/runtime";
 import { membershipClient } from "./clients/membership.js";
 import type { AuditConfig } from "./config.js";
 import { AuditLog } from "./domain/audit-log.js";

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Annotation } from "@docex/annotations";
 import { createEvent, type DocexEvent } from "@docex/events";
-import { createLogger, openDatabase, type Sql } from "@docex/kit";
+import { openDatabase, type Sql } from "@docex/kit/db";
+import { createLogger } from "@docex/kit/logger";
 import { eventually } from "@docex/testkit";
 import { expect } from "chai";
 import { AuditLog } from "../src/domain/audit-log.js";

@@ -1,16 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { createEvent } from "@docex/events";
-import {
-  createHttpApp,
-  createLogger,
-  describedRoutes,
-  Metrics,
-  mountedRoutes,
-  pageOf,
-  problemSchema,
-  Readiness,
-  TokenVerifier,
-} from "@docex/kit";
+import { TokenVerifier } from "@docex/kit/auth";
+import { createHttpApp, describedRoutes, mountedRoutes, pageOf, problemSchema, Readiness } from "@docex/kit/http";
+import { createLogger } from "@docex/kit/logger";
+import { Metrics } from "@docex/kit/metrics";
 import { eventually, TestIssuer } from "@docex/testkit";
 import { expect } from "chai";
 import type { AuditLog } from "../src/domain/audit-log.js";

@@ -1,4 +1,4 @@
-import { serviceConfigSchema } from "@docex/kit";
+import { serviceConfigSchema } from "@docex/kit/config";
 import { z } from "zod";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./domain/passwords.js";
 

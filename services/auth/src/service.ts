@@ -1,5 +1,6 @@
 import { parseEvent } from "@docex/events";
-import { connectInfrastructure, type Infrastructure, type Logger, type RunningService } from "@docex/kit";
+import type { Logger } from "@docex/kit/logger";
+import { connectInfrastructure, type Infrastructure, type RunningService } from "@docex/kit/runtime";
 import { authService } from "@docex/protos";
 import { Counter } from "prom-client";
 import { membershipOrganizations } from "./clients/membership.js";

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { ConfigError, loadConfig } from "@docex/kit";
+import { ConfigError, loadConfig } from "@docex/kit/config";
 import { expect } from "chai";
 import { configSchema } from "../src/config.js";
 

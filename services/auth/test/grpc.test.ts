@@ -1,4 +1,4 @@
-import { NotFoundError, ValidationError } from "@docex/kit";
+import { NotFoundError, ValidationError } from "@docex/kit/errors";
 import { type AuthClient, createAuthClient } from "@docex/protos";
 import { testGrpcIdentity, tokenIn } from "@docex/testkit";
 import { expect } from "chai";

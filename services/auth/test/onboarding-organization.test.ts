@@ -1,4 +1,4 @@
-import { createLogger } from "@docex/kit";
+import { createLogger } from "@docex/kit/logger";
 import { expect } from "chai";
 import type { MembershipOrganizations } from "../src/domain/membership-organizations.js";
 import { SelfOnboarding } from "../src/domain/onboarding.js";

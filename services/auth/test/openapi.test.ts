@@ -1,4 +1,6 @@
-import { createHttpApp, createLogger, dataOf, describedRoutes, Metrics, mountedRoutes, problemSchema, Readiness } from "@docex/kit";
+import { createHttpApp, dataOf, describedRoutes, mountedRoutes, problemSchema, Readiness } from "@docex/kit/http";
+import { createLogger } from "@docex/kit/logger";
+import { Metrics } from "@docex/kit/metrics";
 import { tokenIn } from "@docex/testkit";
 import { expect } from "chai";
 import type { AuthDomain } from "../src/domain/auth-domain.js";

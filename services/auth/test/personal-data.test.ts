@@ -1,5 +1,7 @@
 import { createEvent } from "@docex/events";
-import { createLogger, databaseUrl, EventBus } from "@docex/kit";
+import { EventBus } from "@docex/kit/bus";
+import { databaseUrl } from "@docex/kit/db";
+import { createLogger } from "@docex/kit/logger";
 import { EventRecorder, eventually, testNatsUrl } from "@docex/testkit";
 import { expect } from "chai";
 import pg from "pg";

@@ -1,4 +1,4 @@
-import { databaseUrl } from "@docex/kit";
+import { databaseUrl } from "@docex/kit/db";
 import { expect } from "chai";
 import jwt, { type JwtPayload } from "jsonwebtoken";
 import pg from "pg";

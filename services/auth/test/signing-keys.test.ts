@@ -1,5 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { connectDatabase, createLogger, kitMigrations, runMigrations, type Sql, TokenVerifier } from "@docex/kit";
+import { TokenVerifier } from "@docex/kit/auth";
+import { kitMigrations } from "@docex/kit/bus";
+import { connectDatabase, runMigrations, type Sql } from "@docex/kit/db";
+import { createLogger } from "@docex/kit/logger";
 import { dropDatabase, testDatabaseServerUrl, uniqueDatabaseName } from "@docex/testkit";
 import { expect } from "chai";
 import jwt from "jsonwebtoken";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createEvent } from "@docex/events";
-import { ValidationError } from "@docex/kit";
+import { ValidationError } from "@docex/kit/errors";
 import { createAutomationClient } from "@docex/protos";
 import { eventually, testGrpcIdentity } from "@docex/testkit";
 import { expect } from "chai";

@@ -1,4 +1,4 @@
-import { milliseconds, serviceConfigSchema } from "@docex/kit";
+import { milliseconds, serviceConfigSchema } from "@docex/kit/config";
 import { z } from "zod";
 
 export const configSchema = serviceConfigSchema("document").extend({

@@ -1,4 +1,6 @@
-import { createLogger, loadConfigOrExit, migrateAndExitIfRequested, runUntilSignalled } from "@docex/kit";
+import { loadConfigOrExit } from "@docex/kit/config";
+import { createLogger } from "@docex/kit/logger";
+import { migrateAndExitIfRequested, runUntilSignalled } from "@docex/kit/runtime";
 import { configSchema } from "./config.js";
 import { startDocumentService } from "./service.js";
 import { migrations } from "./store/migrations.js";

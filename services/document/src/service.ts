@@ -1,5 +1,7 @@
 import { tmpdir } from "node:os";
-import { connectInfrastructure, forgetChangedQueues, type Logger, type RunningService } from "@docex/kit";
+import { forgetChangedQueues } from "@docex/kit/bus";
+import type { Logger } from "@docex/kit/logger";
+import { connectInfrastructure, type RunningService } from "@docex/kit/runtime";
 import { documentService } from "@docex/protos";
 import { automationClient } from "./clients/automation.js";
 import { MembershipAccessClient } from "./clients/membership.js";

@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { createEvent, type EventData } from "@docex/events";
-import { ANY_SERVICE, createLogger, GrpcServer, openDatabase, type Sql } from "@docex/kit";
+import { openDatabase, type Sql } from "@docex/kit/db";
+import { ANY_SERVICE, GrpcServer } from "@docex/kit/grpc";
+import { createLogger } from "@docex/kit/logger";
 import { type AutomationHandlers, automationService } from "@docex/protos";
 import { eventually, testGrpcIdentity } from "@docex/testkit";
 import { expect } from "chai";

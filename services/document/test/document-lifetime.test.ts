@@ -1,4 +1,5 @@
-import { connectDatabase, createLogger, type Sql } from "@docex/kit";
+import { connectDatabase, type Sql } from "@docex/kit/db";
+import { createLogger } from "@docex/kit/logger";
 import { EventRecorder, eventually } from "@docex/testkit";
 import { expect } from "chai";
 import { documentFixture, Harness, queueFixture } from "./support/harness.js";

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { connectDatabase, createLogger } from "@docex/kit";
+import { connectDatabase } from "@docex/kit/db";
+import { createLogger } from "@docex/kit/logger";
 import { expect } from "chai";
 import { change } from "./support/changes.js";
 import { documentFixture, Harness, queueFixture, type UserApi } from "./support/harness.js";

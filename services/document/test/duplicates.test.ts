@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import { connectDatabase, createLogger, type Sql } from "@docex/kit";
+import { connectDatabase, type Sql } from "@docex/kit/db";
+import { createLogger } from "@docex/kit/logger";
 import { expect } from "chai";
 import { DocumentStore } from "../src/store/document-store.js";
 import { change } from "./support/changes.js";

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { databaseUrl, NotFoundError } from "@docex/kit";
+import { databaseUrl } from "@docex/kit/db";
+import { NotFoundError } from "@docex/kit/errors";
 import type { FileChunk } from "@docex/protos";
 import { eventually } from "@docex/testkit";
 import { expect } from "chai";

@@ -1,5 +1,6 @@
 import { DEFAULT_ANNOTATION_SCHEMA } from "@docex/annotations";
-import { connectDatabase, createLogger } from "@docex/kit";
+import { connectDatabase } from "@docex/kit/db";
+import { createLogger } from "@docex/kit/logger";
 import { expect } from "chai";
 import { documentFixture, Harness, queueFixture } from "./support/harness.js";
 

@@ -1,15 +1,8 @@
 import { randomUUID } from "node:crypto";
-import {
-  type AccessTokenVerifier,
-  createHttpApp,
-  createLogger,
-  dataOf,
-  describedRoutes,
-  Metrics,
-  mountedRoutes,
-  pageOf,
-  Readiness,
-} from "@docex/kit";
+import type { AccessTokenVerifier } from "@docex/kit/auth";
+import { createHttpApp, dataOf, describedRoutes, mountedRoutes, pageOf, Readiness } from "@docex/kit/http";
+import { createLogger } from "@docex/kit/logger";
+import { Metrics } from "@docex/kit/metrics";
 import { expect } from "chai";
 import { z } from "zod";
 import type { Documents } from "../src/domain/documents.js";

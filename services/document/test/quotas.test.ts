@@ -1,4 +1,4 @@
-import { databaseUrl } from "@docex/kit";
+import { databaseUrl } from "@docex/kit/db";
 import { expect } from "chai";
 import pg from "pg";
 import { Harness, queueFixture, type Reply, type UserApi } from "./support/harness.js";

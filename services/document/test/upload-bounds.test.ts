@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { databaseUrl } from "@docex/kit";
+import { databaseUrl } from "@docex/kit/db";
 import { expect } from "chai";
 import pg from "pg";
 import S3rver from "s3rver";

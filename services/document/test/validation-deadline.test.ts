@@ -1,4 +1,5 @@
-import { createLogger, Metrics } from "@docex/kit";
+import { createLogger } from "@docex/kit/logger";
+import { Metrics } from "@docex/kit/metrics";
 import { freePort, testGrpcIdentity } from "@docex/testkit";
 import { expect } from "chai";
 import { webhookValidator } from "../src/clients/webhook.js";

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import type { RunningService } from "@docex/kit";
+import type { RunningService } from "@docex/kit/runtime";
 import { dropDatabase, eventually, freePort, RecordingReceiver, TestIssuer, testServiceConfig, UserDirectoryStub } from "@docex/testkit";
 import { startWebhookService, configSchema as webhookConfigSchema } from "@docex/webhook";
 import { expect } from "chai";

@@ -1,6 +1,8 @@
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import { createLogger, openDatabase, type RunningService, type Sql } from "@docex/kit";
+import { openDatabase, type Sql } from "@docex/kit/db";
+import { createLogger } from "@docex/kit/logger";
+import type { RunningService } from "@docex/kit/runtime";
 import { dropDatabase, eventually, freePort, RecordingReceiver, TestIssuer, testServiceConfig, UserDirectoryStub } from "@docex/testkit";
 import { startWebhookService, configSchema as webhookConfigSchema } from "@docex/webhook";
 import { expect } from "chai";

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { connectDatabase, createLogger, runMigrations, type Sql } from "@docex/kit";
+import { connectDatabase, runMigrations, type Sql } from "@docex/kit/db";
+import { createLogger } from "@docex/kit/logger";
 import { dropDatabase, testDatabaseServerUrl, uniqueDatabaseName } from "@docex/testkit";
 import { expect } from "chai";
 import { validatorOf } from "../src/domain/validation.js";

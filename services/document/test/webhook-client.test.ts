@@ -1,4 +1,6 @@
-import { ANY_SERVICE, createLogger, GrpcServer, Metrics } from "@docex/kit";
+import { ANY_SERVICE, GrpcServer } from "@docex/kit/grpc";
+import { createLogger } from "@docex/kit/logger";
+import { Metrics } from "@docex/kit/metrics";
 import { type ValidateResponse, type WebhookHandlers, webhookService } from "@docex/protos";
 import { testGrpcIdentity } from "@docex/testkit";
 import { expect } from "chai";

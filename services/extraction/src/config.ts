@@ -1,5 +1,5 @@
 import os from "node:os";
-import { milliseconds, serviceConfigSchema } from "@docex/kit";
+import { milliseconds, serviceConfigSchema } from "@docex/kit/config";
 import { z } from "zod";
 
 export const configSchema = serviceConfigSchema("extraction").extend({

@@ -1,12 +1,7 @@
 import { MembershipPermissions } from "@docex/access";
-import {
-  connectInfrastructure,
-  deleteRowsOfDocuments,
-  deleteRowsOfQueue,
-  type Logger,
-  type RunningService,
-  removalSubscription,
-} from "@docex/kit";
+import { deleteRowsOfDocuments, deleteRowsOfQueue, removalSubscription } from "@docex/kit/bus";
+import type { Logger } from "@docex/kit/logger";
+import { connectInfrastructure, type RunningService } from "@docex/kit/runtime";
 import { documentPort } from "./clients/document.js";
 import type { ExtractionConfig } from "./config.js";
 import { DocumentPages } from "./domain/document-pages.js";

@@ -1,5 +1,5 @@
 import { DEFAULT_ANNOTATION_SCHEMA, type SchemaField } from "@docex/annotations";
-import { createLogger } from "@docex/kit";
+import { createLogger } from "@docex/kit/logger";
 import { expect } from "chai";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import { LayoutLearning } from "../src/domain/layout-learning.js";

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { acceptInvitations } from "@docex/access/testing";
 import { configSchema as documentConfigSchema, startDocumentService } from "@docex/document";
-import type { RunningService } from "@docex/kit";
+import type { RunningService } from "@docex/kit/runtime";
 import { configSchema as membershipConfigSchema, startMembershipService } from "@docex/membership";
 import {
   dropDatabase,

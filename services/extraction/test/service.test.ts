@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createEvent, eventSubject } from "@docex/events";
-import { createLogger, EventBus } from "@docex/kit";
+import { EventBus } from "@docex/kit/bus";
+import { createLogger } from "@docex/kit/logger";
 import { dropDatabase, eventually, probeRunningService, testEventNamespace, testNatsUrl, testServiceConfig } from "@docex/testkit";
 import { type BadFile, badInvoiceFiles, buildInvoiceCorpus, type CorpusDocument } from "@docex/testkit/invoice-corpus";
 import { expect } from "chai";

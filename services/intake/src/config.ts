@@ -1,4 +1,4 @@
-import { port, serviceConfigSchema } from "@docex/kit";
+import { port, serviceConfigSchema } from "@docex/kit/config";
 import { z } from "zod";
 
 const count = (fallback: number, max: number) => z.coerce.number().int().min(1).max(max).default(fallback);

@@ -1,5 +1,7 @@
 import { readFileSync } from "node:fs";
-import { ApiDescription, connectInfrastructure, type Logger, type RunningService } from "@docex/kit";
+import { ApiDescription } from "@docex/kit/http";
+import type { Logger } from "@docex/kit/logger";
+import { connectInfrastructure, type RunningService } from "@docex/kit/runtime";
 import type { DNSResolver } from "mailauth";
 import { documentPort } from "./clients/document.js";
 import type { IntakeConfig } from "./config.js";

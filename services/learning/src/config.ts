@@ -1,4 +1,4 @@
-import { milliseconds, serviceConfigSchema } from "@docex/kit";
+import { milliseconds, serviceConfigSchema } from "@docex/kit/config";
 import type { z } from "zod";
 
 export const configSchema = serviceConfigSchema("learning").extend({

@@ -1,5 +1,7 @@
 import { MembershipPermissions } from "@docex/access";
-import { connectInfrastructure, deleteRowsOfQueue, type Logger, type RunningService, removalSubscription } from "@docex/kit";
+import { deleteRowsOfQueue, removalSubscription } from "@docex/kit/bus";
+import type { Logger } from "@docex/kit/logger";
+import { connectInfrastructure, type RunningService } from "@docex/kit/runtime";
 import { documentPort } from "./clients/document.js";
 import type { LearningConfig } from "./config.js";
 import { AccessControl } from "./domain/access.js";

@@ -1,5 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { createHttpApp, createLogger, describedRoutes, Metrics, mountedRoutes, problemSchema, Readiness, TokenVerifier } from "@docex/kit";
+import { TokenVerifier } from "@docex/kit/auth";
+import { createHttpApp, describedRoutes, mountedRoutes, problemSchema, Readiness } from "@docex/kit/http";
+import { createLogger } from "@docex/kit/logger";
+import { Metrics } from "@docex/kit/metrics";
 import { expect } from "chai";
 import type { FeedbackIntake } from "../src/domain/feedback.js";
 import { learningHttp } from "../src/http/routes.js";

@@ -1,5 +1,8 @@
 import { eventSubject, parseEvent } from "@docex/events";
-import { connectInfrastructure, type Logger, type RunningService, removalSubscription, serviceConfigSchema } from "@docex/kit";
+import { removalSubscription } from "@docex/kit/bus";
+import { serviceConfigSchema } from "@docex/kit/config";
+import type { Logger } from "@docex/kit/logger";
+import { connectInfrastructure, type RunningService } from "@docex/kit/runtime";
 import { membershipService } from "@docex/protos";
 import { z } from "zod";
 import { authUserDirectory } from "./clients/auth.js";

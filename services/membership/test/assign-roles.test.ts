@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { NotFoundError } from "@docex/kit";
+import { NotFoundError } from "@docex/kit/errors";
 import { expect } from "chai";
 import { MembershipHarness, type Person } from "./support/harness.js";
 

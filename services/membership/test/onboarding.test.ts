@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createEvent, type DocexEvent } from "@docex/events";
-import { ValidationError } from "@docex/kit";
+import { ValidationError } from "@docex/kit/errors";
 import { membershipService } from "@docex/protos";
 import { eventually, testGrpcIdentity } from "@docex/testkit";
 import * as grpc from "@grpc/grpc-js";

@@ -1,15 +1,7 @@
-import {
-  createHttpApp,
-  createLogger,
-  dataOf,
-  describedRoutes,
-  Metrics,
-  mountedRoutes,
-  pageOf,
-  problemSchema,
-  Readiness,
-  TokenVerifier,
-} from "@docex/kit";
+import { TokenVerifier } from "@docex/kit/auth";
+import { createHttpApp, dataOf, describedRoutes, mountedRoutes, pageOf, problemSchema, Readiness } from "@docex/kit/http";
+import { createLogger } from "@docex/kit/logger";
+import { Metrics } from "@docex/kit/metrics";
 import { expect } from "chai";
 import { z } from "zod";
 import { membershipSchema, organizationSchema, userSchemaSchema } from "../src/http/responses.js";

@@ -8,7 +8,8 @@ import {
   type RolesAnswer,
 } from "@docex/access";
 import { createEvent } from "@docex/events";
-import { createLogger, EventBus } from "@docex/kit";
+import { EventBus } from "@docex/kit/bus";
+import { createLogger } from "@docex/kit/logger";
 import { createMembershipClient } from "@docex/protos";
 import { eventually, testEventNamespace, testGrpcIdentity, testNatsUrl } from "@docex/testkit";
 import { expect } from "chai";

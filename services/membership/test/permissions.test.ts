@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Role } from "@docex/events";
-import { NotFoundError, ValidationError } from "@docex/kit";
+import { NotFoundError, ValidationError } from "@docex/kit/errors";
 import { expect } from "chai";
 import { MembershipHarness, type Person } from "./support/harness.js";
 

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createEvent, type DocexEvent } from "@docex/events";
-import { createLogger, openDatabase, type Sql } from "@docex/kit";
+import { openDatabase, type Sql } from "@docex/kit/db";
+import { createLogger } from "@docex/kit/logger";
 import { eventually } from "@docex/testkit";
 import { expect } from "chai";
 import { MembershipHarness, type Person } from "./support/harness.js";

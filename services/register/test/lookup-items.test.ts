@@ -1,4 +1,4 @@
-import { NotFoundError, ValidationError } from "@docex/kit";
+import { NotFoundError, ValidationError } from "@docex/kit/errors";
 import type { RegisterClient } from "@docex/protos";
 import { expect } from "chai";
 import { RegisterHarness } from "./support/register-harness.js";

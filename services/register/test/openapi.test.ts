@@ -1,4 +1,6 @@
-import { createHttpApp, createLogger, describedRoutes, Metrics, mountedRoutes, Readiness } from "@docex/kit";
+import { createHttpApp, describedRoutes, mountedRoutes, Readiness } from "@docex/kit/http";
+import { createLogger } from "@docex/kit/logger";
+import { Metrics } from "@docex/kit/metrics";
 import { expect } from "chai";
 import type { RegisterCatalog } from "../src/domain/register-catalog.js";
 import type { RegisterUploads } from "../src/domain/uploads.js";

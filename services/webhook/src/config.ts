@@ -1,4 +1,4 @@
-import { booleanFlag, milliseconds, serviceConfigSchema } from "@docex/kit";
+import { booleanFlag, milliseconds, serviceConfigSchema } from "@docex/kit/config";
 import { z } from "zod";
 
 /** AES-256-GCM key for signing keys at rest: required, no default, so a deployment cannot forget it. */

@@ -1,5 +1,7 @@
 import { MembershipPermissions, type PermissionSource } from "@docex/access";
-import { connectInfrastructure, type Logger, type RunningService, removalSubscription, type Subscription } from "@docex/kit";
+import { removalSubscription, type Subscription } from "@docex/kit/bus";
+import type { Logger } from "@docex/kit/logger";
+import { connectInfrastructure, type RunningService } from "@docex/kit/runtime";
 import { webhookService } from "@docex/protos";
 import { documentPort } from "./clients/document.js";
 import type { WebhookConfig } from "./config.js";

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from "@docex/kit";
+import { ConfigError, loadConfig } from "@docex/kit/config";
 import { webhookService } from "@docex/protos";
 import { dropDatabase, grpcHealthStatus, probeRunningService } from "@docex/testkit";
 import { expect } from "chai";

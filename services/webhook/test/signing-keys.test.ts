@@ -1,4 +1,4 @@
-import { databaseUrl } from "@docex/kit";
+import { databaseUrl } from "@docex/kit/db";
 import { testDatabaseServerUrl } from "@docex/testkit";
 import { expect } from "chai";
 import pg from "pg";

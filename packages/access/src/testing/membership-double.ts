@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { ANY_SERVICE, createLogger, type GrpcIdentity, GrpcServer, NotFoundError, ValidationError } from "@docex/kit";
+import { NotFoundError, ValidationError } from "@docex/kit/errors";
+import { ANY_SERVICE, type GrpcIdentity, GrpcServer } from "@docex/kit/grpc";
+import { createLogger } from "@docex/kit/logger";
 import { type MembershipHandlers, membershipService, type Organization } from "@docex/protos";
 import { testGrpcIdentity } from "@docex/testkit";
 

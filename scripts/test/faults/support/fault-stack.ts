@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { SERVICE_NAMES, SERVICE_PORTS, type ServiceName } from "@docex/kit";
+import { SERVICE_NAMES, SERVICE_PORTS, type ServiceName } from "@docex/kit/config";
 import { dropDatabase, testDatabaseServerUrl, testGrpcTlsDir } from "@docex/testkit";
 import {
   replicasOf,

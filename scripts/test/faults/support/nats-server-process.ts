@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { NATS_SERVICE_USERS, type NatsServiceUser, natsAuthorizationConfig } from "@docex/kit";
+import { NATS_SERVICE_USERS, type NatsServiceUser, natsAuthorizationConfig } from "@docex/kit/bus";
 import { freePort } from "@docex/testkit";
 import { portAnswers } from "../../../src/infrastructure.js";
 

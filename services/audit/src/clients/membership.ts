@@ -1,5 +1,8 @@
 import { MembershipPermissions } from "@docex/access";
-import { type GrpcIdentity, isUuid, type Metrics, undefinedIfNotFound } from "@docex/kit";
+import { undefinedIfNotFound } from "@docex/kit/errors";
+import type { GrpcIdentity } from "@docex/kit/grpc";
+import { isUuid } from "@docex/kit/ids";
+import type { Metrics } from "@docex/kit/metrics";
 import type { Membership } from "../domain/readers.js";
 
 export interface MembershipClientOptions {

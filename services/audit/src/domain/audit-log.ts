@@ -1,5 +1,6 @@
 import type { DocexEvent } from "@docex/events";
-import { ForbiddenError, isUuid, NotFoundError } from "@docex/kit";
+import { ForbiddenError, NotFoundError } from "@docex/kit/errors";
+import { isUuid } from "@docex/kit/ids";
 import type { AuditFilter, AuditStore, StoredAuditEntry } from "../store/audit-store.js";
 import { auditEntryOf, isAudited } from "./audit-entries.js";
 import type { CallContext, Membership, ReadAccess } from "./readers.js";

@@ -1,5 +1,6 @@
 import { EventValidationError, parseEvent } from "@docex/events";
-import type { Logger, SubscriptionOptions } from "@docex/kit";
+import type { SubscriptionOptions } from "@docex/kit/bus";
+import type { Logger } from "@docex/kit/logger";
 import type { AuditLog } from "../domain/audit-log.js";
 
 /**

@@ -1,4 +1,5 @@
-import { type AccessTokenVerifier, ApiDescription, authenticate, callerOf, expressPath, pageOf, paginationOf } from "@docex/kit";
+import { type AccessTokenVerifier, authenticate, callerOf } from "@docex/kit/auth";
+import { ApiDescription, expressPath, pageOf, paginationOf } from "@docex/kit/http";
 import type { Router } from "express";
 import type { z } from "zod";
 import type { AuditLog, AuditPage } from "../domain/audit-log.js";

@@ -1,4 +1,4 @@
-import { pageQuery } from "@docex/kit";
+import { pageQuery } from "@docex/kit/http";
 import { z } from "zod";
 import { AUDIT_TYPE_FAMILIES, AUDITED_TYPES, type AuditedType } from "../domain/audit-entries.js";
 

@@ -1,4 +1,4 @@
-import { prepared, type Sql } from "@docex/kit";
+import { prepared, type Sql } from "@docex/kit/db";
 import type { AuditEntry, AuditedType } from "../domain/audit-entries.js";
 
 /** An audit line as stored: the entry and the organization it was recorded for. */

@@ -1,4 +1,4 @@
-import type { Sql } from "@docex/kit";
+import type { Sql } from "@docex/kit/db";
 
 /** Rows read and written per statement: a bounded memory and short write transactions, whatever the log's size. */
 const IMPORT_BATCH = 5_000;

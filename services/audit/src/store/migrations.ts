@@ -1,4 +1,4 @@
-import { type Migration, sqlMigration } from "@docex/kit";
+import { type Migration, sqlMigration } from "@docex/kit/db";
 
 /**
  * Schema of the audit database, in order. The kit's outbox tables are added in front. The tables are those membership

@@ -1,4 +1,4 @@
-import { UnauthorizedError } from "@docex/kit";
+import { UnauthorizedError } from "@docex/kit/errors";
 
 /**
  * The 401 answers of this context. Each says as little as it must: a wrong password and an unknown

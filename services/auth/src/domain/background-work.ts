@@ -1,4 +1,4 @@
-import type { Logger } from "@docex/kit";
+import type { Logger } from "@docex/kit/logger";
 
 /**
  * Work that runs after the answer went out: the part of `register`, `magic-link` and

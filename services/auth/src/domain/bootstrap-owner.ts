@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { UnitOfWork } from "@docex/kit";
+import type { UnitOfWork } from "@docex/kit/db";
 import type { UserStore } from "../store/user-store.js";
 import type { Clock } from "./clock.js";
 import type { SelfOnboarding } from "./onboarding.js";

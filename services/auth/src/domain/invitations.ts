@@ -1,4 +1,5 @@
-import type { Logger, UnitOfWork } from "@docex/kit";
+import type { UnitOfWork } from "@docex/kit/db";
+import type { Logger } from "@docex/kit/logger";
 import type { UserStore } from "../store/user-store.js";
 import { authErrors } from "./auth-errors.js";
 import type { MembershipOrganizations } from "./membership-organizations.js";

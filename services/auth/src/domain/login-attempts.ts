@@ -1,5 +1,7 @@
 import { createEvent, type LOGIN_METHODS } from "@docex/events";
-import { type OutboxEvents, type Tx, UnauthorizedError, type UnitOfWork } from "@docex/kit";
+import type { OutboxEvents } from "@docex/kit/bus";
+import type { Tx, UnitOfWork } from "@docex/kit/db";
+import { UnauthorizedError } from "@docex/kit/errors";
 import type { RequestContext } from "./request-context.js";
 
 export type LoginMethod = (typeof LOGIN_METHODS)[number];

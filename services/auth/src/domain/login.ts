@@ -1,4 +1,4 @@
-import type { Tx, UnitOfWork } from "@docex/kit";
+import type { Tx, UnitOfWork } from "@docex/kit/db";
 import type { UsedIdTokenStore } from "../store/used-id-token-store.js";
 import type { UserStore } from "../store/user-store.js";
 import { authErrors } from "./auth-errors.js";

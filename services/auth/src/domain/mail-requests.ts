@@ -1,5 +1,5 @@
 import type { MailTemplate } from "@docex/events";
-import type { Tx } from "@docex/kit";
+import type { Tx } from "@docex/kit/db";
 
 /** A mail that carries a one-time secret to its owner. */
 export interface MailRequest {

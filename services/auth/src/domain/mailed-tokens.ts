@@ -1,4 +1,4 @@
-import type { UnitOfWork } from "@docex/kit";
+import type { UnitOfWork } from "@docex/kit/db";
 import type { UserStore } from "../store/user-store.js";
 import type { BackgroundWork } from "./background-work.js";
 import type { MailRequests } from "./mail-requests.js";

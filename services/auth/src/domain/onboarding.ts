@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { createEvent } from "@docex/events";
-import type { Logger, OutboxEvents, Tx, UnitOfWork } from "@docex/kit";
+import type { OutboxEvents } from "@docex/kit/bus";
+import type { Tx, UnitOfWork } from "@docex/kit/db";
+import type { Logger } from "@docex/kit/logger";
 import type { UserStore } from "../store/user-store.js";
 import { authErrors } from "./auth-errors.js";
 import type { BackgroundWork } from "./background-work.js";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Tx } from "@docex/kit";
+import type { Tx } from "@docex/kit/db";
 import type { SecretStore } from "../store/secret-store.js";
 import { addSeconds, type Clock } from "./clock.js";
 import { randomPin, randomToken, type SealingKey, sameDigest, tokenDigest } from "./secrets.js";

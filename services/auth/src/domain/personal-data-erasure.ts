@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { createEvent, type DocexEvent } from "@docex/events";
-import { NotFoundError, type OutboxEvents, type Tx, type UnitOfWork } from "@docex/kit";
+import type { OutboxEvents } from "@docex/kit/bus";
+import type { Tx, UnitOfWork } from "@docex/kit/db";
+import { NotFoundError } from "@docex/kit/errors";
 import type { UserStore } from "../store/user-store.js";
 import type { Clock } from "./clock.js";
 import type { RequestContext } from "./request-context.js";

@@ -1,5 +1,5 @@
 import { createHash, createHmac, hkdfSync, randomBytes, randomInt, timingSafeEqual } from "node:crypto";
-import { SecretSealer } from "@docex/kit";
+import { SecretSealer } from "@docex/kit/crypto";
 
 /** 256 random bits, URL-safe: refresh tokens, trusted sources, magic / reset / invitation tokens. */
 export function randomToken(): string {

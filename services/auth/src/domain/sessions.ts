@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Tx, UnitOfWork } from "@docex/kit";
+import type { Tx, UnitOfWork } from "@docex/kit/db";
 import type { SessionStore } from "../store/session-store.js";
 import type { UserStore } from "../store/user-store.js";
 import type { AccessTokenIssuer, AccessTokenSubject } from "./access-tokens.js";

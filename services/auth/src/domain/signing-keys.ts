@@ -1,5 +1,5 @@
 import { createHash, createPrivateKey, generateKeyPairSync, type JsonWebKey, type KeyObject } from "node:crypto";
-import { SealedWithAnotherKeyError } from "@docex/kit";
+import { SealedWithAnotherKeyError } from "@docex/kit/crypto";
 import type { SigningKeyStore } from "../store/signing-key-store.js";
 import { addSeconds, type Clock } from "./clock.js";
 import type { SealingKey } from "./secrets.js";

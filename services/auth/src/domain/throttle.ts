@@ -1,4 +1,4 @@
-import { RateLimitedError } from "@docex/kit";
+import { RateLimitedError } from "@docex/kit/errors";
 import type { ThrottleStore } from "../store/throttle-store.js";
 import { clientNetwork } from "./client-network.js";
 import { addSeconds, type Clock } from "./clock.js";

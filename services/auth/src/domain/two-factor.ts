@@ -1,4 +1,5 @@
-import { ConflictError, type UnitOfWork, ValidationError } from "@docex/kit";
+import type { UnitOfWork } from "@docex/kit/db";
+import { ConflictError, ValidationError } from "@docex/kit/errors";
 import { generateSecret, generateURI, verify } from "otplib";
 import type { SessionStore } from "../store/session-store.js";
 import type { UserStore } from "../store/user-store.js";

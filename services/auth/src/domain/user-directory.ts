@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { NotFoundError, type UnitOfWork, ValidationError } from "@docex/kit";
+import type { UnitOfWork } from "@docex/kit/db";
+import { NotFoundError, ValidationError } from "@docex/kit/errors";
 import { z } from "zod";
 import type { UserStore } from "../store/user-store.js";
 import type { Clock } from "./clock.js";

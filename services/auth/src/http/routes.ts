@@ -1,4 +1,6 @@
-import { type AccessTokenVerifier, ApiDescription, authenticate, callerOf, dataOf, NotFoundError, UnauthorizedError } from "@docex/kit";
+import { type AccessTokenVerifier, authenticate, callerOf } from "@docex/kit/auth";
+import { NotFoundError, UnauthorizedError } from "@docex/kit/errors";
+import { ApiDescription, dataOf } from "@docex/kit/http";
 import type { Request, RequestHandler, Router } from "express";
 import type { AuthDomain } from "../domain/auth-domain.js";
 import type { RequestContext } from "../domain/request-context.js";

@@ -1,4 +1,4 @@
-import type { Logger } from "@docex/kit";
+import type { Logger } from "@docex/kit/logger";
 import type { Transporter } from "nodemailer";
 import nodemailer from "nodemailer";
 import type { Counter } from "prom-client";

@@ -1,5 +1,6 @@
 import { createEvent } from "@docex/events";
-import type { OutboxEvents, Tx } from "@docex/kit";
+import type { OutboxEvents } from "@docex/kit/bus";
+import type { Tx } from "@docex/kit/db";
 import type { Clock } from "../domain/clock.js";
 import type { MailRequest, MailRequests } from "../domain/mail-requests.js";
 import type { MailDelivery } from "./mail-delivery.js";

@@ -1,4 +1,4 @@
-import type { Sql } from "@docex/kit";
+import type { Sql } from "@docex/kit/db";
 import { SecretStore } from "./secret-store.js";
 import { SessionStore } from "./session-store.js";
 import { SigningKeyStore } from "./signing-key-store.js";

@@ -1,4 +1,4 @@
-import type { Sql } from "@docex/kit";
+import type { Sql } from "@docex/kit/db";
 
 /** Deletes what can no longer be used: expired secrets, families, trusted sources, idle throttles, used id_tokens past their expiry, old keys. */
 export async function deleteExpired(sql: Sql, now: Date, retiredKeysBefore: Date): Promise<void> {

@@ -1,4 +1,4 @@
-import type { Sql, Tx } from "@docex/kit";
+import type { Sql, Tx } from "@docex/kit/db";
 import type { OneTimeSecret, SecretPurpose } from "../domain/one-time-secrets.js";
 
 const COLUMNS = `id, user_id AS "userId", purpose, digest, attempts, expires_at AS "expiresAt", organization_id AS "organizationId"`;

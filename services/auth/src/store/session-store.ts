@@ -1,4 +1,4 @@
-import type { Sql, Tx } from "@docex/kit";
+import type { Sql, Tx } from "@docex/kit/db";
 import type { RefreshFamily, RefreshTokenRecord } from "../domain/sessions.js";
 
 export class SessionStore {

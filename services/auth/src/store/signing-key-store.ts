@@ -1,4 +1,4 @@
-import type { Sql, Tx } from "@docex/kit";
+import type { Sql, Tx } from "@docex/kit/db";
 import type { StoredSigningKey } from "../domain/signing-keys.js";
 
 /** Serializes key generation across every instance that shares the database. */

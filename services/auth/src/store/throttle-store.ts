@@ -1,4 +1,4 @@
-import type { Sql } from "@docex/kit";
+import type { Sql } from "@docex/kit/db";
 import type { ThrottleKey, ThrottleState } from "../domain/throttle.js";
 
 const COLUMNS = `failures, window_started_at AS "windowStartedAt", blocked_until AS "blockedUntil", lockouts, updated_at AS "updatedAt"`;

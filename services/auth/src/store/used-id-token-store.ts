@@ -1,4 +1,4 @@
-import type { Sql, Tx } from "@docex/kit";
+import type { Sql, Tx } from "@docex/kit/db";
 
 /** Social-login id_tokens already used (SHA-256 digests), kept until they expire so that each logs in once. */
 export class UsedIdTokenStore {

@@ -1,4 +1,4 @@
-import type { Sql, Tx } from "@docex/kit";
+import type { Sql, Tx } from "@docex/kit/db";
 import type { Onboarding, OnboardingProfile, User, UserStatus } from "../domain/users.js";
 
 const USER_COLUMNS = `

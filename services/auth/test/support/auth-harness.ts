@@ -1,5 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { ClientAddressSigner, createLogger, type RunningService, TokenVerifier } from "@docex/kit";
+import { TokenVerifier } from "@docex/kit/auth";
+import { ClientAddressSigner } from "@docex/kit/http";
+import { createLogger } from "@docex/kit/logger";
+import type { RunningService } from "@docex/kit/runtime";
 import { dropDatabase, EventRecorder, freePort, pinIn, SmtpSink, testGrpcIdentity, testServiceConfig } from "@docex/testkit";
 import { type AuthConfig, configSchema, startAuthService } from "../../src/service.js";
 import { MembershipStub } from "./membership-stub.js";

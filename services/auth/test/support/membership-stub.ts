@@ -1,4 +1,6 @@
-import { ANY_SERVICE, createLogger, GrpcServer, NotFoundError, UpstreamError } from "@docex/kit";
+import { NotFoundError, UpstreamError } from "@docex/kit/errors";
+import { ANY_SERVICE, GrpcServer } from "@docex/kit/grpc";
+import { createLogger } from "@docex/kit/logger";
 import {
   type AcceptInvitationRequest,
   type CreateOrganizationRequest,

@@ -1,5 +1,8 @@
 import { readAnnotations, readFieldDefinitions } from "@docex/annotations";
-import { type GrpcIdentity, type Logger, type Metrics, NotFoundError, undefinedIfNotFound } from "@docex/kit";
+import { NotFoundError, undefinedIfNotFound } from "@docex/kit/errors";
+import type { GrpcIdentity } from "@docex/kit/grpc";
+import type { Logger } from "@docex/kit/logger";
+import type { Metrics } from "@docex/kit/metrics";
 import {
   annotationsJson,
   approvalRouteJson,

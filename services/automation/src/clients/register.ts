@@ -1,4 +1,7 @@
-import { type GrpcIdentity, type Logger, type Metrics, NotFoundError } from "@docex/kit";
+import { NotFoundError } from "@docex/kit/errors";
+import type { GrpcIdentity } from "@docex/kit/grpc";
+import type { Logger } from "@docex/kit/logger";
+import type { Metrics } from "@docex/kit/metrics";
 import { createRegisterClient } from "@docex/protos";
 import { type RegisterLookup, RegisterUnavailableError } from "../domain/register-lookup.js";
 

@@ -1,5 +1,5 @@
 import type { FieldDefinition } from "@docex/annotations";
-import { UpstreamError } from "@docex/kit";
+import { UpstreamError } from "@docex/kit/errors";
 import type { RuleStore } from "../store/rule-store.js";
 import type { SettingsStore } from "../store/settings-store.js";
 import { type ApprovalPlan, planApprovalRoute } from "./automation-plan.js";

@@ -1,16 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { MemberCheck } from "@docex/access";
-import {
-  ConflictError,
-  type FieldError,
-  isUuid,
-  NotFoundError,
-  type OutboxEvents,
-  type Tx,
-  type UnitOfWork,
-  UpstreamError,
-  ValidationError,
-} from "@docex/kit";
+import type { OutboxEvents } from "@docex/kit/bus";
+import type { Tx, UnitOfWork } from "@docex/kit/db";
+import { ConflictError, type FieldError, NotFoundError, UpstreamError, ValidationError } from "@docex/kit/errors";
+import { isUuid } from "@docex/kit/ids";
 import type { RegisterStore } from "../store/register-store.js";
 import type { RuleStore } from "../store/rule-store.js";
 import type { SettingsStore } from "../store/settings-store.js";

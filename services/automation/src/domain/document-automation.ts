@@ -1,5 +1,8 @@
 import { createEvent, type DocexEvent } from "@docex/events";
-import { type Logger, NotFoundError, type OutboxEvents, type UnitOfWork, ValidationError } from "@docex/kit";
+import type { OutboxEvents } from "@docex/kit/bus";
+import type { UnitOfWork } from "@docex/kit/db";
+import { NotFoundError, ValidationError } from "@docex/kit/errors";
+import type { Logger } from "@docex/kit/logger";
 import type { RuleStore } from "../store/rule-store.js";
 import type { DocumentRun, RunOutcome, RunStore } from "../store/run-store.js";
 import type { SettingsStore } from "../store/settings-store.js";

@@ -1,5 +1,5 @@
 import { AccessCheck, type Actor, type PermissionSource } from "@docex/access";
-import { NotFoundError } from "@docex/kit";
+import { NotFoundError } from "@docex/kit/errors";
 import type { DocumentPort } from "./document-port.js";
 import type { QueueRecord } from "./records.js";
 

@@ -1,6 +1,8 @@
 import { locateKey } from "@docex/annotations";
 import type { ConfigurationResource } from "@docex/events";
-import { type FieldError, type OutboxEvents, type Tx, type UnitOfWork, ValidationError } from "@docex/kit";
+import type { OutboxEvents } from "@docex/kit/bus";
+import type { Tx, UnitOfWork } from "@docex/kit/db";
+import { type FieldError, ValidationError } from "@docex/kit/errors";
 import type { SettingsStore } from "../store/settings-store.js";
 import { configurationChanged, extractionEvaluationState, switchState } from "./configuration-changed.js";
 import type { Actor, QueueAccess } from "./queue-access.js";

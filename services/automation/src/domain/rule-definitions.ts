@@ -1,5 +1,7 @@
 import { type FieldDefinition, type KeyLocation, locateKey, typeProblem, valueTypeOf } from "@docex/annotations";
-import { type FieldError, fieldErrorsOf, isUuid, UUID_PATTERN } from "@docex/kit";
+import type { FieldError } from "@docex/kit/errors";
+import { isUuid, UUID_PATTERN } from "@docex/kit/ids";
+import { fieldErrorsOf } from "@docex/kit/validation";
 import { z } from "zod";
 import { type Conditions, OPERATORS, type Operator, type RuleAction, type RuleParams } from "./records.js";
 

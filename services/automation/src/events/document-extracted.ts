@@ -1,5 +1,6 @@
 import { type DocexEvent, EventValidationError, eventSubject, parseEvent } from "@docex/events";
-import type { Logger, SubscriptionOptions } from "@docex/kit";
+import type { SubscriptionOptions } from "@docex/kit/bus";
+import type { Logger } from "@docex/kit/logger";
 import { DOCUMENT_EXTRACTED_CONSUMER, type DocumentAutomation } from "../domain/document-automation.js";
 
 /**

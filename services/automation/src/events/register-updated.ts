@@ -1,5 +1,5 @@
 import { eventSubject, parseEvent } from "@docex/events";
-import type { SubscriptionOptions } from "@docex/kit";
+import type { SubscriptionOptions } from "@docex/kit/bus";
 import type { RegisterStore } from "../store/register-store.js";
 
 export const REGISTER_UPDATED_CONSUMER = "automation__register_updated";

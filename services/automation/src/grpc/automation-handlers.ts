@@ -1,4 +1,6 @@
-import { isUuid, parseInput, ValidationError } from "@docex/kit";
+import { ValidationError } from "@docex/kit/errors";
+import { isUuid } from "@docex/kit/ids";
+import { parseInput } from "@docex/kit/validation";
 import {
   type AutomationCallers,
   type AutomationHandlers,

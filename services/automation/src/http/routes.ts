@@ -1,4 +1,5 @@
-import { type AccessTokenVerifier, ApiDescription, actorOf, authenticate, dataOf, pageOf, paginationOf } from "@docex/kit";
+import { type AccessTokenVerifier, actorOf, authenticate } from "@docex/kit/auth";
+import { ApiDescription, dataOf, pageOf, paginationOf } from "@docex/kit/http";
 import type { Request, Router } from "express";
 import { z } from "zod";
 import type { AutomationRules } from "../domain/automation-rules.js";

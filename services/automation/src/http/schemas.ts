@@ -1,4 +1,4 @@
-import { firstValuePageQuery } from "@docex/kit";
+import { firstValuePageQuery } from "@docex/kit/http";
 import { z } from "zod";
 import { ACCOUNTING_ACTIONS, APPROVAL_ACTIONS, DOCUMENT_CONFIDENCE_LEVELS, type RuleKind, SWITCH_VALUES } from "../domain/records.js";
 import { conditionsInput, PARAMS_SCHEMAS } from "../domain/rule-definitions.js";

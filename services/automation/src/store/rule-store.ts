@@ -1,4 +1,4 @@
-import type { Sql, Tx } from "@docex/kit";
+import type { Sql, Tx } from "@docex/kit/db";
 import type { Rule, RuleKind } from "../domain/records.js";
 
 const RULE_COLUMNS = `id, queue_id AS "queueId", organization_id AS "organizationId", kind, name, action, params, conditions, position,

@@ -1,4 +1,5 @@
-import { claimEvent, type Sql, type Tx } from "@docex/kit";
+import { claimEvent } from "@docex/kit/bus";
+import type { Sql, Tx } from "@docex/kit/db";
 import type { ApprovalStage, DocumentStatus } from "../domain/records.js";
 
 /** How a run ended. */

@@ -1,4 +1,4 @@
-import type { Sql, Tx } from "@docex/kit";
+import type { Sql, Tx } from "@docex/kit/db";
 import { defaultSettings, type ExtractionEvaluationField, type QueueSettings, type Switch, type SwitchName } from "../domain/records.js";
 
 interface SettingsRow {

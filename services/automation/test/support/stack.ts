@@ -1,7 +1,9 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { acceptInvitations } from "@docex/access/testing";
 import { configSchema as documentConfigSchema, startDocumentService } from "@docex/document";
-import { connectDatabase, createLogger, type RunningService, type Sql } from "@docex/kit";
+import { connectDatabase, type Sql } from "@docex/kit/db";
+import { createLogger } from "@docex/kit/logger";
+import type { RunningService } from "@docex/kit/runtime";
 import { configSchema as membershipConfigSchema, startMembershipService } from "@docex/membership";
 import { createDocumentClient, type DocumentClient } from "@docex/protos";
 import {

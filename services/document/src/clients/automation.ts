@@ -1,4 +1,6 @@
-import { type GrpcIdentity, type Metrics, UpstreamError } from "@docex/kit";
+import { UpstreamError } from "@docex/kit/errors";
+import type { GrpcIdentity } from "@docex/kit/grpc";
+import type { Metrics } from "@docex/kit/metrics";
 import {
   annotationSchemaJson,
   annotationsReaderJson,

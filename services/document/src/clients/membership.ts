@@ -1,5 +1,10 @@
 import { type CallContext, MembershipPermissions, type PermissionAnswer, type PermissionQuery, type QueueReach } from "@docex/access";
-import { BoundedCache, type EventBus, type GrpcIdentity, type Logger, type Metrics, undefinedIfNotFound } from "@docex/kit";
+import type { EventBus } from "@docex/kit/bus";
+import { BoundedCache } from "@docex/kit/cache";
+import { undefinedIfNotFound } from "@docex/kit/errors";
+import type { GrpcIdentity } from "@docex/kit/grpc";
+import type { Logger } from "@docex/kit/logger";
+import type { Metrics } from "@docex/kit/metrics";
 import type { MembershipAccess } from "../domain/access.js";
 import { isUuid } from "../domain/humanized-id.js";
 import type { OrganizationRef } from "../domain/records.js";

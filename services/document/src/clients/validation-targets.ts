@@ -1,4 +1,6 @@
-import { ConflictError, type GrpcIdentity, type Metrics, ValidationError } from "@docex/kit";
+import { ConflictError, ValidationError } from "@docex/kit/errors";
+import type { GrpcIdentity } from "@docex/kit/grpc";
+import type { Metrics } from "@docex/kit/metrics";
 import { createWebhookClient } from "@docex/protos";
 import type { SignatureVerification, TargetDescription, ValidationTargets } from "../domain/validation-links.js";
 import type { ReplacedWebhooks } from "../domain/validation-webhooks.js";

@@ -1,5 +1,8 @@
 import { performance } from "node:perf_hooks";
-import { type GrpcIdentity, type Logger, type Metrics, UpstreamError } from "@docex/kit";
+import { UpstreamError } from "@docex/kit/errors";
+import type { GrpcIdentity } from "@docex/kit/grpc";
+import type { Logger } from "@docex/kit/logger";
+import type { Metrics } from "@docex/kit/metrics";
 import { annotationsReaderJson, createWebhookClient, toJsonText, validationAnswerJson } from "@docex/protos";
 import { Counter, Histogram } from "prom-client";
 import type { AppliedValidator, ExternalValidator, KnownValidators, ValidationCall, ValidationResult } from "../domain/validation.js";

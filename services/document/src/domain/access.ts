@@ -9,7 +9,7 @@ import {
   requireAssigned,
   type Scope,
 } from "@docex/access";
-import type { ForbiddenError, NotFoundError } from "@docex/kit";
+import type { ForbiddenError, NotFoundError } from "@docex/kit/errors";
 import type { OrganizationRef, StoredDocument } from "./records.js";
 import type { FieldRule } from "./user-schema.js";
 

@@ -7,7 +7,7 @@ import {
   parseNumber,
   type ValueType,
 } from "@docex/annotations";
-import { type FieldError, ValidationError } from "@docex/kit";
+import { type FieldError, ValidationError } from "@docex/kit/errors";
 import type { Annotation } from "./records.js";
 
 type AnnotationValue = NonNullable<Annotation["values"]>[number];

@@ -1,4 +1,4 @@
-import { ConflictError, ForbiddenError } from "@docex/kit";
+import { ConflictError, ForbiddenError } from "@docex/kit/errors";
 import type { ApprovalDecision, ApprovalStage, ApprovalState, DocumentStatus, Queue, StoredDocument } from "./records.js";
 import { moveConflict, refuseMove } from "./status-machine.js";
 

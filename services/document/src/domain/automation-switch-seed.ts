@@ -1,4 +1,4 @@
-import type { Logger } from "@docex/kit";
+import type { Logger } from "@docex/kit/logger";
 import type { QueueSwitches } from "@docex/queue-dto";
 import type { AutomationSettingsSource } from "./automation-switches.js";
 

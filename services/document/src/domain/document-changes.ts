@@ -1,5 +1,6 @@
 import { type FieldDefinition, locateKey } from "@docex/annotations";
-import { type FieldError, NotFoundError, type UnitOfWork, ValidationError } from "@docex/kit";
+import type { UnitOfWork } from "@docex/kit/db";
+import { type FieldError, NotFoundError, ValidationError } from "@docex/kit/errors";
 import type { DocumentStore } from "../store/document-store.js";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
 import {

@@ -1,5 +1,7 @@
 import { createEvent, MAX_PURGED_DOCUMENTS } from "@docex/events";
-import type { Logger, OutboxEvents, UnitOfWork } from "@docex/kit";
+import type { OutboxEvents } from "@docex/kit/bus";
+import type { UnitOfWork } from "@docex/kit/db";
+import type { Logger } from "@docex/kit/logger";
 import type { KeptFiles } from "../files/kept-files.js";
 import type { LifetimeStore, QueueWithLifetime } from "../store/lifetime-store.js";
 

@@ -1,5 +1,6 @@
 import type { DocexEvent } from "@docex/events";
-import type { OutboxEvents, Tx } from "@docex/kit";
+import type { OutboxEvents } from "@docex/kit/bus";
+import type { Tx } from "@docex/kit/db";
 import type { DocumentStore } from "../store/document-store.js";
 import { annotationsChanged, documentExtracted, statusChanged } from "./document-events.js";
 import type { ChangeSource, StoredDocument } from "./records.js";

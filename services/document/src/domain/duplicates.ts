@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { isApproverOnly } from "@docex/access";
-import { ConflictError, type Tx } from "@docex/kit";
+import type { Tx } from "@docex/kit/db";
+import { ConflictError } from "@docex/kit/errors";
 import type { DocumentStore, DuplicateMatch } from "../store/document-store.js";
 import type { AccessControl, Actor } from "./access.js";
 import type { Annotation, DocumentMessage, StoredDocument } from "./records.js";

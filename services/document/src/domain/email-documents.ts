@@ -1,15 +1,8 @@
 import { createHash, randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
-import {
-  ConflictError,
-  ForeignKeyViolationError,
-  NotFoundError,
-  type OutboxEvents,
-  PayloadTooLargeError,
-  UniqueViolationError,
-  type UnitOfWork,
-  UnsupportedMediaTypeError,
-} from "@docex/kit";
+import type { OutboxEvents } from "@docex/kit/bus";
+import { ForeignKeyViolationError, UniqueViolationError, type UnitOfWork } from "@docex/kit/db";
+import { ConflictError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError } from "@docex/kit/errors";
 import type { FileStore } from "../files/file-store.js";
 import { sniffFileType } from "../files/upload-body.js";
 import type { DocumentStore } from "../store/document-store.js";

@@ -1,4 +1,4 @@
-import { NotFoundError, ValidationError } from "@docex/kit";
+import { NotFoundError, ValidationError } from "@docex/kit/errors";
 import type { DocumentStore } from "../store/document-store.js";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
 import { entityRefOf, isUuid } from "./humanized-id.js";

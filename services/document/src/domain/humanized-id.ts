@@ -1,4 +1,4 @@
-import { isUuid } from "@docex/kit";
+import { isUuid } from "@docex/kit/ids";
 
 /** What a humanized id is lives in the kit (humanized-id.ts); here only how a path or body names an entity. */
 export { isUuid };

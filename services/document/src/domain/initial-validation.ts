@@ -1,4 +1,4 @@
-import type { Logger } from "@docex/kit";
+import type { Logger } from "@docex/kit/logger";
 import type { DocumentStore } from "../store/document-store.js";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
 import type { ClaimedJob, ValidationJobStore } from "../store/validation-job-store.js";

@@ -1,4 +1,5 @@
-import { ForbiddenError, NotFoundError, PayloadTooLargeError, RateLimitedError, type Tx, ValidationError } from "@docex/kit";
+import type { Tx } from "@docex/kit/db";
+import { ForbiddenError, NotFoundError, PayloadTooLargeError, RateLimitedError, ValidationError } from "@docex/kit/errors";
 import { Counter, type Registry } from "prom-client";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
 import type { OrganizationUsage, QuotaOverrides, QuotaStore } from "../store/quota-store.js";

@@ -1,4 +1,4 @@
-import { ConflictError } from "@docex/kit";
+import { ConflictError } from "@docex/kit/errors";
 import type { DocumentMessage, DocumentStatus } from "./records.js";
 
 interface StatusRow {

@@ -1,4 +1,4 @@
-import { type FieldError, ForbiddenError } from "@docex/kit";
+import { type FieldError, ForbiddenError } from "@docex/kit/errors";
 import { sameContent } from "./annotations.js";
 import type { Annotation, StoredDocument } from "./records.js";
 

@@ -1,5 +1,5 @@
 import { type FieldDefinition, locateKey } from "@docex/annotations";
-import { ValidationError } from "@docex/kit";
+import { ValidationError } from "@docex/kit/errors";
 import { type AnnotationFields, type CellReplacement, checkAnnotations, replaceCells } from "./annotations.js";
 import type { DocumentMessage, StoredDocument } from "./records.js";
 import type { ValidationAnswer, ValidationChange } from "./validation.js";

@@ -1,5 +1,8 @@
 import { createEvent, type DocexEvent } from "@docex/events";
-import { type CallContext, NotFoundError, type OutboxEvents, type Tx, type UnitOfWork } from "@docex/kit";
+import type { OutboxEvents } from "@docex/kit/bus";
+import type { Tx, UnitOfWork } from "@docex/kit/db";
+import { NotFoundError } from "@docex/kit/errors";
+import type { CallContext } from "@docex/kit/grpc";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
 import type { StoredValidationLink, ValidationLinkStore } from "../store/validation-link-store.js";
 import type { ValidatorStore } from "../store/validator-store.js";

@@ -1,4 +1,5 @@
-import type { Logger, UnitOfWork } from "@docex/kit";
+import type { UnitOfWork } from "@docex/kit/db";
+import type { Logger } from "@docex/kit/logger";
 import type { DocumentStore } from "../store/document-store.js";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
 import type { ValidationLinkStore } from "../store/validation-link-store.js";

@@ -1,5 +1,5 @@
 import type { FieldDefinition } from "@docex/annotations";
-import { inSpan, type Span } from "@docex/kit";
+import { inSpan, type Span } from "@docex/kit/tracing";
 import type { CellReplacement } from "./annotations.js";
 import type { ServiceChange } from "./document-changes.js";
 import type { Annotation, DocumentMessage, RegisterOption, StoredDocument } from "./records.js";

@@ -1,4 +1,4 @@
-import type { SubscriptionOptions } from "@docex/kit";
+import type { SubscriptionOptions } from "@docex/kit/bus";
 import { SWITCH_NAMES, type SwitchName } from "@docex/queue-dto";
 import type { AutomationSwitchStore } from "../store/automation-switch-store.js";
 import { configurationChangedConsumer } from "./configuration-changed.js";

@@ -1,5 +1,5 @@
 import { type DocexEvent, eventSubject, parseEvent } from "@docex/events";
-import type { SubscriptionOptions } from "@docex/kit";
+import type { SubscriptionOptions } from "@docex/kit/bus";
 
 /**
  * A durable consumer of `configuration.changed` that hands each parsed event to `apply`. Document keeps two

@@ -1,5 +1,5 @@
 import { eventSubject, parseEvent } from "@docex/events";
-import type { SubscriptionOptions } from "@docex/kit";
+import type { SubscriptionOptions } from "@docex/kit/bus";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
 
 export const ORGANIZATION_PROJECTION_CONSUMER = "document__organization_created";

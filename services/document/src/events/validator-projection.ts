@@ -1,4 +1,4 @@
-import type { SubscriptionOptions } from "@docex/kit";
+import type { SubscriptionOptions } from "@docex/kit/bus";
 import { ENTITY_TYPES, type EntityType, VALIDATION_TYPES, type ValidationType } from "../domain/validation.js";
 import type { ValidationWebhooks } from "../domain/validation-webhooks.js";
 import { configurationChangedConsumer } from "./configuration-changed.js";

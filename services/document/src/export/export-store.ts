@@ -1,4 +1,4 @@
-import type { Sql, Tx } from "@docex/kit";
+import type { Sql, Tx } from "@docex/kit/db";
 import type { DocumentExport } from "../domain/records.js";
 import type { ExportFile, ExportFormat } from "./formats/index.js";
 

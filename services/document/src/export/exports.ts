@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { createEvent, DOCUMENT_STATUSES, type DocexEvent } from "@docex/events";
-import { ConflictError, NotFoundError, type OutboxEvents, type Sql, type Tx, ValidationError } from "@docex/kit";
+import type { OutboxEvents } from "@docex/kit/bus";
+import type { Sql, Tx } from "@docex/kit/db";
+import { ConflictError, NotFoundError, ValidationError } from "@docex/kit/errors";
 import { type AccessControl, type Actor, forbidden } from "../domain/access.js";
 import type { ChangeMeta, DocumentWriter } from "../domain/document-writer.js";
 import type { Documents } from "../domain/documents.js";

@@ -1,5 +1,5 @@
 import { eventSubject, parseEvent } from "@docex/events";
-import type { SubscriptionOptions } from "@docex/kit";
+import type { SubscriptionOptions } from "@docex/kit/bus";
 import type { Exports } from "./exports.js";
 
 export const ON_READY_EXPORT_CONSUMER = "document__on_ready_exports";

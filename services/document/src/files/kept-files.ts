@@ -1,5 +1,6 @@
 import type { Readable } from "node:stream";
-import { type Logger, NotFoundError } from "@docex/kit";
+import { NotFoundError } from "@docex/kit/errors";
+import type { Logger } from "@docex/kit/logger";
 import type { StoredDocument } from "../domain/records.js";
 import type { DocumentStore } from "../store/document-store.js";
 import type { FileStore } from "./file-store.js";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
-import type { Sql } from "@docex/kit";
+import type { Sql } from "@docex/kit/db";
 import { type FileStore, SizeMismatchError } from "./file-store.js";
 
 /** The default chunk: small enough for one bytea row and one gRPC message, large enough to keep row counts low. */

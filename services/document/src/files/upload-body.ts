@@ -4,7 +4,7 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { finished, type Readable, Transform, type TransformCallback } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from "@docex/kit";
+import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from "@docex/kit/errors";
 import busboy from "busboy";
 import { fileTypeFromBuffer } from "file-type";
 import type { FileStore } from "./file-store.js";

@@ -1,4 +1,4 @@
-import { RateLimitedError } from "@docex/kit";
+import { RateLimitedError } from "@docex/kit/errors";
 import { Counter, Gauge, type Registry } from "prom-client";
 
 export interface UploadBounds {

@@ -1,5 +1,6 @@
 import { DOCUMENT_STATUSES } from "@docex/events";
-import { NotFoundError, parseInput, ValidationError } from "@docex/kit";
+import { NotFoundError, ValidationError } from "@docex/kit/errors";
+import { parseInput } from "@docex/kit/validation";
 import {
   annotationSchemaJson,
   annotationsJson,

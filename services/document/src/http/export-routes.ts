@@ -1,4 +1,5 @@
-import { type ApiDescription, actorOf, dataOf } from "@docex/kit";
+import { actorOf } from "@docex/kit/auth";
+import { type ApiDescription, dataOf } from "@docex/kit/http";
 import type { Request, RequestHandler, Response, Router } from "express";
 import { z } from "zod";
 import type { ExportConfig, ExportRun } from "../export/export-store.js";

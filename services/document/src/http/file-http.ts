@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
-import { PayloadTooLargeError } from "@docex/kit";
+import { PayloadTooLargeError } from "@docex/kit/errors";
 import type { IncomingFile } from "../domain/documents.js";
 import { sniffFileType } from "../files/upload-body.js";
 

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { actorOf, parseInput } from "@docex/kit";
+import { actorOf } from "@docex/kit/auth";
+import { parseInput } from "@docex/kit/validation";
 import type { Request, RequestHandler } from "express";
 import type { Documents } from "../domain/documents.js";
 import type { Quotas } from "../domain/quotas.js";

@@ -1,5 +1,6 @@
 import { DOCUMENT_STATUSES } from "@docex/events";
-import { type ApiDescription, actorOf, dataOf } from "@docex/kit";
+import { actorOf } from "@docex/kit/auth";
+import { type ApiDescription, dataOf } from "@docex/kit/http";
 import type { Request, RequestHandler, Router } from "express";
 import { z } from "zod";
 import { contentDispositionOf } from "../files/upload-body.js";

@@ -1,4 +1,5 @@
-import { type ApiDescription, actorOf, dataOf } from "@docex/kit";
+import { actorOf } from "@docex/kit/auth";
+import { type ApiDescription, dataOf } from "@docex/kit/http";
 import type { Request, RequestHandler, Router } from "express";
 import { z } from "zod";
 import type { OrganizationQuotas, Quotas, QuotaView } from "../domain/quotas.js";

@@ -1,6 +1,7 @@
 import { pipeline } from "node:stream/promises";
 import { DOCUMENT_STATUSES } from "@docex/events";
-import { type AccessTokenVerifier, ApiDescription, actorOf, authenticate, dataOf, pageOf, paginationOf } from "@docex/kit";
+import { type AccessTokenVerifier, actorOf, authenticate } from "@docex/kit/auth";
+import { ApiDescription, dataOf, pageOf, paginationOf } from "@docex/kit/http";
 import type { Request, Response, Router } from "express";
 import { z } from "zod";
 import type { DocumentListQuery, Documents } from "../domain/documents.js";

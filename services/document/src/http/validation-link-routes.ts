@@ -1,4 +1,6 @@
-import { type ApiDescription, actorOf, dataOf, httpUrl, parseInput } from "@docex/kit";
+import { actorOf } from "@docex/kit/auth";
+import { type ApiDescription, dataOf } from "@docex/kit/http";
+import { httpUrl, parseInput } from "@docex/kit/validation";
 import type { Request, RequestHandler, Router } from "express";
 import { z } from "zod";
 import { FAILURE_POLICIES, VALIDATION_TYPES } from "../domain/validation.js";

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { NotFoundError, type UnitOfWork, ValidationError } from "@docex/kit";
+import type { UnitOfWork } from "@docex/kit/db";
+import { NotFoundError, ValidationError } from "@docex/kit/errors";
 import type { AccessControl, Actor } from "../domain/access.js";
 import { entityRefOf, isUuid } from "../domain/humanized-id.js";
 import type { DocumentStatus, StoredDocument } from "../domain/records.js";

@@ -1,4 +1,4 @@
-import type { Sql } from "@docex/kit";
+import type { Sql } from "@docex/kit/db";
 import { QUEUE_SWITCH_DEFAULTS, type QueueSwitches, type SwitchName } from "@docex/queue-dto";
 import { z } from "zod";
 import type { AutomationSwitches } from "../domain/automation-switches.js";

@@ -1,4 +1,4 @@
-import { prepared, type Sql, type Tx } from "@docex/kit";
+import { prepared, type Sql, type Tx } from "@docex/kit/db";
 import { duplicateKeysOf } from "../domain/duplicates.js";
 import type { AutomationBlocker, DocumentSource, DocumentStatus, StoredDocument } from "../domain/records.js";
 

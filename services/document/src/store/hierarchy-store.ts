@@ -1,4 +1,5 @@
-import { BoundedCache, type Sql, type Tx } from "@docex/kit";
+import { BoundedCache } from "@docex/kit/cache";
+import type { Sql, Tx } from "@docex/kit/db";
 import type { EntityRef } from "../domain/humanized-id.js";
 import type { OrganizationRef, Queue, Workspace } from "../domain/records.js";
 import type { QueueValidators } from "../domain/validation.js";

@@ -1,4 +1,4 @@
-import type { Sql, Tx } from "@docex/kit";
+import type { Sql, Tx } from "@docex/kit/db";
 import type { Queue } from "../domain/records.js";
 
 /** A queue whose documents have a lifetime. */

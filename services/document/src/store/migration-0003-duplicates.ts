@@ -1,4 +1,4 @@
-import type { Migration } from "@docex/kit";
+import type { Migration } from "@docex/kit/db";
 import { duplicateKeysOf } from "../domain/duplicates.js";
 import type { Annotation } from "../domain/records.js";
 

@@ -1,4 +1,4 @@
-import { sqlMigration } from "@docex/kit";
+import { sqlMigration } from "@docex/kit/db";
 
 /**
  * Quotas per organization (issue 39): what each organization uses, and the overrides of the configured limits.

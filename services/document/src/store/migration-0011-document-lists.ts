@@ -1,4 +1,4 @@
-import type { Migration } from "@docex/kit";
+import type { Migration } from "@docex/kit/db";
 
 const BACKFILL_BATCH = 1_000;
 

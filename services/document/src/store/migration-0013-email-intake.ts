@@ -1,4 +1,4 @@
-import { sqlMigration } from "@docex/kit";
+import { sqlMigration } from "@docex/kit/db";
 
 /**
  * Email intake (issue 38): each queue's inbox address and who may write to it, and where each document came from.

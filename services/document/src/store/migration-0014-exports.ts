@@ -1,4 +1,4 @@
-import { sqlMigration } from "@docex/kit";
+import { sqlMigration } from "@docex/kit/db";
 
 /**
  * Exports (issue 38): what an integrator recorded about a document (external_id) and every export of it (exports,

@@ -1,4 +1,4 @@
-import { sqlMigration } from "@docex/kit";
+import { sqlMigration } from "@docex/kit/db";
 
 /**
  * Payment batches (issue 38): a SEPA or ABO file paying a queue's documents. A document is paid by one batch at most:

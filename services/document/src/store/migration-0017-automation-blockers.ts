@@ -1,4 +1,4 @@
-import { sqlMigration } from "@docex/kit";
+import { sqlMigration } from "@docex/kit/db";
 
 /**
  * Why extraction evaluation kept a document for manual validation (issue 36, item 6): `[{key, reason}]` as the

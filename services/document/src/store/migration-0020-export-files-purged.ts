@@ -1,4 +1,4 @@
-import { sqlMigration } from "@docex/kit";
+import { sqlMigration } from "@docex/kit/db";
 
 /**
  * Exported bytes do not outlive the documents in them (issue 38): when the lifetime sweep purges a document, the files of

@@ -1,4 +1,4 @@
-import { sqlMigration } from "@docex/kit";
+import { sqlMigration } from "@docex/kit/db";
 
 /** Issue 36, item 7: the queue option whether people's confirmations in validation feed the supplier memory (default on). */
 export const learnFromValidationMigration = sqlMigration(

@@ -1,4 +1,4 @@
-import { type Migration, sqlMigration } from "@docex/kit";
+import { type Migration, sqlMigration } from "@docex/kit/db";
 import { duplicateDetectionMigration } from "./migration-0003-duplicates.js";
 import { quotasMigration } from "./migration-0009-quotas.js";
 import { documentListsMigration } from "./migration-0011-document-lists.js";

@@ -1,4 +1,4 @@
-import type { Sql, Tx } from "@docex/kit";
+import type { Sql, Tx } from "@docex/kit/db";
 
 /** An owner's overrides of the configured quotas; null keeps the default. */
 export interface QuotaOverrides {

@@ -1,4 +1,4 @@
-import type { Sql, Tx } from "@docex/kit";
+import type { Sql, Tx } from "@docex/kit/db";
 
 /** A claimed job: `attempt` is this run's number and the fence of its later writes. */
 export interface ClaimedJob {

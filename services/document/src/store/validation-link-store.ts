@@ -1,4 +1,4 @@
-import type { Sql, Tx } from "@docex/kit";
+import type { Sql, Tx } from "@docex/kit/db";
 import type { FailurePolicy, ValidationType } from "../domain/validation.js";
 
 /** A queue's external validation link: which validator (a target registered in the webhook service) and its failure policy. */

@@ -1,4 +1,4 @@
-import type { Sql, Tx } from "@docex/kit";
+import type { Sql, Tx } from "@docex/kit/db";
 import type { EntityType, QueueValidators, ValidationType } from "../domain/validation.js";
 
 /** A validation webhook of the deprecated API as this service keeps it: where it applies, and whether it still does. */

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { MembershipDouble } from "@docex/access/testing";
-import type { RunningService } from "@docex/kit";
+import type { RunningService } from "@docex/kit/runtime";
 import { createDocumentClient, type DocumentClient } from "@docex/protos";
 import { clientAsAllowedCallers, dropDatabase, EventRecorder, freePort, TestIssuer, testServiceConfig } from "@docex/testkit";
 import { documentCallers } from "../../src/grpc/document-handlers.js";

@@ -1,13 +1,9 @@
 import { readAnnotationSchema, readAnnotations } from "@docex/annotations";
-import {
-  BoundedCache,
-  type EventBus,
-  forgetChangedQueues,
-  type GrpcIdentity,
-  type Metrics,
-  NotFoundError,
-  undefinedIfNotFound,
-} from "@docex/kit";
+import { type EventBus, forgetChangedQueues } from "@docex/kit/bus";
+import { BoundedCache } from "@docex/kit/cache";
+import { NotFoundError, undefinedIfNotFound } from "@docex/kit/errors";
+import type { GrpcIdentity } from "@docex/kit/grpc";
+import type { Metrics } from "@docex/kit/metrics";
 import { createDocumentClient } from "@docex/protos";
 import type { DocumentFile, DocumentPort, DocumentView, QueueView } from "../domain/document-port.js";
 

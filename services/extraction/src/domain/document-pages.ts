@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { AccessCheck, type Actor, type PermissionSource, requireAssigned } from "@docex/access";
-import { DomainError, isUuid, NotFoundError, ValidationError } from "@docex/kit";
+import { DomainError, NotFoundError, ValidationError } from "@docex/kit/errors";
+import { isUuid } from "@docex/kit/ids";
 import type { ExtractionPool } from "../engine/pool.js";
 import { ReaderStoppedError } from "../engine/pool.js";
 import type { PageWord } from "../engine/types.js";

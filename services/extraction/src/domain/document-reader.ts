@@ -1,5 +1,6 @@
 import type { DocexEvent } from "@docex/events";
-import type { Logger, Metrics } from "@docex/kit";
+import type { Logger } from "@docex/kit/logger";
+import type { Metrics } from "@docex/kit/metrics";
 import { annotationsFor } from "../engine/annotations.js";
 import { sniffKind } from "../engine/engine.js";
 import type { ExtractionPool } from "../engine/pool.js";

@@ -1,6 +1,6 @@
 import { type Annotation, type SchemaField, supplierIdentity, supplierIdsOf } from "@docex/annotations";
 import type { DocexEvent } from "@docex/events";
-import type { Logger } from "@docex/kit";
+import type { Logger } from "@docex/kit/logger";
 import type { PageWord } from "../engine/types.js";
 import type { LayoutStore, LearnedPlace } from "../store/layout-store.js";
 import type { PageStore } from "../store/page-store.js";

@@ -1,5 +1,5 @@
 import { eventSubject, parseEvent } from "@docex/events";
-import type { SubscriptionOptions } from "@docex/kit";
+import type { SubscriptionOptions } from "@docex/kit/bus";
 import { DOCUMENT_CREATED_CONSUMER, type DocumentReader } from "../domain/document-reader.js";
 
 /** document.created → read the file (durable, explicit ack; the ack waits long enough for an OCR run). */

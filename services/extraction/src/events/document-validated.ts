@@ -1,5 +1,5 @@
 import { eventSubject, parseEvent } from "@docex/events";
-import type { SubscriptionOptions } from "@docex/kit";
+import type { SubscriptionOptions } from "@docex/kit/bus";
 import { DOCUMENT_VALIDATED_CONSUMER, type LayoutLearning } from "../domain/layout-learning.js";
 
 /** document.status_changed → a person's move out of `to_validate` teaches the supplier's layout (durable, explicit ack). */

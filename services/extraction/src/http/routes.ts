@@ -1,4 +1,5 @@
-import { type AccessTokenVerifier, ApiDescription, actorOf, authenticate, dataOf } from "@docex/kit";
+import { type AccessTokenVerifier, actorOf, authenticate } from "@docex/kit/auth";
+import { ApiDescription, dataOf } from "@docex/kit/http";
 import type { Router } from "express";
 import { z } from "zod";
 import { DEFAULT_PAGE_WIDTH, type DocumentPages } from "../domain/document-pages.js";

@@ -1,4 +1,4 @@
-import type { Sql } from "@docex/kit";
+import type { Sql } from "@docex/kit/db";
 import type { LayoutPlace } from "../domain/layout-memory.js";
 
 type Box = [number, number, number, number];

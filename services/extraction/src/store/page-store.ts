@@ -1,4 +1,4 @@
-import type { Sql } from "@docex/kit";
+import type { Sql } from "@docex/kit/db";
 import type { PageRead, PageWord } from "../engine/types.js";
 
 export interface PageList {

@@ -1,4 +1,6 @@
-import { type CallContext, type GrpcIdentity, type Metrics, undefinedIfNotFound } from "@docex/kit";
+import { undefinedIfNotFound } from "@docex/kit/errors";
+import type { CallContext, GrpcIdentity } from "@docex/kit/grpc";
+import type { Metrics } from "@docex/kit/metrics";
 import { createDocumentClient, emailSourceJson, toJsonText } from "@docex/protos";
 import type { DocumentPort, Inbox } from "../domain/document-port.js";
 

@@ -1,4 +1,4 @@
-import type { CallContext } from "@docex/kit";
+import type { CallContext } from "@docex/kit/grpc";
 
 /** A queue's inbox as the document service resolved an address. */
 export interface Inbox {

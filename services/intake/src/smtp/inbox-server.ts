@@ -1,7 +1,8 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import type { Readable } from "node:stream";
-import { DomainError, type Logger, NotFoundError } from "@docex/kit";
+import { DomainError, NotFoundError } from "@docex/kit/errors";
+import type { Logger } from "@docex/kit/logger";
 import type { DNSResolver } from "mailauth";
 import { Counter, type Registry } from "prom-client";
 import { SMTPServer, type SMTPServerSession } from "smtp-server";

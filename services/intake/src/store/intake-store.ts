@@ -1,4 +1,4 @@
-import type { Sql } from "@docex/kit";
+import type { Sql } from "@docex/kit/db";
 
 export interface MessageRecord {
   queueId: string;

@@ -1,4 +1,4 @@
-import { type Migration, sqlMigration } from "@docex/kit";
+import { type Migration, sqlMigration } from "@docex/kit/db";
 
 /** Schema of the intake database, in order. The kit's outbox tables are added in front (unused: intake publishes nothing). */
 export const migrations: Migration[] = [

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { configSchema as documentConfigSchema, startDocumentService } from "@docex/document";
-import type { RunningService } from "@docex/kit";
+import type { RunningService } from "@docex/kit/runtime";
 import { configSchema as membershipConfigSchema, startMembershipService } from "@docex/membership";
 import { dropDatabase, freePort, startMembershipAndDocument, TestIssuer, testServiceConfig, UserDirectoryStub } from "@docex/testkit";
 import { configSchema, type IntakeServiceOptions, type RunningIntake, startIntakeService } from "../../src/service.js";

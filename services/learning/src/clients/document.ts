@@ -1,5 +1,9 @@
 import { readAnnotationSchema, readAnnotations } from "@docex/annotations";
-import { BoundedCache, type EventBus, forgetChangedQueues, type GrpcIdentity, type Metrics, undefinedIfNotFound } from "@docex/kit";
+import { type EventBus, forgetChangedQueues } from "@docex/kit/bus";
+import { BoundedCache } from "@docex/kit/cache";
+import { undefinedIfNotFound } from "@docex/kit/errors";
+import type { GrpcIdentity } from "@docex/kit/grpc";
+import type { Metrics } from "@docex/kit/metrics";
 import { annotationsJson, createDocumentClient, type DocumentRecord, documentChangeRequest, toJsonText } from "@docex/protos";
 import type { QueueView } from "../domain/annotation-schema.js";
 import type { DocumentPort } from "../domain/document-port.js";

@@ -1,5 +1,5 @@
 import { AccessCheck, type PermissionSource, requireAssigned } from "@docex/access";
-import type { NotFoundError } from "@docex/kit";
+import type { NotFoundError } from "@docex/kit/errors";
 import type { Actor } from "./records.js";
 
 export interface EditScope {

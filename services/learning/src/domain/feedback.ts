@@ -1,6 +1,8 @@
 import { typeProblem } from "@docex/annotations";
 import type { DocexEvent } from "@docex/events";
-import { isUuid, NotFoundError, type OutboxEvents } from "@docex/kit";
+import type { OutboxEvents } from "@docex/kit/bus";
+import { NotFoundError } from "@docex/kit/errors";
+import { isUuid } from "@docex/kit/ids";
 import type { MemoryStore } from "../store/memory-store.js";
 import type { AccessControl } from "./access.js";
 import { isTable, type QueueView } from "./annotation-schema.js";

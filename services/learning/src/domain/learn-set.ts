@@ -1,5 +1,6 @@
 import { locateKey, type SchemaField, typeProblem } from "@docex/annotations";
-import { type FieldError, fieldErrorsOf, ValidationError } from "@docex/kit";
+import { type FieldError, ValidationError } from "@docex/kit/errors";
+import { fieldErrorsOf } from "@docex/kit/validation";
 import { z } from "zod";
 import { isTable } from "./annotation-schema.js";
 import type { FieldContent } from "./records.js";

@@ -1,5 +1,5 @@
 import type { DocexEvent } from "@docex/events";
-import { NotFoundError } from "@docex/kit";
+import { NotFoundError } from "@docex/kit/errors";
 import type { FillRecord, MemoryStore } from "../store/memory-store.js";
 import type { DocumentPort } from "./document-port.js";
 import { planFill } from "./field-memory.js";

@@ -1,5 +1,5 @@
 import { locateKey, type SchemaField, typeProblem } from "@docex/annotations";
-import { type FieldError, ValidationError } from "@docex/kit";
+import { type FieldError, ValidationError } from "@docex/kit/errors";
 import { isTable } from "./annotation-schema.js";
 import type { SupplierIdentity, SupplierIds } from "./records.js";
 import { supplierIdentity } from "./supplier.js";

@@ -1,4 +1,4 @@
-import type { Tx } from "@docex/kit";
+import type { Tx } from "@docex/kit/db";
 import type { MemoryStore } from "../store/memory-store.js";
 import { CONFIRMATION_WINDOW, rememberedFields } from "./field-memory.js";
 import type { SupplierIdentity, SupplierMemory } from "./records.js";

@@ -1,5 +1,5 @@
 import { eventSubject, parseEvent } from "@docex/events";
-import type { SubscriptionOptions } from "@docex/kit";
+import type { SubscriptionOptions } from "@docex/kit/bus";
 import { DOCUMENT_EXTRACTED_CONSUMER, type LearnedFill } from "../domain/learned-fill.js";
 
 /** document.extracted → fill the fields the AI left empty from the supplier's memory (durable, explicit ack). */

@@ -1,5 +1,5 @@
 import { eventSubject, parseEvent } from "@docex/events";
-import type { SubscriptionOptions } from "@docex/kit";
+import type { SubscriptionOptions } from "@docex/kit/bus";
 import { type FeedbackIntake, VALIDATION_CONSUMER } from "../domain/feedback.js";
 
 /** document.status_changed → a person's move out of `to_validate` teaches the supplier's memory (durable, explicit ack). */

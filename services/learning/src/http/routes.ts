@@ -1,4 +1,5 @@
-import { type AccessTokenVerifier, ApiDescription, actorOf, authenticate } from "@docex/kit";
+import { type AccessTokenVerifier, actorOf, authenticate } from "@docex/kit/auth";
+import { ApiDescription } from "@docex/kit/http";
 import type { Router } from "express";
 import type { z } from "zod";
 import type { FeedbackIntake } from "../domain/feedback.js";

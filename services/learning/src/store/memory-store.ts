@@ -1,4 +1,5 @@
-import { claimEvent, type Sql, type Tx } from "@docex/kit";
+import { claimEvent } from "@docex/kit/bus";
+import type { Sql, Tx } from "@docex/kit/db";
 import type { ConfirmedField } from "../domain/learn-set.js";
 import type { FieldContent, SupplierIds, Visibility } from "../domain/records.js";
 

@@ -1,4 +1,4 @@
-import { type Migration, sqlMigration } from "@docex/kit";
+import { type Migration, sqlMigration } from "@docex/kit/db";
 
 /** Schema of the learning database, in order. The kit's outbox tables are added in front. */
 export const migrations: Migration[] = [

@@ -1,4 +1,6 @@
-import { type GrpcIdentity, type Metrics, undefinedIfNotFound } from "@docex/kit";
+import { undefinedIfNotFound } from "@docex/kit/errors";
+import type { GrpcIdentity } from "@docex/kit/grpc";
+import type { Metrics } from "@docex/kit/metrics";
 import { type AuthClient, createAuthClient, type User } from "@docex/protos";
 import type { AuthUser, AuthUserStatus, UserDirectory } from "../domain/user-directory.js";
 

@@ -1,4 +1,6 @@
-import { type GrpcIdentity, type Metrics, NotFoundError } from "@docex/kit";
+import { NotFoundError } from "@docex/kit/errors";
+import type { GrpcIdentity } from "@docex/kit/grpc";
+import type { Metrics } from "@docex/kit/metrics";
 import { createDocumentClient } from "@docex/protos";
 import type { DocumentPort } from "../domain/document-port.js";
 

@@ -1,4 +1,4 @@
-import { NotFoundError } from "@docex/kit";
+import { NotFoundError } from "@docex/kit/errors";
 import type { MembershipStore, Organization } from "../store/membership-store.js";
 import { membershipChanged } from "./membership-events.js";
 import type { RequestContext } from "./organizations.js";

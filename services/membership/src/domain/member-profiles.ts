@@ -1,4 +1,4 @@
-import type { Logger } from "@docex/kit";
+import type { Logger } from "@docex/kit/logger";
 import type { Member, MembershipStore, Tx } from "../store/membership-store.js";
 import { statusChanged } from "./membership-events.js";
 import type { RequestContext } from "./organizations.js";

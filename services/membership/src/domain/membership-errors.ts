@@ -1,4 +1,4 @@
-import { ConflictError, DomainError, NotFoundError } from "@docex/kit";
+import { ConflictError, DomainError, NotFoundError } from "@docex/kit/errors";
 import { status as GrpcStatus } from "@grpc/grpc-js";
 
 /** 409 over HTTP, ALREADY_EXISTS over gRPC (membership.proto: CreateOrganization with a taken humanized_id). */

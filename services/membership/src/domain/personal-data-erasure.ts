@@ -1,5 +1,6 @@
 import { createEvent, type DocexEvent } from "@docex/events";
-import { ConflictError, ForbiddenError, isUuid, NotFoundError } from "@docex/kit";
+import { ConflictError, ForbiddenError, NotFoundError } from "@docex/kit/errors";
+import { isUuid } from "@docex/kit/ids";
 import type { MembershipStore, Organization, Tx } from "../store/membership-store.js";
 import { statusChanged } from "./membership-events.js";
 import type { RequestContext } from "./organizations.js";

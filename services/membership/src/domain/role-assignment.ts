@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError, RateLimitedError } from "@docex/kit";
+import { ConflictError, NotFoundError, RateLimitedError } from "@docex/kit/errors";
 import type { Member, MembershipStore, Organization, Tx } from "../store/membership-store.js";
 import type { DocumentPort } from "./document-port.js";
 import { organizationNotFound } from "./membership-errors.js";

@@ -1,4 +1,4 @@
-import { ConflictError, type FieldError, ForbiddenError, ValidationError } from "@docex/kit";
+import { ConflictError, type FieldError, ForbiddenError, ValidationError } from "@docex/kit/errors";
 import { lastOwner } from "./membership-errors.js";
 import { type Grant, isEffective, mayActOnRole, QUEUE_SCOPED_ROLES, type Role } from "./roles.js";
 import type { AuthUser } from "./user-directory.js";

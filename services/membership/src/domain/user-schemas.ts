@@ -1,4 +1,4 @@
-import { ForbiddenError, NotFoundError, ValidationError } from "@docex/kit";
+import { ForbiddenError, NotFoundError, ValidationError } from "@docex/kit/errors";
 import type { MembershipStore, Organization, UserSchemaField } from "../store/membership-store.js";
 import type { DocumentPort } from "./document-port.js";
 import { userSchemaChanged } from "./membership-events.js";

@@ -1,5 +1,6 @@
 import { EventValidationError, eventSubject, parseEvent } from "@docex/events";
-import type { Logger, SubscriptionOptions } from "@docex/kit";
+import type { SubscriptionOptions } from "@docex/kit/bus";
+import type { Logger } from "@docex/kit/logger";
 import type { Organizations } from "../domain/organizations.js";
 import type { MembershipStore } from "../store/membership-store.js";
 

@@ -1,4 +1,6 @@
-import { type FieldError, humanizedIdProblem, isUuid, ValidationError } from "@docex/kit";
+import { type FieldError, ValidationError } from "@docex/kit/errors";
+import { humanizedIdProblem } from "@docex/kit/humanized-id";
+import { isUuid } from "@docex/kit/ids";
 import type { MembershipCallers, MembershipHandlers, Organization as OrganizationMessage } from "@docex/protos";
 import type { InvitationAcceptance } from "../domain/invitation-acceptance.js";
 import { organizationNotFound } from "../domain/membership-errors.js";

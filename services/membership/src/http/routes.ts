@@ -1,4 +1,5 @@
-import { type AccessTokenVerifier, ApiDescription, authenticate, callerOf, dataOf, pageOf, pageQuery, paginationOf } from "@docex/kit";
+import { type AccessTokenVerifier, authenticate, callerOf } from "@docex/kit/auth";
+import { ApiDescription, dataOf, pageOf, pageQuery, paginationOf } from "@docex/kit/http";
 import type { Request, RequestHandler, Response, Router } from "express";
 import { z } from "zod";
 import type { MemberListing } from "../domain/member-listing.js";

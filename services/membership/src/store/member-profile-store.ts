@@ -1,4 +1,4 @@
-import type { Tx } from "@docex/kit";
+import type { Tx } from "@docex/kit/db";
 import { TableStore } from "./table-store.js";
 
 export interface MemberProfile {

@@ -1,4 +1,4 @@
-import type { Tx } from "@docex/kit";
+import type { Tx } from "@docex/kit/db";
 import type { Grant, MembershipStatus, Role } from "../domain/roles.js";
 import { TableStore } from "./table-store.js";
 

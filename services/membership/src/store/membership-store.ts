@@ -1,4 +1,5 @@
-import { claimEvent, type OutboxEvents, type Sql, type TransactionOptions, type Tx, type UnitOfWork } from "@docex/kit";
+import { claimEvent, type OutboxEvents } from "@docex/kit/bus";
+import type { Sql, TransactionOptions, Tx, UnitOfWork } from "@docex/kit/db";
 import { MemberProfileStore } from "./member-profile-store.js";
 import { MemberStore } from "./member-store.js";
 import { OrganizationStore } from "./organization-store.js";

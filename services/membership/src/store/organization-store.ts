@@ -1,4 +1,5 @@
-import { isUuid, type Tx } from "@docex/kit";
+import type { Tx } from "@docex/kit/db";
+import { isUuid } from "@docex/kit/ids";
 import { TableStore } from "./table-store.js";
 
 export interface Organization {

@@ -1,4 +1,4 @@
-import type { Sql, Tx } from "@docex/kit";
+import type { Sql, Tx } from "@docex/kit/db";
 
 /** What every table store of the membership database shares: the one `Sql` of the service's unit of work. */
 export abstract class TableStore {

@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { Role } from "@docex/events";
-import { createLogger, EventBus, type RunningService } from "@docex/kit";
+import { EventBus } from "@docex/kit/bus";
+import { createLogger } from "@docex/kit/logger";
+import type { RunningService } from "@docex/kit/runtime";
 import { createMembershipClient, type MembershipClient } from "@docex/protos";
 import {
   clientAsAllowedCallers,

@@ -1,4 +1,7 @@
-import { BoundedCache, type GrpcIdentity, type Metrics, undefinedIfNotFound } from "@docex/kit";
+import { BoundedCache } from "@docex/kit/cache";
+import { undefinedIfNotFound } from "@docex/kit/errors";
+import type { GrpcIdentity } from "@docex/kit/grpc";
+import type { Metrics } from "@docex/kit/metrics";
 import { createDocumentClient } from "@docex/protos";
 import type { DocumentPort } from "../domain/document-port.js";
 import type { QueueRef } from "../domain/records.js";

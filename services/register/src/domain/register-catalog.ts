@@ -1,4 +1,6 @@
-import { BoundedCache, isUuid, ValidationError } from "@docex/kit";
+import { BoundedCache } from "@docex/kit/cache";
+import { ValidationError } from "@docex/kit/errors";
+import { isUuid } from "@docex/kit/ids";
 import type { RegisterStore } from "../store/register-store.js";
 import type { Actor, RegisterAccess } from "./access.js";
 import type { DocumentPort } from "./document-port.js";

@@ -1,4 +1,4 @@
-import { ConflictError, DomainError, type FieldError, ForbiddenError, NotFoundError, PayloadTooLargeError } from "@docex/kit";
+import { ConflictError, DomainError, type FieldError, ForbiddenError, NotFoundError, PayloadTooLargeError } from "@docex/kit/errors";
 import { status as GrpcStatus } from "@grpc/grpc-js";
 
 /** 404 for entries of an upload whose queue does not exist or is not the caller's to see, naming each entry. */

@@ -1,4 +1,6 @@
-import type { FieldError, OutboxEvents, Tx } from "@docex/kit";
+import type { OutboxEvents } from "@docex/kit/bus";
+import type { Tx } from "@docex/kit/db";
+import type { FieldError } from "@docex/kit/errors";
 import type { RegisterKey, RegisterStore } from "../store/register-store.js";
 import type { SearchIndexUpkeep } from "../store/search-index-upkeep.js";
 import type { Actor, RegisterAccess } from "./access.js";

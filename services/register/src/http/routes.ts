@@ -1,13 +1,5 @@
-import {
-  type AccessTokenVerifier,
-  ApiDescription,
-  actorOf,
-  authenticate,
-  type BodyLimitRule,
-  dataOf,
-  pageOf,
-  paginationOf,
-} from "@docex/kit";
+import { type AccessTokenVerifier, actorOf, authenticate } from "@docex/kit/auth";
+import { ApiDescription, type BodyLimitRule, dataOf, pageOf, paginationOf } from "@docex/kit/http";
 import type { RequestHandler, Router } from "express";
 import { z } from "zod";
 import type { RegisterCatalog } from "../domain/register-catalog.js";

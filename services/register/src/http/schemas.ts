@@ -1,4 +1,4 @@
-import { firstOf, firstValuePageQuery } from "@docex/kit";
+import { firstOf, firstValuePageQuery } from "@docex/kit/http";
 import { z } from "zod";
 import { type ItemInput, UPLOAD_METHODS, type UploadEntry } from "../domain/records.js";
 

@@ -1,4 +1,4 @@
-import { type Migration, sqlMigration } from "@docex/kit";
+import { type Migration, sqlMigration } from "@docex/kit/db";
 
 /** The trigram index of items; the search-index upkeep names it. */
 export const ITEM_SEARCH_INDEX = "register_items_search";

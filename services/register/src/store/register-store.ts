@@ -1,4 +1,4 @@
-import type { Sql, Tx } from "@docex/kit";
+import type { Sql, Tx } from "@docex/kit/db";
 import type { ItemInput, Register } from "../domain/records.js";
 
 /** An item row of a page: the page's total rides along so that both come from one snapshot. */

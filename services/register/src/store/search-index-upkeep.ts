@@ -1,4 +1,5 @@
-import type { Logger, Sql } from "@docex/kit";
+import type { Sql } from "@docex/kit/db";
+import type { Logger } from "@docex/kit/logger";
 import { ITEM_SEARCH_INDEX } from "./migrations.js";
 
 export interface SearchIndexUpkeepOptions {

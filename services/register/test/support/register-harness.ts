@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { MembershipDouble, type Role } from "@docex/access/testing";
-import type { RunningService } from "@docex/kit";
+import type { RunningService } from "@docex/kit/runtime";
 import { createRegisterClient, type RegisterClient } from "@docex/protos";
 import { dropDatabase, TestIssuer, testGrpcIdentity, testServiceConfig } from "@docex/testkit";
 import { configSchema, type RegisterConfig, startRegisterService } from "../../src/service.js";

@@ -1,4 +1,6 @@
-import { type GrpcIdentity, type Metrics, NotFoundError, undefinedIfNotFound, ValidationError } from "@docex/kit";
+import { NotFoundError, undefinedIfNotFound, ValidationError } from "@docex/kit/errors";
+import type { GrpcIdentity } from "@docex/kit/grpc";
+import type { Metrics } from "@docex/kit/metrics";
 import { createDocumentClient, type DocumentClient } from "@docex/protos";
 import type { DocumentPort } from "../domain/document-port.js";
 

@@ -1,4 +1,4 @@
-import type { Metrics } from "@docex/kit";
+import type { Metrics } from "@docex/kit/metrics";
 import { Counter, Gauge, Histogram } from "prom-client";
 import type { EndpointBreakers } from "./endpoint-breakers.js";
 

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { contextOfCarrier, inSpan, type Logger, type Span } from "@docex/kit";
+import type { Logger } from "@docex/kit/logger";
+import { contextOfCarrier, inSpan, type Span } from "@docex/kit/tracing";
 import { DISABLED_WEBHOOK_ERROR } from "../domain/receiver-health.js";
 import type { RetryPolicy } from "../domain/retry-policy.js";
 import { parseRetryAfter } from "../domain/retry-policy.js";

@@ -1,5 +1,5 @@
 import type { EventEmitter } from "node:events";
-import type { Metrics } from "@docex/kit";
+import type { Metrics } from "@docex/kit/metrics";
 import CircuitBreaker from "opossum";
 import { parsedTarget } from "./parsed-targets.js";
 

@@ -1,4 +1,5 @@
-import type { Logger, OutboxEvents } from "@docex/kit";
+import type { OutboxEvents } from "@docex/kit/bus";
+import type { Logger } from "@docex/kit/logger";
 import { webhookChanged } from "../domain/configuration-events.js";
 import type { WebhookStore } from "../store/webhook-store.js";
 

@@ -1,4 +1,4 @@
-import { BoundedCache } from "@docex/kit";
+import { BoundedCache } from "@docex/kit/cache";
 import { hostOf } from "../domain/target-policy.js";
 
 /** A URL as a request needs it; parsed once per URL (bounded: 10,000 URLs, the least recently used leaving first). */

@@ -1,5 +1,6 @@
 import { AccessCheck, type Actor, type PermissionSource, requireAssigned } from "@docex/access";
-import { isUuid, NotFoundError } from "@docex/kit";
+import { NotFoundError } from "@docex/kit/errors";
+import { isUuid } from "@docex/kit/ids";
 import type { DocumentPort } from "./document-port.js";
 import type { EntityScope, EntityType } from "./records.js";
 

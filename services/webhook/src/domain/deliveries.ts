@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError } from "@docex/kit";
+import { ConflictError, NotFoundError } from "@docex/kit/errors";
 import type { DeliveryStore } from "../store/delivery-store.js";
 import type { Actor } from "./access.js";
 import type { Delivery, DeliveryStatus, Page, Paged } from "./records.js";

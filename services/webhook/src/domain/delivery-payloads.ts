@@ -1,5 +1,5 @@
 import type { DocexEvent, DocumentStatusChangedPayload, QueueCreatedPayload } from "@docex/events";
-import type { TraceCarrier } from "@docex/kit";
+import type { TraceCarrier } from "@docex/kit/tracing";
 
 /** Webhook types whose events this service delivers; the validation types are called synchronously instead (issue 7). */
 export const EVENT_WEBHOOK_TYPES = ["document_status_changed", "queue_created"] as const;

@@ -1,4 +1,4 @@
-import { SecretSealer } from "@docex/kit";
+import { SecretSealer } from "@docex/kit/crypto";
 
 /**
  * WEBHOOK_KEY_ENCRYPTION_KEY: the kit's AES-256-GCM sealing for the organizations' signing keys at rest, each bound

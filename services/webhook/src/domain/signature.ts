@@ -1,5 +1,5 @@
 import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from "node:crypto";
-import { BoundedCache } from "@docex/kit";
+import { BoundedCache } from "@docex/kit/cache";
 
 /**
  * HMAC keys by their text. Node prepares a key given as bytes on every createHmac, which costs several times

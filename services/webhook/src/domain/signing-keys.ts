@@ -1,5 +1,8 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { BoundedCache, NotFoundError, type OutboxEvents, SealedWithAnotherKeyError } from "@docex/kit";
+import type { OutboxEvents } from "@docex/kit/bus";
+import { BoundedCache } from "@docex/kit/cache";
+import { SealedWithAnotherKeyError } from "@docex/kit/crypto";
+import { NotFoundError } from "@docex/kit/errors";
 import type { SealedKeyRef, SealedSigningKey, WebhookStore } from "../store/webhook-store.js";
 import type { AccessControl, Actor } from "./access.js";
 import { signingKeyChanged } from "./configuration-events.js";

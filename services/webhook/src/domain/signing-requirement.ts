@@ -1,4 +1,5 @@
-import { ConflictError, type Tx } from "@docex/kit";
+import type { Tx } from "@docex/kit/db";
+import { ConflictError } from "@docex/kit/errors";
 import type { WebhookStore } from "../store/webhook-store.js";
 import type { SignatureVerification } from "./records.js";
 

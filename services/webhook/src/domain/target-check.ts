@@ -1,4 +1,4 @@
-import { ValidationError } from "@docex/kit";
+import { ValidationError } from "@docex/kit/errors";
 import type { TargetPolicy } from "./target-policy.js";
 
 /** 400 `url_not_allowed` when the URL would reach an address the policy refuses. */

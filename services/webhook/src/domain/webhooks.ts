@@ -1,5 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { ConflictError, isUniqueViolation, type Logger, NotFoundError, type OutboxEvents, type Tx } from "@docex/kit";
+import type { OutboxEvents } from "@docex/kit/bus";
+import { isUniqueViolation, type Tx } from "@docex/kit/db";
+import { ConflictError, NotFoundError } from "@docex/kit/errors";
+import type { Logger } from "@docex/kit/logger";
 import type { WebhookStore } from "../store/webhook-store.js";
 import type { AccessControl, Actor, Scope } from "./access.js";
 import { webhookChanged } from "./configuration-events.js";

@@ -1,5 +1,6 @@
 import { type DocexEvent, EventValidationError, eventSubject, parseEvent } from "@docex/events";
-import type { BatchSubscriptionOptions, Logger } from "@docex/kit";
+import type { BatchSubscriptionOptions } from "@docex/kit/bus";
+import type { Logger } from "@docex/kit/logger";
 import { documentStatusChangedFanout, type Fanout, queueCreatedFanout } from "../domain/delivery-payloads.js";
 
 export interface FanOutDeps {

@@ -1,5 +1,5 @@
 import { eventSubject, parseEvent } from "@docex/events";
-import type { SubscriptionOptions } from "@docex/kit";
+import type { SubscriptionOptions } from "@docex/kit/bus";
 import { isValidationType } from "../domain/records.js";
 import type { Webhooks } from "../domain/webhooks.js";
 

@@ -1,5 +1,6 @@
 import { annotationSchema } from "@docex/annotations";
-import { fieldErrorsOf, httpUrl, ValidationError } from "@docex/kit";
+import { ValidationError } from "@docex/kit/errors";
+import { fieldErrorsOf, httpUrl } from "@docex/kit/validation";
 import { jsonText, toJsonText, validationAnswerJson, type WebhookCallers, type WebhookHandlers } from "@docex/protos";
 import { z } from "zod";
 import { SIGNATURE_VERIFICATION, VALIDATION_TYPES } from "../domain/records.js";

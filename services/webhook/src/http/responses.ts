@@ -1,5 +1,5 @@
 import { documentStatusChangedPayloadSchema, queueCreatedPayloadSchema } from "@docex/events";
-import { paginationSchema } from "@docex/kit";
+import { paginationSchema } from "@docex/kit/http";
 import { z } from "zod";
 import { HEALTH_WINDOW, type ReceiverHealthReport } from "../domain/receiver-health.js";
 import {

@@ -1,14 +1,7 @@
-import {
-  type AccessTokenVerifier,
-  ApiDescription,
-  actorOf,
-  authenticate,
-  dataOf,
-  isUuid,
-  NotFoundError,
-  pageOf,
-  paginationOf,
-} from "@docex/kit";
+import { type AccessTokenVerifier, actorOf, authenticate } from "@docex/kit/auth";
+import { NotFoundError } from "@docex/kit/errors";
+import { ApiDescription, dataOf, pageOf, paginationOf } from "@docex/kit/http";
+import { isUuid } from "@docex/kit/ids";
 import type { Response, Router } from "express";
 import type { Deliveries } from "../domain/deliveries.js";
 import type { ReceiverHealth } from "../domain/receiver-health.js";

@@ -1,4 +1,5 @@
-import { httpUrl, pageQuery } from "@docex/kit";
+import { pageQuery } from "@docex/kit/http";
+import { httpUrl } from "@docex/kit/validation";
 import { z } from "zod";
 import { DELIVERY_STATUSES, ENTITY_TYPES, SIGNATURE_VERIFICATION, WEBHOOK_TYPES } from "../domain/records.js";
 

@@ -1,4 +1,5 @@
-import { prepared, type Sql, type TraceCarrier } from "@docex/kit";
+import { prepared, type Sql } from "@docex/kit/db";
+import type { TraceCarrier } from "@docex/kit/tracing";
 import type { Fanout } from "../domain/delivery-payloads.js";
 import { DISABLED_WEBHOOK_ERROR } from "../domain/receiver-health.js";
 import type {

@@ -1,4 +1,4 @@
-import { prepared, type Sql, type Tx } from "@docex/kit";
+import { prepared, type Sql, type Tx } from "@docex/kit/db";
 import { DISABLED_WEBHOOK_ERROR } from "../domain/receiver-health.js";
 import type { EntityType, FailurePolicy, Page, Paged, SignatureVerification, ValidationType, Webhook } from "../domain/records.js";
 

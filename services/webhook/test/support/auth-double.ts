@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { ANY_SERVICE, createLogger, GrpcServer, NotFoundError } from "@docex/kit";
+import { NotFoundError } from "@docex/kit/errors";
+import { ANY_SERVICE, GrpcServer } from "@docex/kit/grpc";
+import { createLogger } from "@docex/kit/logger";
 import { type AuthHandlers, authService, type User } from "@docex/protos";
 import { testGrpcIdentity } from "@docex/testkit";
 

@@ -1,7 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { acceptInvitations } from "@docex/access/testing";
 import { createEvent, type DocexEvent, eventSubject, parseEvent } from "@docex/events";
-import { createLogger, databaseUrl, EventBus, type RunningService } from "@docex/kit";
+import { EventBus } from "@docex/kit/bus";
+import { databaseUrl } from "@docex/kit/db";
+import { createLogger } from "@docex/kit/logger";
+import type { RunningService } from "@docex/kit/runtime";
 import { configSchema as membershipConfigSchema, startMembershipService } from "@docex/membership";
 import {
   dropDatabase,
