@@ -1,5 +1,5 @@
 import { MembershipPermissions } from "@docex/access";
-import { deleteRowsOfDocuments, deleteRowsOfQueue, removalSubscription } from "@docex/kit/bus";
+import { deleteRowsOfDocuments, deleteRowsOfQueue, removalSubscription } from "@docex/domain/removals";
 import type { Logger } from "@docex/kit/logger";
 import { connectInfrastructure, type RunningService } from "@docex/kit/runtime";
 import { automationService } from "@docex/protos";

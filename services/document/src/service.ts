@@ -1,5 +1,5 @@
 import { tmpdir } from "node:os";
-import { forgetChangedQueues } from "@docex/kit/bus";
+import { forgetChangedQueues } from "@docex/domain/queue-changes";
 import type { Logger } from "@docex/kit/logger";
 import { connectInfrastructure, type RunningService } from "@docex/kit/runtime";
 import { documentService } from "@docex/protos";

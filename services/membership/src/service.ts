@@ -1,5 +1,5 @@
+import { removalSubscription } from "@docex/domain/removals";
 import { eventSubject, parseEvent } from "@docex/events";
-import { removalSubscription } from "@docex/kit/bus";
 import { serviceConfigSchema } from "@docex/kit/config";
 import type { Logger } from "@docex/kit/logger";
 import { connectInfrastructure, type RunningService } from "@docex/kit/runtime";

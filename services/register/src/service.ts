@@ -1,5 +1,5 @@
 import { MembershipPermissions } from "@docex/access";
-import { removalSubscription } from "@docex/kit/bus";
+import { removalSubscription } from "@docex/domain/removals";
 import { serviceConfigSchema } from "@docex/kit/config";
 import type { Logger } from "@docex/kit/logger";
 import { connectInfrastructure, type RunningService } from "@docex/kit/runtime";

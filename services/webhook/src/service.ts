@@ -1,5 +1,6 @@
 import { MembershipPermissions, type PermissionSource } from "@docex/access";
-import { removalSubscription, type Subscription } from "@docex/kit/bus";
+import { removalSubscription } from "@docex/domain/removals";
+import type { Subscription } from "@docex/kit/bus";
 import type { Logger } from "@docex/kit/logger";
 import { connectInfrastructure, type RunningService } from "@docex/kit/runtime";
 import { webhookService } from "@docex/protos";

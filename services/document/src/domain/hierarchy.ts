@@ -1,9 +1,9 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { DEFAULT_ANNOTATION_SCHEMA, type FieldDefinition } from "@docex/annotations";
+import { type HumanizedIdSearch, insertWithFreeHumanizedId, slugFromName } from "@docex/domain/humanized-id";
 import type { OutboxEvents } from "@docex/kit/bus";
 import type { Tx, UnitOfWork } from "@docex/kit/db";
 import { ConflictError, NotFoundError } from "@docex/kit/errors";
-import { type HumanizedIdSearch, insertWithFreeHumanizedId, slugFromName } from "@docex/kit/humanized-id";
 import type { QueueSwitches } from "@docex/queue-dto";
 import type { HierarchyStore, QueueChanges } from "../store/hierarchy-store.js";
 import type { AccessControl, Actor, MembershipDirectory } from "./access.js";

@@ -1,7 +1,7 @@
 import { annotationSchemaInput } from "@docex/annotations";
+import { humanizedIdInput } from "@docex/domain/humanized-id";
 import { DOCUMENT_STATUSES } from "@docex/events";
 import { firstOf, firstValuePageQuery } from "@docex/kit/http";
-import { humanizedIdInput } from "@docex/kit/humanized-id";
 import { z } from "zod";
 import { annotationsInput } from "../domain/annotations.js";
 import { EXTRACTION_ENGINES } from "../domain/records.js";

@@ -1,5 +1,6 @@
 import { readAnnotationSchema, readAnnotations } from "@docex/annotations";
-import { type EventBus, forgetChangedQueues } from "@docex/kit/bus";
+import { forgetChangedQueues } from "@docex/domain/queue-changes";
+import type { EventBus } from "@docex/kit/bus";
 import { BoundedCache } from "@docex/kit/cache";
 import { undefinedIfNotFound } from "@docex/kit/errors";
 import type { GrpcIdentity } from "@docex/kit/grpc";

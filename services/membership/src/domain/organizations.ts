@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { insertWithFreeHumanizedId, slugFromName } from "@docex/domain/humanized-id";
 import { ForbiddenError } from "@docex/kit/errors";
-import { insertWithFreeHumanizedId, slugFromName } from "@docex/kit/humanized-id";
 import type { MembershipStore, Organization, Tx } from "../store/membership-store.js";
 import { humanizedIdTaken, organizationNotFound } from "./membership-errors.js";
 import { membershipChanged, organizationCreated, organizationRenamed } from "./membership-events.js";

@@ -1,5 +1,5 @@
+import { humanizedIdProblem } from "@docex/domain/humanized-id";
 import { type FieldError, ValidationError } from "@docex/kit/errors";
-import { humanizedIdProblem } from "@docex/kit/humanized-id";
 import { isUuid } from "@docex/kit/ids";
 import type { MembershipCallers, MembershipHandlers, Organization as OrganizationMessage } from "@docex/protos";
 import type { InvitationAcceptance } from "../domain/invitation-acceptance.js";

@@ -1,5 +1,5 @@
+import { humanizedIdInput } from "@docex/domain/humanized-id";
 import { ROLES } from "@docex/events";
-import { humanizedIdInput } from "@docex/kit/humanized-id";
 import { z } from "zod";
 import type { RoleOperation } from "../domain/role-plan.js";
 

@@ -1,6 +1,6 @@
 import { randomInt } from "node:crypto";
+import { isUuid } from "@docex/kit/ids";
 import { z } from "zod";
-import { isUuid } from "./ids.js";
 
 /**
  * Organizations (membership), workspaces and queues (document) have a humanized id besides their UUID:

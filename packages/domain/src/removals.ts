@@ -1,6 +1,6 @@
 import { type DocexEvent, eventSubject, parseEvent } from "@docex/events";
-import type { Sql } from "../db/sql.js";
-import type { SubscriptionOptions } from "./event-bus.js";
+import type { SubscriptionOptions } from "@docex/kit/bus";
+import type { Sql } from "@docex/kit/db";
 
 /** The events that tell every service to remove what it keeps of a part of the hierarchy, or of purged documents. */
 export type RemovalEvent = "queue.deleted" | "workspace.deleted" | "documents.purged";

@@ -1,5 +1,5 @@
 import { eventSubject } from "@docex/events";
-import type { EventBus } from "./event-bus.js";
+import type { EventBus } from "@docex/kit/bus";
 
 /** The webhook types whose webhooks decide which validator applies to a queue's documents (document keeps them with the queue). */
 const VALIDATION_WEBHOOK_TYPES: readonly unknown[] = ["document_validation", "initial_document_validation"];
