@@ -38,6 +38,22 @@ async function wordsUnder(bytes: Uint8Array, position: FieldPosition | undefined
 
 const value = (result: ExtractionResult, key: string) => (result.fields as Record<string, { value: string } | undefined>)[key]?.value;
 
+type Row = [text: string, x: number, y: number];
+/** Text items on page 1 (A4 points), each 10 pt high, from [text, x, y]; with a word confidence, OCR's words. */
+const placed = (rows: Row[], confidence?: number): TextItem[] =>
+  rows.map(([text, x, y]) => ({
+    text,
+    x,
+    y,
+    width: text.length * 5,
+    height: 10,
+    page: 1,
+    ...(confidence === undefined ? {} : { confidence }),
+  }));
+/** What the text reader reads from such rows. */
+const readRows = (rows: Row[], source: "builtin:pdf_text" | "builtin:ocr" = "builtin:pdf_text") =>
+  fieldsFromLines(linesOf(placed(rows, source === "builtin:ocr" ? 95 : undefined)), source);
+
 const layoutOf = (language: MultilingualInvoice["language"]) =>
   MULTILINGUAL_INVOICES.find((invoice) => invoice.language === language) as MultilingualInvoice;
 
@@ -160,7 +176,7 @@ describe("extraction engine: labels and parties on layouts nobody wrote the engi
   });
 
   it("never takes a label for a value: a party block of 'Nummer:' and 'Name:' lines gives the name after 'Name:'", () => {
-    const items: TextItem[] = [
+    const result = readRows([
       ["Verkäufer", 70, 100],
       ["Nummer:", 70, 118],
       ["731200", 261, 118],
@@ -171,23 +187,12 @@ describe("extraction engine: labels and parties on layouts nobody wrote the engi
       ["KD-88412", 261, 208],
       ["Name:", 70, 226],
       ["Hafen Logistik AG", 261, 226],
-    ].map(([text, x, y]) => ({
-      text: text as string,
-      x: x as number,
-      y: y as number,
-      width: (text as string).length * 5,
-      height: 10,
-      page: 1,
-    }));
-    const result = fieldsFromLines(linesOf(items), "builtin:pdf_text");
+    ]);
     expect(value(result, "supplier_name")).to.equal("Nordlicht Werkzeuge GmbH");
     expect(value(result, "buyer_name")).to.equal("Hafen Logistik AG");
   });
 
-  /** Text items on page 1 (A4 points), each 10 pt high, from [text, x, y]. */
-  const placed = (rows: [string, number, number][]): TextItem[] =>
-    rows.map(([text, x, y]) => ({ text, x, y, width: text.length * 5, height: 10, page: 1 }));
-  const letterhead: [string, number, number][] = [
+  const letterhead: Row[] = [
     ["Au Petit Four SARL", 110, 35],
     ["12 rue des Lilas, 75011 Paris", 110, 47],
     ["Facture FA-2024-0042", 30, 100],
@@ -198,54 +203,39 @@ describe("extraction engine: labels and parties on layouts nobody wrote the engi
   ];
 
   it("takes the one address block without a heading as the buyer's, not a delivery address beside it nor a street", () => {
-    const result = fieldsFromLines(
-      linesOf(
-        placed([
-          ...letterhead,
-          ["Adresse de livraison", 37, 127],
-          ["Entrepôt Nord", 37, 144],
-          ["8 quai de Seine", 37, 156],
-          ["93200 Saint-Denis", 37, 168],
-          ["Boulangerie Martin", 326, 138],
-          ["Claire Martin", 326, 150],
-          ["35 rue de la République", 326, 163],
-          ["69001 Lyon", 326, 176],
-        ]),
-      ),
-      "builtin:pdf_text",
-    );
+    const result = readRows([
+      ...letterhead,
+      ["Adresse de livraison", 37, 127],
+      ["Entrepôt Nord", 37, 144],
+      ["8 quai de Seine", 37, 156],
+      ["93200 Saint-Denis", 37, 168],
+      ["Boulangerie Martin", 326, 138],
+      ["Claire Martin", 326, 150],
+      ["35 rue de la République", 326, 163],
+      ["69001 Lyon", 326, 176],
+    ]);
     expect(value(result, "buyer_name")).to.equal("Boulangerie Martin");
     expect(result.fields.buyer_name?.evidence).to.deep.include({ label: "none", party: false });
     expect(result.fields.buyer_name?.confidence).to.be.below(90);
   });
 
   it("takes no buyer where two address blocks without a heading could each be it", () => {
-    const result = fieldsFromLines(
-      linesOf(
-        placed([
-          ...letterhead,
-          ["Boulangerie Martin", 37, 138],
-          ["35 rue de la République", 37, 150],
-          ["69001 Lyon", 37, 163],
-          ["Pâtisserie Durand", 326, 138],
-          ["4 place Bellecour", 326, 150],
-          ["69002 Lyon", 326, 163],
-        ]),
-      ),
-      "builtin:pdf_text",
-    );
+    const result = readRows([
+      ...letterhead,
+      ["Boulangerie Martin", 37, 138],
+      ["35 rue de la République", 37, 150],
+      ["69001 Lyon", 37, 163],
+      ["Pâtisserie Durand", 326, 138],
+      ["4 place Bellecour", 326, 150],
+      ["69002 Lyon", 326, 163],
+    ]);
     expect(value(result, "buyer_name")).to.equal(undefined);
   });
 });
 
 describe("text reader: a value under its column's header", () => {
   it("reads a due date under 'Fälligkeit' in a row of headers, and not under a label whose neighbour is close by", () => {
-    const read = (rows: [string, number, number][]) =>
-      fieldsFromLines(
-        linesOf(rows.map(([text, x, y]) => ({ text, x, y, width: text.length * 5, height: 10, page: 1 }))),
-        "builtin:pdf_text",
-      );
-    const table = read([
+    const table = readRows([
       ["Beschreibung", 40, 500],
       ["Fälligkeit", 420, 500],
       ["Teilzahlung", 520, 500],
@@ -254,7 +244,7 @@ describe("text reader: a value under its column's header", () => {
     ]);
     expect(value(table, "due_date")).to.equal("2018-10-03");
     // "Fälligkeit sofort": the word after the label is the answer, nothing below is read for it.
-    const terms = read([
+    const terms = readRows([
       ["Fälligkeit", 40, 500],
       ["sofort", 100, 500],
       ["Lieferdatum 01.10.2018", 40, 514],
@@ -266,24 +256,12 @@ describe("text reader: a value under its column's header", () => {
 describe("text reader: a date that could be read either way", () => {
   it("gives a date with day and month both ≤ 12, and nothing on the page to tell their order, a confidence of at most 50", () => {
     const page = (date: string) =>
-      fieldsFromLines(
-        linesOf(
-          [
-            ["Invoice number", 70, 100],
-            ["INV-77", 200, 100],
-            ["Invoice date", 70, 118],
-            [date, 200, 118],
-          ].map(([text, x, y]) => ({
-            text: text as string,
-            x: x as number,
-            y: y as number,
-            width: (text as string).length * 5,
-            height: 10,
-            page: 1,
-          })),
-        ),
-        "builtin:pdf_text",
-      );
+      readRows([
+        ["Invoice number", 70, 100],
+        ["INV-77", 200, 100],
+        ["Invoice date", 70, 118],
+        [date, 200, 118],
+      ]);
     const ambiguous = page("03/04/2024");
     expect(value(ambiguous, "issue_date")).to.equal("2024-04-03");
     expect(ambiguous.fields.issue_date?.confidence).to.be.at.most(50);
@@ -326,24 +304,18 @@ describe("text reader: OCR's words", () => {
   });
 
   it("reads 'Nr.' apart from its label, the date after the number in the next segments, and '19 $' as no dollar", () => {
-    const items: TextItem[] = [
-      ["Handelsrechnung", 70, 100],
-      ["Nr. 471102", 290, 100],
-      ["vom", 390, 100],
-      ["05.03.2018", 440, 100],
-      ["Zitronensäure 19 $ 100,00", 70, 300],
-      ["Gesamtbetrag EUR", 70, 400],
-      ["119,00", 300, 400],
-    ].map(([text, x, y]) => ({
-      text: text as string,
-      x: x as number,
-      y: y as number,
-      width: (text as string).length * 5,
-      height: 10,
-      page: 1,
-      confidence: 95,
-    }));
-    const result = fieldsFromLines(linesOf(items), "builtin:ocr");
+    const result = readRows(
+      [
+        ["Handelsrechnung", 70, 100],
+        ["Nr. 471102", 290, 100],
+        ["vom", 390, 100],
+        ["05.03.2018", 440, 100],
+        ["Zitronensäure 19 $ 100,00", 70, 300],
+        ["Gesamtbetrag EUR", 70, 400],
+        ["119,00", 300, 400],
+      ],
+      "builtin:ocr",
+    );
     expect(value(result, "invoice_id")).to.equal("471102");
     expect(value(result, "issue_date")).to.equal("2018-03-05");
     expect(value(result, "currency")).to.equal("EUR");
