@@ -14,8 +14,9 @@ let available: Promise<string | undefined> | undefined;
  * The languages pages are read in, those of them installed, in this order: Czech and English are required, German,
  * French, Slovak and Polish used where installed. With `ces+eng` a German scan's "Müller" came back "Můller" and
  * "GmbH & Co." as "GmbH 8. Co."; with Czech first still "Můller"; German first reads both right, and Czech words
- * keep their letters (tesseract takes each word's best reading across the list). The six cost about 10 % more CPU
- * a page than `ces+eng`, 145 MB against 90 MB; Tesseract's Latin-script model needs 280 MB (DECISIONS.md).
+ * keep their letters (tesseract takes each word's best reading across the list). The six cost about half as much
+ * CPU again as `ces+eng` (1.54 s a page against 1.05 s, one thread) and 170 MB against 98 MB; Tesseract's
+ * Latin-script model needs 280 MB (DECISIONS.md, bench/REPORT.md).
  */
 export const OCR_LANGUAGES = ["deu", "eng", "fra", "ces", "slk", "pol"] as const;
 
