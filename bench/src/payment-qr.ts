@@ -10,7 +10,7 @@
  * text PDF (150 dpi) and from scans rasterized at 200 and 100 dpi. Size: PAYMENT_QR_BENCH_CODES (40).
  */
 import { crc32 } from "node:zlib";
-import { extractInvoice, paymentQrInImage } from "@docex/extraction/engine";
+import { DEFAULT_LIMITS, extractInvoice, paymentQrInImage } from "@docex/extraction/engine";
 import { buildInvoiceCorpus, canRasterize, rasterize, seededRandom } from "@docex/testkit/invoice-corpus";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import QRCode from "qrcode";
@@ -43,10 +43,7 @@ const quantile = (values: number[], q: number) => {
 
 async function timed(bytes: Uint8Array, paymentQr: boolean): Promise<number> {
   const started = performance.now();
-  await extractInvoice(
-    { bytes },
-    { maxPages: 20, maxOcrPages: 3, maxXmlBytes: 10 * 1024 * 1024, ocrTimeoutMs: 20_000, ocr: true, maxOcrPixels: 25_000_000, paymentQr },
-  );
+  await extractInvoice({ bytes }, { ...DEFAULT_LIMITS, paymentQr });
   return performance.now() - started;
 }
 

@@ -3,7 +3,7 @@
  * without docex): per category and field, right, wrong and missing, and documents wholly right. The engine runs in
  * this process, as bench/extraction does; `../shared/corpus/run.mjs` measures the same through a stack's API.
  *
- *   npm run build && node bench/dist/real-corpus.js [--only ubl,cii,facturx_pdf:text] [--wrong] [--missing] [--scans DPI] [--half dev]
+ *   npm run build && node bench/dist/real-corpus.js [--only ubl,cii,facturx_pdf:text] [--wrong] [--missing] [--scans DPI] [--half dev] [--sweep]
  *
  * Every hybrid PDF (facturx_pdf, zugferd1_pdf) is read a second time with its embedded XML ignored
  * (`pagesOnly`), as the categories `facturx_pdf:text` and `zugferd1_pdf:text`: a labelled text PDF.
@@ -18,6 +18,10 @@
  * greyscale by pdftoppm at DPI and put back into an image-only PDF, as a scanner would deliver it, read by OCR
  * (categories `…:scan`, the same halves).
  *
+ * `--sweep` also judges the text PDFs (and scans) at other thresholds below which a value is left empty (the engine's
+ * `minConfidence`, a filter on what was read: every file is read once with none and filtered for each threshold), and
+ * fits the threshold on the development half: the one with the least cost, a wrong value counted as three empty ones.
+ *
  * Judged as run.mjs judges (formats normalized, a different value stays wrong).
  * Skipped with a message where the corpus folder is absent.
  */
@@ -28,8 +32,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { type ExtractionResult, extractInvoice } from "@docex/extraction/engine";
-import { FIELDS, halfOf, judgeEntry, TEXT_CATEGORIES, type Term, truths, type Verdict } from "@docex/testkit/real-corpus";
+import { DEFAULT_LIMITS, type ExtractionResult, extractInvoice, withholdUnsure } from "@docex/extraction/engine";
+import { FIELDS, halfOf, judgeEntry, TEXT_CATEGORIES, type Term, type Truth, truths, type Verdict } from "@docex/testkit/real-corpus";
 import { PDFDocument } from "pdf-lib";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -40,6 +44,13 @@ const listWrong = args.includes("--wrong");
 const listMissing = args.includes("--missing");
 const onlyHalf = args.includes("--half") ? args[args.indexOf("--half") + 1] : undefined;
 const scanDpi = args.includes("--scans") ? Number(args[args.indexOf("--scans") + 1]) : undefined;
+const sweep = args.includes("--sweep");
+/** Thresholds judged with `--sweep`; the engine's own is judged always. */
+const THRESHOLDS = [0, 30, 40, 50, 55, 60, 65, 70, 75, 80, 85, 90];
+/** With `--sweep`, what a wrong value costs, in empty ones. */
+const WRONG_COST = 3;
+/** Every file is read with nothing withheld; each threshold is a filter on that reading. */
+const UNFILTERED = { ...DEFAULT_LIMITS, minConfidence: 0 };
 if (scanDpi !== undefined && !(scanDpi >= 50 && scanDpi <= 600)) throw new Error("--scans takes a resolution in dpi (50–600)");
 /** Text PDFs, each document once (the stripped copies are the same pages as their facturx_pdf originals). */
 const DISTINCT = ["facturx_pdf:text", "zugferd1_pdf:text", "pdf_text_real"];
@@ -79,6 +90,8 @@ if (!existsSync(CORPUS)) {
 } else {
   /** category → half ("all" for e-invoices) → tally. */
   const table = new Map<string, Map<string, Tally>>();
+  /** With `--sweep`: threshold → the text PDFs' and scans' tallies, as `table`. */
+  const swept = new Map(THRESHOLDS.map((threshold) => [threshold, new Map<string, Map<string, Tally>>()]));
   const wrong: string[] = [];
   let heldOutWrong = 0;
   const excluded: string[] = [];
@@ -87,31 +100,38 @@ if (!existsSync(CORPUS)) {
     const bytes = new Uint8Array(await readFile(path.join(CORPUS, entry.file)));
     // A hybrid whose XML is another invoice than its page (the engine says so) has no truth for its page: left out.
     if (entry.category.endsWith(":text")) {
-      const whole = await extractInvoice({ bytes, fileName: path.basename(entry.file) });
+      const whole = await extractInvoice({ bytes, fileName: path.basename(entry.file) }, UNFILTERED);
       if (whole.messages.some((message) => /describes another invoice/.test(message.message))) {
         excluded.push(`${entry.category} ${path.basename(entry.file)}`);
         continue;
       }
     }
     const started = performance.now();
-    const result = await extractInvoice({
-      bytes,
-      fileName: path.basename(entry.file),
-      ...(entry.category.endsWith(":text") ? { pagesOnly: true } : {}),
-    });
-    record(entry, entry.category, result, performance.now() - started);
+    const result = await extractInvoice(
+      { bytes, fileName: path.basename(entry.file), ...(entry.category.endsWith(":text") ? { pagesOnly: true } : {}) },
+      UNFILTERED,
+    );
+    recordFiltered(entry, entry.category, result, performance.now() - started);
     if (scanDpi !== undefined && DISTINCT.includes(entry.category)) {
       const scan = await asScan(path.join(CORPUS, entry.file), scanDpi);
       const scanStarted = performance.now();
-      const scanned = await extractInvoice({ bytes: scan, fileName: `${path.basename(entry.file)}.scan.pdf` });
-      record(entry, `${entry.category}:scan`, scanned, performance.now() - scanStarted);
+      const scanned = await extractInvoice({ bytes: scan, fileName: `${path.basename(entry.file)}.scan.pdf` }, UNFILTERED);
+      recordFiltered(entry, `${entry.category}:scan`, scanned, performance.now() - scanStarted);
     }
   }
 
-  function record(entry: Awaited<ReturnType<typeof truths>>[number], category: string, result: ExtractionResult, ms: number) {
+  /** One reading judged as the engine gives it (its own threshold), and with `--sweep` at every threshold. */
+  function recordFiltered(entry: Truth, category: string, result: ExtractionResult, ms: number) {
+    record(table, entry, category, withholdUnsure(result, DEFAULT_LIMITS.minConfidence), ms);
+    if (sweep && (DISTINCT.includes(entry.category) || category.endsWith(":scan")))
+      for (const [threshold, into] of swept) record(into, entry, category, withholdUnsure(result, threshold), ms);
+  }
+
+  function record(into: Map<string, Map<string, Tally>>, entry: Truth, category: string, result: ExtractionResult, ms: number) {
+    const listed = into === table;
     const half = TEXT_CATEGORIES.has(entry.category) ? halfOf(entry.file) : "all";
-    const byHalf = table.get(category) ?? new Map<string, Tally>();
-    table.set(category, byHalf);
+    const byHalf = into.get(category) ?? new Map<string, Tally>();
+    into.set(category, byHalf);
     const current = byHalf.get(half) ?? tally();
     byHalf.set(half, current);
     let whole = true;
@@ -124,6 +144,7 @@ if (!existsSync(CORPUS)) {
         current.sure += 1;
         if (verdict !== "right") current.sureWrong += 1;
       }
+      if (!listed) continue;
       if (verdict === "missing" && listMissing && half !== "held-out")
         wrong.push(`${category} ${path.basename(entry.file)} ${term}: expected ${String(entry.truth[term])}, none read`);
       if (verdict === "wrong" || verdict === "extra") {
@@ -200,6 +221,37 @@ if (!existsSync(CORPUS)) {
     console.log(
       `| ${term} | ${cell(einvoices, term)} | ${cell(dev, term)} | ${cell(held, term)} |${scanDpi !== undefined ? ` ${cell(scanDev, term)} | ${cell(scanHeld, term)} |` : ""}`,
     );
+  if (sweep) printSweep();
   if (listWrong || listMissing)
     console.log(`\nwrong values, development half and e-invoices (held-out: ${heldOutWrong}, not listed):\n${wrong.join("\n")}`);
+
+  /** Per threshold and half: right, wrong, missing (extra counted as wrong), wholly right, and the cost. */
+  function printSweep() {
+    const readings = [["text PDFs", ""], ...(scanDpi !== undefined ? [[`scans (${scanDpi} dpi)`, ":scan"]] : [])] as const;
+    console.log(
+      `\nvalues left empty below a threshold (text PDFs${scanDpi !== undefined ? " and scans" : ""}); cost = ${WRONG_COST} × wrong + missing, per judged field:`,
+    );
+    console.log("| threshold | reading | half | right | wrong (+ where none is printed) | missing | wholly right | cost |");
+    console.log("|---:|---|---|---:|---:|---:|---:|---:|");
+    const costs = new Map<number, number>();
+    for (const [threshold, tables] of swept)
+      for (const [label, suffix] of readings)
+        for (const half of ["dev", "held-out"]) {
+          const tallies = DISTINCT.flatMap((category) => tables.get(`${category}${suffix}`)?.get(half) ?? []);
+          const sum = zero();
+          for (const entry of tallies)
+            for (const counts of entry.byTerm.values())
+              for (const verdict of Object.keys(sum) as Verdict[]) sum[verdict] += counts[verdict];
+          const judged = sum.right + sum.wrong + sum.missing;
+          const cost = (WRONG_COST * (sum.wrong + sum.extra) + sum.missing) / (judged || 1);
+          if (half === "dev") costs.set(threshold, (costs.get(threshold) ?? 0) + cost);
+          const files = tallies.reduce((count, entry) => count + entry.total, 0);
+          const whole = tallies.reduce((count, entry) => count + entry.whole, 0);
+          console.log(
+            `| ${threshold} | ${label} | ${half} | ${percent(sum.right, judged)} | ${percent(sum.wrong, judged)} (+${sum.extra}) | ${percent(sum.missing, judged)} | ${whole} of ${files} | ${cost.toFixed(3)} |`,
+          );
+        }
+    const fitted = [...costs].sort((a, b) => a[1] - b[1] || a[0] - b[0])[0];
+    if (fitted) console.log(`\nleast cost on the development half: threshold ${fitted[0]} (the engine's: ${DEFAULT_LIMITS.minConfidence})`);
+  }
 }

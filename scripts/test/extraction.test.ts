@@ -160,6 +160,32 @@ describe("built-in extraction through the gateway (npm start, real Postgres and 
     }
   });
 
+  it("leaves a value it is unsure of empty and says on its field what it read: a date that could be either way round", async () => {
+    const queueId = await queue();
+    const documentId = await upload(queueId, {
+      name: "ambiguous-date.pdf",
+      bytes: await placedPdf([
+        ["Invoice", 70, 60, 18],
+        ["Invoice number", 70, 100],
+        ["INV-77", 200, 100],
+        ["Invoice date", 70, 118],
+        ["03/04/2024", 200, 118],
+        ["Amount due", 70, 150],
+        ["1,250.00 EUR", 200, 150],
+      ]),
+    } as CorpusDocument);
+    const document = await documentWhen(documentId, "to_validate");
+    const read = Object.fromEntries((document.annotations as { key: string; value: string }[]).map((entry) => [entry.key, entry.value]));
+    expect(read).to.include({ invoice_id: "INV-77", total_due: "1250.00" });
+    expect(read).to.not.have.property("issue_date");
+    const said = (document.messages as { key: string | null; message: string; severity: string }[]).filter(
+      (message) => message.key === "issue_date",
+    );
+    expect(said, JSON.stringify(document.messages)).to.have.length(1);
+    expect(said[0]?.severity).to.equal("info");
+    expect(said[0]?.message).to.match(/^Read as "2024-04-03" with a confidence of \d+ %, too little to fill it in/);
+  });
+
   it("reads an e-invoice of each format exactly, line items included", async () => {
     const queueId = await queue();
     for (const einvoice of corpus.filter((document) => !["pdf_text"].includes(document.format))) {

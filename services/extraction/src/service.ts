@@ -55,6 +55,7 @@ export async function startExtractionService(
       maxOcrPages: config.EXTRACTION_OCR_PAGES,
       ocr: config.EXTRACTION_OCR_PAGES > 0,
       ocrTimeoutMs: config.EXTRACTION_OCR_TIMEOUT_MS,
+      minConfidence: config.EXTRACTION_MIN_CONFIDENCE,
     },
   });
   // The pages API's readers: capped like extraction's, with a shorter deadline (a person is waiting).

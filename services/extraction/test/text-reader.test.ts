@@ -253,6 +253,48 @@ describe("text reader: a value under its column's header", () => {
   });
 });
 
+describe("text reader: a column of totals, a row per VAT rate", () => {
+  const header: Row[] = [
+    ["Warenwert", 40, 500],
+    ["Nettobetrag", 200, 500],
+    ["MwSt-Betrag", 300, 500],
+    ["MwSt-%", 400, 500],
+    ["Endbetrag", 480, 500],
+  ];
+  const row = (y: number, cells: [string, string, string, string, string]): Row[] =>
+    cells.map((text, index) => [text, [40, 200, 300, 400, 480][index] as number, y]);
+
+  it("takes the row that is the sum of the rows above it: the totals, not the first rate's", () => {
+    const read = readRows([
+      ["Rechnung Nr. R-1", 40, 100],
+      ...header,
+      ...row(514, ["326,50", "321,40", "61,07", "19,0", "382,47"]),
+      ...row(528, ["130,70", "127,59", "8,93", "7,0", "136,52"]),
+      ...row(542, ["457,20", "448,99", "70,00", "EUR", "518,99"]),
+    ]);
+    expect(valuesOf(read, { total_without_tax: "", total_tax: "", total_due: "" })).to.deep.equal({
+      total_without_tax: "448.99",
+      total_tax: "70.00",
+      total_due: "518.99",
+    });
+    expect(read.fields.total_due?.evidence).to.include({ place: "below" });
+  });
+
+  it("gives a total under its header at low confidence where several rows stand and none is their sum", () => {
+    const read = readRows([
+      ["Rechnung Nr. R-1", 40, 100],
+      ...header,
+      ...row(514, ["326,50", "321,40", "61,07", "19,0", "382,47"]),
+      ...row(528, ["130,70", "127,59", "8,93", "7,0", "136,52"]),
+    ]);
+    expect(read.fields.total_due?.confidence ?? 0).to.be.at.most(50);
+    // One row: its value is the total.
+    const single = readRows([["Rechnung Nr. R-1", 40, 100], ...header, ...row(514, ["326,50", "321,40", "61,07", "19,0", "382,47"])]);
+    expect(value(single, "total_due")).to.equal("382.47");
+    expect(single.fields.total_due?.confidence ?? 0).to.be.above(50);
+  });
+});
+
 describe("text reader: a date that could be read either way", () => {
   it("gives a date with day and month both ≤ 12, and nothing on the page to tell their order, a confidence of at most 50", () => {
     const page = (date: string) =>
@@ -268,6 +310,17 @@ describe("text reader: a date that could be read either way", () => {
     const plain = page("13/04/2024");
     expect(value(plain, "issue_date")).to.equal("2024-04-13");
     expect(plain.fields.issue_date?.confidence).to.be.above(50);
+  });
+
+  it("reads such a date day first, and is sure of it, on a page in a language that writes the day first", () => {
+    const dutch = readRows([
+      ["Factuurnummer:", 70, 100],
+      ["2026-0042", 200, 100],
+      ["Factuurdatum:", 70, 118],
+      ["03-02-2026", 200, 118],
+    ]);
+    expect(value(dutch, "issue_date")).to.equal("2026-02-03");
+    expect(dutch.fields.issue_date?.confidence).to.be.above(50);
   });
 });
 

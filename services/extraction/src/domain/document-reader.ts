@@ -1,7 +1,7 @@
 import type { DocexEvent } from "@docex/events";
 import type { Logger } from "@docex/kit/logger";
 import type { Metrics } from "@docex/kit/metrics";
-import { annotationsFor } from "../engine/annotations.js";
+import { annotationsFor, messagesFor } from "../engine/annotations.js";
 import { sniffKind } from "../engine/engine.js";
 import type { ExtractionPool } from "../engine/pool.js";
 import type { ExtractionMessage, ExtractionResult } from "../engine/types.js";
@@ -83,11 +83,7 @@ export class DocumentReader {
         confidence = meanConfidence(annotations) ?? confidence;
       }
     }
-    // A message about a field the queue's schema does not have is about the document.
-    const known = new Set(queue.schema.flatMap((field) => [field.key, ...(field.columns ?? []).map((column) => column.key)]));
-    const messages: ExtractionMessage[] = [...result.messages, ...clamped].map((message) =>
-      message.key === null || known.has(message.key) ? message : { ...message, key: null },
-    );
+    const messages = messagesFor([...result.messages, ...clamped], queue.schema);
     if (annotations.length === 0 && messages.length === 0)
       messages.push({ key: null, message: "The built-in engine found no field in this document.", severity: "info" });
     const answer = await documents.recordExtraction(

@@ -38,6 +38,19 @@ const FIELD_KEYS: Record<InvoiceFieldKey, string[]> = {
   total_tax: ["total_tax", "amount_total_tax", "tax_total"],
 };
 
+/**
+ * Messages with their keys in the queue's schema: an engine field's key becomes the schema key its value is written to
+ * ("issue_date" → "date_issue"); a message about a field the schema does not have is about the document (key null).
+ */
+export function messagesFor(messages: ExtractionMessage[], schema: SchemaField[]): ExtractionMessage[] {
+  const known = new Set(schema.flatMap((field) => [field.key, ...(field.columns ?? []).map((column) => column.key)]));
+  return messages.map((message) => {
+    if (message.key === null || known.has(message.key)) return message;
+    const candidates = (FIELD_KEYS as Record<string, string[] | undefined>)[message.key] ?? [];
+    return { ...message, key: candidates.find((key) => known.has(key)) ?? null };
+  });
+}
+
 /** Schema keys of the table fields line items and the VAT breakdown are written to. */
 const LINE_ITEM_TABLE_KEYS = ["line_items"];
 const TAX_TABLE_KEYS = ["tax_details", "vat_details", "tax_breakdown"];

@@ -1,5 +1,5 @@
 import { CONFIDENCE_MODEL } from "./confidence-model.js";
-import type { InvoiceFieldKey, ValueSource } from "./types.js";
+import type { ExtractionResult, InvoiceFieldKey, ValueSource } from "./types.js";
 
 /**
  * A value's confidence is the probability, in %, that it is right, estimated from what supports it: a logistic model
@@ -107,4 +107,38 @@ export function confidenceOf(key: string, source: ValueSource, evidence: Evidenc
   const probability = probabilityOf(featuresOf(key, source, evidence), CONFIDENCE_MODEL.weights);
   const ceiling = "ambiguous" in evidence && evidence.ambiguous ? AMBIGUOUS_CEILING : 99;
   return Math.max(1, Math.min(ceiling, Math.round(probability * 100)));
+}
+
+/**
+ * The confidence below which a value read from a page is left empty. A wrong value costs the person checking more
+ * than an empty one: it has to be noticed before it can be corrected, and one not noticed goes on to accounting.
+ * Counting a wrong value as three empty ones, the threshold with the least cost on the development half of the real
+ * corpus, text layer and scans together, is 60 (`node bench/dist/real-corpus.js --sweep --scans 150`; bench/REPORT.md
+ * has the sweep and the held-out half's figures at it). For a calibrated confidence that is where a value's odds of
+ * being right stop paying for the checks its wrong readings cost.
+ */
+export const MIN_CONFIDENCE = 60;
+
+/** Sources whose values are read exactly (an e-invoice, a payment QR code): never withheld. */
+const EXACT_SOURCES: ReadonlySet<ValueSource> = new Set(["builtin:einvoice", "builtin:qr"]);
+
+/**
+ * `result` without the values read from a page whose confidence is below `below` (a line-item table is kept: its
+ * rows are checked one by one, and a doubtful sum already warns). Each one left empty is named in an info message on
+ * its field, with what was read, so that the person checking knows where to look and nobody takes the empty field for
+ * one the page does not print.
+ */
+export function withholdUnsure(result: ExtractionResult, below: number): ExtractionResult {
+  const withheld = Object.entries(result.fields).filter(
+    ([, field]) => field && !EXACT_SOURCES.has(field.source) && field.confidence < below,
+  );
+  if (withheld.length === 0) return result;
+  const fields = { ...result.fields };
+  for (const [key] of withheld) delete fields[key as InvoiceFieldKey];
+  const messages = withheld.map(([key, field]) => ({
+    key,
+    message: `Read as "${field?.value}" with a confidence of ${field?.confidence} %, too little to fill it in; check it on the page.`,
+    severity: "info" as const,
+  }));
+  return { ...result, fields, messages: [...result.messages, ...messages] };
 }

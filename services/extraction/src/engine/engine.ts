@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { withholdUnsure } from "./confidence.js";
 import { readEinvoice } from "./einvoice.js";
 import { isdocOfIsdocx } from "./isdocx.js";
 import { OCR_DPI, OcrRefusedError, ocr, ocrAvailable, type PageSize } from "./ocr.js";
@@ -246,6 +247,10 @@ async function readPdf(
  * validation. Runs inside a worker with time and memory limits (see pool.ts).
  */
 export async function extractInvoice(input: ExtractionInput, limits: ExtractionLimits = DEFAULT_LIMITS): Promise<ExtractionResult> {
+  return withholdUnsure(await readInvoice(input, limits), limits.minConfidence);
+}
+
+async function readInvoice(input: ExtractionInput, limits: ExtractionLimits): Promise<ExtractionResult> {
   const { bytes } = input;
   try {
     const kind = sniffKind(bytes);

@@ -270,6 +270,31 @@ export function fieldsFromLines(lines: Line[], source: ValueSource, pageSizes: P
   }
   const hitsIn = (seg: Seg | undefined) => (seg ? (bySeg.get(seg) ?? []) : []);
 
+  /**
+   * An amount under a totals header may head a column of them: a row per VAT rate, then their sum ("Nettobetrag |
+   * 321,40 | 127,59 | 448,99"). The column's amounts are read down while rows follow closely; where the last is the
+   * sum of those above it, it is the total. Where several stand and none is their sum, which row the label means is a
+   * guess: the first is given as ambiguous.
+   */
+  const totalOfColumn = (first: Candidate, firstLine: number): Candidate => {
+    const column: Candidate[] = [first];
+    let previous = first.seg;
+    for (let lineIndex = firstLine + 1; lineIndex < Math.min(segs.length, firstLine + 12); lineIndex += 1) {
+      const line = segs[lineIndex] as Seg[];
+      if (line[0]?.page !== previous.page || (line[0]?.y ?? 0) - previous.y > previous.height * 2.5) break;
+      const under = line.find((seg) => seg.x < first.seg.xEnd + first.seg.height && seg.xEnd > first.seg.x - first.seg.height);
+      const value = under ? amount(under.text.trim()) : undefined;
+      if (!under || value === undefined) break;
+      column.push({ value, evidence: first.evidence, seg: under, start: 0, end: under.text.length });
+      previous = under;
+    }
+    if (column.length === 1) return first;
+    const last = column[column.length - 1] as Candidate;
+    const above = column.slice(0, -1).reduce((sum, candidate) => sum + Number(candidate.value), 0);
+    if (Math.abs(above - Number(last.value)) < 0.005 * column.length) return { ...last, evidence: { ...last.evidence, consistent: true } };
+    return { ...first, evidence: { ...first.evidence, ambiguous: true } };
+  };
+
   /** Values for a label hit: after it in its segment, in the next segment right, or below it. */
   const valuesOf = (hit: Hit, parse: Parser, maxTokens: number, allowBelow = hit.tier === "strong"): Candidate[] => {
     const found: Candidate[] = [];
@@ -324,7 +349,8 @@ export function fieldsFromLines(lines: Line[], source: ValueSource, pageSizes: P
         if (hitsIn(under).some((other) => other.start === 0)) continue;
         const read = leading(under.text, parse, maxTokens);
         if (read) {
-          found.push({ value: read.value, evidence: { label, place: "below" }, seg: under, start: 0, end: read.length });
+          const first: Candidate = { value: read.value, evidence: { label, place: "below" }, seg: under, start: 0, end: read.length };
+          found.push(parse === amount ? totalOfColumn(first, lineIndex) : first);
           return found;
         }
       }
@@ -549,9 +575,14 @@ function positionOf(candidate: Candidate, pageSizes: PageSizes): FieldPosition |
 
 // ---------------------------------------------------------------- dates
 
+/** Words only an invoice in a language that writes the day first prints (cs, sk, pl, de, nl, fr, it, es). */
+const DAY_FIRST_LANGUAGE =
+  /(?<![\p{L}])(?:(?:faktur|rechnung|factuur|factur|fattur|rachun)\p{L}*|dph|mwst|ust|btw|tva|iva|datum|fecha|data wystawienia|ico|dic)(?![\p{L}])/u;
+
 /**
  * Day-first or month-first for numeric dates: a date whose first number is over 12 says day first, whose second
- * is says month first. Without either, day first unless the page speaks English and pays in dollars; `sure` false.
+ * is says month first. Without either, a page in a language of continental Europe says day first; else day first unless
+ * the page speaks English and pays in dollars, `sure` false.
  */
 function dateOrder(all: Seg[]): { order: DateOrder; sure: boolean } {
   let dayFirst = 0;
@@ -566,6 +597,8 @@ function dateOrder(all: Seg[]): { order: DateOrder; sure: boolean } {
   if (monthFirst > dayFirst) return { order: "mdy", sure: true };
   if (dayFirst > 0) return { order: "dmy", sure: true };
   const text = all.map((seg) => seg.folded).join(" ");
+  // Month first is American usage; an invoice in a language of continental Europe prints the day first.
+  if (DAY_FIRST_LANGUAGE.test(text)) return { order: "dmy", sure: true };
   if (/\$|\busd\b/.test(text) && /\b(invoice|total|amount)\b/.test(text)) return { order: "mdy", sure: false };
   return { order: "dmy", sure: false };
 }

@@ -1,4 +1,4 @@
-import type { Evidence, TableEvidence } from "./confidence.js";
+import { type Evidence, MIN_CONFIDENCE, type TableEvidence } from "./confidence.js";
 /** Where an extracted value came from; written into the annotation's `source`. */
 export type ValueSource = "builtin:einvoice" | "builtin:pdf_text" | "builtin:ocr" | "builtin:qr";
 
@@ -134,6 +134,11 @@ export interface ExtractionLimits {
   deferOcr?: boolean;
   /** Whether payment QR codes are looked for (default yes); see qr.ts. */
   paymentQr?: boolean;
+  /**
+   * A value read from a page with a confidence below this (0–100) is left empty: more likely wrong than worth a
+   * check (see `withholdUnsure` in confidence.ts). 0 gives every value read.
+   */
+  minConfidence: number;
 }
 
 export const DEFAULT_LIMITS: ExtractionLimits = {
@@ -144,6 +149,7 @@ export const DEFAULT_LIMITS: ExtractionLimits = {
   ocr: true,
   // An A3 page at 200 dpi is 7.8 million; 25 million is about 100 MB of rasterizer bitmap.
   maxOcrPixels: 25_000_000,
+  minConfidence: MIN_CONFIDENCE,
 };
 
 /** A file the engine refuses to read further; its message is shown to the user. */
