@@ -110,4 +110,45 @@ describe("applying a supplier's layout to a new reading", () => {
       issue_date: "2026-11-24",
     });
   });
+
+  it("learns a value apart from a currency or colon printed far from it, and reads its line, not small print beside it", async () => {
+    /** Words of a page: [text, x, top] in points, 10 pt high, the way a PDF's text layer gives them. */
+    const page = (placed: [string, number, number, number?][]) => {
+      const words = placed.map(([text, x, top, size = 10]): PageWord => {
+        const width = text.length * size * 0.5;
+        return { text, box: [x / 595, top / 842, (x + width) / 595, (top + size) / 842] };
+      });
+      return new Map([[1, words]]);
+    };
+    const layout = (tax: string, iban: string, due: string) =>
+      page([
+        ["Steuerbetrag", 250, 600],
+        ["in", 320, 600],
+        ["EUR", 400, 600],
+        [tax, 480, 600],
+        ["IBAN", 60, 650],
+        [":", 90, 650],
+        [iban, 300, 650],
+        ["Date", 40, 400],
+        ["d'échéance", 70, 400],
+        [due, 160, 400],
+        // Small print on the right whose line overlaps the date's (a contact's phone numbers).
+        ["+33", 330, 394, 9],
+        ["4", 352, 394, 9],
+        ["+33", 330, 405, 9],
+        ["6", 352, 405, 9],
+      ]);
+    const first = typed({ total_tax: "37.62", iban: "DE02120300000000202051", due_date: "2017-12-13" });
+    const places = learned(placesOf(SCHEMA, first, layout("37,62", "DE02 1203 0000 0000 2020 51".replace(/ /g, ""), "13/12/2017")));
+    expect(Object.fromEntries(places.map((place) => [place.fieldKey, place.anchor]))).to.deep.equal({
+      total_tax: "steuerbetrag in",
+      iban: "iban",
+      due_date: "date d'echeance",
+    });
+    expect(valuesOf(readPlaces(SCHEMA, places, layout("70,00", "DE89370400440532013000", "05/01/2018")))).to.deep.equal({
+      total_tax: "70.00",
+      iban: "DE89370400440532013000",
+      due_date: "2018-01-05",
+    });
+  });
 });

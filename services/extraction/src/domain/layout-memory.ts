@@ -106,6 +106,9 @@ function sameValue(field: Pick<SchemaField, "key" | "type">, a: string, b: strin
   return left !== undefined && left === readAs(field, b);
 }
 
+/** A word printed beside a value that is neither label nor value: a currency code or symbol, a colon, a hash. */
+const apart = (text: string) => /^(?:[A-Z]{3}|[€$£]|K[čc]|[:;#.,-]+)$/u.test(text);
+
 /** A word that can be part of a label: it has letters and no digits (a number, a date or an id is a value). */
 const labelWord = (text: string) => /\p{L}/u.test(text) && !/\d/.test(text);
 
@@ -116,6 +119,8 @@ const labelWord = (text: string) => /\p{L}/u.test(text) && !/\d/.test(text);
 function anchorOf(lines: Placed[][], value: { line: number; box: Box }): { text: string; box: Box } | undefined {
   const line = lines[value.line] ?? [];
   const before = line.filter((word) => word.box[2] <= value.box[0] + 0.002);
+  // A currency or a colon between the label and the value ("Steuerbetrag in | EUR | 37,62", "IBAN | : | DE…") is no label.
+  while (before.length && apart((before[before.length - 1] as Placed).text)) before.pop();
   const run: Placed[] = [];
   for (let index = before.length - 1; index >= 0 && run.length < 3; index--) {
     const word = before[index] as Placed;
@@ -135,6 +140,20 @@ function anchorOf(lines: Placed[][], value: { line: number; box: Box }): { text:
   return undefined;
 }
 
+/**
+ * The line a box stands on: of the lines with a word whose centre is within half its height (and `slack`) of the box's,
+ * the nearest (a line of small print beside it may overlap it too).
+ */
+function nearestLine(lines: Placed[][], box: Box, slack: number): Placed[] | undefined {
+  let best: { line: Placed[]; off: number } | undefined;
+  for (const line of lines)
+    for (const word of line) {
+      const off = Math.abs(centreY(word.box) - centreY(box));
+      if (off <= height(word.box) / 2 + slack && (!best || off < best.off)) best = { line, off };
+    }
+  return best?.line;
+}
+
 /** Where `value` is printed: the annotation's own position when it has one, else the first run of words that reads as it. */
 function locate(
   field: SchemaField,
@@ -147,10 +166,8 @@ function locate(
     if (!words) return undefined;
     const lines = linesOf(words, position.page);
     const box = position.box as Box;
-    const line = lines.findIndex((candidate) =>
-      candidate.some((word) => Math.abs(centreY(word.box) - centreY(box)) <= height(word.box) / 2),
-    );
-    return line < 0 ? undefined : { page: position.page, line, box, lines };
+    const nearest = nearestLine(lines, box, 0);
+    return nearest ? { page: position.page, line: lines.indexOf(nearest), box, lines } : undefined;
   }
   for (const [page, words] of pages) {
     const lines = linesOf(words, page);
@@ -158,8 +175,12 @@ function locate(
       for (let start = 0; start < line.length; start++)
         for (let end = start + 1; end <= Math.min(line.length, start + 6); end++) {
           const run = line.slice(start, end);
-          if (sameValue(field, run.map((word) => word.text).join(" "), annotation.value))
-            return { page, line: lineIndex, box: union(run.map((word) => word.box)), lines };
+          if (!sameValue(field, run.map((word) => word.text).join(" "), annotation.value)) continue;
+          // The value's own words: a currency code or symbol printed apart from an amount, or a label's colon left
+          // standing alone, is not part of its place.
+          const own = run.filter((word) => !apart(word.text));
+          const words = own.length && sameValue(field, own.map((word) => word.text).join(" "), annotation.value) ? own : run;
+          return { page, line: lineIndex, box: union(words.map((word) => word.box)), lines };
         }
   }
   return undefined;
@@ -215,9 +236,7 @@ function findAnchor(lines: Placed[][], place: LayoutPlace): Box | undefined {
  */
 function readAt(field: SchemaField, lines: Placed[][], expected: Box): { value: string; box: Box } | undefined {
   const tolerance = Math.max(0.01, height(expected));
-  const line = lines.find((candidate) =>
-    candidate.some((word) => Math.abs(centreY(word.box) - centreY(expected)) <= height(word.box) / 2 + 0.002),
-  );
+  const line = nearestLine(lines, expected, 0.002);
   if (!line) return undefined;
   // The word that starts where the value started (the nearest start within a word's height of it), not the label
   // that ends there.
