@@ -216,7 +216,17 @@ describe("extraction engine: labels and parties on layouts nobody wrote the engi
     ]);
     expect(value(result, "buyer_name")).to.equal("Boulangerie Martin");
     expect(result.fields.buyer_name?.evidence).to.deep.include({ label: "none", party: false });
-    expect(result.fields.buyer_name?.confidence).to.be.below(90);
+    // A buyer guessed from where its block stands is less sure than the same block under a heading.
+    const headed = readRows([
+      ...letterhead,
+      ["Client", 326, 124],
+      ["Boulangerie Martin", 326, 138],
+      ["Claire Martin", 326, 150],
+      ["35 rue de la République", 326, 163],
+      ["69001 Lyon", 326, 176],
+    ]);
+    expect(headed.fields.buyer_name?.evidence).to.deep.include({ party: true });
+    expect(result.fields.buyer_name?.confidence ?? 100).to.be.below(headed.fields.buyer_name?.confidence ?? 0);
   });
 
   it("takes no buyer where two address blocks without a heading could each be it", () => {

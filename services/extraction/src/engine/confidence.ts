@@ -113,11 +113,11 @@ export function confidenceOf(key: string, source: ValueSource, evidence: Evidenc
  * The confidence below which a value read from a page is left empty. A wrong value costs the person checking more
  * than an empty one: it has to be noticed before it can be corrected, and one not noticed goes on to accounting.
  * Counting a wrong value as three empty ones, the threshold with the least cost on the development half of the real
- * corpus, text layer and scans together, is 60 (`node bench/dist/real-corpus.js --sweep --scans 150`; bench/REPORT.md
+ * corpus, text layer and scans together, is 70 (`node bench/dist/real-corpus.js --sweep --scans 150`; bench/REPORT.md
  * has the sweep and the held-out half's figures at it). For a calibrated confidence that is where a value's odds of
  * being right stop paying for the checks its wrong readings cost.
  */
-export const MIN_CONFIDENCE = 60;
+export const MIN_CONFIDENCE = 70;
 
 /** Sources whose values are read exactly (an e-invoice, a payment QR code): never withheld. */
 const EXACT_SOURCES: ReadonlySet<ValueSource> = new Set(["builtin:einvoice", "builtin:qr"]);
