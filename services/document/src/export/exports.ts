@@ -192,16 +192,7 @@ export class Exports {
       for (const id of ids) documents.push(await this.locked(tx, id));
       const runId = randomUUID();
       const produced = produce(config, documents, `export-run-${runId}`);
-      const run = await this.deps.store.insertRun(tx, {
-        id: runId,
-        exportId: config.id,
-        queueId: config.queueId,
-        organizationId: config.organizationId,
-        format: config.format,
-        options: config.options,
-        status: "running",
-        documentIds: ids,
-      });
+      const run = await this.deps.store.insertRun(tx, startedRun(config, runId, ids));
       if (!run) throw new Error(`export run ${runId} was not inserted`);
       for (const document of documents) {
         const failure = "file" in produced ? undefined : produced.failures.get(document.id);
@@ -313,20 +304,7 @@ export class Exports {
       const failures: string[] = [];
       for (const config of configs) {
         const runId = randomUUID();
-        const run = await this.deps.store.insertRun(
-          tx,
-          {
-            id: runId,
-            exportId: config.id,
-            queueId: config.queueId,
-            organizationId: config.organizationId,
-            format: config.format,
-            options: config.options,
-            status: "running",
-            documentIds: [current.id],
-          },
-          eventId,
-        );
+        const run = await this.deps.store.insertRun(tx, startedRun(config, runId, [current.id]), eventId);
         if (!run) continue;
         const produced = produce(config, [current], `export-${current.id}`);
         if ("file" in produced) {
@@ -404,6 +382,12 @@ export class Exports {
 }
 
 /** What configuration.changed shows of an export (nothing secret: names, format, trigger, options). */
+/** The row of a run of `config` over `documentIds` as it starts (status `running`, no file yet). */
+function startedRun(config: ExportConfig, id: string, documentIds: string[]): Parameters<ExportStore["insertRun"]>[1] {
+  const { queueId, organizationId, format, options } = config;
+  return { id, exportId: config.id, queueId, organizationId, format, options, status: "running", documentIds };
+}
+
 function stateOf(config: ExportConfig) {
   return { name: config.name, format: config.format, trigger: config.trigger, options: config.options };
 }
