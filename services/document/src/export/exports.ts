@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { createEvent, DOCUMENT_STATUSES, type DocexEvent } from "@docex/events";
+import { DOCUMENT_STATUSES, type DocexEvent } from "@docex/events";
 import type { OutboxEvents } from "@docex/kit/bus";
 import type { Sql, Tx } from "@docex/kit/db";
 import { ConflictError, NotFoundError, ValidationError } from "@docex/kit/errors";
 import { type AccessControl, type Actor, forbidden } from "../domain/access.js";
+import { configurationChanged } from "../domain/document-events.js";
 import type { ChangeMeta, DocumentWriter } from "../domain/document-writer.js";
 import type { Documents } from "../domain/documents.js";
 import type { DocumentView } from "../domain/duplicates.js";
@@ -394,19 +395,8 @@ function stateOf(config: ExportConfig) {
 
 /** `configuration.changed` (resource `export`, its id) with the export before and after; null for none. */
 function exportChanged(actor: Actor, config: ExportConfig, previous: ExportConfig | null, current: ExportConfig | null): DocexEvent {
-  return createEvent("configuration.changed", {
-    organization_id: config.organizationId,
-    actor_user_id: actor.userId,
-    ...(actor.requestId ? { request_id: actor.requestId } : {}),
-    data: {
-      resource: "export",
-      resource_id: config.id,
-      queue_id: config.queueId,
-      change: current === null ? "deleted" : previous === null ? "created" : "updated",
-      previous: previous ? stateOf(previous) : null,
-      current: current ? stateOf(current) : null,
-    },
-  });
+  const target = { organizationId: config.organizationId, resource: "export", resourceId: config.id, queueId: config.queueId } as const;
+  return configurationChanged(target, previous ? stateOf(previous) : null, current ? stateOf(current) : null, actor);
 }
 
 /** The options as the format's schema has them (defaults filled in); 400 naming each bad one. */
