@@ -3,12 +3,12 @@ import { DOCUMENT_STATUSES, type DocexEvent } from "@docex/events";
 import type { OutboxEvents } from "@docex/kit/bus";
 import type { Sql, Tx } from "@docex/kit/db";
 import { ConflictError, NotFoundError, ValidationError } from "@docex/kit/errors";
-import { type AccessControl, type Actor, forbidden } from "../domain/access.js";
+import { type AccessControl, type Actor, forbidden, readableQueue } from "../domain/access.js";
 import { configurationChanged } from "../domain/document-events.js";
 import type { ChangeMeta, DocumentWriter } from "../domain/document-writer.js";
 import type { Documents } from "../domain/documents.js";
 import type { DocumentView } from "../domain/duplicates.js";
-import { entityRefOf, isUuid } from "../domain/humanized-id.js";
+import { isUuid } from "../domain/humanized-id.js";
 import type { DocumentMessage, DocumentStatus, StoredDocument } from "../domain/records.js";
 import { moveConflict, refuseMove } from "../domain/status-machine.js";
 import type { DocumentStore } from "../store/document-store.js";
@@ -85,22 +85,15 @@ const documentNotFound = (id: string) => () => new NotFoundError(`Document ${id}
 export class Exports {
   constructor(private readonly deps: ExportsDependencies) {}
 
-  private async managedQueue(actor: Actor, ref: string) {
-    const notFound = () => new NotFoundError(`Queue ${ref} does not exist.`, "queue_not_found");
-    const queue = await this.deps.hierarchy.findQueue(entityRefOf(ref));
-    if (!queue) throw notFound();
-    const scope = { organizationId: queue.organizationId, queueId: queue.id };
-    await this.deps.access.requireReadable(actor, scope, notFound);
-    return { queue, scope, notFound };
+  private managedQueue(actor: Actor, ref: string) {
+    return readableQueue({ queues: this.deps.hierarchy, access: this.deps.access }, actor, ref);
   }
 
   /** An export the caller may see (else 404) and, with `manage`, configure (else 403). */
   private async visibleExport(actor: Actor, id: string, permission: "queue.manage" | "document.edit" | "document.read") {
     const notFound = exportNotFound(id);
-    const config = isUuid(id) ? await this.deps.store.find(id.toLowerCase()) : undefined;
-    if (!config) throw notFound();
+    const config = await this.deps.access.readableById(actor, id, (uuid) => this.deps.store.find(uuid), notFound);
     const scope = { organizationId: config.organizationId, queueId: config.queueId };
-    await this.deps.access.requireReadable(actor, scope, notFound);
     if (permission !== "document.read") await this.deps.access.require(actor, permission, scope, notFound);
     return config;
   }
@@ -235,11 +228,7 @@ export class Exports {
   }
 
   async getRun(actor: Actor, runId: string): Promise<ExportRun> {
-    const notFound = runNotFound(runId);
-    const run = isUuid(runId) ? await this.deps.store.findRun(runId.toLowerCase()) : undefined;
-    if (!run) throw notFound();
-    await this.deps.access.requireReadable(actor, { organizationId: run.organizationId, queueId: run.queueId }, notFound);
-    return run;
+    return this.deps.access.readableById(actor, runId, (uuid) => this.deps.store.findRun(uuid), runNotFound(runId));
   }
 
   /** The run's file: 404 `export_file_not_found` while it runs or when it failed, `export_file_purged` once a document in it was purged. */
