@@ -26,6 +26,7 @@ import {
   createWorkspaceBody,
   documentListQuery,
   extractionBody,
+  nameListOf,
   nameListQuery,
   queueDocumentListQuery,
   renameBody,
@@ -175,11 +176,7 @@ export function documentRoutes(
       },
       signedIn,
       async ({ query }, req, res) => {
-        const page = await hierarchy.listWorkspaces(actorOf(req), param(req, "organization_id"), {
-          q: query.q,
-          page: query.page,
-          pageSize: query.page_size,
-        });
+        const page = await hierarchy.listWorkspaces(actorOf(req), param(req, "organization_id"), nameListOf(query));
         res.json(pageBody(page.items, workspaceDto, page));
       },
     );
@@ -243,11 +240,7 @@ export function documentRoutes(
       },
       signedIn,
       async ({ query }, req, res) => {
-        const page = await hierarchy.listQueues(actorOf(req), param(req, "workspace_id"), {
-          q: query.q,
-          page: query.page,
-          pageSize: query.page_size,
-        });
+        const page = await hierarchy.listQueues(actorOf(req), param(req, "workspace_id"), nameListOf(query));
         res.json(pageBody(page.items, queueDto, page));
       },
     );

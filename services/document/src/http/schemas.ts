@@ -140,6 +140,9 @@ export const nameListQuery = z.object({
   ...firstValuePageQuery.shape,
 });
 
+/** What a list of workspaces or queues asks the domain for: the name filter and the page. */
+export const nameListOf = (query: z.output<typeof nameListQuery>) => ({ q: query.q, page: query.page, pageSize: query.page_size });
+
 const DAY_MS = 86_400_000;
 
 /** An ISO date (`2026-03-01`, midnight UTC) or date-time with a zone; its instant and whether it named a whole day. */
