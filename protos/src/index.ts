@@ -1,9 +1,12 @@
-export * from "./auth.js";
-export * from "./automation.js";
+// The service modules are written from the .proto files by generate-services.mjs (npm run generate).
 export * from "./document.js";
+export * from "./generated/services/auth.js";
+export * from "./generated/services/automation.js";
+export * from "./generated/services/document.js";
+export * from "./generated/services/membership.js";
+export * from "./generated/services/register.js";
+export * from "./generated/services/webhook.js";
 export * from "./json-fields.js";
-export * from "./membership.js";
-export * from "./register.js";
 export {
   type Callers,
   type Handlers,
@@ -13,4 +16,3 @@ export {
   type PromiseClient,
   type ServiceDescriptor,
 } from "./service-descriptor.js";
-export * from "./webhook.js";

@@ -1,6 +1,7 @@
-import { type DocexEvent, eventSubject, parseEvent } from "@docex/events";
+import type { DocexEvent } from "@docex/events";
 import type { SubscriptionOptions } from "@docex/kit/bus";
 import type { Sql } from "@docex/kit/db";
+import { eventConsumer } from "./event-consumer.js";
 
 /** The events that tell every service to remove what it keeps of a part of the hierarchy, or of purged documents. */
 export type RemovalEvent = "queue.deleted" | "workspace.deleted" | "documents.purged";
@@ -15,13 +16,7 @@ export function removalSubscription<T extends RemovalEvent>(
   type: T,
   remove: (event: DocexEvent<T>) => Promise<void>,
 ): SubscriptionOptions {
-  return {
-    durable,
-    subject: eventSubject(type),
-    handler: async (payload) => {
-      await remove(parseEvent(payload, type));
-    },
-  };
+  return eventConsumer(durable, type, remove);
 }
 
 /**

@@ -1,27 +1,12 @@
 import { annotationSchema } from "@docex/annotations";
 import { z } from "zod";
+import { DOCUMENT_STATUSES } from "./document-statuses.js";
 
 // Postgres stores any 8-4-4-4-12 hex string as a uuid, so an event must not be stricter than the tables it reports on.
 export const uuidSchema = z.guid();
 
 export const ROLES = ["owner", "supervisor", "admin", "editor", "approver", "viewer"] as const;
 export type Role = (typeof ROLES)[number];
-
-export const DOCUMENT_STATUSES = [
-  "received",
-  "extracting",
-  "extraction_failed",
-  "to_validate",
-  "in_approval",
-  "ready_to_export",
-  "exporting",
-  "exported",
-  "export_failed",
-  "postponed",
-  "rejected",
-  "deleted",
-] as const;
-export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
 
 export const UI_LOCALES = ["cs_CZ", "en_GB", "cs", "en"] as const;
 export type UiLocale = (typeof UI_LOCALES)[number];

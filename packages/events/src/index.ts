@@ -1,3 +1,4 @@
+export * from "./document-statuses.js";
 export * from "./envelope.js";
 export * from "./event-data.js";
 export * from "./service-events.js";

@@ -94,6 +94,9 @@ export function extractionEvaluationDto(evaluation: ExtractionEvaluationSettings
   return { status: evaluation.status, document_confidence: evaluation.documentConfidence, fields: evaluation.fields };
 }
 
+/** A queue's document lifetime in days (1 to 3650, the database's CHECK too); null: documents are kept. */
+export const documentLifetimeDays = z.number().int().min(1).max(3650).nullable();
+
 /** QueueWithAnnotationSchemaDto of API.md. */
 export const queueWithAnnotationSchemaSchema = z.object({
   id: uuid,
@@ -111,13 +114,9 @@ export const queueWithAnnotationSchemaSchema = z.object({
   extraction_engine: z
     .enum(EXTRACTION_ENGINES)
     .describe("`builtin`: the extraction service reads uploaded files; `external`: an outside engine posts `/extraction`"),
-  document_lifetime_days: z
-    .number()
-    .int()
-    .min(1)
-    .max(3650)
-    .nullable()
-    .describe("Documents older than this many days are purged with their files, annotations and projections; null: kept"),
+  document_lifetime_days: documentLifetimeDays.describe(
+    "Documents older than this many days are purged with their files, annotations and projections; null: kept",
+  ),
   inbox_email: z
     .string()
     .describe(

@@ -1,6 +1,7 @@
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { IncomingHttpHeaders, Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import protobuf from "protobufjs";
+import { listenWithBodies } from "./local-http-server.js";
 
 /**
  * The part of OTLP's trace schema (opentelemetry/proto/collector/trace/v1 and trace/v1, common/v1, resource/v1)
@@ -179,33 +180,27 @@ export class OtlpReceiver {
 
   static async start(): Promise<OtlpReceiver> {
     let receiver: OtlpReceiver | undefined;
-    const server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (chunk: Buffer) => chunks.push(chunk));
-      req.on("end", () => {
-        if (req.method !== "POST" || req.url !== "/v1/traces") {
-          res.writeHead(404).end();
-          return;
-        }
-        const body = Buffer.concat(chunks);
-        const contentType = String(req.headers["content-type"] ?? "");
-        try {
-          const spans = contentType.startsWith("application/json")
-            ? spansOf(JSON.parse(body.toString("utf8")) as OtlpRequest, "hex")
-            : spansOf(
-                ExportTraceServiceRequest.toObject(ExportTraceServiceRequest.decode(body), { bytes: String, longs: String }) as OtlpRequest,
-                "base64",
-              );
-          receiver!.exports.push({ contentType, headers: req.headers, spans });
-        } catch (error) {
-          res.writeHead(400, { "content-type": "text/plain" }).end(String(error));
-          return;
-        }
-        res.writeHead(200, { "content-type": contentType.startsWith("application/json") ? "application/json" : "application/x-protobuf" });
-        res.end(contentType.startsWith("application/json") ? "{}" : undefined);
-      });
+    const server = await listenWithBodies((req, body, res) => {
+      if (req.method !== "POST" || req.url !== "/v1/traces") {
+        res.writeHead(404).end();
+        return;
+      }
+      const contentType = String(req.headers["content-type"] ?? "");
+      try {
+        const spans = contentType.startsWith("application/json")
+          ? spansOf(JSON.parse(body.toString("utf8")) as OtlpRequest, "hex")
+          : spansOf(
+              ExportTraceServiceRequest.toObject(ExportTraceServiceRequest.decode(body), { bytes: String, longs: String }) as OtlpRequest,
+              "base64",
+            );
+        receiver!.exports.push({ contentType, headers: req.headers, spans });
+      } catch (error) {
+        res.writeHead(400, { "content-type": "text/plain" }).end(String(error));
+        return;
+      }
+      res.writeHead(200, { "content-type": contentType.startsWith("application/json") ? "application/json" : "application/x-protobuf" });
+      res.end(contentType.startsWith("application/json") ? "{}" : undefined);
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     receiver = new OtlpReceiver(server);
     return receiver;
   }

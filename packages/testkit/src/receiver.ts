@@ -1,5 +1,6 @@
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { IncomingHttpHeaders, Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { listenWithBodies } from "./local-http-server.js";
 
 export interface RecordedRequest {
   method: string;
@@ -27,34 +28,29 @@ export class RecordingReceiver {
 
   static async start(): Promise<RecordingReceiver> {
     let receiver: RecordingReceiver | undefined;
-    const server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (chunk: Buffer) => chunks.push(chunk));
-      req.on("end", async () => {
-        const rawBody = Buffer.concat(chunks).toString("utf8");
-        let body: unknown = rawBody;
-        try {
-          body = rawBody ? JSON.parse(rawBody) : undefined;
-        } catch {}
-        const recorded: RecordedRequest = {
-          method: req.method ?? "",
-          path: req.url ?? "",
-          headers: req.headers,
-          rawBody,
-          body,
-          receivedAt: Date.now(),
-        };
-        receiver!.requests.push(recorded);
-        for (const wake of receiver!.waiters.splice(0)) wake();
-        const answer = await receiver!.answer(recorded);
-        if (answer.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
-        if (res.destroyed) return;
-        const text = typeof answer.body === "string" || answer.body === undefined ? (answer.body ?? "") : JSON.stringify(answer.body);
-        res.writeHead(answer.status ?? 200, { "content-type": "application/json", ...answer.headers });
-        res.end(text);
-      });
+    const server = await listenWithBodies(async (req, bytes, res) => {
+      const rawBody = bytes.toString("utf8");
+      let body: unknown = rawBody;
+      try {
+        body = rawBody ? JSON.parse(rawBody) : undefined;
+      } catch {}
+      const recorded: RecordedRequest = {
+        method: req.method ?? "",
+        path: req.url ?? "",
+        headers: req.headers,
+        rawBody,
+        body,
+        receivedAt: Date.now(),
+      };
+      receiver!.requests.push(recorded);
+      for (const wake of receiver!.waiters.splice(0)) wake();
+      const answer = await receiver!.answer(recorded);
+      if (answer.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
+      if (res.destroyed) return;
+      const text = typeof answer.body === "string" || answer.body === undefined ? (answer.body ?? "") : JSON.stringify(answer.body);
+      res.writeHead(answer.status ?? 200, { "content-type": "application/json", ...answer.headers });
+      res.end(text);
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     receiver = new RecordingReceiver(server);
     return receiver;
   }

@@ -1,5 +1,5 @@
+import { eventConsumer } from "@docex/domain/event-consumer";
 import { removalSubscription } from "@docex/domain/removals";
-import { eventSubject, parseEvent } from "@docex/events";
 import { serviceConfigSchema } from "@docex/kit/config";
 import type { Logger } from "@docex/kit/logger";
 import { connectInfrastructure, type RunningService } from "@docex/kit/runtime";
@@ -91,11 +91,7 @@ export async function startMembershipService(config: MembershipConfig, options: 
       subscriptions: [
         userOnboardedSubscription({ store, organizations, logger: infra.logger }, USER_ONBOARDED_CONSUMER),
         removalSubscription("membership__queue_deleted", "queue.deleted", (event) => store.forgetQueue(event.data.queue_id)),
-        {
-          durable: USER_ERASED_CONSUMER,
-          subject: eventSubject("user.personal_data_erased"),
-          handler: (payload) => erasure.onUserErased(parseEvent(payload, "user.personal_data_erased"), USER_ERASED_CONSUMER),
-        },
+        eventConsumer(USER_ERASED_CONSUMER, "user.personal_data_erased", (event) => erasure.onUserErased(event, USER_ERASED_CONSUMER)),
       ],
       onStop: async () => {
         directory.close();

@@ -24,19 +24,5 @@ export type Workspace = DataOf<operations["listWorkspaces"]["responses"][200]>[n
 export type Pagination = Json<operations["listQueueDocuments"]["responses"][200]>["pagination"];
 export type TokenResponse = DataOf<operations["login"]["responses"][200]>;
 
-/** Every status of API.md, in the order a document goes through them. */
-export const DOCUMENT_STATUSES = [
-  "received",
-  "extracting",
-  "extraction_failed",
-  "to_validate",
-  "in_approval",
-  "ready_to_export",
-  "exporting",
-  "exported",
-  "export_failed",
-  "postponed",
-  "rejected",
-  "deleted",
-] as const;
-export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
+/** Every status of API.md, in the order a document goes through them: the services' own list. */
+export { DOCUMENT_STATUSES, type DocumentStatus } from "@docex/events/document-statuses";

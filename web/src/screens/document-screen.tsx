@@ -337,31 +337,25 @@ export function DocumentScreen({ documentId }: { documentId: string }) {
             void confirm();
           }}
         >
-          {views.map((view) =>
-            view.definition.type === "table" ? (
+          {views.map((view) => {
+            // What a table and a value field are both given.
+            const field = { view, messages: messagesOf(view), blockers: blockersOf(view), disabled: !canEdit, onCommit: () => void save() };
+            return view.definition.type === "table" ? (
               <TableField
                 key={view.definition.key}
-                view={view}
+                {...field}
                 rows={rowsOfField(view)}
-                messages={messagesOf(view)}
-                blockers={blockersOf(view)}
-                disabled={!canEdit}
                 onChange={(rows) => setTables((current) => ({ ...current, [view.definition.key]: rows }))}
-                onCommit={() => void save()}
               />
             ) : (
               <ValueField
                 key={view.definition.key}
-                view={view}
+                {...field}
                 value={valueOfField(view)}
-                messages={messagesOf(view)}
-                blockers={blockersOf(view)}
-                disabled={!canEdit}
                 onChange={(value) => type(view.definition.key, value)}
-                onCommit={() => void save()}
               />
-            ),
-          )}
+            );
+          })}
           {notice && (
             <p className={notice.kind === "error" ? "error" : "info"} role={notice.kind === "error" ? "alert" : "status"}>
               {notice.text}

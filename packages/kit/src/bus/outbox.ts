@@ -6,6 +6,7 @@ import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics.js";
 import { contextOfCarrier, currentTraceCarrier, SpanKind, startSpan, type TraceCarrier } from "../tracing/spans.js";
 import type { EventBus } from "./event-bus.js";
+import { pollDelay, wakeableWait } from "./poll-wait.js";
 
 export interface OutboxEvent {
   /** The event id; it becomes the JetStream message id, so a republish is dropped as a duplicate. */
@@ -209,13 +210,8 @@ export class Outbox {
       // A full batch may have left more behind; a kick during the batch, a commit it may not have seen. Either way,
       // the next batch starts now rather than at the next poll.
       if ((published === this.batchSize || this.kickedWhileBusy) && failures === 0) continue;
-      const delay = failures ? Math.min(this.pollIntervalMs * 2 ** failures, 10_000) : this.pollIntervalMs;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, delay);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
+      await wakeableWait(pollDelay(this.pollIntervalMs, failures), (wake) => {
+        this.wake = wake;
       });
       this.wake = undefined;
     }

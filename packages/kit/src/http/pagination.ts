@@ -26,3 +26,8 @@ export interface PageOf {
 export function paginationOf(page: PageOf) {
   return { page: page.page, page_size: page.pageSize, total: page.total, total_pages: Math.ceil(page.total / page.pageSize) };
 }
+
+/** A list answer of API.md (`pageOf(schema)`): the page's items, each as `dto` shapes it, and its `pagination`. */
+export function pageBody<T, D>(items: readonly T[], dto: (item: T) => D, page: PageOf) {
+  return { data: items.map((item) => dto(item)), pagination: paginationOf(page) };
+}

@@ -1,5 +1,5 @@
 import { type AccessTokenVerifier, authenticate, callerOf } from "@docex/kit/auth";
-import { ApiDescription, expressPath, pageOf, paginationOf } from "@docex/kit/http";
+import { ApiDescription, expressPath, pageBody, pageOf } from "@docex/kit/http";
 import type { Router } from "express";
 import type { z } from "zod";
 import type { AuditLog, AuditPage } from "../domain/audit-log.js";
@@ -23,10 +23,8 @@ export function auditHttp(auditLog: AuditLog, verifier: AccessTokenVerifier): Au
   const routes = (router: Router) => {
     for (const path of [ORGANIZATION_AUDIT_LOG, DOCUMENT_AUDIT_LOG]) router.use(expressPath(path), authenticate(verifier));
 
-    const auditLogPage = (query: z.infer<typeof auditLogQuery>, found: AuditPage) => ({
-      data: found.entries.map(auditEntryResponse),
-      pagination: paginationOf({ page: query.page, pageSize: query.page_size, total: found.total }),
-    });
+    const auditLogPage = (query: z.infer<typeof auditLogQuery>, found: AuditPage) =>
+      pageBody(found.entries, auditEntryResponse, { page: query.page, pageSize: query.page_size, total: found.total });
     const auditQueryOf = (query: z.infer<typeof auditLogQuery>) => ({
       order: query.order,
       ...(query.type ? { types: query.type } : {}),

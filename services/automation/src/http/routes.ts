@@ -1,5 +1,5 @@
 import { type AccessTokenVerifier, actorOf, authenticate } from "@docex/kit/auth";
-import { ApiDescription, dataOf, pageOf, paginationOf } from "@docex/kit/http";
+import { ApiDescription, dataOf, pageBody, pageOf } from "@docex/kit/http";
 import type { Request, Router } from "express";
 import { z } from "zod";
 import type { AutomationRules } from "../domain/automation-rules.js";
@@ -165,7 +165,7 @@ export function automationRoutes(
         signedIn,
         async ({ query }, req, res) => {
           const page = await rules.list(actorOf(req), param(req, "queue_id"), kind, query.page, query.page_size);
-          res.json({ data: page.items.map(ruleDto), pagination: paginationOf(page) });
+          res.json(pageBody(page.items, ruleDto, page));
         },
       );
 

@@ -9,8 +9,9 @@ import {
   requireAssigned,
   type Scope,
 } from "@docex/access";
-import type { ForbiddenError, NotFoundError } from "@docex/kit/errors";
-import type { OrganizationRef, StoredDocument } from "./records.js";
+import { type ForbiddenError, NotFoundError } from "@docex/kit/errors";
+import { type EntityRef, entityRefOf, isUuid } from "./humanized-id.js";
+import type { OrganizationRef, Queue, StoredDocument } from "./records.js";
 import type { FieldRule } from "./user-schema.js";
 
 export type { Actor, Scope } from "@docex/access";
@@ -56,6 +57,22 @@ export class AccessControl {
   }
 
   /**
+   * What `find` answers for `id` (an export, a run, a payment batch: anything of one queue) when `id` is a UUID, it
+   * names something, and the caller may see its queue; `notFound` otherwise.
+   */
+  async readableById<T extends { organizationId: string; queueId: string }>(
+    actor: Actor,
+    id: string,
+    find: (id: string) => Promise<T | undefined>,
+    notFound: () => NotFoundError,
+  ): Promise<T> {
+    const found = isUuid(id) ? await find(id.toLowerCase()) : undefined;
+    if (!found) throw notFound();
+    await this.requireReadable(actor, { organizationId: found.organizationId, queueId: found.queueId }, notFound);
+    return found;
+  }
+
+  /**
    * The caller's read grant for one document. An approver sees only the documents they are assigned to; for
    * anyone else that is the queue's rule.
    */
@@ -82,4 +99,24 @@ export class AccessControl {
 
 export function forbidden(permission: Permission, role: string): ForbiddenError {
   return forbiddenByRole(role, `${PERMISSION_WORDS[permission]} here`);
+}
+
+/** 404 `queue_not_found` for a queue named by `ref`. */
+export const queueNotFound = (ref: string) => () => new NotFoundError(`Queue ${ref} does not exist.`, "queue_not_found");
+
+/**
+ * The queue `ref` names (UUID or humanized id) when the caller may see it, with its scope and the caller's read grant
+ * there; 404 `queue_not_found` when there is none or the caller may not see it (`notFound`, for what they ask next).
+ */
+export async function readableQueue(
+  deps: { queues: { findQueue(ref: EntityRef): Promise<Queue | undefined> }; access: AccessControl },
+  actor: Actor,
+  ref: string,
+) {
+  const notFound = queueNotFound(ref);
+  const queue = await deps.queues.findQueue(entityRefOf(ref));
+  if (!queue) throw notFound();
+  const scope = { organizationId: queue.organizationId, queueId: queue.id };
+  const grant = await deps.access.requireReadable(actor, scope, notFound);
+  return { queue, scope, grant, notFound };
 }

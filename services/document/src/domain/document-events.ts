@@ -1,4 +1,4 @@
-import { createEvent, type DocexEvent, type EventData } from "@docex/events";
+import { type ConfigurationResource, createEvent, type DocexEvent, type EventData } from "@docex/events";
 import type { StageApproval } from "./approval.js";
 import type { Queue, StoredDocument } from "./records.js";
 
@@ -35,6 +35,33 @@ export function workspaceDeleted(workspace: { id: string; organizationId: string
   });
 }
 
+/** The configuration a `configuration.changed` is of: its resource and id, the queue it belongs to, its organization. */
+export interface ConfigurationTarget {
+  organizationId: string;
+  resource: ConfigurationResource;
+  resourceId: string | null;
+  queueId: string | null;
+}
+
+/**
+ * `configuration.changed` of one thing the actor configured, with its state before and after: created when there was
+ * none before (`previous` null), deleted when there is none after (`current` null), updated otherwise.
+ */
+export function configurationChanged(target: ConfigurationTarget, previous: unknown, current: unknown, cause: EventCause): DocexEvent {
+  return createEvent("configuration.changed", {
+    organization_id: target.organizationId,
+    data: {
+      resource: target.resource,
+      resource_id: target.resourceId,
+      queue_id: target.queueId,
+      change: current === null ? "deleted" : previous === null ? "created" : "updated",
+      previous,
+      current,
+    },
+    ...envelopeOf(cause),
+  });
+}
+
 /**
  * `configuration.changed` of a workspace or queue the actor changed: the fields before and after, only those that
  * changed. Every replica forgets a changed queue it cached on it.
@@ -46,18 +73,13 @@ export function hierarchyChanged(
   current: Record<string, unknown>,
   cause: EventCause,
 ): DocexEvent {
-  return createEvent("configuration.changed", {
-    organization_id: entity.organizationId,
-    data: {
-      resource,
-      resource_id: entity.id,
-      queue_id: resource === "queue" ? entity.id : null,
-      change: "updated",
-      previous,
-      current,
-    },
-    ...envelopeOf(cause),
-  });
+  const target = {
+    organizationId: entity.organizationId,
+    resource,
+    resourceId: entity.id,
+    queueId: resource === "queue" ? entity.id : null,
+  };
+  return configurationChanged(target, previous, current, cause);
 }
 
 type DocumentEventType =

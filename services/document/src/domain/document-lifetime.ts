@@ -4,6 +4,7 @@ import type { UnitOfWork } from "@docex/kit/db";
 import type { Logger } from "@docex/kit/logger";
 import type { KeptFiles } from "../files/kept-files.js";
 import type { LifetimeStore, QueueWithLifetime } from "../store/lifetime-store.js";
+import { PeriodicSweep } from "./periodic-sweep.js";
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -20,8 +21,7 @@ export interface LifetimeSettings {
  * `documents.purged` (every service deletes what it keeps of them; the audit log erases their entries' values).
  */
 export class DocumentLifetime {
-  private timer: NodeJS.Timeout | undefined;
-  private sweeping: Promise<void> | undefined;
+  private readonly sweep: PeriodicSweep;
 
   constructor(
     private readonly sql: UnitOfWork,
@@ -30,7 +30,16 @@ export class DocumentLifetime {
     private readonly files: KeptFiles,
     private readonly logger: Logger,
     private readonly settings: LifetimeSettings,
-  ) {}
+  ) {
+    this.sweep = new PeriodicSweep(
+      settings.sweepIntervalMs,
+      async () => {
+        const purged = await this.purgeExpired();
+        if (purged) this.logger.info({ purged }, "purged documents past their queue's lifetime");
+      },
+      (error) => this.logger.warn({ err: error }, "document lifetime sweep failed; the next one retries"),
+    );
+  }
 
   /** Purges what is past its lifetime at `now`; answers how many documents went. */
   async purgeExpired(now = new Date()): Promise<number> {
@@ -59,23 +68,10 @@ export class DocumentLifetime {
   }
 
   start(): void {
-    const tick = () => {
-      this.sweeping = this.purgeExpired()
-        .then((purged) => {
-          if (purged) this.logger.info({ purged }, "purged documents past their queue's lifetime");
-        })
-        .catch((error: unknown) => this.logger.warn({ err: error }, "document lifetime sweep failed; the next one retries"))
-        .finally(() => {
-          this.sweeping = undefined;
-          if (this.timer) this.timer = setTimeout(tick, this.settings.sweepIntervalMs).unref();
-        });
-    };
-    this.timer = setTimeout(tick, Math.min(this.settings.sweepIntervalMs, 1_000)).unref();
+    this.sweep.start();
   }
 
-  async stop(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.sweeping;
+  stop(): Promise<void> {
+    return this.sweep.stop();
   }
 }

@@ -9,7 +9,7 @@ import type { FileStore } from "../files/file-store.js";
 import type { DocumentSort, DocumentStore, ReadableScope } from "../store/document-store.js";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
 import type { ValidationJobStore } from "../store/validation-job-store.js";
-import { type AccessControl, type Actor, forbidden, type MembershipDirectory } from "./access.js";
+import { type AccessControl, type Actor, forbidden, type MembershipDirectory, readableQueue } from "./access.js";
 import { type AnnotationFields, checkAnnotations, mergeAnnotations, sameAnnotations, sameContent } from "./annotations.js";
 import {
   type ApprovalRouteSource,
@@ -119,18 +119,13 @@ const LISTED_BY_DEFAULT = DOCUMENT_STATUSES.filter((status) => status !== "delet
 const ROUTE_ATTEMPTS = 3;
 
 const documentNotFound = (id: string) => () => new NotFoundError(`Document ${id} does not exist.`, "document_not_found");
-const queueNotFound = (ref: string) => () => new NotFoundError(`Queue ${ref} does not exist.`, "queue_not_found");
 
 /** What users do with documents through the API. Every answer is the document as that user may see it. */
 export class Documents {
   constructor(private readonly deps: DocumentsDependencies) {}
 
-  private async readableQueue(actor: Actor, ref: string) {
-    const notFound = queueNotFound(ref);
-    const queue = await this.deps.hierarchy.findQueue(entityRefOf(ref));
-    if (!queue) throw notFound();
-    const grant = await this.deps.access.requireReadable(actor, { organizationId: queue.organizationId, queueId: queue.id }, notFound);
-    return { queue, grant, notFound };
+  private readableQueue(actor: Actor, ref: string) {
+    return readableQueue({ queues: this.deps.hierarchy, access: this.deps.access }, actor, ref);
   }
 
   private async readableDocument(actor: Actor, id: string) {

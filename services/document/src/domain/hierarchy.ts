@@ -6,7 +6,7 @@ import type { Tx, UnitOfWork } from "@docex/kit/db";
 import { ConflictError, NotFoundError } from "@docex/kit/errors";
 import type { QueueSwitches } from "@docex/queue-dto";
 import type { HierarchyStore, QueueChanges } from "../store/hierarchy-store.js";
-import type { AccessControl, Actor, MembershipDirectory } from "./access.js";
+import { type AccessControl, type Actor, type MembershipDirectory, readableQueue } from "./access.js";
 import type { AutomationSwitches } from "./automation-switches.js";
 import { hierarchyChanged, queueCreated, queueDeleted, workspaceDeleted } from "./document-events.js";
 import { entityRefOf } from "./humanized-id.js";
@@ -331,10 +331,7 @@ export class Hierarchy {
   }
 
   async queue(actor: Actor, ref: string): Promise<QueueView> {
-    const notFound = () => new NotFoundError(`Queue ${ref} does not exist.`, "queue_not_found");
-    const queue = await this.deps.store.findQueue(entityRefOf(ref));
-    if (!queue) throw notFound();
-    await this.deps.access.requireReadable(actor, { organizationId: queue.organizationId, queueId: queue.id }, notFound);
+    const { queue } = await readableQueue({ queues: this.deps.store, access: this.deps.access }, actor, ref);
     return this.viewOf(queue);
   }
 }

@@ -1,4 +1,4 @@
-import { createEvent, type DocexEvent } from "@docex/events";
+import type { DocexEvent } from "@docex/events";
 import type { OutboxEvents } from "@docex/kit/bus";
 import type { Tx, UnitOfWork } from "@docex/kit/db";
 import { NotFoundError } from "@docex/kit/errors";
@@ -7,6 +7,7 @@ import type { HierarchyStore } from "../store/hierarchy-store.js";
 import type { StoredValidationLink, ValidationLinkStore } from "../store/validation-link-store.js";
 import type { ValidatorStore } from "../store/validator-store.js";
 import type { AccessControl, Actor } from "./access.js";
+import { configurationChanged } from "./document-events.js";
 import { entityRefOf } from "./humanized-id.js";
 import type { Queue } from "./records.js";
 import type { FailurePolicy, ValidationType } from "./validation.js";
@@ -272,17 +273,11 @@ function linkChanged(
   previous: Record<string, unknown> | null,
   current: Record<string, unknown> | null,
 ): DocexEvent {
-  return createEvent("configuration.changed", {
-    organization_id: link.organizationId,
-    actor_user_id: actor.userId,
-    ...(actor.requestId ? { request_id: actor.requestId } : {}),
-    data: {
-      resource: "validation_link",
-      resource_id: link.type,
-      queue_id: link.queueId,
-      change: current === null ? "deleted" : previous === null ? "created" : "updated",
-      previous,
-      current,
-    },
-  });
+  const target = {
+    organizationId: link.organizationId,
+    resource: "validation_link",
+    resourceId: link.type,
+    queueId: link.queueId,
+  } as const;
+  return configurationChanged(target, previous, current, actor);
 }

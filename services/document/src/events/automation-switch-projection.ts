@@ -1,7 +1,7 @@
+import { eventConsumer } from "@docex/domain/event-consumer";
 import type { SubscriptionOptions } from "@docex/kit/bus";
 import { SWITCH_NAMES, type SwitchName } from "@docex/queue-dto";
 import type { AutomationSwitchStore } from "../store/automation-switch-store.js";
-import { configurationChangedConsumer } from "./configuration-changed.js";
 
 export const AUTOMATION_SWITCH_PROJECTION_CONSUMER = "document__automation_switches";
 
@@ -14,7 +14,7 @@ const isSwitch = (resource: string): resource is SwitchName => (SWITCH_NAMES as 
  * and dropped.
  */
 export function automationSwitchProjection(store: AutomationSwitchStore): SubscriptionOptions {
-  return configurationChangedConsumer(AUTOMATION_SWITCH_PROJECTION_CONSUMER, async (event) => {
+  return eventConsumer(AUTOMATION_SWITCH_PROJECTION_CONSUMER, "configuration.changed", async (event) => {
     const { resource, resource_id: resourceId, queue_id: queueId, current } = event.data;
     if (!isSwitch(resource) || resourceId !== null || !queueId || current === null) return;
     await store.record({ queueId, resource, state: current, changedAt: event.occurred_at });

@@ -1,4 +1,4 @@
-import { eventSubject, parseEvent } from "@docex/events";
+import { eventConsumer } from "@docex/domain/event-consumer";
 import type { SubscriptionOptions } from "@docex/kit/bus";
 import type { HierarchyStore } from "../store/hierarchy-store.js";
 
@@ -9,12 +9,7 @@ export const ORGANIZATION_PROJECTION_CONSUMER = "document__organization_created"
  * from. An upsert, so a redelivered event changes nothing.
  */
 export function organizationProjection(store: HierarchyStore): SubscriptionOptions {
-  return {
-    durable: ORGANIZATION_PROJECTION_CONSUMER,
-    subject: eventSubject("organization.created"),
-    handler: async (payload) => {
-      const event = parseEvent(payload, "organization.created");
-      await store.rememberOrganization({ id: event.data.organization_id, humanizedId: event.data.humanized_id, name: event.data.name });
-    },
-  };
+  return eventConsumer(ORGANIZATION_PROJECTION_CONSUMER, "organization.created", (event) =>
+    store.rememberOrganization({ id: event.data.organization_id, humanizedId: event.data.humanized_id, name: event.data.name }),
+  );
 }

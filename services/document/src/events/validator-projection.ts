@@ -1,7 +1,7 @@
+import { eventConsumer } from "@docex/domain/event-consumer";
 import type { SubscriptionOptions } from "@docex/kit/bus";
 import { ENTITY_TYPES, type EntityType, VALIDATION_TYPES, type ValidationType } from "../domain/validation.js";
 import type { ValidationWebhooks } from "../domain/validation-webhooks.js";
-import { configurationChangedConsumer } from "./configuration-changed.js";
 
 /** The durable's name predates the validation webhooks being this service's configuration; kept, so that it does not start over. */
 export const VALIDATOR_PROJECTION_CONSUMER = "document__validation_links";
@@ -22,7 +22,7 @@ function validationWebhookOf(state: unknown): { type: ValidationType; entityType
  * own `validation_link` ones included) are acknowledged and dropped.
  */
 export function validatorProjection(webhooks: ValidationWebhooks): SubscriptionOptions {
-  return configurationChangedConsumer(VALIDATOR_PROJECTION_CONSUMER, async (event) => {
+  return eventConsumer(VALIDATOR_PROJECTION_CONSUMER, "configuration.changed", async (event) => {
     const { resource, resource_id: id, change, previous, current } = event.data;
     if (resource !== "webhook" || !id || !event.organization_id) return;
     const now = change === "deleted" ? undefined : validationWebhookOf(current);

@@ -1,13 +1,14 @@
 import { randomUUID } from "node:crypto";
-import { createEvent, DOCUMENT_STATUSES, type DocexEvent } from "@docex/events";
+import { DOCUMENT_STATUSES, type DocexEvent } from "@docex/events";
 import type { OutboxEvents } from "@docex/kit/bus";
 import type { Sql, Tx } from "@docex/kit/db";
 import { ConflictError, NotFoundError, ValidationError } from "@docex/kit/errors";
-import { type AccessControl, type Actor, forbidden } from "../domain/access.js";
+import { type AccessControl, type Actor, forbidden, readableQueue } from "../domain/access.js";
+import { configurationChanged } from "../domain/document-events.js";
 import type { ChangeMeta, DocumentWriter } from "../domain/document-writer.js";
 import type { Documents } from "../domain/documents.js";
 import type { DocumentView } from "../domain/duplicates.js";
-import { entityRefOf, isUuid } from "../domain/humanized-id.js";
+import { isUuid } from "../domain/humanized-id.js";
 import type { DocumentMessage, DocumentStatus, StoredDocument } from "../domain/records.js";
 import { moveConflict, refuseMove } from "../domain/status-machine.js";
 import type { DocumentStore } from "../store/document-store.js";
@@ -84,22 +85,15 @@ const documentNotFound = (id: string) => () => new NotFoundError(`Document ${id}
 export class Exports {
   constructor(private readonly deps: ExportsDependencies) {}
 
-  private async managedQueue(actor: Actor, ref: string) {
-    const notFound = () => new NotFoundError(`Queue ${ref} does not exist.`, "queue_not_found");
-    const queue = await this.deps.hierarchy.findQueue(entityRefOf(ref));
-    if (!queue) throw notFound();
-    const scope = { organizationId: queue.organizationId, queueId: queue.id };
-    await this.deps.access.requireReadable(actor, scope, notFound);
-    return { queue, scope, notFound };
+  private managedQueue(actor: Actor, ref: string) {
+    return readableQueue({ queues: this.deps.hierarchy, access: this.deps.access }, actor, ref);
   }
 
   /** An export the caller may see (else 404) and, with `manage`, configure (else 403). */
   private async visibleExport(actor: Actor, id: string, permission: "queue.manage" | "document.edit" | "document.read") {
     const notFound = exportNotFound(id);
-    const config = isUuid(id) ? await this.deps.store.find(id.toLowerCase()) : undefined;
-    if (!config) throw notFound();
+    const config = await this.deps.access.readableById(actor, id, (uuid) => this.deps.store.find(uuid), notFound);
     const scope = { organizationId: config.organizationId, queueId: config.queueId };
-    await this.deps.access.requireReadable(actor, scope, notFound);
     if (permission !== "document.read") await this.deps.access.require(actor, permission, scope, notFound);
     return config;
   }
@@ -192,16 +186,7 @@ export class Exports {
       for (const id of ids) documents.push(await this.locked(tx, id));
       const runId = randomUUID();
       const produced = produce(config, documents, `export-run-${runId}`);
-      const run = await this.deps.store.insertRun(tx, {
-        id: runId,
-        exportId: config.id,
-        queueId: config.queueId,
-        organizationId: config.organizationId,
-        format: config.format,
-        options: config.options,
-        status: "running",
-        documentIds: ids,
-      });
+      const run = await this.deps.store.insertRun(tx, startedRun(config, runId, ids));
       if (!run) throw new Error(`export run ${runId} was not inserted`);
       for (const document of documents) {
         const failure = "file" in produced ? undefined : produced.failures.get(document.id);
@@ -243,11 +228,7 @@ export class Exports {
   }
 
   async getRun(actor: Actor, runId: string): Promise<ExportRun> {
-    const notFound = runNotFound(runId);
-    const run = isUuid(runId) ? await this.deps.store.findRun(runId.toLowerCase()) : undefined;
-    if (!run) throw notFound();
-    await this.deps.access.requireReadable(actor, { organizationId: run.organizationId, queueId: run.queueId }, notFound);
-    return run;
+    return this.deps.access.readableById(actor, runId, (uuid) => this.deps.store.findRun(uuid), runNotFound(runId));
   }
 
   /** The run's file: 404 `export_file_not_found` while it runs or when it failed, `export_file_purged` once a document in it was purged. */
@@ -313,20 +294,7 @@ export class Exports {
       const failures: string[] = [];
       for (const config of configs) {
         const runId = randomUUID();
-        const run = await this.deps.store.insertRun(
-          tx,
-          {
-            id: runId,
-            exportId: config.id,
-            queueId: config.queueId,
-            organizationId: config.organizationId,
-            format: config.format,
-            options: config.options,
-            status: "running",
-            documentIds: [current.id],
-          },
-          eventId,
-        );
+        const run = await this.deps.store.insertRun(tx, startedRun(config, runId, [current.id]), eventId);
         if (!run) continue;
         const produced = produce(config, [current], `export-${current.id}`);
         if ("file" in produced) {
@@ -404,25 +372,20 @@ export class Exports {
 }
 
 /** What configuration.changed shows of an export (nothing secret: names, format, trigger, options). */
+/** The row of a run of `config` over `documentIds` as it starts (status `running`, no file yet). */
+function startedRun(config: ExportConfig, id: string, documentIds: string[]): Parameters<ExportStore["insertRun"]>[1] {
+  const { queueId, organizationId, format, options } = config;
+  return { id, exportId: config.id, queueId, organizationId, format, options, status: "running", documentIds };
+}
+
 function stateOf(config: ExportConfig) {
   return { name: config.name, format: config.format, trigger: config.trigger, options: config.options };
 }
 
 /** `configuration.changed` (resource `export`, its id) with the export before and after; null for none. */
 function exportChanged(actor: Actor, config: ExportConfig, previous: ExportConfig | null, current: ExportConfig | null): DocexEvent {
-  return createEvent("configuration.changed", {
-    organization_id: config.organizationId,
-    actor_user_id: actor.userId,
-    ...(actor.requestId ? { request_id: actor.requestId } : {}),
-    data: {
-      resource: "export",
-      resource_id: config.id,
-      queue_id: config.queueId,
-      change: current === null ? "deleted" : previous === null ? "created" : "updated",
-      previous: previous ? stateOf(previous) : null,
-      current: current ? stateOf(current) : null,
-    },
-  });
+  const target = { organizationId: config.organizationId, resource: "export", resourceId: config.id, queueId: config.queueId } as const;
+  return configurationChanged(target, previous ? stateOf(previous) : null, current ? stateOf(current) : null, actor);
 }
 
 /** The options as the format's schema has them (defaults filled in); 400 naming each bad one. */

@@ -1,4 +1,4 @@
-import { eventSubject, parseEvent } from "@docex/events";
+import { eventConsumer } from "@docex/domain/event-consumer";
 import type { SubscriptionOptions } from "@docex/kit/bus";
 import type { Exports } from "./exports.js";
 
@@ -11,13 +11,8 @@ export const ON_READY_EXPORT_CONSUMER = "document__on_ready_exports";
  * loses nothing.
  */
 export function onReadyExports(exports: Exports): SubscriptionOptions {
-  return {
-    durable: ON_READY_EXPORT_CONSUMER,
-    subject: eventSubject("document.status_changed"),
-    handler: async (payload) => {
-      const event = parseEvent(payload, "document.status_changed");
-      if (event.data.status !== "ready_to_export") return;
-      await exports.exportOnReady(event.id, event.data.document_id);
-    },
-  };
+  return eventConsumer(ON_READY_EXPORT_CONSUMER, "document.status_changed", async (event) => {
+    if (event.data.status !== "ready_to_export") return;
+    await exports.exportOnReady(event.id, event.data.document_id);
+  });
 }

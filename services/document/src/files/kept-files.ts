@@ -1,6 +1,7 @@
 import type { Readable } from "node:stream";
 import { NotFoundError } from "@docex/kit/errors";
 import type { Logger } from "@docex/kit/logger";
+import { PeriodicSweep } from "../domain/periodic-sweep.js";
 import type { StoredDocument } from "../domain/records.js";
 import type { DocumentStore } from "../store/document-store.js";
 import type { FileStore } from "./file-store.js";
@@ -30,15 +31,25 @@ const fileNotFound = (id: string) => new NotFoundError(`Document ${id} has no fi
 
 /** The documents' kept files: reading them back, and purging those of documents deleted longer than the retention ago. */
 export class KeptFiles {
-  private timer: NodeJS.Timeout | undefined;
-  private sweeping: Promise<void> | undefined;
+  private readonly sweep: PeriodicSweep;
 
   constructor(
     readonly store: FileStore,
     private readonly documents: DocumentStore,
     private readonly logger: Logger,
     private readonly retention: RetentionSettings,
-  ) {}
+  ) {
+    this.sweep = new PeriodicSweep(
+      retention.sweepIntervalMs,
+      async () => {
+        const purged = await this.purgeExpired();
+        if (purged) this.logger.info({ purged }, "purged the files of deleted documents");
+        const abandoned = await this.store.removeAbandoned(new Date(Date.now() - ABANDONED_AFTER_MS));
+        if (abandoned) this.logger.info({ pieces: abandoned }, "removed what interrupted uploads left in the file store");
+      },
+      (error) => this.logger.warn({ err: error }, "file retention sweep failed"),
+    );
+  }
 
   /** The file of a document (the caller has checked access); 404 file_not_found when it has none, or none any more. */
   async open(document: StoredDocument): Promise<OpenedFile> {
@@ -76,26 +87,11 @@ export class KeptFiles {
   }
 
   start(): void {
-    const tick = () => {
-      this.sweeping = this.purgeExpired()
-        .then(async (purged) => {
-          if (purged) this.logger.info({ purged }, "purged the files of deleted documents");
-          const abandoned = await this.store.removeAbandoned(new Date(Date.now() - ABANDONED_AFTER_MS));
-          if (abandoned) this.logger.info({ pieces: abandoned }, "removed what interrupted uploads left in the file store");
-        })
-        .catch((error: unknown) => this.logger.warn({ err: error }, "file retention sweep failed"))
-        .finally(() => {
-          this.sweeping = undefined;
-          if (this.timer) this.timer = setTimeout(tick, this.retention.sweepIntervalMs).unref();
-        });
-    };
-    this.timer = setTimeout(tick, Math.min(this.retention.sweepIntervalMs, 1_000)).unref();
+    this.sweep.start();
   }
 
   async stop(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.sweeping;
+    await this.sweep.stop();
     this.store.close();
   }
 }

@@ -1,7 +1,7 @@
 import { pipeline } from "node:stream/promises";
 import { DOCUMENT_STATUSES } from "@docex/events";
 import { type AccessTokenVerifier, actorOf, authenticate } from "@docex/kit/auth";
-import { ApiDescription, dataOf, pageOf, paginationOf } from "@docex/kit/http";
+import { ApiDescription, dataOf, pageBody, pageOf } from "@docex/kit/http";
 import type { Request, Response, Router } from "express";
 import { z } from "zod";
 import type { DocumentListQuery, Documents } from "../domain/documents.js";
@@ -26,6 +26,7 @@ import {
   createWorkspaceBody,
   documentListQuery,
   extractionBody,
+  nameListOf,
   nameListQuery,
   queueDocumentListQuery,
   renameBody,
@@ -175,12 +176,8 @@ export function documentRoutes(
       },
       signedIn,
       async ({ query }, req, res) => {
-        const page = await hierarchy.listWorkspaces(actorOf(req), param(req, "organization_id"), {
-          q: query.q,
-          page: query.page,
-          pageSize: query.page_size,
-        });
-        res.json({ data: page.items.map(workspaceDto), pagination: paginationOf(page) });
+        const page = await hierarchy.listWorkspaces(actorOf(req), param(req, "organization_id"), nameListOf(query));
+        res.json(pageBody(page.items, workspaceDto, page));
       },
     );
 
@@ -243,12 +240,8 @@ export function documentRoutes(
       },
       signedIn,
       async ({ query }, req, res) => {
-        const page = await hierarchy.listQueues(actorOf(req), param(req, "workspace_id"), {
-          q: query.q,
-          page: query.page,
-          pageSize: query.page_size,
-        });
-        res.json({ data: page.items.map(queueDto), pagination: paginationOf(page) });
+        const page = await hierarchy.listQueues(actorOf(req), param(req, "workspace_id"), nameListOf(query));
+        res.json(pageBody(page.items, queueDto, page));
       },
     );
 
@@ -462,7 +455,7 @@ export function documentRoutes(
       signedIn,
       async ({ query }, req, res) => {
         const page = await documents.list(actorOf(req), param(req, "queue_id"), listQueryOf(query));
-        res.json({ data: page.items.map(documentDto), pagination: paginationOf(page) });
+        res.json(pageBody(page.items, documentDto, page));
       },
     );
 
@@ -482,7 +475,7 @@ export function documentRoutes(
       signedIn,
       async ({ query }, req, res) => {
         const page = await documents.listReadable(actorOf(req), listQueryOf(query));
-        res.json({ data: page.items.map(documentDto), pagination: paginationOf(page) });
+        res.json(pageBody(page.items, documentDto, page));
       },
     );
 

@@ -2,6 +2,7 @@ import { annotationSchemaInput } from "@docex/annotations";
 import { humanizedIdInput } from "@docex/domain/humanized-id";
 import { DOCUMENT_STATUSES } from "@docex/events";
 import { firstOf, firstValuePageQuery } from "@docex/kit/http";
+import { documentLifetimeDays } from "@docex/queue-dto";
 import { z } from "zod";
 import { annotationsInput } from "../domain/annotations.js";
 import { EXTRACTION_ENGINES } from "../domain/records.js";
@@ -55,12 +56,7 @@ export const updateQueueBody = z.strictObject({
     .describe("Replaces the schema. Documents keep their annotations: removed keys stay readable, new keys start empty."),
   duplicate_file_rejection: z.enum(["enabled", "disabled"]).optional().describe("Applies to uploads from now on."),
   extraction_engine: z.enum(EXTRACTION_ENGINES).optional().describe("Applies to documents uploaded from now on."),
-  document_lifetime_days: z
-    .number()
-    .int()
-    .min(1)
-    .max(3650)
-    .nullable()
+  document_lifetime_days: documentLifetimeDays
     .optional()
     .describe(
       "Documents uploaded more than this many days ago are purged (the lifetime sweep) with their files, annotations, changes " +
@@ -143,6 +139,9 @@ export const nameListQuery = z.object({
   q: z.preprocess(firstOf, z.string().trim().max(200).optional()).describe("Part of the name, case-insensitive"),
   ...firstValuePageQuery.shape,
 });
+
+/** What a list of workspaces or queues asks the domain for: the name filter and the page. */
+export const nameListOf = (query: z.output<typeof nameListQuery>) => ({ q: query.q, page: query.page, pageSize: query.page_size });
 
 const DAY_MS = 86_400_000;
 

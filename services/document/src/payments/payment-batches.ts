@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { UnitOfWork } from "@docex/kit/db";
 import { NotFoundError, ValidationError } from "@docex/kit/errors";
-import type { AccessControl, Actor } from "../domain/access.js";
-import { entityRefOf, isUuid } from "../domain/humanized-id.js";
+import { type AccessControl, type Actor, readableQueue } from "../domain/access.js";
 import type { DocumentStatus, StoredDocument } from "../domain/records.js";
 import { invoiceOf } from "../export/invoice.js";
 import type { DocumentStore } from "../store/document-store.js";
@@ -47,11 +46,7 @@ export class PaymentBatches {
   ) {}
 
   async create(actor: Actor, queueRef: string, input: PaymentBatchInput): Promise<PaymentBatch> {
-    const notFound = () => new NotFoundError(`Queue ${queueRef} does not exist.`, "queue_not_found");
-    const queue = await this.deps.hierarchy.findQueue(entityRefOf(queueRef));
-    if (!queue) throw notFound();
-    const scope = { organizationId: queue.organizationId, queueId: queue.id };
-    await this.deps.access.requireReadable(actor, scope, notFound);
+    const { queue, scope, notFound } = await readableQueue({ queues: this.deps.hierarchy, access: this.deps.access }, actor, queueRef);
     await this.deps.access.require(actor, "queue.manage", scope, notFound);
     const debtor = debtorOf(input.format, input.debtorAccount);
 
@@ -183,11 +178,7 @@ export class PaymentBatches {
   }
 
   async get(actor: Actor, id: string): Promise<PaymentBatch> {
-    const notFound = batchNotFound(id);
-    const batch = isUuid(id) ? await this.deps.store.find(id.toLowerCase()) : undefined;
-    if (!batch) throw notFound();
-    await this.deps.access.requireReadable(actor, { organizationId: batch.organizationId, queueId: batch.queueId }, notFound);
-    return batch;
+    return this.deps.access.readableById(actor, id, (uuid) => this.deps.store.find(uuid), batchNotFound(id));
   }
 
   async file(actor: Actor, id: string) {

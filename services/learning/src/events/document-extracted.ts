@@ -1,14 +1,8 @@
-import { eventSubject, parseEvent } from "@docex/events";
+import { eventConsumer } from "@docex/domain/event-consumer";
 import type { SubscriptionOptions } from "@docex/kit/bus";
 import { DOCUMENT_EXTRACTED_CONSUMER, type LearnedFill } from "../domain/learned-fill.js";
 
 /** document.extracted → fill the fields the AI left empty from the supplier's memory (durable, explicit ack). */
 export function documentExtractedSubscription(fill: LearnedFill): SubscriptionOptions {
-  return {
-    durable: DOCUMENT_EXTRACTED_CONSUMER,
-    subject: eventSubject("document.extracted"),
-    handler: async (payload) => {
-      await fill.onExtracted(parseEvent(payload, "document.extracted"));
-    },
-  };
+  return eventConsumer(DOCUMENT_EXTRACTED_CONSUMER, "document.extracted", (event) => fill.onExtracted(event));
 }

@@ -1,5 +1,5 @@
 import { type AccessTokenVerifier, authenticate, callerOf } from "@docex/kit/auth";
-import { ApiDescription, dataOf, pageOf, pageQuery, paginationOf } from "@docex/kit/http";
+import { ApiDescription, dataOf, pageBody, pageOf, pageQuery } from "@docex/kit/http";
 import type { Request, RequestHandler, Response, Router } from "express";
 import { z } from "zod";
 import type { MemberListing } from "../domain/member-listing.js";
@@ -115,10 +115,7 @@ export function membershipHttp(domain: MembershipDomain, verifier: AccessTokenVe
           offset: (page - 1) * page_size,
           limit: page_size,
         });
-        res.json({
-          data: found.map(organizationResponse),
-          pagination: paginationOf({ page, pageSize: page_size, total }),
-        });
+        res.json(pageBody(found, organizationResponse, { page, pageSize: page_size, total }));
       },
     );
 

@@ -1,5 +1,5 @@
 import { type AccessTokenVerifier, actorOf, authenticate } from "@docex/kit/auth";
-import { ApiDescription, type BodyLimitRule, dataOf, pageOf, paginationOf } from "@docex/kit/http";
+import { ApiDescription, type BodyLimitRule, dataOf, pageBody, pageOf } from "@docex/kit/http";
 import type { RequestHandler, Router } from "express";
 import { z } from "zod";
 import type { RegisterCatalog } from "../domain/register-catalog.js";
@@ -107,7 +107,7 @@ export function registerHttp(
           pageSize: query.page_size,
           search: query.q,
         });
-        res.json({ data: page.items.map(itemDto), pagination: paginationOf(page) });
+        res.json(pageBody(page.items, itemDto, page));
       },
     );
   };

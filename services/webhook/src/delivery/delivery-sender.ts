@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { pollDelay, wakeableWait } from "@docex/kit/bus";
 import type { Logger } from "@docex/kit/logger";
 import { contextOfCarrier, inSpan, type Span } from "@docex/kit/tracing";
 import { DISABLED_WEBHOOK_ERROR } from "../domain/receiver-health.js";
@@ -141,13 +142,8 @@ export class DeliverySender {
       // No free slot, or a full batch that may have left more behind: look again as soon as slots free up.
       this.waitingForSlots = free <= 0 || (claimed > 0 && claimed >= free);
       if (failures === 0 && this.woken && !this.waitingForSlots) continue;
-      const delay = failures ? Math.min(this.options.pollIntervalMs * 2 ** failures, 10_000) : this.options.pollIntervalMs;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, delay);
-        this.wakeUp = () => {
-          clearTimeout(timer);
-          resolve();
-        };
+      await wakeableWait(pollDelay(this.options.pollIntervalMs, failures), (wake) => {
+        this.wakeUp = wake;
       });
       this.wakeUp = undefined;
     }

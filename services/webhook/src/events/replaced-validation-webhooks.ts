@@ -1,4 +1,4 @@
-import { eventSubject, parseEvent } from "@docex/events";
+import { eventConsumer } from "@docex/domain/event-consumer";
 import type { SubscriptionOptions } from "@docex/kit/bus";
 import { isValidationType } from "../domain/records.js";
 import type { Webhooks } from "../domain/webhooks.js";
@@ -10,14 +10,9 @@ import type { Webhooks } from "../domain/webhooks.js";
  * Deleting what is already gone changes nothing.
  */
 export function replacedValidationWebhooks(webhooks: Pick<Webhooks, "replacedByLink">): SubscriptionOptions {
-  return {
-    durable: "webhook__replaced_validation_webhooks",
-    subject: eventSubject("configuration.changed"),
-    handler: async (payload) => {
-      const event = parseEvent(payload, "configuration.changed");
-      const { resource, resource_id: type, queue_id: queueId } = event.data;
-      if (resource !== "validation_link" || !queueId || !event.organization_id || !type || !isValidationType(type)) return;
-      await webhooks.replacedByLink(event.organization_id, queueId, type, new Date(event.occurred_at));
-    },
-  };
+  return eventConsumer("webhook__replaced_validation_webhooks", "configuration.changed", async (event) => {
+    const { resource, resource_id: type, queue_id: queueId } = event.data;
+    if (resource !== "validation_link" || !queueId || !event.organization_id || !type || !isValidationType(type)) return;
+    await webhooks.replacedByLink(event.organization_id, queueId, type, new Date(event.occurred_at));
+  });
 }

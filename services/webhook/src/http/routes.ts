@@ -1,6 +1,6 @@
 import { type AccessTokenVerifier, actorOf, authenticate } from "@docex/kit/auth";
 import { NotFoundError } from "@docex/kit/errors";
-import { ApiDescription, dataOf, pageOf, paginationOf } from "@docex/kit/http";
+import { ApiDescription, dataOf, pageBody, pageOf } from "@docex/kit/http";
 import { isUuid } from "@docex/kit/ids";
 import type { Response, Router } from "express";
 import type { Deliveries } from "../domain/deliveries.js";
@@ -201,10 +201,7 @@ export function webhookHttp(domain: WebhookDomain, verifier: AccessTokenVerifier
       async ({ params, query }, req, res) => {
         const id = idOf(params, "webhook_id", "webhook");
         const page = await deliveries.list(actorOf(req), id, query.status, { page: query.page, pageSize: query.page_size });
-        res.json({
-          data: page.items.map(deliveryResponse),
-          pagination: paginationOf({ page: query.page, pageSize: query.page_size, total: page.total }),
-        });
+        res.json(pageBody(page.items, deliveryResponse, { page: query.page, pageSize: query.page_size, total: page.total }));
       },
     );
 
@@ -280,10 +277,7 @@ export function webhookHttp(domain: WebhookDomain, verifier: AccessTokenVerifier
           }
           const [number, size] = [query.page ?? 1, query.page_size ?? 20];
           const page = await webhooks.of(actorOf(req), entityType, ref, { page: number, pageSize: size });
-          res.json({
-            data: page.items.map(webhookResponse),
-            pagination: paginationOf({ page: number, pageSize: size, total: page.total }),
-          });
+          res.json(pageBody(page.items, webhookResponse, { page: number, pageSize: size, total: page.total }));
         },
       );
     }
