@@ -288,6 +288,29 @@ export async function checkCompose({ root = defaultRoot } = {}) {
       }),
   ]);
 
+  // The CA's command line is in no service image: the job has an image of its own, of packages/private-ca.
+  const caManifestFile = path.join(root, "packages", "private-ca", "package.json");
+  const caManifest = existsSync(caManifestFile) ? JSON.parse(readFileSync(caManifestFile, "utf8")) : undefined;
+  const caCli = "packages/private-ca/dist/identity-cli.js";
+  const identityBuild = identityJob?.build ?? {};
+  check("the grpc-identity job runs @docex/private-ca's command line from its own image (SERVICE=private-ca)", [
+    !caManifest && "no packages/private-ca/package.json",
+    caManifest && caManifest.name !== "@docex/private-ca" && `packages/private-ca/package.json is named ${caManifest.name}`,
+    !existsSync(path.join(root, "packages", "private-ca", "src", "identity-cli.ts")) && "no packages/private-ca/src/identity-cli.ts",
+    identityJob && path.resolve(root, identityBuild.context ?? "") !== root && `context is ${identityBuild.context}`,
+    identityJob &&
+      path.normalize(identityBuild.dockerfile ?? "") !== path.normalize("deploy/Dockerfile") &&
+      `dockerfile is ${identityBuild.dockerfile}`,
+    identityJob && buildArgsOf(identityJob).SERVICE !== "private-ca" && `build arg SERVICE is ${buildArgsOf(identityJob).SERVICE}`,
+    identityJob &&
+      (jobCommand[0] !== "node" || jobCommand[1] !== caCli) &&
+      `command is ${JSON.stringify(jobCommand.slice(0, 2))}, not node ${caCli}`,
+    !stages["private-ca"] && "deploy/Dockerfile has no svc-private-ca stage",
+    stages["private-ca"] &&
+      JSON.stringify(stages["private-ca"].cmd) !== JSON.stringify(["node", caCli]) &&
+      `svc-private-ca's CMD is ${JSON.stringify(stages["private-ca"].cmd)}`,
+  ]);
+
   check("every service waits for postgres and nats; the gateway waits for every service", [
     ...serviceNames
       .filter((name) => services[name])

@@ -545,7 +545,7 @@ export function composeNatsPasswords(): string {
 
 /** docker-compose.yml's grpc-identity job: its command, with the processes it makes a certificate for. */
 export function composeIdentities(): string {
-  const args = ["node", "packages/kit/dist/grpc/identity-cli.js", "/grpc-identity", "--owner", "1000:1000", ...SERVICE_NAMES, "gateway"];
+  const args = ["node", "packages/private-ca/dist/identity-cli.js", "/grpc-identity", "--owner", "1000:1000", ...SERVICE_NAMES, "gateway"];
   return `    command:\n      [\n${args.map((arg) => `        "${arg}",\n`).join("")}      ]\n`;
 }
 

@@ -5,7 +5,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { SERVICE_NAMES } from "@docex/kit/config";
 import { SealedWithAnotherKeyError } from "@docex/kit/crypto";
-import { ensureGrpcIdentityDirectory } from "@docex/kit/grpc";
+import { ensureGrpcIdentityDirectory } from "@docex/private-ca";
 import { startNats, startPostgres } from "./infrastructure.js";
 import { localOwner, signInInstructions } from "./local-owner.js";
 import { sealedDataAdvice } from "./local-reset.js";

@@ -392,7 +392,7 @@ describe("Kubernetes manifests: workloads", function () {
       expect(directives).to.deep.equal([]);
     });
 
-    it("an image holds only its process's production workspaces: its own and those its dependencies reach, never the testkit or another process", () => {
+    it("an image holds only its process's production workspaces: its own and those its dependencies reach, never the testkit, the private CA or another process", () => {
       const text = dockerfile();
       expect(text, "the build stage has the script").to.include("COPY deploy/runtime-workspaces.mjs ./deploy/");
       // biome-ignore lint/suspicious/noTemplateCurlyInString: the Dockerfile's own variable
@@ -411,7 +411,8 @@ describe("Kubernetes manifests: workloads", function () {
         const own = name === "gateway" ? "gateway" : `services/${name}`;
         if (listed.status !== 0 || dirs[0] !== own) problems.push(`${name}: ${listed.stderr || dirs.join(", ")}`);
         for (const dir of dirs.slice(1))
-          if (processDirs.includes(dir) || dir === "packages/testkit") problems.push(`${name}: its image would hold ${dir}`);
+          if (processDirs.includes(dir) || dir === "packages/testkit" || dir === "packages/private-ca")
+            problems.push(`${name}: its image would hold ${dir}`);
         const names = new Set(dirs.map((dir) => manifest(dir).name));
         for (const dir of dirs)
           for (const dependency of Object.keys(manifest(dir).dependencies ?? {}))

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createGrpcCertificateAuthority, issueGrpcCertificate } from "@docex/kit/grpc";
+import { createGrpcCertificateAuthority, issueGrpcCertificate } from "@docex/private-ca";
 import { expect } from "chai";
 import { k8sDir } from "./support/kubernetes.js";
 import { renderKustomization } from "./support/kustomize.js";

@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import type { Server } from "node:http";
 import os from "node:os";
 import path from "node:path";
+import { ensureGrpcIdentityDirectory } from "@docex/private-ca";
 import { expect } from "chai";
-import { ensureGrpcIdentityDirectory, GrpcIdentity } from "../src/grpc/identity.js";
+import { GrpcIdentity } from "../src/grpc/identity.js";
 import { createHttpApp } from "../src/http/app.js";
 import {
   CLIENT_ADDRESS_HEADER,

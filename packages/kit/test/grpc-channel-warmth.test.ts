@@ -2,10 +2,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { ensureGrpcIdentityDirectory } from "@docex/private-ca";
 import * as grpc from "@grpc/grpc-js";
 import { expect } from "chai";
 import { GrpcClient, RENEW_CHANNEL_MS } from "../src/grpc/client.js";
-import { ensureGrpcIdentityDirectory, GrpcIdentity } from "../src/grpc/identity.js";
+import { GrpcIdentity } from "../src/grpc/identity.js";
 import { ANY_SERVICE, GrpcServer, MAX_CONNECTION_AGE_MS } from "../src/grpc/server.js";
 import { createLogger } from "../src/logger.js";
 

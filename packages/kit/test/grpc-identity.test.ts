@@ -2,17 +2,12 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import os from "node:os";
 import path from "node:path";
 import { TLSSocket } from "node:tls";
+import { createGrpcCertificateAuthority, ensureGrpcIdentityDirectory, issueGrpcCertificate } from "@docex/private-ca";
 import * as grpc from "@grpc/grpc-js";
 import { expect } from "chai";
 import { UpstreamError } from "../src/errors.js";
 import { GrpcClient } from "../src/grpc/client.js";
-import {
-  createGrpcCertificateAuthority,
-  ensureGrpcIdentityDirectory,
-  GrpcIdentity,
-  grpcIdentityFromConfig,
-  issueGrpcCertificate,
-} from "../src/grpc/identity.js";
+import { GrpcIdentity, grpcIdentityFromConfig } from "../src/grpc/identity.js";
 import { GrpcServer } from "../src/grpc/server.js";
 import { createLogger } from "../src/logger.js";
 import { silentLogger } from "./support.js";
@@ -202,11 +197,6 @@ describe("gRPC service identity (mutual TLS and per-method callers)", () => {
     const logger = createLogger("kit-test", "warn", { write: (line: string) => lines.push(line) });
     expect(grpcIdentityFromConfig("document", { GRPC_INSECURE: true }, logger).isInsecure).to.equal(true);
     expect(lines.join("")).to.include("GRPC_INSECURE=true");
-  });
-
-  it("ensureGrpcIdentityDirectory keeps what exists and adds the certificates of new services", async () => {
-    expect(await ensureGrpcIdentityDirectory(ours, ["document", "learning"])).to.deep.equal([]);
-    expect(await ensureGrpcIdentityDirectory(ours, ["document", "extraction"])).to.deep.equal(["extraction.key", "extraction.crt"]);
   });
 });
 

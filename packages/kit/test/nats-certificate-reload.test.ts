@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { connect as connectTls } from "node:tls";
 import { fileURLToPath } from "node:url";
+import { createGrpcCertificateAuthority, issueGrpcCertificate } from "@docex/private-ca";
 import { expect } from "chai";
-import { createGrpcCertificateAuthority, issueGrpcCertificate } from "../src/grpc/identity.js";
 import { NatsServerProcess } from "./nats-server-process.js";
 
 const reloaderScript = path.resolve(

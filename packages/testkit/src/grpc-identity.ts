@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { SERVICE_NAMES } from "@docex/kit/config";
-import { ensureGrpcIdentityDirectory, GrpcIdentity } from "@docex/kit/grpc";
+import { GrpcIdentity } from "@docex/kit/grpc";
+import { ensureGrpcIdentityDirectory } from "@docex/private-ca";
 
 /**
  * The service identities of this test process: a CA of its own (made when the test kit is first

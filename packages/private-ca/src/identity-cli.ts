@@ -1,6 +1,6 @@
-// Generates the gRPC service identities of a stack that has no cert-manager (docker compose):
+// Generates the gRPC service identities of a stack that has no cert-manager (docker compose's grpc-identity job):
 //
-//   node packages/kit/dist/grpc/identity-cli.js <dir> [--owner UID:GID] <service>...
+//   node packages/private-ca/dist/identity-cli.js <dir> [--owner UID:GID] <service>...
 //
 // Keeps the CA and every certificate in <dir>/private (made once, kept on later runs; a new service gets
 // its certificate), and gives each service a directory of its own, <dir>/<service>, with ca.crt,
@@ -8,14 +8,14 @@
 // service holds another's key or the CA's. --owner hands the files to the user the services run as.
 import { chownSync, copyFileSync, mkdirSync } from "node:fs";
 import path from "node:path";
-import { ensureGrpcIdentityDirectory } from "./identity.js";
+import { ensureGrpcIdentityDirectory } from "./certificate-authority.js";
 
 const args = process.argv.slice(2);
 const ownerAt = args.indexOf("--owner");
 const owner = ownerAt >= 0 ? args.splice(ownerAt, 2)[1] : undefined;
 const [dir, ...services] = args;
 if (!dir || services.length === 0) {
-  process.stderr.write("usage: identity-cli <dir> [--owner UID:GID] <service>...\n");
+  process.stderr.write("usage: node packages/private-ca/dist/identity-cli.js <dir> [--owner UID:GID] <service>...\n");
   process.exit(2);
 }
 const [uid, gid] = (owner ?? "").split(":").map(Number);
