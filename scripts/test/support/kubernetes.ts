@@ -38,6 +38,7 @@ export const LEFT_TO_THE_CODE: Record<string, string> = {
   EXTRACTION_MAX_READS: "3 reads started of one file (each stopping the service) before it is given up with extraction_failed",
   EXTRACTION_MAX_PAGES: "20 PDF pages read from the text layer",
   EXTRACTION_OCR_PAGES: "10 pages OCRed per scan (0 turns OCR off)",
+  EXTRACTION_MIN_CONFIDENCE: "70 %: a value read from a page below it is left empty, fitted on labelled invoices (extraction DECISIONS)",
   EXTRACTION_OCR_TIMEOUT_MS: "30 s for one OCR run",
   EXTRACTION_MAX_FILE_BYTES: "64 MiB read from document at most",
   EXTRACTION_DOCUMENT_DEADLINE_MS: "5 s for GetQueue and RecordExtraction",
