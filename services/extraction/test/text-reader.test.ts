@@ -305,6 +305,68 @@ describe("text reader: a column of totals, a row per VAT rate", () => {
   });
 });
 
+describe("text reader: a line-item table whose header is printed over several lines", () => {
+  /** "Positions- / betrag / … / ohne / USt." over and under the line that names the other columns. */
+  const header: Row[] = [
+    ["Art-Nr-Kunde", 70, 100],
+    ["Positions-", 500, 100],
+    ["Art-Nr-Lief.", 70, 110],
+    ["betrag", 515, 110],
+    ["Pos", 40, 120],
+    ["Beschreibung", 130, 120],
+    ["Nettopreis", 290, 120],
+    ["Menge", 390, 120],
+    ["USt.", 460, 120],
+    ["Art-Nr", 70, 130],
+    ["ohne", 520, 130],
+    ["(Art)", 70, 140],
+    ["USt.", 520, 140],
+  ];
+  /** A row and its own lines below it: article number, GTIN, gross price, packing, properties. */
+  const item = (position: number, y: number, name: string, amount: string): Row[] => [
+    [String(position), 45, y],
+    [name, 130, y],
+    ["1,00", 310, y],
+    ["5 Stk", 390, y],
+    ["19 %", 460, y],
+    [amount, 515, y],
+    [`ZS99${position}`, 70, y + 10],
+    ["4123456000014", 70, y + 20],
+    ["(GTIN)", 70, y + 30],
+    ["Bruttopreis : 1,0000", 130, y + 40],
+    ["* Anzahl Packstücke: 4 Karton", 130, y + 58],
+    ["Weitere Eigenschaften:", 130, y + 76],
+    ["Verpackungsart: = BO", 130, y + 94],
+  ];
+
+  it("joins each column's header words top to bottom and reads rows separated by their own lines", () => {
+    const read = readRows([
+      ["Rechnung Nr. R-1", 40, 60],
+      ...header,
+      ...item(1, 160, "Zitronensäure 100ml", "100,00"),
+      ...item(2, 280, "Gelierzucker Extra 250g", "72,50"),
+      ...item(3, 400, "Bierbrau Pils 20/0500", "180,00"),
+    ]);
+    expect(read.lineItems?.rows.map((row) => [row.activity, row.quantity, row.vat_rate])).to.deep.equal([
+      ["Zitronensäure 100ml", "5", "19"],
+      ["Gelierzucker Extra 250g", "5", "19"],
+      ["Bierbrau Pils 20/0500", "5", "19"],
+    ]);
+  });
+
+  it("takes no footer line for a row after a row's own lines: a late row must fill the columns the first one filled", () => {
+    const read = readRows([
+      ["Rechnung Nr. R-1", 40, 60],
+      ...header,
+      ...item(1, 160, "Zitronensäure 100ml", "100,00"),
+      // Seven lines later a footer with an amount in the amount column and text in the description's.
+      ["Skonto bei Zahlung bis 14.08.", 130, 290],
+      ["2,00", 515, 290],
+    ]);
+    expect(read.lineItems?.rows.map((row) => row.activity)).to.deep.equal(["Zitronensäure 100ml"]);
+  });
+});
+
 describe("text reader: a date that could be read either way", () => {
   it("gives a date with day and month both ≤ 12, and nothing on the page to tell their order, a confidence of at most 50", () => {
     const page = (date: string) =>

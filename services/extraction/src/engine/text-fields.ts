@@ -1003,7 +1003,7 @@ type ColumnKind = LineItemColumn | "net_amount" | "ignore";
 const COLUMN_RULES: { column: ColumnKind; pattern: RegExp }[] = [
   {
     column: "net_amount",
-    pattern: /(netto(betrag|wert)|total ht|prix ht|montant ht|net amount|line total|wartosc netto|bez dph|w\/o|excl)/,
+    pattern: /(netto(betrag|wert)|total ht|prix ht|montant ht|net amount|line total|wartosc netto|bez dph|w\/o|excl|ohne (ust|mwst))/,
   },
   {
     column: "total_incl_tax",
@@ -1033,6 +1033,9 @@ function distance(a: { x: number; xEnd: number }, b: { x: number; xEnd: number }
 const TABLE_END =
   /(celkem|celkom|total|summe|zwischensumme|gesamt|sous-total|subtotal|totaal|razem|totale|nettobetrag|net total|tax|steuer)/;
 
+/** Lines after a table's last row before it is taken as ended (a row's own lines included). */
+const MAX_ROW_LINES = 15;
+
 /** A page's carried-over amount, printed where a table breaks across pages: never a row. */
 const CARRIED_OVER =
   /^(ubertrag|uebertrag|carried (forward|over)|brought forward|a reporter|report a nouveau|prevod z|z prenosu|z przeniesienia|riporto)\b/;
@@ -1042,22 +1045,86 @@ function isHeaderLine(line: readonly Seg[]): boolean {
   return new Set(line.map((segment) => columnOf(segment.text)).filter((column) => column !== undefined)).size >= 3;
 }
 
+type HeaderCell = { segment: { x: number; xEnd: number; text: string }; column: ColumnKind };
+
+/** A header names an item and at least two more columns, one of them an amount. */
+function isTableHeader(cells: readonly HeaderCell[]): boolean {
+  const columns = new Set(cells.map((cell) => cell.column).filter((column) => column !== "ignore"));
+  return columns.size >= 3 && (columns.has("total_incl_tax") || columns.has("net_amount")) && columns.has("activity");
+}
+
+/** A line that can be part of a header printed over several lines: words only (no figures but a per cent sign). */
+const headerWords = (line: readonly Seg[]) => line.every((seg) => !/\d/.test(seg.text));
+
+/**
+ * The table header at line `index`: the line itself where it names the columns; else the line with the header lines
+ * stacked close above and below it ("Positions- | betrag | … | ohne | USt." over and under "Pos | Beschreibung |
+ * Nettopreis | Menge | USt."), each column's words joined top to bottom, and the columns none of whose words is
+ * known kept as `ignore` (what stands under them is not an item's text).
+ */
+function tableHeaderAt(segs: Seg[][], index: number): { cells: HeaderCell[]; end: number } | undefined {
+  const core = segs[index] as Seg[];
+  const named = core.flatMap((segment) => {
+    const column = columnOf(segment.text);
+    return column ? [{ segment, column }] : [];
+  });
+  if (isTableHeader(named)) return { cells: named, end: index };
+  const first = core[0] as Seg;
+  if (named.length < 2 || !headerWords(core)) return undefined;
+  const stacked: Seg[] = [];
+  let end = index;
+  for (const step of [-1, 1])
+    for (let distanceInLines = 1; distanceInLines <= 2; distanceInLines += 1) {
+      const line = segs[index + step * distanceInLines];
+      const lead = line?.[0];
+      if (!line || !lead || lead.page !== first.page || Math.abs(lead.y - first.y) > first.height * 1.6 * distanceInLines) break;
+      if (!headerWords(line)) break;
+      stacked.push(...line);
+      end = Math.max(end, index + step * distanceInLines);
+    }
+  if (stacked.length === 0) return undefined;
+  const cells = core.map((seg) => ({ x: seg.x, xEnd: seg.xEnd, parts: [{ y: seg.y, text: seg.text }] }));
+  for (const seg of [...stacked].sort((a, b) => Math.abs(a.y - first.y) - Math.abs(b.y - first.y))) {
+    const cell = cells.find((candidate) => distance(candidate, seg) < 0);
+    if (!cell) cells.push({ x: seg.x, xEnd: seg.xEnd, parts: [{ y: seg.y, text: seg.text }] });
+    else {
+      cell.parts.push({ y: seg.y, text: seg.text });
+      cell.x = Math.min(cell.x, seg.x);
+      cell.xEnd = Math.max(cell.xEnd, seg.xEnd);
+    }
+  }
+  const merged = cells.map((cell) => {
+    const text = cell.parts
+      .sort((a, b) => a.y - b.y)
+      .map((part) => part.text)
+      .join(" ")
+      .replace(/-\s+(?=\p{Ll})/gu, "");
+    return { segment: { x: cell.x, xEnd: cell.xEnd, text }, column: columnOf(text) ?? ("ignore" as const) };
+  });
+  return isTableHeader(merged) ? { cells: merged, end } : undefined;
+}
+
 /**
  * The line-item table: a header line naming an item and at least two more columns, one an amount; rows are lines
  * with an amount under it. Lines between rows without one continue the row above; a totals line ends the table.
  */
 function findLineItems(segs: Seg[][]): { rows: LineItemRow[]; consistent: boolean; sum: number; grossSum: number | undefined } | undefined {
   for (let index = 0; index < segs.length; index += 1) {
-    const header = (segs[index] as Seg[])
-      .map((segment) => ({ segment, column: columnOf(segment.text) }))
-      .filter((entry): entry is { segment: Seg; column: ColumnKind } => entry.column !== undefined);
+    const found = tableHeaderAt(segs, index);
+    if (!found) continue;
+    const header = found.cells;
     const columns = new Set(header.map((entry) => entry.column));
-    if (columns.size < 3 || !(columns.has("total_incl_tax") || columns.has("net_amount")) || !columns.has("activity")) continue;
     const amountColumn: ColumnKind = columns.has("total_incl_tax") ? "total_incl_tax" : "net_amount";
     const rows: LineItemRow[] = [];
     const amounts: number[] = [];
     let consistent = true;
     let misses = 0;
+    /**
+     * A row's own lines (its article numbers, packing, properties) may stand between it and the next row; after six of
+     * them a line is a row only where it fills the columns the first row filled (a footer's "Skonto 2 % … 10,00" does
+     * not), and after fifteen the table has ended.
+     */
+    let shape: string[] | undefined;
     let pending: { row: LineItemRow; y: number; height: number } | undefined;
     // Where the table goes on after a page break: the next page's repeated header, within a page's footer and header.
     const continuation = (from: number): number | undefined => {
@@ -1068,10 +1135,10 @@ function findLineItems(segs: Seg[][]): { rows: LineItemRow[]; consistent: boolea
       }
       return undefined;
     };
-    for (let rowIndex = index + 1; rowIndex < segs.length; rowIndex += 1) {
+    for (let rowIndex = found.end + 1; rowIndex < segs.length; rowIndex += 1) {
       const line = segs[rowIndex] as Seg[];
       const ends =
-        misses >= 6 ||
+        misses >= MAX_ROW_LINES ||
         (TABLE_END.test((line[0] as Seg).folded) && !/\d/.test(((line[0] as Seg).folded.match(/^\D*/) ?? [""])[0].slice(0, 1)));
       if (ends && rows.length) {
         // A page's subtotal, a footer or a gap before the page ends: the table goes on if the next page repeats its header.
@@ -1082,7 +1149,7 @@ function findLineItems(segs: Seg[][]): { rows: LineItemRow[]; consistent: boolea
         pending = undefined;
         continue;
       }
-      if (misses >= 6) break;
+      if (misses >= MAX_ROW_LINES) break;
       // Carried-over amounts ("Übertrag", "carried forward") and a repeated header are not rows.
       if (CARRIED_OVER.test((line[0] as Seg).folded) || isHeaderLine(line)) continue;
       const row: LineItemRow & { net_amount?: string } = {};
@@ -1114,13 +1181,15 @@ function findLineItems(segs: Seg[][]): { rows: LineItemRow[]; consistent: boolea
         Object.assign(row, { ...pending.row, ...row });
         lineAmount = row[amountColumn as "total_incl_tax" | "net_amount"];
       }
-      if (lineAmount === undefined || row.activity === undefined) {
+      const unlike = misses >= 6 && shape !== undefined && shape.some((column) => !(column in row));
+      if (lineAmount === undefined || row.activity === undefined || unlike) {
         pending = lineAmount === undefined && row.activity !== undefined ? { row, y: lineY, height: (line[0] as Seg).height } : undefined;
         misses += 1;
         continue;
       }
       pending = undefined;
       misses = 0;
+      shape ??= Object.keys(row);
       amounts.push(Number(lineAmount));
       if (row.quantity && row.unit_price && row.vat_rate && amountColumn === "total_incl_tax") {
         const net = Math.round(Number(row.quantity) * Number(row.unit_price) * 100) / 100;
