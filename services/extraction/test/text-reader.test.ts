@@ -393,6 +393,15 @@ describe("text reader: a date that could be read either way", () => {
     ]);
     expect(value(dutch, "issue_date")).to.equal("2026-02-03");
     expect(dutch.fields.issue_date?.confidence).to.be.above(50);
+    // An English invoice of a French supplier prints "TVA" too: its date stays a guess.
+    const english = readRows([
+      ["Invoice number", 70, 100],
+      ["INV-77", 200, 100],
+      ["Invoice Date", 70, 118],
+      ["11/03/2017", 200, 118],
+      ["TVA : FR11999999998", 70, 136],
+    ]);
+    expect(english.fields.issue_date?.confidence).to.be.at.most(50);
   });
 });
 

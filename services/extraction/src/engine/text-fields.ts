@@ -575,9 +575,14 @@ function positionOf(candidate: Candidate, pageSizes: PageSizes): FieldPosition |
 
 // ---------------------------------------------------------------- dates
 
-/** Words only an invoice in a language that writes the day first prints (cs, sk, pl, de, nl, fr, it, es). */
+/**
+ * Words of an invoice written in a language that writes the day first (cs, sk, pl, de, nl, fr, it, es): its title and
+ * its word for date. Tax labels ("TVA", "MwSt", "DIČ") are not enough: an English invoice of a French or German
+ * supplier prints them too.
+ */
 const DAY_FIRST_LANGUAGE =
-  /(?<![\p{L}])(?:(?:faktur|rechnung|factuur|factur|fattur|rachun)\p{L}*|dph|mwst|ust|btw|tva|iva|datum|fecha|data wystawienia|ico|dic)(?![\p{L}])/u;
+  /(?<![\p{L}])(?:(?:faktur|rechnung|factuur|factur|fattur|rachun)\p{L}*|datum|fecha|data wystawienia)(?![\p{L}])/u;
+const ENGLISH_INVOICE = /(?<![\p{L}])(?:invoice|bill to|amount due)(?![\p{L}])/u;
 
 /**
  * Day-first or month-first for numeric dates: a date whose first number is over 12 says day first, whose second
@@ -598,7 +603,7 @@ function dateOrder(all: Seg[]): { order: DateOrder; sure: boolean } {
   if (dayFirst > 0) return { order: "dmy", sure: true };
   const text = all.map((seg) => seg.folded).join(" ");
   // Month first is American usage; an invoice in a language of continental Europe prints the day first.
-  if (DAY_FIRST_LANGUAGE.test(text)) return { order: "dmy", sure: true };
+  if (DAY_FIRST_LANGUAGE.test(text) && !ENGLISH_INVOICE.test(text)) return { order: "dmy", sure: true };
   if (/\$|\busd\b/.test(text) && /\b(invoice|total|amount)\b/.test(text)) return { order: "mdy", sure: false };
   return { order: "dmy", sure: false };
 }
