@@ -326,7 +326,7 @@ describe("text reader: a line-item table whose header is printed over several li
   const item = (position: number, y: number, name: string, amount: string): Row[] => [
     [String(position), 45, y],
     [name, 130, y],
-    ["1,00", 310, y],
+    ["0,0520", 310, y],
     ["5 Stk", 390, y],
     ["19 %", 460, y],
     [amount, 515, y],
@@ -347,10 +347,10 @@ describe("text reader: a line-item table whose header is printed over several li
       ...item(2, 280, "Gelierzucker Extra 250g", "72,50"),
       ...item(3, 400, "Bierbrau Pils 20/0500", "180,00"),
     ]);
-    expect(read.lineItems?.rows.map((row) => [row.activity, row.quantity, row.vat_rate])).to.deep.equal([
-      ["Zitronensäure 100ml", "5", "19"],
-      ["Gelierzucker Extra 250g", "5", "19"],
-      ["Bierbrau Pils 20/0500", "5", "19"],
+    expect(read.lineItems?.rows.map((row) => [row.activity, row.quantity, row.unit_price, row.vat_rate])).to.deep.equal([
+      ["Zitronensäure 100ml", "5", "0.052", "19"],
+      ["Gelierzucker Extra 250g", "5", "0.052", "19"],
+      ["Bierbrau Pils 20/0500", "5", "0.052", "19"],
     ]);
   });
 

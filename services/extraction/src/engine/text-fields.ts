@@ -1038,6 +1038,16 @@ function distance(a: { x: number; xEnd: number }, b: { x: number; xEnd: number }
 const TABLE_END =
   /(celkem|celkom|total|summe|zwischensumme|gesamt|sous-total|subtotal|totaal|razem|totale|nettobetrag|net total|tax|steuer)/;
 
+/**
+ * A unit price printed with four decimals ("0,0520", "12,1250 EUR"), as short as it can be written. Three decimals are
+ * not taken: "1,000" may be a thousand.
+ */
+function finePrice(text: string): string | undefined {
+  const bare = text.trim().replace(/\s*(?:[A-Z]{3}|[€$£]|K[čc])$/u, "");
+  if (!/^\d{1,3}(?:[ .]?\d{3})*[.,]\d{4}$/.test(bare)) return undefined;
+  return formatQuantity(Number(`${bare.slice(0, -5).replace(/[ .]/g, "")}.${bare.slice(-4)}`));
+}
+
 /** Lines after a table's last row before it is taken as ended (a row's own lines included). */
 const MAX_ROW_LINES = 15;
 
@@ -1174,8 +1184,12 @@ function findLineItems(segs: Seg[][]): { rows: LineItemRow[]; consistent: boolea
           const quantity = parseAmount(text.replace(/\s*(ks|pcs|stk|stück|h|hod|m|kg|x|unit\(s\)|liter\(s\)|meter|st)\.?$/i, ""));
           if (quantity !== undefined) row.quantity = formatQuantity(quantity);
         } else {
-          // In a table's amount column a whole number is an amount too ("300").
-          const value = amount(text) ?? (/^\d{1,7}$/.test(text.trim()) ? formatAmount(Number(text.trim())) : undefined);
+          // In a table's amount column a whole number is an amount too ("300"); a unit price may have four decimals
+          // ("0,0520 €" a kWh), kept rather than rounded to cents.
+          const value =
+            amount(text) ??
+            (/^\d{1,7}$/.test(text.trim()) ? formatAmount(Number(text.trim())) : undefined) ??
+            (nearest.column === "unit_price" ? finePrice(text) : undefined);
           if (value !== undefined) row[nearest.column] = value;
         }
       }
