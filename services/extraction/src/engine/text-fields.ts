@@ -586,8 +586,8 @@ const ENGLISH_INVOICE = /(?<![\p{L}])(?:invoice|bill to|amount due)(?![\p{L}])/u
 
 /**
  * Day-first or month-first for numeric dates: a date whose first number is over 12 says day first, whose second
- * is says month first. Without either, a page in a language of continental Europe says day first; else day first unless
- * the page speaks English and pays in dollars, `sure` false.
+ * is says month first. Without either, a page written in a language of continental Europe (and not in English) says
+ * day first; else day first unless the page speaks English and pays in dollars, `sure` false.
  */
 function dateOrder(all: Seg[]): { order: DateOrder; sure: boolean } {
   let dayFirst = 0;
