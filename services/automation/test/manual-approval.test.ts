@@ -190,6 +190,8 @@ describe("a manual move to in_approval assigns the queue's approval route (real 
           (error: Error) => error,
         );
       expect(malformed?.name).to.equal("ValidationError");
+      // The answer names the field, so the caller's log says what was wrong.
+      expect(malformed?.message).to.include("annotations_json");
     } finally {
       document.close();
     }

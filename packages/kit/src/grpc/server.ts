@@ -275,12 +275,16 @@ export class GrpcServer {
 }
 
 /**
- * Domain errors the caller should expect keep their message; a lost database connection or a transaction aborted
- * for a concurrent one's sake is UNAVAILABLE (the caller answers 503, as this service's own HTTP edge would);
- * anything else is logged and answered "internal error".
+ * Domain errors the caller should expect keep their message, followed by the fields they name ("The request is
+ * invalid. fields_json: expected array"), so the caller's logs say what was wrong; a lost database connection or a
+ * transaction aborted for a concurrent one's sake is UNAVAILABLE (the caller answers 503, as this service's own HTTP
+ * edge would); anything else is logged and answered "internal error".
  */
 function statusOf(error: unknown, logger: Logger): { code: grpc.status; details: string } {
-  if (error instanceof DomainError && error.status < 500) return { code: error.grpcCode, details: error.message };
+  if (error instanceof DomainError && error.status < 500) {
+    const fields = error.errors.map((field) => `${field.path}: ${field.message}`).join("; ");
+    return { code: error.grpcCode, details: fields && !error.message.includes(fields) ? `${error.message} ${fields}` : error.message };
+  }
   logger.error({ err: error }, "gRPC handler failed");
   if (isTransientDatabaseFailure(error)) return { code: grpc.status.UNAVAILABLE, details: "database unavailable" };
   // Nothing was applied and the same call again will most likely go through: what UNAVAILABLE tells a caller.
