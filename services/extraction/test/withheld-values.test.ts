@@ -1,14 +1,21 @@
+import { randomUUID } from "node:crypto";
+import { DEFAULT_ANNOTATION_SCHEMA } from "@docex/annotations";
+import { createLogger } from "@docex/kit/logger";
 import { placedPdf } from "@docex/testkit/multilingual-invoices";
 import { expect } from "chai";
+import { type DocumentCreated, DocumentReader } from "../src/domain/document-reader.js";
+import { LAYOUT_SOURCE } from "../src/domain/layout-memory.js";
+import { ReadScheduler } from "../src/domain/read-scheduler.js";
 import { messagesFor } from "../src/engine/annotations.js";
-import { MIN_CONFIDENCE, withholdUnsure } from "../src/engine/confidence.js";
+import { isWithheldMessage, MIN_CONFIDENCE, withholdUnsure } from "../src/engine/confidence.js";
 import { extractInvoice } from "../src/engine/engine.js";
 import { DEFAULT_LIMITS, type ExtractedField, type ExtractionResult } from "../src/engine/types.js";
+import type { RunStore } from "../src/store/run-store.js";
 
 /** A wrong value is worse than an empty one: a value read with too little confidence is left empty and named. */
-describe("extraction engine: values it is unsure of stay empty", () => {
-  const field = (value: string, confidence: number, source: ExtractedField["source"]): ExtractedField => ({ value, confidence, source });
+const field = (value: string, confidence: number, source: ExtractedField["source"]): ExtractedField => ({ value, confidence, source });
 
+describe("extraction engine: values it is unsure of stay empty", () => {
   it("leaves out page-read values below the threshold, names each in an info message with what was read, keeps exact ones", () => {
     const read: ExtractionResult = {
       format: "pdf_text",
@@ -77,5 +84,59 @@ describe("extraction engine: values it is unsure of stay empty", () => {
       schema,
     );
     expect(said.map((message) => message.key)).to.deep.equal(["date_issue", "iban", null, null]);
+  });
+});
+
+describe("extraction: a value left empty that the supplier's layout reads", () => {
+  it("goes to the document with the layout's value and without the message that it was left empty", async () => {
+    const recorded: { extractionJson: string; messagesJson: string }[] = [];
+    const withheld = withholdUnsure(
+      {
+        format: "pdf_text",
+        fields: { invoice_id: field("INV-77", 97, "builtin:pdf_text"), due_date: field("2026-04-03", 40, "builtin:pdf_text") },
+        messages: [],
+        pages: [{ page: 1, width: 595, height: 842, words: [{ text: "INV-77", box: [0.1, 0.1, 0.2, 0.12] }] }],
+      },
+      MIN_CONFIDENCE,
+    );
+    expect(withheld.messages.filter(isWithheldMessage).map((message) => message.key)).to.deep.equal(["due_date"]);
+    const reader = new DocumentReader({
+      documents: {
+        findQueue: async (id) => ({ id, extractionEngine: "builtin", schema: [...DEFAULT_ANNOTATION_SCHEMA], learnFromValidation: true }),
+        findDocument: async () => undefined,
+        readFile: async () => ({ bytes: new TextEncoder().encode("%PDF-1.7 test"), contentType: "application/pdf", fileName: "a.pdf" }),
+        recordExtraction: async (record) => {
+          recorded.push(record);
+          return { applied: true, reason: "" };
+        },
+      },
+      pool: { extract: async () => withheld },
+      scheduler: new ReadScheduler({ readers: 2, ocrReaders: 1 }),
+      runs: {
+        handled: async () => false,
+        record: async () => undefined,
+        startRead: async () => 1,
+        endRead: async () => undefined,
+      } as unknown as RunStore,
+      layouts: {
+        // The supplier's layout reads the due date where people confirmed it before.
+        apply: async (_queue, _schema, annotations) => [...annotations, { key: "due_date", value: "2026-03-04", source: LAYOUT_SOURCE }],
+      },
+      logger: createLogger("withheld-test", "silent"),
+      maxFileBytes: 1_000_000,
+      maxReads: 3,
+    });
+    const organizationId = randomUUID();
+    await reader.onCreated({
+      id: randomUUID(),
+      type: "document.created",
+      organization_id: organizationId,
+      data: { document_id: randomUUID(), queue_id: randomUUID(), organization_id: organizationId, has_file: true },
+    } as unknown as DocumentCreated);
+    expect(recorded).to.have.length(1);
+    const { annotations } = JSON.parse(recorded[0]?.extractionJson ?? "{}") as { annotations: { key: string; value: string }[] };
+    expect(annotations.find((annotation) => annotation.key === "due_date")?.value).to.equal("2026-03-04");
+    const messages = JSON.parse(recorded[0]?.messagesJson ?? "[]") as { key: string | null }[];
+    expect(messages.map((message) => message.key)).to.not.include("due_date");
   });
 });

@@ -2,6 +2,7 @@ import type { DocexEvent } from "@docex/events";
 import type { Logger } from "@docex/kit/logger";
 import type { Metrics } from "@docex/kit/metrics";
 import { annotationsFor, messagesFor } from "../engine/annotations.js";
+import { isWithheldMessage } from "../engine/confidence.js";
 import { sniffKind } from "../engine/engine.js";
 import type { ExtractionPool } from "../engine/pool.js";
 import type { ExtractionMessage, ExtractionResult } from "../engine/types.js";
@@ -9,6 +10,7 @@ import type { PageStore } from "../store/page-store.js";
 import type { RunStore } from "../store/run-store.js";
 import type { CallContext, DocumentPort } from "./document-port.js";
 import type { LayoutLearning } from "./layout-learning.js";
+import { LAYOUT_SOURCE } from "./layout-memory.js";
 import type { ReadScheduler } from "./read-scheduler.js";
 
 /** document.created as this service reads it: `has_file` says whether document keeps the file. */
@@ -83,7 +85,11 @@ export class DocumentReader {
         confidence = meanConfidence(annotations) ?? confidence;
       }
     }
-    const messages = messagesFor([...result.messages, ...clamped], queue.schema);
+    // A value the engine left empty that the supplier's layout has read needs no message about it any more.
+    const laid = new Set(annotations.flatMap((annotation) => (annotation.source === LAYOUT_SOURCE ? [annotation.key] : [])));
+    const messages = messagesFor([...result.messages, ...clamped], queue.schema).filter(
+      (message) => !(isWithheldMessage(message) && laid.has(message.key as string)),
+    );
     if (annotations.length === 0 && messages.length === 0)
       messages.push({ key: null, message: "The built-in engine found no field in this document.", severity: "info" });
     const answer = await documents.recordExtraction(

@@ -1,5 +1,5 @@
 import { CONFIDENCE_MODEL } from "./confidence-model.js";
-import type { ExtractionResult, InvoiceFieldKey, ValueSource } from "./types.js";
+import type { ExtractionMessage, ExtractionResult, InvoiceFieldKey, ValueSource } from "./types.js";
 
 /**
  * A value's confidence is the probability, in %, that it is right, estimated from what supports it: a logistic model
@@ -119,6 +119,14 @@ export function confidenceOf(key: string, source: ValueSource, evidence: Evidenc
  */
 export const MIN_CONFIDENCE = 70;
 
+/** How the message about a value left empty begins. */
+const WITHHELD = "Read as";
+
+/** Whether `message` is the one `withholdUnsure` gave about a value it left empty. */
+export function isWithheldMessage(message: ExtractionMessage): boolean {
+  return message.key !== null && message.severity === "info" && message.message.startsWith(`${WITHHELD} "`);
+}
+
 /** Sources whose values are read exactly (an e-invoice, a payment QR code): never withheld. */
 const EXACT_SOURCES: ReadonlySet<ValueSource> = new Set(["builtin:einvoice", "builtin:qr"]);
 
@@ -137,7 +145,7 @@ export function withholdUnsure(result: ExtractionResult, below: number): Extract
   for (const [key] of withheld) delete fields[key as InvoiceFieldKey];
   const messages = withheld.map(([key, field]) => ({
     key,
-    message: `Read as "${field?.value}" with a confidence of ${field?.confidence} %, too little to fill it in; check it on the page.`,
+    message: `${WITHHELD} "${field?.value}" with a confidence of ${field?.confidence} %, too little to fill it in; check it on the page.`,
     severity: "info" as const,
   }));
   return { ...result, fields, messages: [...result.messages, ...messages] };
