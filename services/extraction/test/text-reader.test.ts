@@ -327,7 +327,7 @@ describe("text reader: a line-item table whose header is printed over several li
     [String(position), 45, y],
     [name, 130, y],
     ["0,0520", 310, y],
-    ["5 Stk", 390, y],
+    [position === 2 ? "10000 KWH" : "5 Stk", 390, y],
     ["19 %", 460, y],
     [amount, 515, y],
     [`ZS99${position}`, 70, y + 10],
@@ -349,7 +349,7 @@ describe("text reader: a line-item table whose header is printed over several li
     ]);
     expect(read.lineItems?.rows.map((row) => [row.activity, row.quantity, row.unit_price, row.vat_rate])).to.deep.equal([
       ["Zitronensäure 100ml", "5", "0.052", "19"],
-      ["Gelierzucker Extra 250g", "5", "0.052", "19"],
+      ["Gelierzucker Extra 250g", "10000", "0.052", "19"],
       ["Bierbrau Pils 20/0500", "5", "0.052", "19"],
     ]);
   });

@@ -1181,7 +1181,8 @@ function findLineItems(segs: Seg[][]): { rows: LineItemRow[]; consistent: boolea
           const rate = parseAmount(text.replace("%", ""));
           if (rate !== undefined && rate >= 0 && rate < 100) row.vat_rate = formatQuantity(rate);
         } else if (nearest.column === "quantity") {
-          const quantity = parseAmount(text.replace(/\s*(ks|pcs|stk|stück|h|hod|m|kg|x|unit\(s\)|liter\(s\)|meter|st)\.?$/i, ""));
+          // A quantity's unit after it is any short word ("5 ks", "10000 KWH", "27,5 Std", "25 Liter(s)").
+          const quantity = parseAmount(text.replace(/\s*(?:\p{L}{1,8}(?:\(s\))?|m[23²³])\.?$/iu, ""));
           if (quantity !== undefined) row.quantity = formatQuantity(quantity);
         } else {
           // In a table's amount column a whole number is an amount too ("300"); a unit price may have four decimals
